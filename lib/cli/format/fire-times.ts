@@ -1,0 +1,65 @@
+import { DateTime } from 'luxon';
+import type { EpochMs } from '../../core/clock';
+
+/** English locales whose short zone names differ: en-US knows EDT, en-GB knows CEST and BST, en-AU knows AEST and LHDT. */
+const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-IN', 'en-NZ'];
+
+/**
+ * An ISO-8601 string with the zone's offset (`Z` in UTC), milliseconds only when there are some.
+ *
+ * @example
+ * isoInZone(Date.parse('2026-03-08T07:00:00Z'), 'America/New_York'); // '2026-03-08T03:00:00-04:00'
+ */
+export function isoInZone(instant: EpochMs, zone: string): string {
+  return (
+    DateTime.fromMillis(instant, { zone }).toISO({ suppressMilliseconds: true }) ??
+    new Date(instant).toISOString()
+  );
+}
+
+/**
+ * The short name of the zone at `instant` (`EDT`, `CEST`), or undefined where the locale data
+ * only has a `GMT+9` style name: the numeric offset beside it says the same.
+ */
+export function zoneAbbreviation(instant: EpochMs, zone: string): string | undefined {
+  const local = DateTime.fromMillis(instant, { zone });
+  for (const locale of ABBREVIATION_LOCALES) {
+    const name = local.setLocale(locale).toFormat('ZZZZ');
+    if (!/^(GMT|UTC)[+-]/.test(name)) return name;
+  }
+  return undefined;
+}
+
+/**
+ * A table of fire times: number, wall-clock time in the zone (weekday, offset, abbreviation) and,
+ * unless the zone is UTC, the time in UTC.
+ *
+ * @example
+ * renderFireTimeTable([Date.parse('2026-03-08T07:00:00Z')], 'America/New_York');
+ * // #  America/New_York                    UTC
+ * // 1  Sun 2026-03-08 03:00:00 -04:00 EDT  2026-03-08 07:00:00Z
+ */
+export function renderFireTimeTable(fires: readonly EpochMs[], zone: string): string {
+  const withMs = fires.some((fire) => fire % 1_000 !== 0);
+  const timeFormat = withMs ? 'yyyy-MM-dd HH:mm:ss.SSS' : 'yyyy-MM-dd HH:mm:ss';
+  const showUtc = zone.toUpperCase() !== 'UTC';
+  const rows = fires.map((fire, index) => {
+    const abbreviation = zoneAbbreviation(fire, zone);
+    const local = DateTime.fromMillis(fire, { zone }).setLocale('en-US').toFormat(`ccc ${timeFormat} ZZ`);
+    const utc = `${DateTime.fromMillis(fire, { zone: 'UTC' }).toFormat(timeFormat)}Z`;
+    return [String(index + 1), abbreviation ? `${local} ${abbreviation}` : local, ...(showUtc ? [utc] : [])];
+  });
+  const table = [['#', zone, ...(showUtc ? ['UTC'] : [])], ...rows];
+  const widths =
+    table[0]?.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length))) ?? [];
+  return table
+    .map((row) =>
+      row
+        .map((cell, column) =>
+          column === 0 ? cell.padStart(widths[0] ?? 0) : cell.padEnd(widths[column] ?? 0),
+        )
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}

@@ -1,0 +1,116 @@
+/**
+ * Every error Sundial raises on purpose derives from {@link SundialError}. Each has a stable
+ * machine-readable `code` (used by the admin API) and a message that says what was wrong, where,
+ * and what is allowed.
+ */
+export class SundialError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** One problem with a caller's input: the field path (`trigger.expression`) and what is allowed. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** The caller's input is invalid. Lists every problem found, each naming its field. Nothing was written. */
+export class ValidationError extends SundialError {
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[], options?: { cause?: unknown }) {
+    super('invalid_input', issues.map(formatIssue).join('; '), options);
+    this.issues = issues;
+  }
+
+  static single(path: string, message: string): ValidationError {
+    return new ValidationError([{ path, message }]);
+  }
+}
+
+function formatIssue(issue: ValidationIssue): string {
+  return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
+}
+
+/** A schedule or job with this id exists already and the conflict policy is `exception`. */
+export class ConflictingIdError extends SundialError {
+  constructor(kind: 'schedule' | 'job', id: string) {
+    super(
+      'conflicting_id',
+      `${kind} '${id}' already exists; use conflict_policy 'replace' or 'do_nothing' to change how conflicts are handled`,
+    );
+  }
+}
+
+export class ScheduleNotFoundError extends SundialError {
+  constructor(readonly scheduleId: string) {
+    super('schedule_not_found', `schedule '${scheduleId}' does not exist`);
+  }
+}
+
+export class JobNotFoundError extends SundialError {
+  constructor(readonly jobId: string) {
+    super('job_not_found', `job '${jobId}' does not exist (or its result has expired)`);
+  }
+}
+
+export class TaskNotFoundError extends SundialError {
+  constructor(
+    readonly taskId: string,
+    known: readonly string[],
+  ) {
+    super(
+      'unknown_task',
+      `task '${taskId}' is not registered; known tasks: ${known.length ? known.join(', ') : '(none: add a module to functions/)'}`,
+    );
+  }
+}
+
+/** A write expected this version of the schedule, but someone changed it first. Read again and retry. */
+export class VersionConflictError extends SundialError {
+  constructor(scheduleId: string, expected: number) {
+    super(
+      'version_conflict',
+      `schedule '${scheduleId}' was changed concurrently (expected version ${expected})`,
+    );
+  }
+}
+
+/** The caller no longer owns the lease it tried to use (it expired and someone else took it). */
+export class LeaseLostError extends SundialError {
+  constructor(kind: 'schedule' | 'job', id: string, owner: string) {
+    super('lease_lost', `${kind} '${id}' is no longer leased by '${owner}'`);
+  }
+}
+
+/** The job is already claimed, running or finished: this delivery must not run it again. */
+export class JobAlreadyClaimedError extends SundialError {
+  constructor(jobId: string) {
+    super('job_already_claimed', `job '${jobId}' was already claimed`);
+  }
+}
+
+/** The store kept failing with throttling or transient errors after bounded retries. */
+export class StoreUnavailableError extends SundialError {
+  constructor(operation: string, options?: { cause?: unknown }) {
+    super('store_unavailable', `the store did not answer '${operation}' after retries`, options);
+  }
+}
+
+/**
+ * Throw this from a task handler to fail the job without further retries.
+ *
+ * @example
+ * import { NonRetryableError } from 'sundial';
+ * if (!customer) throw new NonRetryableError(`customer ${id} was deleted`);
+ */
+export class NonRetryableError extends SundialError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('non_retryable', message, options);
+  }
+}

@@ -1,0 +1,77 @@
+import type { EpochMs } from '../clock';
+import type { JsonValue } from '../json';
+
+export const RESULT_OUTCOMES = [
+  'success',
+  'error',
+  'missed_start_deadline',
+  'cancelled',
+  'abandoned',
+] as const;
+/** How a job ended. */
+export type ResultOutcome = (typeof RESULT_OUTCOMES)[number];
+
+/**
+ * `queued`: accepted, waiting for a worker (an ad-hoc job, or a job that waits in the due index);
+ * `running`: claimed by a worker that holds its lease;
+ * `retrying`: failed, another attempt is on its way;
+ * the rest are final and carry a result.
+ */
+export const JOB_STATUSES = ['queued', 'running', 'retrying', ...RESULT_OUTCOMES] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export function isFinalStatus(status: JobStatus): status is ResultOutcome {
+  return (RESULT_OUTCOMES as readonly string[]).includes(status);
+}
+
+export interface JobError {
+  type: string;
+  message: string;
+  stack?: string;
+}
+
+/** The outcome of a job: what its handler returned or threw, and when. Expires at `expiresAt`. */
+export interface JobResult {
+  outcome: ResultOutcome;
+  returnValue?: JsonValue;
+  error?: JobError;
+  startedAt: EpochMs | null;
+  finishedAt: EpochMs;
+  attempt: number;
+}
+
+/** Where a job came from. */
+export type JobOrigin = 'schedule' | 'run_now' | 'direct';
+
+/** One execution request of a task. */
+export interface Job {
+  /** `<scheduleId>@<fireTimeEpochMs>` for a schedule fire; caller-chosen or generated otherwise. */
+  id: string;
+  task: string;
+  payload: JsonValue;
+  origin: JobOrigin;
+  scheduleId: string | null;
+  fireTime: EpochMs | null;
+  /** When the job should start (fire time plus jitter, or the retry time). */
+  runAt: EpochMs;
+  /** Past this instant the job is not started but finished as `missed_start_deadline`. */
+  startDeadline: EpochMs | null;
+  /** 1 for the first run; 0 while queued and never claimed. */
+  attempt: number;
+  status: JobStatus;
+  leaseOwner: string | null;
+  leaseUntil: EpochMs | null;
+  /** True while the job holds one of its task's `maxRunningJobs` slots. */
+  holdsSlot: boolean;
+  createdAt: EpochMs;
+  startedAt: EpochMs | null;
+  finishedAt: EpochMs | null;
+  result: JobResult | null;
+  /** After this instant the job reads as absent (DynamoDB TTL deletes it later). */
+  expiresAt: EpochMs | null;
+}
+
+/** The deterministic id of the job for one fire time of a schedule. */
+export function scheduleJobId(scheduleId: string, fireTime: EpochMs): string {
+  return `${scheduleId}@${fireTime}`;
+}

@@ -1,0 +1,43 @@
+import type { EpochMs } from '../clock';
+import type { JsonValue } from '../json';
+import type { TriggerSpec } from '../triggers/schema';
+
+export const COALESCE_POLICIES = ['latest', 'earliest', 'all'] as const;
+/** What to do with several fire times that were missed (outage, paused tick): keep the latest, the earliest, or all. */
+export type CoalescePolicy = (typeof COALESCE_POLICIES)[number];
+
+export const CONFLICT_POLICIES = ['do_nothing', 'replace', 'exception'] as const;
+/** What adding a schedule or job does when the id exists already. */
+export type ConflictPolicy = (typeof CONFLICT_POLICIES)[number];
+
+/** The part of a schedule its owner controls. */
+export interface ScheduleDefinition {
+  id: string;
+  task: string;
+  trigger: TriggerSpec;
+  payload: JsonValue;
+  coalesce: CoalescePolicy;
+  /** Seconds after its fire time (plus jitter) that a job may still start; `null` = no deadline. */
+  misfireGraceSeconds: number | null;
+  /** Each fire is delayed by a random 0..maxJitterSeconds, never reaching the next fire time. */
+  maxJitterSeconds: number;
+  tags: string[];
+  paused: boolean;
+}
+
+/** A schedule as stored. */
+export interface Schedule extends ScheduleDefinition {
+  /** The next fire time not yet dispatched; `null` when paused-and-unknown or finished. */
+  nextFireAt: EpochMs | null;
+  /** The latest fire time dispatched. */
+  lastFireAt: EpochMs | null;
+  /** Bumped by every change its owner makes (not by ticks). */
+  version: number;
+  createdAt: EpochMs;
+  updatedAt: EpochMs;
+  leaseOwner: string | null;
+  leaseUntil: EpochMs | null;
+}
+
+/** Changes an owner may make with `update_schedule`. */
+export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused'>>;

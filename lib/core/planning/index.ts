@@ -1,0 +1,4 @@
+export { jitteredRunAt } from './jitter';
+export { latestFireTime } from './latest-fire';
+export { type FirePlan, type PlanInput, type PlannedFire, planFires } from './plan-fires';
+export { DEFAULT_PLAN_LIMITS, type FirePolicies, type PlanLimits } from './policies';

@@ -1,0 +1,131 @@
+import type { EpochMs } from '../clock';
+import { scheduleJobId } from '../model/job';
+import type { FireTimeSource } from '../triggers';
+import { jitteredRunAt } from './jitter';
+import { latestFireTime } from './latest-fire';
+import type { FirePolicies, PlanLimits } from './policies';
+
+/** One fire time to dispatch as a job. */
+export interface PlannedFire {
+  /** `<scheduleId>@<fireTime>`: the same fire always gets the same job id, so a re-plan is deduplicated. */
+  jobId: string;
+  fireTime: EpochMs;
+  /** Fire time plus jitter. */
+  runAt: EpochMs;
+  /** `runAt + misfireGraceSeconds`, or null for no deadline. */
+  startDeadline: EpochMs | null;
+}
+
+export interface FirePlan {
+  fires: PlannedFire[];
+  /** The first fire time not dispatched by this plan; null when the trigger has finished. */
+  nextFireAt: EpochMs | null;
+  /** The latest fire time dispatched by this plan; null when it dispatched none. */
+  lastFireAt: EpochMs | null;
+  /** True when fire times were dropped by the coalesce policy. */
+  coalesced: boolean;
+}
+
+export interface PlanInput {
+  scheduleId: string;
+  source: FireTimeSource;
+  /** The first fire time not yet dispatched, as stored on the schedule. */
+  nextFireAt: EpochMs;
+  policies: FirePolicies;
+  limits: PlanLimits;
+  now: EpochMs;
+  /** Uniform in [0, 1): the jitter's randomness, injected so plans are reproducible in tests. */
+  random: () => number;
+}
+
+/**
+ * Decides which fire times of a due schedule to dispatch now, and where the schedule resumes.
+ *
+ * Fire times at or before `now` were missed (an outage, a crashed tick): the coalesce policy keeps
+ * the `earliest`, the `latest`, or `all` of them. Fire times after `now` and up to
+ * `now + lookaheadMs` are all dispatched, to start at their own time. The rest waits for a later plan.
+ *
+ * @example
+ * const plan = planFires({
+ *   scheduleId: 'nightly',
+ *   source: compileTrigger({ type: 'interval', seconds: 30, start_at: '2026-01-01T00:00:00Z' }),
+ *   nextFireAt: Date.parse('2026-01-01T00:00:00Z'),
+ *   policies: { coalesce: 'latest', misfireGraceSeconds: 60, maxJitterSeconds: 0 },
+ *   limits: DEFAULT_PLAN_LIMITS,
+ *   now: Date.parse('2026-01-01T00:05:10Z'),
+ *   random: Math.random,
+ * });
+ * // plan.fires: 00:05:00 (the latest missed), 00:05:30, 00:06:00, 00:06:30 (inside the 90 s lookahead)
+ * // plan.nextFireAt: 00:07:00
+ */
+export function planFires(input: PlanInput): FirePlan {
+  const { source, now, limits } = input;
+  const horizon = now + limits.lookaheadMs;
+  const fireTimes: EpochMs[] = [];
+  let resumeFrom = input.nextFireAt;
+  let coalesced = false;
+
+  if (input.nextFireAt <= now) {
+    const missed = missedFireTimes(input);
+    fireTimes.push(...missed.fireTimes);
+    resumeFrom = missed.resumeFrom;
+    coalesced = missed.coalesced;
+  }
+
+  let candidate: EpochMs | undefined = source.next(resumeFrom);
+  while (candidate !== undefined && candidate <= horizon && fireTimes.length < limits.maxFiresPerPlan) {
+    fireTimes.push(candidate);
+    candidate = source.next(candidate + 1);
+  }
+
+  const fires = fireTimes.map((fireTime, index) =>
+    plannedFire(input, fireTime, fireTimes[index + 1] ?? candidate),
+  );
+  return {
+    fires,
+    nextFireAt: candidate ?? null,
+    lastFireAt: fireTimes.at(-1) ?? null,
+    coalesced,
+  };
+}
+
+/** The missed fire times to keep, and the instant from which the plan continues. */
+function missedFireTimes(input: PlanInput): {
+  fireTimes: EpochMs[];
+  resumeFrom: EpochMs;
+  coalesced: boolean;
+} {
+  const { source, now, nextFireAt } = input;
+  switch (input.policies.coalesce) {
+    case 'earliest': {
+      const after = source.next(nextFireAt + 1);
+      return { fireTimes: [nextFireAt], resumeFrom: now + 1, coalesced: after !== undefined && after <= now };
+    }
+    case 'latest': {
+      const latest = latestFireTime(source, nextFireAt, now) ?? nextFireAt;
+      return { fireTimes: [latest], resumeFrom: now + 1, coalesced: latest !== nextFireAt };
+    }
+    case 'all': {
+      const fireTimes: EpochMs[] = [];
+      let candidate: EpochMs | undefined = nextFireAt;
+      while (candidate !== undefined && candidate <= now && fireTimes.length < input.limits.maxFiresPerPlan) {
+        fireTimes.push(candidate);
+        candidate = source.next(candidate + 1);
+      }
+      const resumeFrom = (fireTimes.at(-1) ?? nextFireAt) + 1;
+      return { fireTimes, resumeFrom, coalesced: false };
+    }
+  }
+}
+
+/** `following` is the next fire time that will be dispatched (by this plan or a later one). */
+function plannedFire(input: PlanInput, fireTime: EpochMs, following: EpochMs | undefined): PlannedFire {
+  const runAt = jitteredRunAt(fireTime, following, input.policies.maxJitterSeconds, input.random);
+  const grace = input.policies.misfireGraceSeconds;
+  return {
+    jobId: scheduleJobId(input.scheduleId, fireTime),
+    fireTime,
+    runAt,
+    startDeadline: grace === null ? null : runAt + grace * 1000,
+  };
+}

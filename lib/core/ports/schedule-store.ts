@@ -1,0 +1,111 @@
+import type { EpochMs } from '../clock';
+import type { Page, PageRequest } from '../model/page';
+import type { ConflictPolicy, Schedule, ScheduleChanges, ScheduleDefinition } from '../model/schedule';
+
+export interface AddScheduleInput {
+  schedule: ScheduleDefinition;
+  /** Computed by the caller from the trigger; `null` when the trigger has no fire time left. */
+  nextFireAt: EpochMs | null;
+  conflictPolicy: ConflictPolicy;
+  now: EpochMs;
+}
+
+export interface AddScheduleOutcome {
+  /** `kept`: the id existed and the policy was `do_nothing`; the stored schedule is returned unchanged. */
+  status: 'added' | 'replaced' | 'kept';
+  schedule: Schedule;
+}
+
+export interface ScheduleFilter {
+  task?: string;
+  tag?: string;
+  paused?: boolean;
+}
+
+export interface AcquireDueSchedulesInput {
+  /** Unique per tick invocation. */
+  owner: string;
+  now: EpochMs;
+  /** Schedules with `nextFireAt <= dueBefore` are due (now + lookahead). */
+  dueBefore: EpochMs;
+  leaseMs: number;
+  /** At most this many schedules are leased in one call. */
+  limit: number;
+}
+
+export interface ReleaseScheduleInput {
+  id: string;
+  owner: string;
+  /** The version seen when the lease was taken. */
+  leasedVersion: number;
+  /** The first fire time not dispatched; `null` = the trigger is finished. */
+  nextFireAt: EpochMs | null;
+  /** The latest fire time dispatched under this lease (unchanged when `null`). */
+  lastFireAt: EpochMs | null;
+  now: EpochMs;
+}
+
+/**
+ * `released`: next fire time and last fire time written, lease cleared.
+ * `superseded`: the owner changed the schedule while it was leased; only the lease was cleared
+ * (the owner's new next fire time stands).
+ * `gone`: the schedule was removed while leased.
+ */
+export type ReleaseOutcome = 'released' | 'superseded' | 'gone';
+
+/**
+ * Durable schedules. Every write is conditional; a lost race is a result, never a silent overwrite.
+ * The due index holds exactly the schedules that are not paused and have a `nextFireAt`.
+ */
+export interface ScheduleStore {
+  /**
+   * Writes a new schedule (version 1, no lease). On an existing id: `exception` throws
+   * `ConflictingIdError`; `replace` overwrites the definition and next fire time (version + 1, keeps
+   * `createdAt`); `do_nothing` changes nothing.
+   */
+  addSchedule(input: AddScheduleInput): Promise<AddScheduleOutcome>;
+
+  getSchedule(id: string): Promise<Schedule | undefined>;
+
+  /** Pages through schedules, ordered by id, filtered by task, tag and paused state. */
+  listSchedules(filter: ScheduleFilter, page: PageRequest): Promise<Page<Schedule>>;
+
+  /**
+   * Changes the definition and sets the next fire time; bumps `version` and `updatedAt`.
+   * With `expectedVersion`, throws `VersionConflictError` if the stored version differs.
+   * Throws `ScheduleNotFoundError` for an unknown id.
+   */
+  updateSchedule(
+    id: string,
+    changes: ScheduleChanges,
+    nextFireAt: EpochMs | null,
+    now: EpochMs,
+    expectedVersion?: number,
+  ): Promise<Schedule>;
+
+  /** Sets `paused` (removing it from the due index); bumps `version`. Idempotent. */
+  pauseSchedule(id: string, now: EpochMs): Promise<Schedule>;
+
+  /** Clears `paused` and sets the next fire time computed by the caller; bumps `version`. Idempotent. */
+  resumeSchedule(id: string, nextFireAt: EpochMs | null, now: EpochMs): Promise<Schedule>;
+
+  /** Deletes the schedule. Returns false when it did not exist. Its jobs and results stay until they expire. */
+  removeSchedule(id: string): Promise<boolean>;
+
+  /**
+   * Queries every due shard for `dueAt <= dueBefore` (in pages) and leases each hit with a conditional
+   * update: no live lease (`leaseUntil` absent or `< now`) and `nextFireAt` unchanged since the query.
+   * Returns the leased schedules; a lost race leaves the schedule out, it is not an error.
+   */
+  acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]>;
+
+  /**
+   * Leases one schedule by id, under the same conditions as `acquireDueSchedules` (no live lease, not
+   * paused, has a next fire time). The admin API uses it to dispatch a schedule whose first fire time is
+   * inside the lookahead window at once. Returns undefined when it cannot be leased (someone else holds it).
+   */
+  leaseSchedule(id: string, owner: string, now: EpochMs, leaseMs: number): Promise<Schedule | undefined>;
+
+  /** Ends a lease taken by `acquireDueSchedules` or `leaseSchedule`. Throws `LeaseLostError` if `owner` no longer holds it. */
+  releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome>;
+}

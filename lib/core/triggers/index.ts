@@ -1,0 +1,22 @@
+/**
+ * Triggers: JSON descriptions of fire times (`cron`, `interval`, `calendar_interval`, `date`,
+ * `and`, `or`), validated with zod and compiled into pure `next(from)` functions.
+ */
+export { compileTrigger, previewFireTimes, triggerTimezone } from './compile';
+export { MaxIterationsReachedError } from './errors';
+export type { FireTimeSource } from './fire-time-source';
+export { MAX_NESTING_DEPTH, parseTrigger } from './parse';
+export {
+  type AndTriggerSpec,
+  type CalendarIntervalTriggerSpec,
+  type CronTriggerSpec,
+  type DateTriggerSpec,
+  type IntervalTriggerSpec,
+  type OrTriggerSpec,
+  TRIGGER_TYPES,
+  type TriggerSpec,
+  type TriggerType,
+  triggerSchema,
+} from './schema';
+export { type Parsed, parseIsoDate, parseIsoInstant } from './timestamps';
+export { isKnownTimeZone } from './zones';

@@ -1,0 +1,48 @@
+import { ValidationError } from '../errors';
+import { type TriggerSpec, triggerSchema } from './schema';
+import { toValidationIssues } from './zod-issues';
+
+/** `and`/`or` may nest this deep; deeper input is refused before zod recurses into it. */
+export const MAX_NESTING_DEPTH = 8;
+
+/**
+ * Validates trigger JSON completely: its shape (unknown fields included), and what the shape
+ * cannot say: a cron expression that parses, a known IANA zone, timestamps with an offset,
+ * `start_at` ≤ `end_at`, a non-zero interval. Every problem is reported at once.
+ *
+ * @param path the name of the input in messages (`schedule.trigger` for a schedule's trigger)
+ * @throws {ValidationError} listing every problem, each with its field path and what is allowed.
+ * @example
+ * parseTrigger({ type: 'cron', expression: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' });
+ * parseTrigger({ type: 'cron', expression: '*\/0 * * * *' });
+ * // throws ValidationError: "trigger.expression: invalid cron expression '*\/0 * * * *': step must be at least 1"
+ */
+export function parseTrigger(input: unknown, path = 'trigger'): TriggerSpec {
+  const tooDeep = findTooDeepNesting(input, path, 0);
+  if (tooDeep !== undefined) {
+    throw ValidationError.single(
+      tooDeep,
+      `and/or triggers may nest at most ${MAX_NESTING_DEPTH} levels deep`,
+    );
+  }
+  const result = triggerSchema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationError(toValidationIssues(result.error.issues, input, path), { cause: result.error });
+}
+
+function findTooDeepNesting(input: unknown, path: string, depth: number): string | undefined {
+  if (
+    typeof input !== 'object' ||
+    input === null ||
+    !('triggers' in input) ||
+    !Array.isArray(input.triggers)
+  ) {
+    return undefined;
+  }
+  if (depth >= MAX_NESTING_DEPTH) return path;
+  for (const [index, child] of input.triggers.entries()) {
+    const found = findTooDeepNesting(child, `${path}.triggers[${index}]`, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND } from './calendar';
+import { parseCronExpression } from './cron/cron-expression';
+import { type Parsed, parseIsoDate, parseIsoInstant } from './timestamps';
+import { isKnownTimeZone } from './zones';
+
+/**
+ * The JSON shapes of triggers. Field names are snake_case because the JSON is what users write
+ * and what is stored; the TypeScript types are inferred from these schemas. Optional fields keep
+ * their defaults implicit (documented on each field) so a stored trigger is exactly what its
+ * owner wrote.
+ */
+
+export const TRIGGER_TYPES = ['cron', 'interval', 'calendar_interval', 'date', 'and', 'or'] as const;
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
+
+/** The longest interval accepted: 100 years of seconds keeps every sum far inside exact integers. */
+const MAX_INTERVAL_MS = 100 * 366 * MS_PER_DAY;
+export const MAX_CHILD_TRIGGERS = 100;
+
+function checked<T>(parse: (text: string) => Parsed<T>) {
+  return z.string().superRefine((text, context) => {
+    const parsed = parse(text);
+    if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.problem });
+  });
+}
+
+const instantSchema = checked(parseIsoInstant);
+const dateSchema = checked(parseIsoDate);
+const cronExpressionSchema = checked(parseCronExpression);
+const timezoneSchema = z.string().superRefine((name, context) => {
+  if (!isKnownTimeZone(name)) {
+    context.addIssue({
+      code: 'custom',
+      message: `unknown time zone '${name}'; use an IANA name such as 'Europe/Berlin', 'America/New_York' or 'UTC'`,
+    });
+  }
+});
+const countSchema = z.number().int().min(0);
+
+/** Runs a cross-field check only when the fields it reads were valid, so every other problem is still reported. */
+function whenValid(...fields: string[]) {
+  return (payload: { value: unknown; issues: readonly { path?: readonly PropertyKey[] | undefined }[] }) =>
+    typeof payload.value === 'object' &&
+    payload.value !== null &&
+    !payload.issues.some((issue) => fields.includes(String(issue.path?.[0])));
+}
+
+interface TimeWindow {
+  start_at?: string | undefined;
+  end_at?: string | undefined;
+}
+
+function startNotAfterEnd(window: TimeWindow): boolean {
+  if (window.start_at === undefined || window.end_at === undefined) return true;
+  const start = parseIsoInstant(window.start_at);
+  const end = parseIsoInstant(window.end_at);
+  return !start.ok || !end.ok || start.value <= end.value;
+}
+
+const windowCheck = {
+  message: 'must not be before start_at',
+  path: ['end_at'],
+  when: whenValid('start_at', 'end_at'),
+};
+
+export const cronTriggerSchema = z
+  .strictObject({
+    type: z.literal('cron'),
+    /** 5 fields, or 6 with seconds first. */
+    expression: cronExpressionSchema,
+    /** IANA zone the expression is read in. @default 'UTC' */
+    timezone: timezoneSchema.optional(),
+    /** No fire before this instant (inclusive). */
+    start_at: instantSchema.optional(),
+    /** No fire after this instant (inclusive). */
+    end_at: instantSchema.optional(),
+  })
+  .refine(startNotAfterEnd, windowCheck);
+
+const INTERVAL_UNITS = {
+  weeks: 7 * MS_PER_DAY,
+  days: MS_PER_DAY,
+  hours: MS_PER_HOUR,
+  minutes: MS_PER_MINUTE,
+  seconds: MS_PER_SECOND,
+};
+
+/** The interval's length in ms. */
+export function intervalMs(spec: Partial<Record<keyof typeof INTERVAL_UNITS, number>>): number {
+  return Object.entries(INTERVAL_UNITS).reduce(
+    (total, [unit, ms]) => total + (spec[unit as keyof typeof INTERVAL_UNITS] ?? 0) * ms,
+    0,
+  );
+}
+
+export const intervalTriggerSchema = z
+  .strictObject({
+    type: z.literal('interval'),
+    weeks: countSchema.optional(),
+    days: countSchema.optional(),
+    hours: countSchema.optional(),
+    minutes: countSchema.optional(),
+    seconds: countSchema.optional(),
+    /** The first fire time; later ones follow every interval. @default the Unix epoch (fires on whole multiples) */
+    start_at: instantSchema.optional(),
+    end_at: instantSchema.optional(),
+  })
+  .refine((spec) => intervalMs(spec) > 0, {
+    message: 'at least one of weeks, days, hours, minutes, seconds must be greater than 0',
+    when: whenValid(...Object.keys(INTERVAL_UNITS)),
+  })
+  .refine((spec) => intervalMs(spec) <= MAX_INTERVAL_MS, {
+    message: 'the interval must be at most 100 years',
+    when: whenValid(...Object.keys(INTERVAL_UNITS)),
+  })
+  .refine(startNotAfterEnd, windowCheck);
+
+const CALENDAR_UNITS = ['years', 'months', 'weeks', 'days'] as const;
+
+export const calendarIntervalTriggerSchema = z
+  .strictObject({
+    type: z.literal('calendar_interval'),
+    years: countSchema.optional(),
+    months: countSchema.optional(),
+    weeks: countSchema.optional(),
+    days: countSchema.optional(),
+    /** Wall-clock time of day of every fire. @default 0 */
+    hour: z.number().int().min(0).max(23).optional(),
+    /** @default 0 */
+    minute: z.number().int().min(0).max(59).optional(),
+    /** @default 0 */
+    second: z.number().int().min(0).max(59).optional(),
+    /** `YYYY-MM-DD`: the first date; later dates are counted from it. */
+    start_date: dateSchema,
+    /** `YYYY-MM-DD`: the last date that may fire (inclusive). */
+    end_date: dateSchema.optional(),
+    /** @default 'UTC' */
+    timezone: timezoneSchema.optional(),
+  })
+  .refine((spec) => CALENDAR_UNITS.some((unit) => (spec[unit] ?? 0) > 0), {
+    message: 'at least one of years, months, weeks, days must be greater than 0',
+    when: whenValid(...CALENDAR_UNITS),
+  })
+  .refine((spec) => spec.end_date === undefined || spec.start_date <= spec.end_date, {
+    message: 'must not be before start_date',
+    path: ['end_date'],
+    when: whenValid('start_date', 'end_date'),
+  });
+
+export const dateTriggerSchema = z.strictObject({
+  type: z.literal('date'),
+  /** The one fire time. */
+  run_at: instantSchema,
+});
+
+const childTriggersSchema = () => z.array(triggerSchema).min(1).max(MAX_CHILD_TRIGGERS);
+
+export const andTriggerSchema = z.strictObject({
+  type: z.literal('and'),
+  get triggers(): z.ZodArray<typeof triggerSchema> {
+    return childTriggersSchema();
+  },
+  /** Children firing at most this far apart count as firing together. @default 1 */
+  threshold_seconds: z.number().min(0).optional(),
+  /** How many rounds of advancing children `next()` may take before giving up. @default 10000 */
+  max_iterations: z.number().int().min(1).max(1_000_000).optional(),
+});
+
+export const orTriggerSchema = z.strictObject({
+  type: z.literal('or'),
+  get triggers(): z.ZodArray<typeof triggerSchema> {
+    return childTriggersSchema();
+  },
+});
+
+export const triggerSchema = z.discriminatedUnion('type', [
+  cronTriggerSchema,
+  intervalTriggerSchema,
+  calendarIntervalTriggerSchema,
+  dateTriggerSchema,
+  andTriggerSchema,
+  orTriggerSchema,
+]);
+
+export type TriggerSpec = z.infer<typeof triggerSchema>;
+export type CronTriggerSpec = z.infer<typeof cronTriggerSchema>;
+export type IntervalTriggerSpec = z.infer<typeof intervalTriggerSchema>;
+export type CalendarIntervalTriggerSpec = z.infer<typeof calendarIntervalTriggerSchema>;
+export type DateTriggerSpec = z.infer<typeof dateTriggerSchema>;
+export type AndTriggerSpec = z.infer<typeof andTriggerSchema>;
+export type OrTriggerSpec = z.infer<typeof orTriggerSchema>;
+
+/** The object schema of each kind, for listing a kind's allowed fields in error messages. */
+export const TRIGGER_FIELDS: Readonly<Record<TriggerType, readonly string[]>> = {
+  cron: Object.keys(cronTriggerSchema.shape),
+  interval: Object.keys(intervalTriggerSchema.shape),
+  calendar_interval: Object.keys(calendarIntervalTriggerSchema.shape),
+  date: Object.keys(dateTriggerSchema.shape),
+  and: Object.keys(andTriggerSchema.shape),
+  or: Object.keys(orTriggerSchema.shape),
+};

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { compileTrigger, MaxIterationsReachedError, parseTrigger } from '../../../lib/core/triggers';
+import { utcFireTimes } from './fire-times';
+
+const every = (seconds: number, start_at?: string) => ({
+  type: 'interval',
+  seconds,
+  ...(start_at ? { start_at } : {}),
+});
+
+describe('or trigger', () => {
+  it('fires whenever any child fires, and once for an instant they share', () => {
+    const trigger = { type: 'or', triggers: [every(10), every(15)] };
+    expect(utcFireTimes(trigger, '2026-01-01T00:00:01Z', 5)).toEqual([
+      '2026-01-01T00:00:10.000Z',
+      '2026-01-01T00:00:15.000Z',
+      '2026-01-01T00:00:20.000Z',
+      '2026-01-01T00:00:30.000Z',
+      '2026-01-01T00:00:40.000Z',
+    ]);
+  });
+
+  it('goes on while any child does and is finished when all are', () => {
+    const trigger = {
+      type: 'or',
+      triggers: [
+        { type: 'date', run_at: '2026-01-01T00:00:00Z' },
+        { type: 'date', run_at: '2026-01-02T00:00:00Z' },
+      ],
+    };
+    expect(utcFireTimes(trigger, '2025-01-01T00:00:00Z', 5)).toEqual([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-02T00:00:00.000Z',
+    ]);
+  });
+});
+
+describe('and trigger', () => {
+  it('fires when all children fire together: every 10 s and every 15 s coincide every 30 s', () => {
+    const trigger = { type: 'and', triggers: [every(10), every(15)], threshold_seconds: 0 };
+    expect(utcFireTimes(trigger, '2026-01-01T00:00:01Z', 2)).toEqual([
+      '2026-01-01T00:00:30.000Z',
+      '2026-01-01T00:01:00.000Z',
+    ]);
+  });
+
+  it('fires at the earliest of children within threshold_seconds of each other', () => {
+    const trigger = {
+      type: 'and',
+      triggers: [every(60), every(60, '2026-01-01T00:00:02Z')],
+      threshold_seconds: 2,
+    };
+    expect(utcFireTimes(trigger, '2026-01-01T00:00:01Z', 2)).toEqual([
+      '2026-01-01T00:01:00.000Z',
+      '2026-01-01T00:02:00.000Z',
+    ]);
+  });
+
+  it('combines a weekday cron with the first days of the month: first weekday-morning of a month', () => {
+    const trigger = {
+      type: 'and',
+      triggers: [
+        { type: 'cron', expression: '0 9 * * MON-FRI', timezone: 'Europe/Berlin' },
+        { type: 'cron', expression: '0 9 1-3 * *', timezone: 'Europe/Berlin' },
+      ],
+    };
+    expect(utcFireTimes(trigger, '2026-02-01T00:00:00Z', 4)).toEqual([
+      '2026-02-02T08:00:00.000Z',
+      '2026-02-03T08:00:00.000Z',
+      '2026-03-02T08:00:00.000Z',
+      '2026-03-03T08:00:00.000Z',
+    ]);
+  });
+
+  it('is finished as soon as one child is', () => {
+    const trigger = { type: 'and', triggers: [every(10), { type: 'date', run_at: '2026-01-01T00:00:20Z' }] };
+    expect(utcFireTimes(trigger, '2026-01-01T00:00:00Z', 3)).toEqual(['2026-01-01T00:00:20.000Z']);
+  });
+
+  it('throws MaxIterationsReachedError when the children never coincide', () => {
+    const trigger = parseTrigger({
+      type: 'and',
+      triggers: [every(10), every(10, '2026-01-01T00:00:05Z')],
+      max_iterations: 50,
+    });
+    const next = () => compileTrigger(trigger).next(Date.parse('2026-01-01T00:00:00Z'));
+    expect(next).toThrow(MaxIterationsReachedError);
+    expect(next).toThrow(/after 50 iterations/);
+  });
+});
