@@ -1,0 +1,263 @@
+/**
+ * Store benchmark (`npm run bench:store`): acquire+release throughput of due schedules, capacity units per
+ * schedule and per job claim/finish, next to the raw conditional-write ceiling of the same DynamoDB Local.
+ * Starts and stops its own DynamoDB Local; prints a markdown table.
+ */
+import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CapacityCounter, type CapacityTotals } from '../lib/adapters/dynamodb/capacity';
+import { DynamoDbStore } from '../lib/adapters/dynamodb/dynamodb-store';
+import { createTableInput } from '../lib/adapters/dynamodb/table-design';
+import type { ScheduleDefinition } from '../lib/core/model/schedule';
+import type { TriggerSpec } from '../lib/core/triggers/schema';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../scripts/dynamodb-local';
+
+const CONCURRENCY = 32;
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const RAW_WRITES = 5_000;
+const JOBS = 1_000;
+
+interface Row {
+  scenario: string;
+  perSecond: number;
+  unit: string;
+  wru: number;
+  rru: number;
+  indexWru: number;
+}
+
+async function main(): Promise<void> {
+  const dynamo = await startDynamoDbLocal();
+  const client = new DynamoDBClient({
+    endpoint: dynamo.endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts: 1,
+  });
+  const documents = DynamoDBDocumentClient.from(client);
+  try {
+    const rows: Row[] = [];
+    await rawConditionalWrites(client, documents); // warms the JVM up: the first run is not measured
+    const raw = await rawConditionalWrites(client, documents);
+    rows.push({
+      scenario: `raw conditional UpdateItem, ${RAW_WRITES} distinct items`,
+      perSecond: raw,
+      unit: 'writes/s',
+      wru: 1,
+      rru: 0,
+      indexWru: 0,
+    });
+    for (const count of [1_000, 10_000]) rows.push(await acquireAndRelease(client, count));
+    rows.push(...(await claimAndFinish(client, undefined)));
+    rows.push(...(await claimAndFinish(client, 1_000_000)));
+    printTable(rows, raw);
+  } finally {
+    client.destroy();
+    await dynamo.stop();
+  }
+}
+
+async function newTable(client: DynamoDBClient, prefix: string): Promise<string> {
+  const tableName = `${prefix}-${Date.now().toString(36)}`;
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { TableName: tableName });
+  return tableName;
+}
+
+/** The ceiling: plain conditional updates on distinct items of a table without indexes, same concurrency. */
+async function rawConditionalWrites(
+  client: DynamoDBClient,
+  documents: DynamoDBDocumentClient,
+): Promise<number> {
+  const tableName = `raw-${Date.now().toString(36)}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { TableName: tableName });
+  const started = performance.now();
+  await inParallel(RAW_WRITES, CONCURRENCY, (n) =>
+    documents.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: `item-${n}` },
+        UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until',
+        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
+        ExpressionAttributeValues: { ':owner': 'bench', ':until': T0 + 60_000, ':now': T0 },
+      }),
+    ),
+  );
+  return RAW_WRITES / ((performance.now() - started) / 1000);
+}
+
+/** N schedules due in the window; two overlapping ticks acquire (limit 500) and release them. */
+async function acquireAndRelease(client: DynamoDBClient, count: number): Promise<Row> {
+  const meter = new CapacityCounter();
+  const tableName = await newTable(client, `schedules-${count}`);
+  const store = new DynamoDbStore({ client, tableName, capacityMeter: meter });
+  await inParallel(count, CONCURRENCY, (n) =>
+    store.addSchedule({
+      schedule: definition(`s-${n}`),
+      nextFireAt: T0 + (n % 60) * 1000,
+      conflictPolicy: 'exception',
+      now: T0,
+    }),
+  );
+  meter.reset();
+  let released = 0;
+  const tick = async (owner: string) => {
+    for (;;) {
+      const leased = await store.acquireDueSchedules({
+        owner,
+        now: T0,
+        dueBefore: T0 + 90_000,
+        leaseMs: 60_000,
+        limit: 500,
+      });
+      if (leased.length === 0) return;
+      await inParallel(leased.length, CONCURRENCY, async (i) => {
+        const schedule = leased[i];
+        if (!schedule) return;
+        await store.releaseSchedule({
+          id: schedule.id,
+          owner,
+          leasedVersion: schedule.version,
+          nextFireAt: T0 + 3_600_000,
+          lastFireAt: schedule.nextFireAt,
+          now: T0,
+        });
+        released++;
+      });
+    }
+  };
+  const started = performance.now();
+  await Promise.all([tick('tick-a'), tick('tick-b')]);
+  const seconds = (performance.now() - started) / 1000;
+  if (released !== count) throw new Error(`released ${released} of ${count} schedules`);
+  const total = meter.snapshot().total as CapacityTotals;
+  return {
+    scenario: `acquire + release, ${count} due schedules, 2 ticks`,
+    perSecond: count / seconds,
+    unit: 'schedules/s',
+    wru: total.writeUnits / count,
+    rru: total.readUnits / count,
+    indexWru: total.indexWriteUnits / count,
+  };
+}
+
+/** Claim then finish jobs, unlimited or with a concurrency limit (a counter slot in each transaction). */
+async function claimAndFinish(client: DynamoDBClient, limit: number | undefined): Promise<Row[]> {
+  const meter = new CapacityCounter();
+  const tableName = await newTable(client, limit === undefined ? 'jobs' : 'jobs-limited');
+  const store = new DynamoDbStore({ client, tableName, capacityMeter: meter });
+  const started = performance.now();
+  await inParallel(JOBS, CONCURRENCY, async (n) => {
+    const job = {
+      id: `sched-${n % 50}@${T0 + n}`,
+      task: 'report',
+      payload: { n },
+      origin: 'schedule' as const,
+      scheduleId: `sched-${n % 50}`,
+      fireTime: T0 + n,
+      runAt: T0 + n,
+      startDeadline: null,
+    };
+    const claim = await store.claimJob({
+      job,
+      attempt: 1,
+      owner: `w-${n}`,
+      now: T0,
+      leaseUntil: T0 + 60_000,
+      ...(limit ? { concurrencyLimit: limit } : {}),
+    });
+    if (claim.status !== 'claimed') throw new Error(`claim ${job.id}: ${claim.status}`);
+    await store.finishJob({
+      jobId: job.id,
+      owner: `w-${n}`,
+      result: {
+        outcome: 'success',
+        returnValue: { ok: true },
+        startedAt: T0,
+        finishedAt: T0 + 5,
+        attempt: 1,
+      },
+      expiresAt: T0 + 86_400_000,
+    });
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const snapshot = meter.snapshot();
+  const label = limit === undefined ? 'no limit' : 'maxRunningJobs set';
+  const perJob = (operation: string): Omit<Row, 'scenario' | 'perSecond' | 'unit'> => {
+    const totals = snapshot[operation] ?? { calls: 0, readUnits: 0, writeUnits: 0, indexWriteUnits: 0 };
+    return {
+      wru: totals.writeUnits / JOBS,
+      rru: totals.readUnits / JOBS,
+      indexWru: totals.indexWriteUnits / JOBS,
+    };
+  };
+  const total = snapshot.total as CapacityTotals;
+  return [
+    {
+      scenario: `claim + finish, ${JOBS} jobs, ${label}`,
+      perSecond: JOBS / seconds,
+      unit: 'jobs/s',
+      wru: total.writeUnits / JOBS,
+      rru: total.readUnits / JOBS,
+      indexWru: total.indexWriteUnits / JOBS,
+    },
+    { scenario: `  claimJob only (${label})`, perSecond: Number.NaN, unit: '', ...perJob('claimJob') },
+    { scenario: `  finishJob only (${label})`, perSecond: Number.NaN, unit: '', ...perJob('finishJob') },
+  ];
+}
+
+function definition(id: string): ScheduleDefinition {
+  return {
+    id,
+    task: 'report',
+    trigger: { type: 'interval', seconds: 60, start_at: '2026-01-01T00:00:00Z' } as unknown as TriggerSpec,
+    payload: { to: 'ops@example.com' },
+    coalesce: 'latest',
+    misfireGraceSeconds: 30,
+    maxJitterSeconds: 0,
+    tags: ['bench'],
+    paused: false,
+  };
+}
+
+async function inParallel(
+  count: number,
+  concurrency: number,
+  work: (n: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await work(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+function printTable(rows: Row[], raw: number): void {
+  const fixed = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '');
+  console.log(`\nDynamoDB Local, concurrency ${CONCURRENCY}, ${new Date().toISOString()}\n`);
+  console.log('| scenario | throughput | WRU / item | of which GSI | RRU / item | writes/s vs raw ceiling |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const row of rows) {
+    const writesPerSecond = row.perSecond * row.wru;
+    const ratio = Number.isFinite(row.perSecond)
+      ? `${((writesPerSecond / raw) * 100).toFixed(0)} % (${fixed(row.perSecond / raw)}× items)`
+      : '';
+    const throughput = Number.isFinite(row.perSecond) ? `${row.perSecond.toFixed(0)} ${row.unit}` : '';
+    console.log(
+      `| ${row.scenario} | ${throughput} | ${fixed(row.wru)} | ${fixed(row.indexWru)} | ${fixed(row.rru)} | ${ratio} |`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,101 @@
+import type { EpochMs } from '../../core/clock';
+import type { StoreContext, StoredItem } from './store-context';
+import { INDEX_NAMES, type ItemKey } from './table-design';
+
+/** An entry of the due index: the item's key and the due time seen by the query. */
+export interface DueHit {
+  key: ItemKey;
+  dueAt: EpochMs;
+}
+
+export interface LeaseDueInput<T> {
+  /** The due-index partition of shard `n` (`DUE#n` for schedules, `JOBDUE#n` for parked jobs). */
+  shardKey: (shard: number) => string;
+  now: EpochMs;
+  dueBefore: EpochMs;
+  limit: number;
+  /** Whether an item read before leasing is worth a conditional write (cheap reads spare failed writes). */
+  isCandidate?: (item: StoredItem) => boolean;
+  /** Tries to lease one hit; `undefined` when the race was lost (or the item changed). */
+  lease: (hit: DueHit) => Promise<T | undefined>;
+  operation: string;
+}
+
+/** Conditional writes in flight per shard. */
+const LEASES_IN_FLIGHT_PER_SHARD = 4;
+
+/**
+ * Queries every shard of the due index in parallel, in pages, earliest first, and leases hits until
+ * `limit` leases succeeded. Each page is read first (eventually consistent, 0.5 RRU per item) to skip
+ * items under a live lease: the index keeps leased items until their release moves them on, and a
+ * failed conditional write costs a full write unit. A lost lease gives its place back to the next hit.
+ */
+export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInput<T>): Promise<T[]> {
+  const leased: T[] = [];
+  let reserved = 0;
+  const tryLease = async (hit: DueHit) => {
+    if (reserved >= input.limit) return;
+    reserved++;
+    const result = await input.lease(hit);
+    if (result === undefined) reserved--;
+    else leased.push(result);
+  };
+  const drainShard = async (shard: number) => {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      if (reserved >= input.limit) return;
+      const page = await context.query(input.operation, {
+        IndexName: INDEX_NAMES.due,
+        KeyConditionExpression: '#shard = :shard AND #dueAt <= :before',
+        ExpressionAttributeNames: { '#shard': 'dueShard', '#dueAt': 'dueAt' },
+        ExpressionAttributeValues: { ':shard': input.shardKey(shard), ':before': input.dueBefore },
+        Limit: 100,
+        ExclusiveStartKey: startKey,
+      });
+      const hits = await candidates(context, input, page.Items ?? []);
+      await forEachInFlight(hits, LEASES_IN_FLIGHT_PER_SHARD, tryLease);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  };
+  await Promise.all(Array.from({ length: context.shards }, (_, shard) => drainShard(shard)));
+  return leased;
+}
+
+async function candidates<T>(
+  context: StoreContext,
+  input: LeaseDueInput<T>,
+  entries: StoredItem[],
+): Promise<DueHit[]> {
+  const hits = entries.map((entry) => ({
+    key: { pk: String(entry.pk), sk: String(entry.sk) },
+    dueAt: Number(entry.dueAt),
+  }));
+  if (hits.length === 0) return hits;
+  const items = await context.batchGet(
+    input.operation,
+    hits.map((hit) => hit.key),
+    false,
+  );
+  return hits.filter((hit) => {
+    const item = items.get(hit.key.pk);
+    if (!item || item.dueAt !== hit.dueAt || item.dueShard === undefined) return false;
+    const leaseUntil = item.leaseUntil;
+    const free = typeof leaseUntil !== 'number' || leaseUntil < input.now;
+    return free && (input.isCandidate?.(item) ?? true);
+  });
+}
+
+async function forEachInFlight<T>(
+  items: readonly T[],
+  inFlight: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, items.length) }, worker));
+}

@@ -1,0 +1,183 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { EpochMs } from '../../core/clock';
+import type { Job } from '../../core/model/job';
+import type { Page, PageRequest } from '../../core/model/page';
+import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type {
+  ClaimJobInput,
+  ClaimOutcome,
+  CreateJobInput,
+  FinishJobInput,
+  JobFilter,
+  JobRequest,
+  JobStore,
+  RetryJobInput,
+} from '../../core/ports/job-store';
+import type {
+  AcquireDueSchedulesInput,
+  AddScheduleInput,
+  AddScheduleOutcome,
+  ReleaseOutcome,
+  ReleaseScheduleInput,
+  ScheduleFilter,
+  ScheduleStore,
+} from '../../core/ports/schedule-store';
+import type { CapacityMeter } from './capacity';
+import * as counters from './counters';
+import * as claims from './job-claims';
+import * as endings from './job-endings';
+import * as parking from './job-parking';
+import * as jobReads from './job-reads';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
+import * as leases from './schedule-leases';
+import * as listing from './schedule-listing';
+import * as scheduleWrites from './schedule-writes';
+import { StoreContext } from './store-context';
+import { DEFAULT_SHARDS } from './table-design';
+
+export interface DynamoDbStoreOptions {
+  /** A document client, or a plain client (wrapped with `removeUndefinedValues`). */
+  client: DynamoDBDocumentClient | DynamoDBClient;
+  tableName: string;
+  /** Due and running index shards. Never change it for an existing table. @default 16 */
+  shards?: number;
+  /** Total tries for a request failing with throttling or transient errors. @default 6 */
+  maxAttempts?: number;
+  /** Backoff between tries (full jitter). @default { baseDelayMs: 25, maxDelayMs: 1000 } */
+  backoff?: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
+  /** Receives the capacity consumed by every request (asks DynamoDB for `ReturnConsumedCapacity`). */
+  capacityMeter?: CapacityMeter;
+}
+
+/**
+ * Schedules, jobs, results and task counters in one DynamoDB table (see table-design.ts). Every write is
+ * conditional; expected condition failures come back as domain results or errors, transient failures
+ * are retried and end in `StoreUnavailableError`.
+ *
+ * @example
+ * const store = new DynamoDbStore({ client: new DynamoDBClient({}), tableName: 'sundial' });
+ * const leased = await store.acquireDueSchedules({ owner: tickId, now, dueBefore: now + 90_000, leaseMs: 60_000, limit: 500 });
+ */
+export class DynamoDbStore implements ScheduleStore, JobStore {
+  private readonly context: StoreContext;
+
+  constructor(options: DynamoDbStoreOptions) {
+    const client =
+      options.client instanceof DynamoDBDocumentClient
+        ? options.client
+        : DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
+    const retry: RetryPolicy = {
+      ...DEFAULT_RETRY_POLICY,
+      ...options.backoff,
+      maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
+    };
+    this.context = new StoreContext(
+      client,
+      options.tableName,
+      options.shards ?? DEFAULT_SHARDS,
+      retry,
+      options.capacityMeter,
+    );
+  }
+
+  addSchedule(input: AddScheduleInput): Promise<AddScheduleOutcome> {
+    return scheduleWrites.addSchedule(this.context, input);
+  }
+
+  getSchedule(id: string): Promise<Schedule | undefined> {
+    return scheduleWrites.getSchedule(this.context, id);
+  }
+
+  listSchedules(filter: ScheduleFilter, page: PageRequest): Promise<Page<Schedule>> {
+    return listing.listSchedules(this.context, filter, page);
+  }
+
+  updateSchedule(
+    id: string,
+    changes: ScheduleChanges,
+    nextFireAt: EpochMs | null,
+    now: EpochMs,
+    expectedVersion?: number,
+  ): Promise<Schedule> {
+    return scheduleWrites.updateSchedule(this.context, id, changes, nextFireAt, now, expectedVersion);
+  }
+
+  pauseSchedule(id: string, now: EpochMs): Promise<Schedule> {
+    return scheduleWrites.pauseSchedule(this.context, id, now);
+  }
+
+  resumeSchedule(id: string, nextFireAt: EpochMs | null, now: EpochMs): Promise<Schedule> {
+    return scheduleWrites.resumeSchedule(this.context, id, nextFireAt, now);
+  }
+
+  removeSchedule(id: string): Promise<boolean> {
+    return scheduleWrites.removeSchedule(this.context, id);
+  }
+
+  acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
+    return leases.acquireDueSchedules(this.context, input);
+  }
+
+  leaseSchedule(id: string, owner: string, now: EpochMs, leaseMs: number): Promise<Schedule | undefined> {
+    return leases.leaseScheduleById(this.context, id, owner, now, leaseMs);
+  }
+
+  releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome> {
+    return leases.releaseSchedule(this.context, input);
+  }
+
+  createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
+    return parking.createJob(this.context, input);
+  }
+
+  claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
+    return claims.claimJob(this.context, input);
+  }
+
+  finishJob(input: FinishJobInput): Promise<Job> {
+    return endings.finishJob(this.context, input);
+  }
+
+  retryJob(input: RetryJobInput): Promise<Job> {
+    return endings.retryJob(this.context, input);
+  }
+
+  getJob(id: string, now: EpochMs): Promise<Job | undefined> {
+    return jobReads.getJob(this.context, id, now);
+  }
+
+  listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
+    return jobReads.listJobs(this.context, filter, page, now);
+  }
+
+  cancelJob(id: string, now: EpochMs, expiresAt: EpochMs, request?: JobRequest): Promise<Job | undefined> {
+    return endings.cancelJob(this.context, id, now, expiresAt, request);
+  }
+
+  acquireDueJobs(
+    owner: string,
+    now: EpochMs,
+    dueBefore: EpochMs,
+    leaseMs: number,
+    limit: number,
+  ): Promise<Job[]> {
+    return parking.acquireDueJobs(this.context, owner, now, dueBefore, leaseMs, limit);
+  }
+
+  markJobSent(jobId: string, owner: string): Promise<void> {
+    return parking.markJobSent(this.context, jobId, owner);
+  }
+
+  findExpiredJobLeases(now: EpochMs, limit: number): Promise<Job[]> {
+    return jobReads.findExpiredJobLeases(this.context, now, limit);
+  }
+
+  runningCounts(): Promise<Map<string, number>> {
+    return counters.runningCounts(this.context);
+  }
+
+  repairCounters(now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
+    return counters.repairCounters(this.context, now);
+  }
+}

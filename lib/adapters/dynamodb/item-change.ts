@@ -1,0 +1,35 @@
+import { Expressions } from './expressions';
+import type { StoredItem } from './store-context';
+
+/** A change to one item: attributes to set and attributes to remove. */
+export interface ItemChange {
+  set: StoredItem;
+  remove: string[];
+}
+
+export function change(set: StoredItem, remove: string[] = []): ItemChange {
+  const cleanSet: StoredItem = {};
+  const cleanRemove = [...remove];
+  for (const [attribute, value] of Object.entries(set)) {
+    if (value === undefined) continue;
+    if (value === null) cleanRemove.push(attribute);
+    else cleanSet[attribute] = value;
+  }
+  return { set: cleanSet, remove: [...new Set(cleanRemove)].filter((attribute) => !(attribute in cleanSet)) };
+}
+
+/** The update expression for a change, sharing `expressions` with the condition. */
+export function applyTo(expressions: Expressions, itemChange: ItemChange): Expressions {
+  for (const [attribute, value] of Object.entries(itemChange.set)) expressions.set(attribute, value);
+  if (itemChange.remove.length) expressions.remove(...itemChange.remove);
+  return expressions;
+}
+
+/** The item as it is after `itemChange` was applied to `item`. */
+export function changedItem(item: StoredItem, itemChange: ItemChange): StoredItem {
+  const result: StoredItem = { ...item, ...itemChange.set };
+  for (const attribute of itemChange.remove) delete result[attribute];
+  return result;
+}
+
+export { Expressions };

@@ -1,0 +1,100 @@
+import type { Job } from '../../core/model/job';
+import type { ClaimJobInput, ClaimOutcome } from '../../core/ports/job-store';
+import { takeSlotItem } from './counters';
+import { applyTo, change, Expressions, type ItemChange } from './item-change';
+import { itemToJob, requestAttributes } from './job-items';
+import {
+  conditionFailure,
+  type StoreContext,
+  type StoredItem,
+  transactionCancellation,
+} from './store-context';
+import { jobKey, shardKeys, shardOf } from './table-design';
+
+/**
+ * Claims one delivery of a job: creates the item or takes a `queued`/`retrying` one whose stored attempt
+ * is lower. With a concurrency limit the claim and the task's slot are taken in one transaction.
+ */
+export async function claimJob(context: StoreContext, input: ClaimJobInput): Promise<ClaimOutcome> {
+  const update = claimUpdate(context, input);
+  if (input.concurrencyLimit === undefined) {
+    try {
+      const output = await context.update('claimJob', {
+        Key: jobKey(input.job.id),
+        ...update,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      return { status: 'claimed', job: itemToJob(output.Attributes ?? {}) };
+    } catch (error) {
+      return lostClaim(input, conditionFailure(error).old);
+    }
+  }
+  try {
+    await context.transact('claimJob', {
+      TransactItems: [
+        {
+          Update: {
+            TableName: context.tableName,
+            Key: jobKey(input.job.id),
+            ...update,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        takeSlotItem(context, input.job.task, input.concurrencyLimit),
+      ],
+    });
+  } catch (error) {
+    const [claimReason, slotReason] = transactionCancellation(error);
+    if (claimReason?.code === 'ConditionalCheckFailed') return lostClaim(input, claimReason.old);
+    return { status: 'no_slot', running: Number(slotReason?.old?.running ?? input.concurrencyLimit) };
+  }
+  const output = await context.get('claimJob', { Key: jobKey(input.job.id), ConsistentRead: true });
+  return { status: 'claimed', job: itemToJob(output.Item ?? {}) };
+}
+
+function claimUpdate(context: StoreContext, input: ClaimJobInput) {
+  const { job, now } = input;
+  const { runAt, ...request } = requestAttributes(job);
+  const claim: ItemChange = change(
+    {
+      ...request,
+      attempt: input.attempt,
+      status: 'running',
+      leaseOwner: input.owner,
+      leaseUntil: input.leaseUntil,
+      runShard: shardKeys.running(shardOf(job.id, context.shards)),
+      startedAt: now,
+      holdsSlot: input.concurrencyLimit === undefined ? null : true,
+    },
+    ['finishedAt', 'returnValue', 'error', 'expiresAt', 'dueShard', 'dueAt'],
+  );
+  const expressions = applyTo(new Expressions(), claim);
+  // A job's run time and creation time never change on claim (they are index keys: rewriting costs).
+  expressions.setExpression(
+    'runAt',
+    `if_not_exists(${expressions.name('runAt')}, ${expressions.value(runAt)})`,
+  );
+  expressions.setExpression(
+    'createdAt',
+    `if_not_exists(${expressions.name('createdAt')}, ${expressions.value(now)})`,
+  );
+  const status = expressions.name('status');
+  const condition =
+    `attribute_not_exists(pk) OR ((${status} = ${expressions.value('queued')} OR ${status} = ${expressions.value('retrying')})` +
+    ` AND ${expressions.name('attempt')} < ${expressions.value(input.attempt)})`;
+  return expressions.buildUpdate(condition);
+}
+
+/** Why a claim's condition failed: our own earlier try (claimed), a cancellation, or another delivery. */
+function lostClaim(input: ClaimJobInput, old: StoredItem | undefined): ClaimOutcome {
+  if (!old) return { status: 'duplicate' };
+  const job: Job = itemToJob(old);
+  const ourEarlierTry =
+    job.status === 'running' &&
+    job.leaseOwner === input.owner &&
+    job.attempt === input.attempt &&
+    job.leaseUntil === input.leaseUntil;
+  if (ourEarlierTry) return { status: 'claimed', job };
+  return { status: job.status === 'cancelled' ? 'cancelled' : 'duplicate', job };
+}

@@ -1,0 +1,184 @@
+import type { EpochMs } from '../../core/clock';
+import { LeaseLostError } from '../../core/errors';
+import type { Job } from '../../core/model/job';
+import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
+import type { FinishJobInput, JobRequest, RetryJobInput } from '../../core/ports/job-store';
+import { returnSlotItem } from './counters';
+import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
+import { itemToJob, requestAttributes, ttlOf } from './job-items';
+import {
+  conditionFailure,
+  type StoreContext,
+  type StoredItem,
+  transactionCancellation,
+} from './store-context';
+import { jobKey, shardKeys, shardOf } from './table-design';
+
+const LEASE_ATTRIBUTES = ['leaseOwner', 'leaseUntil', 'runShard', 'holdsSlot'];
+
+/** Records the final result, clears the lease and returns the slot (in one transaction when one is held). */
+export function finishJob(context: StoreContext, input: FinishJobInput): Promise<Job> {
+  const { result } = input;
+  const ending = change(
+    {
+      status: result.outcome,
+      startedAt: result.startedAt,
+      finishedAt: result.finishedAt,
+      returnValue: result.returnValue,
+      error: result.error,
+      expiresAt: ttlOf(input.expiresAt),
+    },
+    [
+      ...LEASE_ATTRIBUTES,
+      ...(result.returnValue === undefined ? ['returnValue'] : []),
+      ...(result.error ? [] : ['error']),
+    ],
+  );
+  // A handler may return null: kept as a value, not read as "absent".
+  if (result.returnValue !== undefined) {
+    ending.set.returnValue = result.returnValue;
+    ending.remove = ending.remove.filter((attribute) => attribute !== 'returnValue');
+  }
+  const ourEarlierTry = (old: StoredItem) =>
+    old.status === result.outcome && old.finishedAt === result.finishedAt && old.leaseOwner === undefined;
+  return endRun(context, 'finishJob', input.jobId, input.owner, ending, ourEarlierTry);
+}
+
+/**
+ * Records a failed attempt (status `retrying`, the error kept as the job's latest result), clears the lease
+ * and returns the slot. A retry further away than the queue can delay is parked in the due index.
+ */
+export function retryJob(context: StoreContext, input: RetryJobInput): Promise<Job> {
+  const parked = input.retryAt - input.now > MAX_QUEUE_DELAY_SECONDS * 1000;
+  const shard = shardOf(input.jobId, context.shards);
+  const ending = change(
+    {
+      status: 'retrying',
+      runAt: input.retryAt,
+      finishedAt: input.now,
+      error: input.error,
+      dueShard: parked ? shardKeys.dueJob(shard) : null,
+      dueAt: parked ? input.retryAt : null,
+    },
+    [...LEASE_ATTRIBUTES, 'returnValue', ...(input.error ? [] : ['error'])],
+  );
+  const ourEarlierTry = (old: StoredItem) =>
+    old.status === 'retrying' && old.attempt === input.failedAttempt && old.finishedAt === input.now;
+  return endRun(context, 'retryJob', input.jobId, input.owner, ending, ourEarlierTry, input.failedAttempt);
+}
+
+/**
+ * Applies `ending` to a running job leased by `owner` (also after its lease expired, as long as nobody
+ * took it over). Tries the common case first (no slot held: one write); a slot holder is ended in a
+ * transaction that also gives the slot back.
+ */
+async function endRun(
+  context: StoreContext,
+  operation: string,
+  jobId: string,
+  owner: string,
+  ending: ItemChange,
+  ourEarlierTry: (old: StoredItem) => boolean,
+  attempt?: number,
+): Promise<Job> {
+  const build = (withoutSlot: boolean) => {
+    const expressions = applyTo(new Expressions(), ending);
+    let condition =
+      `${expressions.name('leaseOwner')} = ${expressions.value(owner)}` +
+      ` AND ${expressions.name('status')} = ${expressions.value('running')}`;
+    if (attempt !== undefined)
+      condition += ` AND ${expressions.name('attempt')} = ${expressions.value(attempt)}`;
+    if (withoutSlot) condition += ` AND attribute_not_exists(${expressions.name('holdsSlot')})`;
+    return expressions.buildUpdate(condition);
+  };
+  let old: StoredItem | undefined;
+  try {
+    const output = await context.update(operation, {
+      Key: jobKey(jobId),
+      ...build(true),
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return itemToJob(output.Attributes ?? {});
+  } catch (error) {
+    old = conditionFailure(error).old;
+  }
+  if (old && ourEarlierTry(old)) return itemToJob(old);
+  const ownsRun =
+    old?.leaseOwner === owner &&
+    old.status === 'running' &&
+    (attempt === undefined || old.attempt === attempt);
+  if (!old || !ownsRun || old.holdsSlot !== true) throw new LeaseLostError('job', jobId, owner);
+  try {
+    await context.transact(operation, {
+      TransactItems: [
+        {
+          Update: {
+            TableName: context.tableName,
+            Key: jobKey(jobId),
+            ...build(false),
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        returnSlotItem(context, String(old.task)),
+      ],
+    });
+    return itemToJob(changedItem(old, ending));
+  } catch (error) {
+    const [reason] = transactionCancellation(error);
+    if (reason?.old && ourEarlierTry(reason.old)) return itemToJob(reason.old);
+    throw new LeaseLostError('job', jobId, owner);
+  }
+}
+
+/**
+ * Writes status `cancelled` unless the job started: creates the item when the job exists only as a queue
+ * message (`request`, when given, fills in what the job is). Returns undefined when it already started.
+ */
+export async function cancelJob(
+  context: StoreContext,
+  id: string,
+  now: EpochMs,
+  expiresAt: EpochMs,
+  request?: JobRequest,
+): Promise<Job | undefined> {
+  const expressions = new Expressions();
+  const keepOrSet = (attribute: string, value: unknown) => {
+    if (value === null || value === undefined) return;
+    expressions.setExpression(
+      attribute,
+      `if_not_exists(${expressions.name(attribute)}, ${expressions.value(value)})`,
+    );
+  };
+  const known = request ? requestAttributes(request) : { runAt: now };
+  for (const [attribute, value] of Object.entries(known)) keepOrSet(attribute, value);
+  keepOrSet('createdAt', now);
+  keepOrSet('attempt', 0);
+  applyTo(
+    expressions,
+    change({ status: 'cancelled', finishedAt: now, expiresAt: ttlOf(expiresAt) }, [
+      'dueShard',
+      'dueAt',
+      'leaseOwner',
+      'leaseUntil',
+      'returnValue',
+      'error',
+    ]),
+  );
+  const status = expressions.name('status');
+  const condition =
+    `attribute_not_exists(pk) OR ${status} = ${expressions.value('queued')}` +
+    ` OR ${status} = ${expressions.value('retrying')}`;
+  try {
+    const output = await context.update('cancelJob', {
+      Key: jobKey(id),
+      ...expressions.build(condition),
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return itemToJob(output.Attributes ?? {});
+  } catch (error) {
+    const { old } = conditionFailure(error);
+    return old?.status === 'cancelled' ? itemToJob(old) : undefined;
+  }
+}

@@ -1,0 +1,98 @@
+import type { EpochMs } from '../../core/clock';
+import type { JsonValue } from '../../core/json';
+import {
+  isFinalStatus,
+  type Job,
+  type JobError,
+  type JobOrigin,
+  type JobResult,
+  type JobStatus,
+} from '../../core/model/job';
+import type { JobRequest } from '../../core/ports/job-store';
+import { optionalNumber } from './schedule-items';
+import type { StoredItem } from './store-context';
+import { idFromPartitionKey, JOB_PREFIX, jobKey, ttlSeconds } from './table-design';
+
+/**
+ * A job item stores each fact once: the id lives in `pk`; the result is not a nested copy but
+ * `returnValue`/`error` next to the job's own `status`, `startedAt`, `finishedAt` and `attempt`;
+ * `expiresAt` is the TTL in epoch seconds. `runShard` exists only while running, `dueShard`/`dueAt`
+ * only while parked. Absent optional fields mean `null`.
+ */
+export function requestAttributes(request: JobRequest): StoredItem {
+  return {
+    task: request.task,
+    payload: request.payload,
+    origin: request.origin,
+    scheduleId: request.scheduleId,
+    fireTime: request.fireTime,
+    runAt: request.runAt,
+    startDeadline: request.startDeadline,
+  };
+}
+
+export function newJobItem(request: JobRequest, now: EpochMs): StoredItem {
+  const item: StoredItem = { ...jobKey(request.id), attempt: 0, status: 'queued', createdAt: now };
+  for (const [attribute, value] of Object.entries(requestAttributes(request))) {
+    if (value !== null && value !== undefined) item[attribute] = value;
+  }
+  return item;
+}
+
+export function itemToJob(item: StoredItem): Job {
+  const status = item.status as JobStatus;
+  const startedAt = optionalNumber(item.startedAt);
+  const finishedAt = optionalNumber(item.finishedAt);
+  const attempt = Number(item.attempt ?? 0);
+  const expiresAt = optionalNumber(item.expiresAt);
+  return {
+    id: idFromPartitionKey(String(item.pk), JOB_PREFIX),
+    task: typeof item.task === 'string' ? item.task : '',
+    payload: (item.payload ?? null) as JsonValue,
+    origin: (item.origin ?? 'direct') as JobOrigin,
+    scheduleId: typeof item.scheduleId === 'string' ? item.scheduleId : null,
+    fireTime: optionalNumber(item.fireTime),
+    runAt: Number(item.runAt ?? item.createdAt ?? 0),
+    startDeadline: optionalNumber(item.startDeadline),
+    attempt,
+    status,
+    leaseOwner: typeof item.leaseOwner === 'string' ? item.leaseOwner : null,
+    leaseUntil: optionalNumber(item.leaseUntil),
+    holdsSlot: item.holdsSlot === true,
+    createdAt: Number(item.createdAt ?? 0),
+    startedAt,
+    finishedAt: isFinalStatus(status) ? finishedAt : null,
+    result: resultOf(item, status, startedAt, finishedAt, attempt),
+    expiresAt: expiresAt === null ? null : expiresAt * 1000,
+  };
+}
+
+/** Final jobs carry their result; a retrying job carries the failed attempt's. */
+function resultOf(
+  item: StoredItem,
+  status: JobStatus,
+  startedAt: EpochMs | null,
+  finishedAt: EpochMs | null,
+  attempt: number,
+): JobResult | null {
+  if (finishedAt === null) return null;
+  if (!isFinalStatus(status) && status !== 'retrying') return null;
+  const result: JobResult = {
+    outcome: isFinalStatus(status) ? status : 'error',
+    startedAt,
+    finishedAt,
+    attempt,
+  };
+  if (item.returnValue !== undefined) result.returnValue = item.returnValue as JsonValue;
+  if (item.error !== undefined) result.error = item.error as JobError;
+  return result;
+}
+
+/** Reads treat an item past its expiry as absent (DynamoDB deletes it up to days later; Local never). */
+export function isExpired(item: StoredItem, now: EpochMs): boolean {
+  return typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= now;
+}
+
+export function ttlOf(expiresAtMs: EpochMs): number {
+  return ttlSeconds(expiresAtMs);
+}

@@ -1,0 +1,98 @@
+import type { EpochMs } from '../../core/clock';
+import { ValidationError } from '../../core/errors';
+import type { Job } from '../../core/model/job';
+import type { Page, PageRequest } from '../../core/model/page';
+import type { JobFilter } from '../../core/ports/job-store';
+import { readIndexPage } from './index-pages';
+import { isExpired, itemToJob } from './job-items';
+import type { StoreContext } from './store-context';
+import { INDEX_NAMES, type ItemKey, jobKey, shardKeys } from './table-design';
+
+export async function getJob(context: StoreContext, id: string, now: EpochMs): Promise<Job | undefined> {
+  const output = await context.get('getJob', { Key: jobKey(id), ConsistentRead: true });
+  return output.Item && !isExpired(output.Item, now) ? itemToJob(output.Item) : undefined;
+}
+
+/**
+ * Jobs of a schedule or of a task, latest run time first, from a keys-only index; the items are then
+ * read (eventually consistent) and the status filter and expiry applied.
+ */
+export async function listJobs(
+  context: StoreContext,
+  filter: JobFilter,
+  page: PageRequest,
+  now: EpochMs,
+): Promise<Page<Job>> {
+  const [indexName, partitionAttribute, partitionValue] =
+    filter.scheduleId !== undefined
+      ? [INDEX_NAMES.jobsBySchedule, 'scheduleId', filter.scheduleId]
+      : filter.task !== undefined
+        ? [INDEX_NAMES.jobsByTask, 'task', filter.task]
+        : [undefined, '', ''];
+  if (!indexName) {
+    throw ValidationError.single(
+      'filter',
+      'listing jobs needs a scheduleId or a task (status narrows either)',
+    );
+  }
+  return readIndexPage(context, {
+    operation: 'listJobs',
+    query: {
+      IndexName: indexName,
+      KeyConditionExpression: '#partition = :partition',
+      ExpressionAttributeNames: { '#partition': partitionAttribute },
+      ExpressionAttributeValues: { ':partition': partitionValue },
+      ScanIndexForward: false,
+    },
+    keyAttributes: [partitionAttribute, 'runAt', 'pk', 'sk'],
+    page,
+    resolve: async (entries) => {
+      const found = await context.batchGet('listJobs', entries.map(keyOf), false);
+      return entries.map((entry) => {
+        const item = found.get(String(entry.pk));
+        if (!item || isExpired(item, now)) return undefined;
+        const job = itemToJob(item);
+        const matches =
+          (filter.status === undefined || job.status === filter.status) &&
+          (filter.task === undefined || job.task === filter.task);
+        return matches ? job : undefined;
+      });
+    },
+  });
+}
+
+/** Running jobs whose lease ended before `now`, oldest lease first, read consistently. */
+export async function findExpiredJobLeases(
+  context: StoreContext,
+  now: EpochMs,
+  limit: number,
+): Promise<Job[]> {
+  const keys: ItemKey[] = [];
+  await Promise.all(
+    Array.from({ length: context.shards }, async (_, shard) => {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await context.query('findExpiredJobLeases', {
+          IndexName: INDEX_NAMES.running,
+          KeyConditionExpression: '#shard = :shard AND #leaseUntil < :now',
+          ExpressionAttributeNames: { '#shard': 'runShard', '#leaseUntil': 'leaseUntil' },
+          ExpressionAttributeValues: { ':shard': shardKeys.running(shard), ':now': now },
+          Limit: Math.min(limit, 100),
+          ExclusiveStartKey: startKey,
+        });
+        for (const item of page.Items ?? []) keys.push(keyOf(item));
+        startKey = keys.length < limit ? page.LastEvaluatedKey : undefined;
+      } while (startKey);
+    }),
+  );
+  const found = await context.batchGet('findExpiredJobLeases', keys);
+  return [...found.values()]
+    .map(itemToJob)
+    .filter((job) => job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < now)
+    .sort((a, b) => (a.leaseUntil ?? 0) - (b.leaseUntil ?? 0))
+    .slice(0, limit);
+}
+
+function keyOf(entry: Record<string, unknown>): ItemKey {
+  return { pk: String(entry.pk), sk: String(entry.sk) };
+}

@@ -1,0 +1,70 @@
+import { StoreUnavailableError } from '../../core/errors';
+
+export interface RetryPolicy {
+  /** Total tries, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 25, maxDelayMs: 1_000 };
+
+const TRANSIENT_ERROR_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'TimeoutError',
+]);
+
+const TRANSIENT_CANCELLATION_CODES = new Set([
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+]);
+
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+
+/** Throttling, conflicts with other transactions and server/network hiccups: worth another try. */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (TRANSIENT_ERROR_NAMES.has(error.name)) return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code && TRANSIENT_NETWORK_CODES.has(code)) return true;
+  if (error.name === 'TransactionCanceledException') {
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    const failed = reasons.filter((reason) => reason.Code && reason.Code !== 'None');
+    return failed.length > 0 && failed.every((reason) => TRANSIENT_CANCELLATION_CODES.has(reason.Code ?? ''));
+  }
+  return false;
+}
+
+/**
+ * Runs `call` and retries transient failures with exponential backoff and full jitter; after
+ * `maxAttempts` tries throws `StoreUnavailableError` (the last error as its cause). Other errors pass through.
+ */
+export async function withRetries<T>(
+  operation: string,
+  policy: RetryPolicy,
+  call: () => Promise<T>,
+  sleep: (ms: number) => Promise<void> = defaultSleep,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isTransient(error)) throw error;
+      if (attempt >= policy.maxAttempts) throw new StoreUnavailableError(operation, { cause: error });
+      const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+      await sleep(Math.random() * ceiling);
+    }
+  }
+}
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}

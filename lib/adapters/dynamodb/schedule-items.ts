@@ -1,0 +1,89 @@
+import type { EpochMs } from '../../core/clock';
+import type { JsonValue } from '../../core/json';
+import type { CoalescePolicy, Schedule, ScheduleDefinition } from '../../core/model/schedule';
+import type { TriggerSpec } from '../../core/triggers/schema';
+import type { StoredItem } from './store-context';
+import {
+  ITEM_KINDS,
+  type ItemKey,
+  idFromPartitionKey,
+  SCHEDULE_PREFIX,
+  scheduleKey,
+  shardKeys,
+  shardOf,
+} from './table-design';
+
+/**
+ * A schedule item stores each fact once: the id lives in `pk`, the next fire time in `dueAt` (the due
+ * index's sort key), and `dueShard` is present only while the schedule is active (not paused, has a next fire).
+ * Absent optional fields mean `null`.
+ */
+export function scheduleToItem(schedule: Schedule, shards: number): StoredItem {
+  const item: StoredItem = {
+    ...scheduleKey(schedule.id),
+    kind: ITEM_KINDS.schedule,
+    ...definitionAttributes(schedule),
+    paused: schedule.paused,
+    version: schedule.version,
+    createdAt: schedule.createdAt,
+    updatedAt: schedule.updatedAt,
+  };
+  if (schedule.nextFireAt !== null) item.dueAt = schedule.nextFireAt;
+  if (isActive(schedule.paused, schedule.nextFireAt)) item.dueShard = dueShardOf(schedule.id, shards);
+  if (schedule.lastFireAt !== null) item.lastFireAt = schedule.lastFireAt;
+  if (schedule.leaseOwner !== null) item.leaseOwner = schedule.leaseOwner;
+  if (schedule.leaseUntil !== null) item.leaseUntil = schedule.leaseUntil;
+  return item;
+}
+
+/** The owner-controlled attributes, as stored (`misfireGraceSeconds` absent for `null`). */
+export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' | 'paused'>): StoredItem {
+  const attributes: StoredItem = {
+    task: definition.task,
+    trigger: definition.trigger,
+    payload: definition.payload,
+    coalesce: definition.coalesce,
+    maxJitterSeconds: definition.maxJitterSeconds,
+    tags: definition.tags,
+  };
+  if (definition.misfireGraceSeconds !== null)
+    attributes.misfireGraceSeconds = definition.misfireGraceSeconds;
+  return attributes;
+}
+
+export function itemToSchedule(item: StoredItem): Schedule {
+  return {
+    id: idFromPartitionKey(String(item.pk), SCHEDULE_PREFIX),
+    task: String(item.task),
+    trigger: item.trigger as TriggerSpec,
+    payload: (item.payload ?? null) as JsonValue,
+    coalesce: item.coalesce as CoalescePolicy,
+    misfireGraceSeconds: optionalNumber(item.misfireGraceSeconds),
+    maxJitterSeconds: Number(item.maxJitterSeconds ?? 0),
+    tags: (item.tags as string[] | undefined) ?? [],
+    paused: item.paused === true,
+    nextFireAt: optionalNumber(item.dueAt),
+    lastFireAt: optionalNumber(item.lastFireAt),
+    version: Number(item.version),
+    createdAt: Number(item.createdAt),
+    updatedAt: Number(item.updatedAt),
+    leaseOwner: typeof item.leaseOwner === 'string' ? item.leaseOwner : null,
+    leaseUntil: optionalNumber(item.leaseUntil),
+  };
+}
+
+export function isActive(paused: boolean, nextFireAt: EpochMs | null): boolean {
+  return !paused && nextFireAt !== null;
+}
+
+export function dueShardOf(scheduleId: string, shards: number): string {
+  return shardKeys.dueSchedule(shardOf(scheduleId, shards));
+}
+
+export function scheduleKeyOf(item: StoredItem): ItemKey {
+  return { pk: String(item.pk), sk: String(item.sk) };
+}
+
+export function optionalNumber(value: unknown): number | null {
+  return typeof value === 'number' ? value : null;
+}

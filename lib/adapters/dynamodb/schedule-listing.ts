@@ -1,0 +1,46 @@
+import type { Page, PageRequest } from '../../core/model/page';
+import type { Schedule } from '../../core/model/schedule';
+import type { ScheduleFilter } from '../../core/ports/schedule-store';
+import { Expressions } from './expressions';
+import { readIndexPage } from './index-pages';
+import { itemToSchedule, scheduleKeyOf } from './schedule-items';
+import type { StoreContext } from './store-context';
+import { INDEX_NAMES, ITEM_KINDS } from './table-design';
+
+/** Schedules in id order from the `by-kind` index (filters run on its projected attributes), then read whole. */
+export function listSchedules(
+  context: StoreContext,
+  filter: ScheduleFilter,
+  page: PageRequest,
+): Promise<Page<Schedule>> {
+  const expressions = new Expressions();
+  const keyCondition = `${expressions.name('kind')} = ${expressions.value(ITEM_KINDS.schedule)}`;
+  const filters: string[] = [];
+  if (filter.task !== undefined)
+    filters.push(`${expressions.name('task')} = ${expressions.value(filter.task)}`);
+  if (filter.tag !== undefined)
+    filters.push(`contains(${expressions.name('tags')}, ${expressions.value(filter.tag)})`);
+  if (filter.paused !== undefined) {
+    filters.push(`${expressions.name('paused')} = ${expressions.value(filter.paused)}`);
+  }
+  const { ExpressionAttributeNames, ExpressionAttributeValues } = expressions.build();
+  return readIndexPage(context, {
+    operation: 'listSchedules',
+    query: {
+      IndexName: INDEX_NAMES.byKind,
+      KeyConditionExpression: keyCondition,
+      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+      ExpressionAttributeNames,
+      ExpressionAttributeValues,
+    },
+    keyAttributes: ['kind', 'pk', 'sk'],
+    page,
+    resolve: async (entries) => {
+      const found = await context.batchGet('listSchedules', entries.map(scheduleKeyOf));
+      return entries.map((entry) => {
+        const item = found.get(String(entry.pk));
+        return item ? itemToSchedule(item) : undefined;
+      });
+    },
+  });
+}

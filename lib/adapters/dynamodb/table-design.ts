@@ -1,0 +1,183 @@
+/**
+ * The single-table design shared by the DynamoDB adapter and the CDK stack.
+ * Imports nothing from the AWS SDK: the infra layer may import this file (and only this file).
+ * Rationale and per-operation costs: docs/adr/0001-table-design.md.
+ */
+
+export type KeyType = 'S' | 'N';
+
+export interface KeyAttribute {
+  name: string;
+  type: KeyType;
+}
+
+export type IndexProjection = 'KEYS_ONLY' | 'ALL' | { include: string[] };
+
+export interface GlobalSecondaryIndexDesign {
+  indexName: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  projection: IndexProjection;
+}
+
+export const DEFAULT_SHARDS = 16;
+
+/** DynamoDB TTL attribute, in epoch SECONDS (the domain's `expiresAt` is ms, rounded up to the second). */
+export const TTL_ATTRIBUTE = 'expiresAt';
+
+export const TABLE_KEYS = {
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+} as const satisfies { partitionKey: KeyAttribute; sortKey: KeyAttribute };
+
+/** Attribute names that carry index keys (each present only while the item belongs in the index). */
+export const INDEX_ATTRIBUTES = {
+  /** `DUE#<n>` on an active schedule, `JOBDUE#<n>` on a parked job. */
+  dueShard: 'dueShard',
+  /** The schedule's next fire time / the parked job's run time (ms). */
+  dueAt: 'dueAt',
+  /** `RUNNING#<n>` while a job runs. */
+  runShard: 'runShard',
+  leaseUntil: 'leaseUntil',
+  /** `schedule` or `counter`: lets schedules and counters be listed without a Scan. */
+  kind: 'kind',
+  task: 'task',
+  scheduleId: 'scheduleId',
+  runAt: 'runAt',
+} as const;
+
+export const INDEX_NAMES = {
+  due: 'due',
+  running: 'running',
+  byKind: 'by-kind',
+  jobsByTask: 'jobs-by-task',
+  jobsBySchedule: 'jobs-by-schedule',
+} as const;
+
+export const GLOBAL_SECONDARY_INDEXES: readonly GlobalSecondaryIndexDesign[] = [
+  {
+    // Active schedules and parked jobs, by shard, ordered by due time. Leases do not touch it (keys only).
+    indexName: INDEX_NAMES.due,
+    partitionKey: { name: INDEX_ATTRIBUTES.dueShard, type: 'S' },
+    sortKey: { name: INDEX_ATTRIBUTES.dueAt, type: 'N' },
+    projection: 'KEYS_ONLY',
+  },
+  {
+    // Running jobs, by shard, ordered by lease end: reaping and counter repair.
+    indexName: INDEX_NAMES.running,
+    partitionKey: { name: INDEX_ATTRIBUTES.runShard, type: 'S' },
+    sortKey: { name: INDEX_ATTRIBUTES.leaseUntil, type: 'N' },
+    projection: { include: ['task', 'holdsSlot'] },
+  },
+  {
+    // Schedules (by id) and task counters: what filters need is projected, ticks never write it.
+    indexName: INDEX_NAMES.byKind,
+    partitionKey: { name: INDEX_ATTRIBUTES.kind, type: 'S' },
+    sortKey: { name: TABLE_KEYS.partitionKey.name, type: 'S' },
+    projection: { include: ['task', 'tags', 'paused'] },
+  },
+  {
+    // Jobs of a task, newest run time first. Schedules and counters have no `runAt`: not indexed.
+    indexName: INDEX_NAMES.jobsByTask,
+    partitionKey: { name: INDEX_ATTRIBUTES.task, type: 'S' },
+    sortKey: { name: INDEX_ATTRIBUTES.runAt, type: 'N' },
+    projection: 'KEYS_ONLY',
+  },
+  {
+    // Jobs of a schedule, newest run time first.
+    indexName: INDEX_NAMES.jobsBySchedule,
+    partitionKey: { name: INDEX_ATTRIBUTES.scheduleId, type: 'S' },
+    sortKey: { name: INDEX_ATTRIBUTES.runAt, type: 'N' },
+    projection: 'KEYS_ONLY',
+  },
+];
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+export const SCHEDULE_PREFIX = 'SCHEDULE#';
+export const JOB_PREFIX = 'JOB#';
+export const TASK_PREFIX = 'TASK#';
+
+export function scheduleKey(id: string): ItemKey {
+  return { pk: `${SCHEDULE_PREFIX}${id}`, sk: 'SCHEDULE' };
+}
+
+export function jobKey(id: string): ItemKey {
+  return { pk: `${JOB_PREFIX}${id}`, sk: 'JOB' };
+}
+
+export function taskCounterKey(task: string): ItemKey {
+  return { pk: `${TASK_PREFIX}${task}`, sk: 'COUNTER' };
+}
+
+/** The id inside a `pk` built by one of the key builders. */
+export function idFromPartitionKey(pk: string, prefix: string): string {
+  if (!pk.startsWith(prefix)) throw new Error(`key '${pk}' does not start with '${prefix}'`);
+  return pk.slice(prefix.length);
+}
+
+/** Stable shard of an id: FNV-1a (32 bit) modulo `shards`. Never change it: stored items depend on it. */
+export function shardOf(id: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % shards;
+}
+
+export const shardKeys = {
+  dueSchedule: (n: number) => `DUE#${n}`,
+  dueJob: (n: number) => `JOBDUE#${n}`,
+  running: (n: number) => `RUNNING#${n}`,
+} as const;
+
+export const ITEM_KINDS = { schedule: 'schedule', counter: 'counter' } as const;
+
+/** Epoch seconds for the TTL attribute: rounded up, so an item never expires before its ms instant. */
+export function ttlSeconds(expiresAtMs: number): number {
+  return Math.ceil(expiresAtMs / 1000);
+}
+
+/** The input of `CreateTable` (on-demand billing) for tests and the local platform; structurally an SDK input. */
+export function createTableInput(tableName: string) {
+  const attributes = new Map<string, KeyType>();
+  const keyAttribute = (key: KeyAttribute) => {
+    attributes.set(key.name, key.type);
+  };
+  keyAttribute(TABLE_KEYS.partitionKey);
+  keyAttribute(TABLE_KEYS.sortKey);
+  for (const index of GLOBAL_SECONDARY_INDEXES) {
+    keyAttribute(index.partitionKey);
+    if (index.sortKey) keyAttribute(index.sortKey);
+  }
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({
+      AttributeName,
+      AttributeType,
+    })),
+    KeySchema: [
+      { AttributeName: TABLE_KEYS.partitionKey.name, KeyType: 'HASH' as const },
+      { AttributeName: TABLE_KEYS.sortKey.name, KeyType: 'RANGE' as const },
+    ],
+    GlobalSecondaryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
+        ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }] : []),
+      ],
+      Projection: sdkProjection(index.projection),
+    })),
+  };
+}
+
+function sdkProjection(projection: IndexProjection) {
+  if (projection === 'KEYS_ONLY') return { ProjectionType: 'KEYS_ONLY' as const };
+  if (projection === 'ALL') return { ProjectionType: 'ALL' as const };
+  return { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: projection.include };
+}

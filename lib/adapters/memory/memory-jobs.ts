@@ -1,0 +1,297 @@
+import type { EpochMs } from '../../core/clock';
+import { ConflictingIdError, LeaseLostError, ValidationError } from '../../core/errors';
+import type { Job, JobResult } from '../../core/model/job';
+import type { Page, PageRequest } from '../../core/model/page';
+import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
+import type {
+  ClaimJobInput,
+  ClaimOutcome,
+  CreateJobInput,
+  FinishJobInput,
+  JobFilter,
+  JobRequest,
+  JobStore,
+  RetryJobInput,
+} from '../../core/ports/job-store';
+import { pageAfter } from './memory-pages';
+
+/** A job as kept in memory: the domain job plus where it waits in the due index, if parked. */
+interface StoredJob extends Job {
+  parkedUntil: EpochMs | null;
+}
+
+/**
+ * The in-memory reference `JobStore` (same contract suite as the DynamoDB store). Expiry has the
+ * DynamoDB store's whole-second resolution (rounded up). Every method is atomic.
+ */
+export class MemoryJobStore implements JobStore {
+  private readonly jobs = new Map<string, StoredJob>();
+  private readonly counters = new Map<string, number>();
+
+  async createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
+    const existing = this.live(input.job.id, input.now);
+    if (existing && input.conflictPolicy === 'do_nothing') return { status: 'kept', job: present(existing) };
+    if (existing && (input.conflictPolicy === 'exception' || existing.status === 'running')) {
+      throw new ConflictingIdError('job', input.job.id);
+    }
+    const job: StoredJob = {
+      ...newJob(input.job, input.now),
+      parkedUntil: input.parkUntilDue ? input.job.runAt : null,
+    };
+    this.jobs.set(job.id, job);
+    return { status: existing ? 'replaced' : 'added', job: present(job) };
+  }
+
+  async claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
+    const existing = this.jobs.get(input.job.id);
+    const claimable =
+      !existing ||
+      ((existing.status === 'queued' || existing.status === 'retrying') && existing.attempt < input.attempt);
+    if (!claimable && existing) {
+      return { status: existing.status === 'cancelled' ? 'cancelled' : 'duplicate', job: present(existing) };
+    }
+    const limit = input.concurrencyLimit;
+    const running = this.counters.get(input.job.task) ?? 0;
+    if (limit !== undefined && running >= limit) return { status: 'no_slot', running };
+    if (limit !== undefined) this.counters.set(input.job.task, running + 1);
+    const job: StoredJob = {
+      ...newJob(input.job, input.now),
+      runAt: existing?.runAt ?? input.job.runAt,
+      createdAt: existing?.createdAt ?? input.now,
+      attempt: input.attempt,
+      status: 'running',
+      leaseOwner: input.owner,
+      leaseUntil: input.leaseUntil,
+      holdsSlot: limit !== undefined,
+      startedAt: input.now,
+      parkedUntil: null,
+    };
+    this.jobs.set(job.id, job);
+    return { status: 'claimed', job: present(job) };
+  }
+
+  async finishJob(input: FinishJobInput): Promise<Job> {
+    const done = this.jobs.get(input.jobId);
+    const repeated =
+      done?.status === input.result.outcome &&
+      done.finishedAt === input.result.finishedAt &&
+      done.leaseOwner === null;
+    if (done && repeated) return present(done); // a retried request whose first try applied
+    const job = this.ownedRun(input.jobId, input.owner);
+    const result: JobResult = { ...structuredClone(input.result), attempt: job.attempt };
+    this.endRun(job);
+    Object.assign(job, {
+      status: result.outcome,
+      startedAt: result.startedAt,
+      finishedAt: result.finishedAt,
+      result,
+      expiresAt: wholeSecondsUp(input.expiresAt),
+    });
+    return present(job);
+  }
+
+  async retryJob(input: RetryJobInput): Promise<Job> {
+    const done = this.jobs.get(input.jobId);
+    const repeated =
+      done?.status === 'retrying' &&
+      done.attempt === input.failedAttempt &&
+      done.result?.finishedAt === input.now;
+    if (done && repeated) return present(done); // a retried request whose first try applied
+    const job = this.ownedRun(input.jobId, input.owner, input.failedAttempt);
+    this.endRun(job);
+    const result: JobResult = {
+      outcome: 'error',
+      startedAt: job.startedAt,
+      finishedAt: input.now,
+      attempt: job.attempt,
+    };
+    if (input.error) result.error = structuredClone(input.error);
+    const parked = input.retryAt - input.now > MAX_QUEUE_DELAY_SECONDS * 1000;
+    Object.assign(job, {
+      status: 'retrying',
+      runAt: input.retryAt,
+      result,
+      parkedUntil: parked ? input.retryAt : null,
+    });
+    return present(job);
+  }
+
+  async getJob(id: string, now: EpochMs): Promise<Job | undefined> {
+    const job = this.live(id, now);
+    return job && present(job);
+  }
+
+  async listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
+    if (filter.scheduleId === undefined && filter.task === undefined) {
+      throw ValidationError.single(
+        'filter',
+        'listing jobs needs a scheduleId or a task (status narrows either)',
+      );
+    }
+    const matching = [...this.jobs.values()]
+      .filter(
+        (job) =>
+          !isExpired(job, now) &&
+          (filter.scheduleId === undefined || job.scheduleId === filter.scheduleId) &&
+          (filter.task === undefined || job.task === filter.task) &&
+          (filter.status === undefined || job.status === filter.status),
+      )
+      .sort((a, b) => (position(a) < position(b) ? -1 : 1));
+    return pageAfter(matching, page, position, present);
+  }
+
+  async cancelJob(
+    id: string,
+    now: EpochMs,
+    expiresAt: EpochMs,
+    request?: JobRequest,
+  ): Promise<Job | undefined> {
+    const existing = this.jobs.get(id);
+    if (existing?.status === 'cancelled') return present(existing);
+    if (existing && existing.status !== 'queued' && existing.status !== 'retrying') return undefined;
+    const base: StoredJob = existing ?? {
+      ...newJob(
+        request ?? {
+          id,
+          task: '',
+          payload: null,
+          origin: 'direct',
+          scheduleId: null,
+          fireTime: null,
+          runAt: now,
+          startDeadline: null,
+        },
+        now,
+      ),
+      parkedUntil: null,
+    };
+    const job: StoredJob = {
+      ...base,
+      status: 'cancelled',
+      leaseOwner: null,
+      leaseUntil: null,
+      finishedAt: now,
+      result: { outcome: 'cancelled', startedAt: base.startedAt, finishedAt: now, attempt: base.attempt },
+      expiresAt: wholeSecondsUp(expiresAt),
+      parkedUntil: null,
+    };
+    this.jobs.set(id, job);
+    return present(job);
+  }
+
+  async acquireDueJobs(
+    owner: string,
+    now: EpochMs,
+    dueBefore: EpochMs,
+    leaseMs: number,
+    limit: number,
+  ): Promise<Job[]> {
+    const due = [...this.jobs.values()]
+      .filter(
+        (job) =>
+          job.parkedUntil !== null &&
+          job.parkedUntil <= dueBefore &&
+          (job.status === 'queued' || job.status === 'retrying') &&
+          (job.leaseUntil === null || job.leaseUntil < now),
+      )
+      .sort((a, b) => (a.parkedUntil ?? 0) - (b.parkedUntil ?? 0))
+      .slice(0, Math.max(0, limit));
+    for (const job of due) Object.assign(job, { leaseOwner: owner, leaseUntil: now + leaseMs });
+    return due.map(present);
+  }
+
+  async markJobSent(jobId: string, owner: string): Promise<void> {
+    const job = this.jobs.get(jobId);
+    if (!job || job.parkedUntil === null) return;
+    if (job.leaseOwner !== owner) throw new LeaseLostError('job', jobId, owner);
+    Object.assign(job, { parkedUntil: null, leaseOwner: null, leaseUntil: null });
+  }
+
+  async findExpiredJobLeases(now: EpochMs, limit: number): Promise<Job[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < now)
+      .sort((a, b) => (a.leaseUntil ?? 0) - (b.leaseUntil ?? 0))
+      .slice(0, Math.max(0, limit))
+      .map(present);
+  }
+
+  async runningCounts(): Promise<Map<string, number>> {
+    return new Map(this.counters);
+  }
+
+  async repairCounters(_now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
+    const actual = new Map<string, number>();
+    for (const job of this.jobs.values()) {
+      if (job.status === 'running' && job.holdsSlot) actual.set(job.task, (actual.get(job.task) ?? 0) + 1);
+    }
+    const corrections = new Map<string, { was: number; now: number }>();
+    for (const task of new Set([...this.counters.keys(), ...actual.keys()])) {
+      const was = this.counters.get(task);
+      const counted = actual.get(task) ?? 0;
+      if (was === counted || (was === undefined && counted === 0)) continue;
+      this.counters.set(task, counted);
+      corrections.set(task, { was: was ?? 0, now: counted });
+    }
+    return corrections;
+  }
+
+  /** Overwrites a task's counter, as drift would (a test aid for `repairCounters`; not part of the port). */
+  setRunningCount(task: string, running: number): void {
+    this.counters.set(task, running);
+  }
+
+  private live(id: string, now: EpochMs): StoredJob | undefined {
+    const job = this.jobs.get(id);
+    return job && !isExpired(job, now) ? job : undefined;
+  }
+
+  private ownedRun(jobId: string, owner: string, attempt?: number): StoredJob {
+    const job = this.jobs.get(jobId);
+    const owned =
+      job?.leaseOwner === owner &&
+      job.status === 'running' &&
+      (attempt === undefined || job.attempt === attempt);
+    if (!job || !owned) throw new LeaseLostError('job', jobId, owner);
+    return job;
+  }
+
+  /** Clears the lease and gives the slot back. */
+  private endRun(job: StoredJob): void {
+    if (job.holdsSlot) this.counters.set(job.task, (this.counters.get(job.task) ?? 0) - 1);
+    Object.assign(job, { leaseOwner: null, leaseUntil: null, holdsSlot: false });
+  }
+}
+
+function newJob(request: JobRequest, now: EpochMs): Job {
+  return {
+    ...structuredClone(request),
+    attempt: 0,
+    status: 'queued',
+    leaseOwner: null,
+    leaseUntil: null,
+    holdsSlot: false,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+    result: null,
+    expiresAt: null,
+  };
+}
+
+/** Newest run time first, then id: as a string that sorts in listing order. */
+function position(job: Job): string {
+  return `${String(Number.MAX_SAFE_INTEGER - job.runAt).padStart(16, '0')}#${job.id}`;
+}
+
+function isExpired(job: Job, now: EpochMs): boolean {
+  return job.expiresAt !== null && job.expiresAt <= now;
+}
+
+function wholeSecondsUp(ms: EpochMs): EpochMs {
+  return Math.ceil(ms / 1000) * 1000;
+}
+
+function present(job: StoredJob | Job): Job {
+  const { parkedUntil: _parked, ...rest } = job as StoredJob;
+  return structuredClone(rest);
+}

@@ -1,0 +1,156 @@
+import type { EpochMs } from '../../core/clock';
+import {
+  ConflictingIdError,
+  LeaseLostError,
+  ScheduleNotFoundError,
+  VersionConflictError,
+} from '../../core/errors';
+import type { Page, PageRequest } from '../../core/model/page';
+import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type {
+  AcquireDueSchedulesInput,
+  AddScheduleInput,
+  AddScheduleOutcome,
+  ReleaseOutcome,
+  ReleaseScheduleInput,
+  ScheduleFilter,
+  ScheduleStore,
+} from '../../core/ports/schedule-store';
+import { pageAfter } from './memory-pages';
+
+/**
+ * The in-memory reference `ScheduleStore`: the same contract as the DynamoDB store (one suite checks
+ * both), for fast unit tests of the runtime. Every method is atomic (no awaits inside).
+ */
+export class MemoryScheduleStore implements ScheduleStore {
+  private readonly schedules = new Map<string, Schedule>();
+
+  async addSchedule(input: AddScheduleInput): Promise<AddScheduleOutcome> {
+    const { schedule: definition, nextFireAt, now } = input;
+    const existing = this.schedules.get(definition.id);
+    if (existing && input.conflictPolicy === 'exception')
+      throw new ConflictingIdError('schedule', definition.id);
+    if (existing && input.conflictPolicy === 'do_nothing')
+      return { status: 'kept', schedule: copy(existing) };
+    const schedule: Schedule = {
+      ...structuredClone(definition),
+      nextFireAt,
+      lastFireAt: existing?.lastFireAt ?? null,
+      version: (existing?.version ?? 0) + 1,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+      leaseOwner: existing?.leaseOwner ?? null,
+      leaseUntil: existing?.leaseUntil ?? null,
+    };
+    this.schedules.set(schedule.id, schedule);
+    return { status: existing ? 'replaced' : 'added', schedule: copy(schedule) };
+  }
+
+  async getSchedule(id: string): Promise<Schedule | undefined> {
+    const schedule = this.schedules.get(id);
+    return schedule && copy(schedule);
+  }
+
+  async listSchedules(filter: ScheduleFilter, page: PageRequest): Promise<Page<Schedule>> {
+    const matching = [...this.schedules.values()]
+      .filter(
+        (schedule) =>
+          (filter.task === undefined || schedule.task === filter.task) &&
+          (filter.tag === undefined || schedule.tags.includes(filter.tag)) &&
+          (filter.paused === undefined || schedule.paused === filter.paused),
+      )
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return pageAfter(matching, page, (schedule) => schedule.id, copy);
+  }
+
+  async updateSchedule(
+    id: string,
+    changes: ScheduleChanges,
+    nextFireAt: EpochMs | null,
+    now: EpochMs,
+    expectedVersion?: number,
+  ): Promise<Schedule> {
+    const schedule = this.require(id);
+    if (expectedVersion !== undefined && schedule.version !== expectedVersion) {
+      throw new VersionConflictError(id, expectedVersion);
+    }
+    for (const [field, value] of Object.entries(structuredClone(changes))) {
+      if (value !== undefined) Object.assign(schedule, { [field]: value });
+    }
+    Object.assign(schedule, { nextFireAt, updatedAt: now, version: schedule.version + 1 });
+    return copy(schedule);
+  }
+
+  async pauseSchedule(id: string, now: EpochMs): Promise<Schedule> {
+    const schedule = this.require(id);
+    if (!schedule.paused)
+      Object.assign(schedule, { paused: true, updatedAt: now, version: schedule.version + 1 });
+    return copy(schedule);
+  }
+
+  async resumeSchedule(id: string, nextFireAt: EpochMs | null, now: EpochMs): Promise<Schedule> {
+    const schedule = this.require(id);
+    if (schedule.paused) {
+      Object.assign(schedule, { paused: false, nextFireAt, updatedAt: now, version: schedule.version + 1 });
+    }
+    return copy(schedule);
+  }
+
+  async removeSchedule(id: string): Promise<boolean> {
+    return this.schedules.delete(id);
+  }
+
+  async acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
+    const due = [...this.schedules.values()]
+      .filter((schedule) => isDue(schedule, input.dueBefore) && isFree(schedule, input.now))
+      .sort((a, b) => (a.nextFireAt ?? 0) - (b.nextFireAt ?? 0))
+      .slice(0, Math.max(0, input.limit));
+    for (const schedule of due) takeLease(schedule, input.owner, input.now, input.leaseMs);
+    return due.map(copy);
+  }
+
+  async leaseSchedule(
+    id: string,
+    owner: string,
+    now: EpochMs,
+    leaseMs: number,
+  ): Promise<Schedule | undefined> {
+    const schedule = this.schedules.get(id);
+    if (!schedule || !isDue(schedule, Number.POSITIVE_INFINITY) || !isFree(schedule, now)) return undefined;
+    takeLease(schedule, owner, now, leaseMs);
+    return copy(schedule);
+  }
+
+  async releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome> {
+    const schedule = this.schedules.get(input.id);
+    if (!schedule) return 'gone';
+    if (schedule.leaseOwner !== input.owner) throw new LeaseLostError('schedule', input.id, input.owner);
+    Object.assign(schedule, { leaseOwner: null, leaseUntil: null });
+    if (schedule.version !== input.leasedVersion) return 'superseded';
+    schedule.nextFireAt = input.nextFireAt;
+    if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
+    return 'released';
+  }
+
+  private require(id: string): Schedule {
+    const schedule = this.schedules.get(id);
+    if (!schedule) throw new ScheduleNotFoundError(id);
+    return schedule;
+  }
+}
+
+function isDue(schedule: Schedule, dueBefore: EpochMs): boolean {
+  return !schedule.paused && schedule.nextFireAt !== null && schedule.nextFireAt <= dueBefore;
+}
+
+function isFree(schedule: Schedule, now: EpochMs): boolean {
+  return schedule.leaseUntil === null || schedule.leaseUntil < now;
+}
+
+function takeLease(schedule: Schedule, owner: string, now: EpochMs, leaseMs: number): void {
+  Object.assign(schedule, { leaseOwner: owner, leaseUntil: now + leaseMs });
+}
+
+function copy(schedule: Schedule): Schedule {
+  return structuredClone(schedule);
+}

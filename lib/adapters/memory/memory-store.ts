@@ -1,0 +1,71 @@
+import type { EpochMs } from '../../core/clock';
+import type { Page, PageRequest } from '../../core/model/page';
+import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type {
+  AcquireDueSchedulesInput,
+  AddScheduleInput,
+  AddScheduleOutcome,
+  ReleaseOutcome,
+  ReleaseScheduleInput,
+  ScheduleFilter,
+  ScheduleStore,
+} from '../../core/ports/schedule-store';
+import { MemoryJobStore } from './memory-jobs';
+import { MemoryScheduleStore } from './memory-schedules';
+
+/**
+ * Schedules and jobs in memory, behind the same ports as the DynamoDB store.
+ *
+ * @example
+ * const store = new MemoryStore();
+ * await store.addSchedule({ schedule, nextFireAt, conflictPolicy: 'exception', now: clock.now() });
+ */
+export class MemoryStore extends MemoryJobStore implements ScheduleStore {
+  private readonly schedules = new MemoryScheduleStore();
+
+  addSchedule(input: AddScheduleInput): Promise<AddScheduleOutcome> {
+    return this.schedules.addSchedule(input);
+  }
+
+  getSchedule(id: string): Promise<Schedule | undefined> {
+    return this.schedules.getSchedule(id);
+  }
+
+  listSchedules(filter: ScheduleFilter, page: PageRequest): Promise<Page<Schedule>> {
+    return this.schedules.listSchedules(filter, page);
+  }
+
+  updateSchedule(
+    id: string,
+    changes: ScheduleChanges,
+    nextFireAt: EpochMs | null,
+    now: EpochMs,
+    expectedVersion?: number,
+  ): Promise<Schedule> {
+    return this.schedules.updateSchedule(id, changes, nextFireAt, now, expectedVersion);
+  }
+
+  pauseSchedule(id: string, now: EpochMs): Promise<Schedule> {
+    return this.schedules.pauseSchedule(id, now);
+  }
+
+  resumeSchedule(id: string, nextFireAt: EpochMs | null, now: EpochMs): Promise<Schedule> {
+    return this.schedules.resumeSchedule(id, nextFireAt, now);
+  }
+
+  removeSchedule(id: string): Promise<boolean> {
+    return this.schedules.removeSchedule(id);
+  }
+
+  acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
+    return this.schedules.acquireDueSchedules(input);
+  }
+
+  leaseSchedule(id: string, owner: string, now: EpochMs, leaseMs: number): Promise<Schedule | undefined> {
+    return this.schedules.leaseSchedule(id, owner, now, leaseMs);
+  }
+
+  releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome> {
+    return this.schedules.releaseSchedule(input);
+  }
+}

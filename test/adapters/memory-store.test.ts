@@ -1,0 +1,13 @@
+import { MemoryStore } from '../../lib/adapters/memory/memory-store';
+import { describeStoreContract } from './store-contract';
+
+describeStoreContract('in-memory', async () => {
+  const store = new MemoryStore();
+  return {
+    store,
+    async setRunningCount(task, running) {
+      store.setRunningCount(task, running);
+    },
+    async teardown() {},
+  };
+});

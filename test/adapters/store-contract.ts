@@ -1,0 +1,32 @@
+import { afterEach, beforeEach, describe } from 'vitest';
+import { concurrencyContract } from './concurrency-contract';
+import { jobContract } from './job-contract';
+import { scheduleContract } from './schedule-contract';
+import { scheduleLeaseContract } from './schedule-lease-contract';
+import type { StoreFixture } from './store-fixtures';
+
+/**
+ * The one behavioural contract of Sundial's durable store, run against every implementation: each
+ * test gets a fresh, empty store from `createFixture`.
+ */
+export function describeStoreContract(name: string, createFixture: () => Promise<StoreFixture>): void {
+  describe(`${name} store contract`, () => {
+    let fixture: StoreFixture | undefined;
+    const current = (): StoreFixture => {
+      if (!fixture) throw new Error('the store fixture was not created');
+      return fixture;
+    };
+    beforeEach(async () => {
+      fixture = await createFixture();
+    });
+    afterEach(async () => {
+      await fixture?.teardown();
+      fixture = undefined;
+    });
+
+    describe('schedules', () => scheduleContract(current));
+    describe('schedule leases', () => scheduleLeaseContract(current));
+    describe('jobs', () => jobContract(current));
+    describe('under real concurrency', () => concurrencyContract(current));
+  });
+}

@@ -1,0 +1,68 @@
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DynamoDBClient,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import { createTableInput } from '../../lib/adapters/dynamodb/table-design';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../scripts/dynamodb-local';
+
+export interface TestTable {
+  tableName: string;
+  client: DynamoDBClient;
+  documentClient: DynamoDBDocumentClient;
+  /** Deletes the table and closes the client. */
+  drop(): Promise<void>;
+}
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Throws unless `endpoint` is a local address: tests must never reach real AWS. */
+export function assertLocalEndpoint(endpoint: string | undefined): string {
+  let host = '';
+  try {
+    host = endpoint ? new URL(endpoint).hostname : '';
+  } catch {
+    // reported below
+  }
+  if (!LOCAL_HOSTS.has(host)) {
+    throw new Error(
+      `refusing to run tests against '${endpoint ?? '(no endpoint)'}': only localhost/127.0.0.1 is allowed`,
+    );
+  }
+  return endpoint as string;
+}
+
+export function localDynamoDbClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint: assertLocalEndpoint(endpoint),
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts: 1,
+  });
+}
+
+/** A table of its own for the calling test file (unique name), created with the production design and ACTIVE. */
+export async function createTestTable(
+  prefix = 'test',
+  endpoint = inject('dynamodbEndpoint'),
+): Promise<TestTable> {
+  const client = localDynamoDbClient(endpoint);
+  const tableName = `${prefix}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { TableName: tableName });
+  const documentClient = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return {
+    tableName,
+    client,
+    documentClient,
+    async drop() {
+      await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+      client.destroy();
+    },
+  };
+}
