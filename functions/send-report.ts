@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { defineTask } from '../lib/runtime/sdk';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Prepares a team's activity report for the period that ended at the fire time. Delivery is left to
+ * you (an e-mail or chat API call goes where the comment says): the example returns the summary that
+ * the job's result keeps.
+ */
+export default defineTask({
+  payloadSchema: z.object({
+    team: z.string().min(1),
+    period: z.enum(['daily', 'weekly']).default('daily'),
+    recipients: z.array(z.email()).min(1),
+  }),
+  timeoutSeconds: 60,
+  retry: { maxAttempts: 3, backoffSeconds: 30 },
+  events: 'all',
+  handler({ team, period, recipients }, { fireTime, logger }) {
+    const until = fireTime ?? new Date();
+    const from = new Date(until.getTime() - (period === 'daily' ? DAY_MS : 7 * DAY_MS));
+    // Query your data for [from, until) and send the report to `recipients` here.
+    logger.info('report prepared', { team, period, recipientCount: recipients.length });
+    return {
+      team,
+      period,
+      from: from.toISOString(),
+      until: until.toISOString(),
+      recipientCount: recipients.length,
+    };
+  },
+});

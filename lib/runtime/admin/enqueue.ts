@@ -1,0 +1,100 @@
+import { SundialError } from '../../core/errors';
+import { LIMITS } from '../../core/limits';
+import type { Job } from '../../core/model/job';
+import type { ConflictPolicy } from '../../core/model/schedule';
+import { type JobMessage, queueDelaySeconds } from '../../core/ports/job-queue';
+import type { JobRequest } from '../../core/ports/job-store';
+import { type ActionContext, mapConcurrently } from './context';
+
+export interface EnqueueRequest {
+  job: JobRequest;
+  conflictPolicy: ConflictPolicy;
+}
+
+/** `parked`: the job waits in the due index (it starts later than the queue can delay it) and the tick sends it. */
+export type EnqueueOutcome =
+  | { ok: true; status: 'added' | 'replaced' | 'kept'; queued: 'sent' | 'parked' | 'not_sent'; job: Job }
+  | { ok: false; error: unknown };
+
+const STORE_CONCURRENCY = 16;
+
+/** Jobs not sent because the queue failed are given to the tick this way; they must say so. */
+export class JobNotQueuedError extends SundialError {
+  constructor(jobId: string, options?: { cause?: unknown }) {
+    super(
+      'unavailable',
+      `job '${jobId}' was stored but could not be queued; add it again with conflict_policy 'replace'`,
+      options,
+    );
+  }
+}
+
+/**
+ * Stores each job (status `queued`), then sends the ones due within the queue's longest delay in one
+ * batch; later ones are parked in the due index for the tick. A job the queue refuses is parked too,
+ * so an accepted job is never lost. Items fail independently: one item's error never stops another.
+ */
+export async function enqueueJobs(
+  context: ActionContext,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueOutcome[]> {
+  const { jobStore, queue } = context.deps;
+  const { now } = context;
+  const outcomes = await mapConcurrently(
+    requests,
+    STORE_CONCURRENCY,
+    async (request): Promise<EnqueueOutcome> => {
+      const parkUntilDue = request.job.runAt - now > LIMITS.maxQueueDelaySeconds * 1000;
+      try {
+        const created = await jobStore.createJob({ ...request, now, parkUntilDue });
+        const queued = created.status === 'kept' ? 'not_sent' : parkUntilDue ? 'parked' : 'sent';
+        return { ok: true, status: created.status, queued, job: created.job };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    },
+  );
+
+  const toSend = outcomes.flatMap((outcome, index) =>
+    outcome.ok && outcome.queued === 'sent'
+      ? [{ index, status: outcome.status, request: requests[index] as EnqueueRequest }]
+      : [],
+  );
+  if (toSend.length === 0) return outcomes;
+
+  const messages: JobMessage[] = toSend.map(({ request }) => ({
+    job: request.job,
+    attempt: 1,
+    delaySeconds: queueDelaySeconds(request.job.runAt, now),
+  }));
+  let failedIds: Set<string>;
+  let sendError: unknown;
+  try {
+    failedIds = new Set((await queue.send(messages)).failed);
+  } catch (error) {
+    sendError = error;
+    failedIds = new Set(messages.map((message) => message.job.id));
+  }
+  const unsent = toSend.filter(({ request }) => failedIds.has(request.job.id));
+  if (unsent.length > 0) {
+    context.deps.logger.warn('queue refused jobs; parking them in the due index for the tick', {
+      requestId: context.requestId,
+      jobIds: unsent.map(({ request }) => request.job.id),
+      error: sendError,
+    });
+  }
+  await mapConcurrently(unsent, STORE_CONCURRENCY, async ({ index, status, request }) => {
+    try {
+      const parked = await jobStore.createJob({
+        job: request.job,
+        conflictPolicy: 'replace',
+        now,
+        parkUntilDue: true,
+      });
+      outcomes[index] = { ok: true, status, queued: 'parked', job: parked.job };
+    } catch (error) {
+      outcomes[index] = { ok: false, error: new JobNotQueuedError(request.job.id, { cause: error }) };
+    }
+  });
+  return outcomes;
+}

@@ -1,0 +1,41 @@
+import { SundialError } from '../../core/errors';
+
+/** The request named an action the admin API does not have. */
+export class UnknownActionError extends SundialError {
+  constructor(action: string, known: readonly string[]) {
+    super('unknown_action', `unknown action '${action}'; actions: ${known.join(', ')}`);
+  }
+}
+
+/** A task's own options are unusable (a deployment mistake, not the caller's). */
+export class TaskConfigurationError extends SundialError {
+  constructor(taskId: string, problem: string, options?: { cause?: unknown }) {
+    super('invalid_task_config', `task '${taskId}' is misconfigured: ${problem}`, options);
+  }
+}
+
+/** The job exists but has not finished, so it has no result to show yet. */
+export class NoResultYetError extends SundialError {
+  constructor(
+    readonly jobId: string,
+    readonly status: string,
+  ) {
+    super(
+      'no_result_yet',
+      `job '${jobId}' has no result yet (status ${status}); ask again once it has finished`,
+    );
+  }
+}
+
+/** Only a job that has not started can be cancelled. */
+export class JobNotCancellableError extends SundialError {
+  constructor(
+    readonly jobId: string,
+    readonly status: string,
+  ) {
+    super(
+      'job_not_cancellable',
+      `job '${jobId}' cannot be cancelled: it is ${status}; only queued or retrying jobs can be cancelled`,
+    );
+  }
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { EpochMs } from '../../core/clock';
+import type { JsonValue } from '../../core/json';
+import { LIMITS } from '../../core/limits';
+import { COALESCE_POLICIES, CONFLICT_POLICIES } from '../../core/model/schedule';
+import { parseIsoInstant } from '../../core/triggers/timestamps';
+import { payloadProblem } from './json-payload';
+
+/** The zod building blocks of the admin API's input: each field's message says what is allowed. */
+
+const ID_CHARACTERS = /^[A-Za-z0-9._:-]+$/;
+
+/** Schedule and job ids. `@` is excluded: it separates a schedule id from a fire time in job ids. */
+export const identifier = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(LIMITS.idLength, { error: `must be at most ${LIMITS.idLength} characters` })
+  .regex(ID_CHARACTERS, {
+    error:
+      'may contain only letters, digits and . _ : - (not @, which separates a schedule id from a fire time)',
+  });
+
+/** A task id: checked against the registry afterwards, so only its form is checked here. */
+export const taskId = z
+  .string({ error: 'must be a string naming a task (a module in functions/)' })
+  .min(1, { error: 'must not be empty' })
+  .max(LIMITS.idLength, { error: `must be at most ${LIMITS.idLength} characters` });
+
+export function wholeNumber(min: number, max: number) {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.int({ error }).min(min, { error }).max(max, { error });
+}
+
+export const booleanFlag = z.boolean({ error: 'must be true or false' });
+
+export const coalesce = z.enum(COALESCE_POLICIES, {
+  error: `must be one of ${COALESCE_POLICIES.join(', ')}`,
+});
+
+export const conflictPolicy = z.enum(CONFLICT_POLICIES, {
+  error: `must be one of ${CONFLICT_POLICIES.join(', ')}`,
+});
+
+const ONE_YEAR_SECONDS = 365 * 24 * 3600;
+
+/** `null` means no start deadline. */
+export const misfireGraceSeconds = wholeNumber(1, ONE_YEAR_SECONDS).nullable();
+
+export const maxJitterSeconds = wholeNumber(0, 3600);
+
+export const tags = z
+  .array(
+    z
+      .string({ error: 'must be a string' })
+      .min(1, { error: 'must not be empty' })
+      .max(LIMITS.tagLength, { error: `must be at most ${LIMITS.tagLength} characters` }),
+    { error: 'must be an array of strings' },
+  )
+  .max(LIMITS.tagsPerSchedule, { error: `must hold at most ${LIMITS.tagsPerSchedule} tags` })
+  .transform((values) => [...new Set(values)]);
+
+/** Any JSON the store and queue can carry, within the payload size limit. */
+export const payload = z.unknown().transform((value, context): JsonValue => {
+  const problem = payloadProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+  return value as JsonValue;
+});
+
+/** An instant on the wire (ISO-8601 with `Z` or an offset, as in triggers), as epoch milliseconds. */
+export const instant = z
+  .string({ error: "must be an ISO-8601 date-time string, e.g. '2026-03-29T09:00:00Z'" })
+  .transform((text, context): EpochMs => {
+    const parsed = parseIsoInstant(text);
+    if (parsed.ok) return parsed.value;
+    context.addIssue({ code: 'custom', message: parsed.problem });
+    return z.NEVER;
+  });
+
+/** Any value: the trigger is checked by `parseTrigger`, which names each problem's path. */
+export const triggerInput = z.unknown();
+
+export const listLimit = wholeNumber(1, 500).default(50);
+
+export const cursor = z
+  .string({ error: 'must be the cursor string returned by the previous page' })
+  .min(1, { error: 'must not be empty' })
+  .max(4096, { error: 'must be the cursor string returned by the previous page' });

@@ -1,0 +1,177 @@
+import { JobNotFoundError } from '../../core/errors';
+import { isFinalStatus } from '../../core/model/job';
+import type { JobRequest } from '../../core/ports/job-store';
+import { TASK_DEFAULTS } from '../tasks/define-task';
+import type { ActionContext } from './context';
+import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
+import { JobNotCancellableError, NoResultYetError } from './errors';
+import { InputCheck } from './input-check';
+import { type AdminResponse, failure, success } from './response';
+import { DEFAULT_PAYLOAD } from './schedules';
+import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from './schemas';
+import { wireJob, wireJobResult } from './wire';
+
+/**
+ * `add_job`: one job of a task, now or at `run_at` (a past `run_at` means now). Jobs starting within
+ * 15 minutes go to the queue delayed; later ones wait in the store until the tick sends them.
+ */
+export async function addJob(raw: Record<string, unknown>, context: ActionContext) {
+  const request = checkedJobRequest(raw, context, '');
+  const [outcome] = await enqueueJobs(context, [request]);
+  if (!outcome?.ok) throw outcome?.error;
+  return addedJob(outcome);
+}
+
+/**
+ * `add_jobs`: up to `LIMITS.bulkJobs` jobs in one call. Each item succeeds or fails on its own, and the
+ * answer has one entry per item, in order: `{ ok: true, result }` or `{ ok: false, error }`.
+ */
+export async function addJobs(raw: Record<string, unknown>, context: ActionContext) {
+  const check = new InputCheck(context.deps.tasks);
+  const { params } = check.valid({ params: check.params(addJobsParams, raw) });
+
+  const items: Array<{ request: EnqueueRequest } | { response: AdminResponse }> = params.jobs.map(
+    (item, index) => {
+      try {
+        return { request: checkedJobRequest(item, context, `jobs[${index}]`) };
+      } catch (error) {
+        return { response: failure(error, context.requestId, context.deps.logger) };
+      }
+    },
+  );
+  const requests = items.flatMap((item) => ('request' in item ? [item.request] : []));
+  const outcomes = (await enqueueJobs(context, requests)).values();
+  const results = items.map((item): AdminResponse => {
+    if ('response' in item) return item.response;
+    const outcome = outcomes.next().value as EnqueueOutcome;
+    return outcome.ok
+      ? success(addedJob(outcome))
+      : failure(outcome.error, context.requestId, context.deps.logger);
+  });
+  const added = results.filter((result) => result.ok).length;
+  return { added, failed: results.length - added, results };
+}
+
+function addedJob(outcome: Extract<EnqueueOutcome, { ok: true }>) {
+  return { status: outcome.status, queued: outcome.queued, job: wireJob(outcome.job) };
+}
+
+/** Validates one job (of `add_job`, or item `prefix` of `add_jobs`) into what the store and queue take. */
+function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string): EnqueueRequest {
+  const check = new InputCheck(context.deps.tasks, prefix);
+  const parsed = check.params(addJobParams, raw);
+  const fields: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...raw } : {};
+  const task = check.task(fields.task);
+  check.payload(task, InputCheck.payloadToCheck(fields.payload, DEFAULT_PAYLOAD));
+  const { params, registered } = check.valid({ params: parsed, registered: task });
+
+  const runAt = Math.max(params.run_at ?? context.now, context.now);
+  const grace = registered.definition.misfireGraceSeconds;
+  return {
+    job: {
+      id: params.job_id ?? context.newId(),
+      task: registered.id,
+      payload: params.payload ?? DEFAULT_PAYLOAD,
+      origin: 'direct',
+      scheduleId: null,
+      fireTime: null,
+      runAt,
+      startDeadline: grace === null ? null : runAt + grace * 1000,
+    },
+    conflictPolicy: params.conflict_policy ?? 'exception',
+  };
+}
+
+function validJobId(raw: Record<string, unknown>, context: ActionContext) {
+  const check = new InputCheck(context.deps.tasks);
+  return check.valid({ params: check.params(jobIdParams, raw) }).params.job_id;
+}
+
+export async function getJob(raw: Record<string, unknown>, context: ActionContext) {
+  const jobId = validJobId(raw, context);
+  const job = await context.deps.jobStore.getJob(jobId, context.now);
+  if (!job) throw new JobNotFoundError(jobId);
+  return { job: wireJob(job) };
+}
+
+/** `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page. */
+export async function listJobs(raw: Record<string, unknown>, context: ActionContext) {
+  const check = new InputCheck(context.deps.tasks);
+  const parsed = check.params(listJobsParams, raw);
+  if (raw.schedule_id === undefined && raw.task === undefined) {
+    check.problem('', 'give schedule_id or task (status narrows either)');
+  }
+  const { params } = check.valid({ params: parsed });
+  const page = await context.deps.jobStore.listJobs(
+    {
+      ...(params.schedule_id !== undefined && { scheduleId: params.schedule_id }),
+      ...(params.task !== undefined && { task: params.task }),
+      ...(params.status !== undefined && { status: params.status }),
+    },
+    { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
+    context.now,
+  );
+  return { jobs: page.items.map(wireJob), cursor: page.cursor ?? null };
+}
+
+/** `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying. */
+export async function getJobResult(raw: Record<string, unknown>, context: ActionContext) {
+  const jobId = validJobId(raw, context);
+  const job = await context.deps.jobStore.getJob(jobId, context.now);
+  if (!job) throw new JobNotFoundError(jobId);
+  if (job.result === null && !isFinalStatus(job.status)) throw new NoResultYetError(jobId, job.status);
+  return {
+    job_id: job.id,
+    status: job.status,
+    result: job.result === null ? null : wireJobResult(job.result),
+  };
+}
+
+/**
+ * `cancel_job`: a job that has not started never will. Works for jobs the store knows and for fires a
+ * tick already sent to the queue (`<scheduleId>@<fireTime>`); cancelling twice is fine.
+ */
+export async function cancelJob(raw: Record<string, unknown>, context: ActionContext) {
+  const jobId = validJobId(raw, context);
+  const { jobStore, tasks } = context.deps;
+  const existing = await jobStore.getJob(jobId, context.now);
+  if (existing?.status === 'cancelled') return { job: wireJob(existing) };
+  if (existing && existing.status !== 'queued' && existing.status !== 'retrying') {
+    throw new JobNotCancellableError(jobId, existing.status);
+  }
+  const fire = existing ? undefined : await dispatchedFire(jobId, context);
+  const taskId = existing?.task ?? fire?.task;
+  if (taskId === undefined) throw new JobNotFoundError(jobId);
+
+  const ttlSeconds = tasks.get(taskId)?.definition.resultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds;
+  const expiresAt = context.now + ttlSeconds * 1000;
+  const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire);
+  if (!cancelled) {
+    const current = await jobStore.getJob(jobId, context.now);
+    throw new JobNotCancellableError(jobId, current?.status ?? 'running');
+  }
+  return { job: wireJob(cancelled) };
+}
+
+/**
+ * For `<scheduleId>@<fireTime>` of a fire the tick already sent (it exists only as a queue message):
+ * what that message holds, so the cancellation record says what was cancelled.
+ */
+async function dispatchedFire(jobId: string, context: ActionContext): Promise<JobRequest | undefined> {
+  const match = /^(.+)@(\d+)$/.exec(jobId);
+  if (!match) return undefined;
+  const [, scheduleId = '', fireTimeText = ''] = match;
+  const fireTime = Number(fireTimeText);
+  const schedule = await context.deps.scheduleStore.getSchedule(scheduleId);
+  if (!schedule || schedule.lastFireAt === null || fireTime > schedule.lastFireAt) return undefined;
+  return {
+    id: jobId,
+    task: schedule.task,
+    payload: schedule.payload,
+    origin: 'schedule',
+    scheduleId,
+    fireTime,
+    runAt: fireTime,
+    startDeadline: null,
+  };
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { ValidationError } from '../../core/errors';
+import type { ActionContext, ActionHandler } from './context';
+import type { AdminDeps } from './deps';
+import { UnknownActionError } from './errors';
+import { addJob, addJobs, cancelJob, getJob, getJobResult, listJobs } from './jobs';
+import { previewSchedule } from './preview';
+import { type AdminResponse, failure, success } from './response';
+import { resumeSchedule, runScheduleNow, updateSchedule } from './schedule-changes';
+import { addSchedule, getSchedule, listSchedules, pauseSchedule, removeSchedule } from './schedules';
+import { listTasks } from './tasks';
+
+/** Every action of the admin API, by its wire name. */
+export const ACTIONS = {
+  add_schedule: addSchedule,
+  get_schedule: getSchedule,
+  list_schedules: listSchedules,
+  update_schedule: updateSchedule,
+  pause_schedule: pauseSchedule,
+  resume_schedule: resumeSchedule,
+  remove_schedule: removeSchedule,
+  preview_schedule: previewSchedule,
+  run_schedule_now: runScheduleNow,
+  add_job: addJob,
+  add_jobs: addJobs,
+  get_job: getJob,
+  list_jobs: listJobs,
+  get_job_result: getJobResult,
+  cancel_job: cancelJob,
+  list_tasks: listTasks,
+} satisfies Record<string, ActionHandler>;
+
+export type AdminAction = keyof typeof ACTIONS;
+export const ACTION_NAMES = Object.keys(ACTIONS) as AdminAction[];
+
+export interface AdminRequestMeta {
+  /** Shown in `internal_error` answers and logged with the failure (the Lambda request id in AWS). */
+  requestId?: string;
+}
+
+export type AdminApi = (request: unknown, meta?: AdminRequestMeta) => Promise<AdminResponse>;
+
+/**
+ * The admin API: one function for people and tools. Takes `{ "action": "...", ...params }` and answers
+ * `{ ok: true, result }` or `{ ok: false, error: { code, message, details? } }`. It never rejects:
+ * a caller's mistake is an error answer, and an unexpected failure is logged with its stack and
+ * answered as `internal_error` with the request id.
+ *
+ * @example
+ * const admin = createAdminApi(deps);
+ * await admin({ action: 'add_schedule', id: 'nightly', task: 'send-report',
+ *   trigger: { type: 'cron', expression: '0 3 * * *', timezone: 'Europe/Berlin' } });
+ * // { ok: true, result: { status: 'added', dispatched_jobs: 0, schedule: { id: 'nightly', … } } }
+ */
+export function createAdminApi(deps: AdminDeps): AdminApi {
+  const newId = deps.newId ?? randomUUID;
+  return async (request, meta) => {
+    const requestId = meta?.requestId ?? newId();
+    try {
+      const { handler, params } = route(request);
+      const context: ActionContext = { deps, now: deps.clock.now(), requestId, newId };
+      return success(await handler(params, context));
+    } catch (error) {
+      return failure(error, requestId, deps.logger);
+    }
+  };
+}
+
+function route(request: unknown): { handler: ActionHandler; params: Record<string, unknown> } {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    throw ValidationError.single('', `the request must be a JSON object: { "action": "...", ...fields }`);
+  }
+  const { action, ...params } = request as Record<string, unknown>;
+  if (action === undefined) {
+    throw ValidationError.single('action', `required; one of ${ACTION_NAMES.join(', ')}`);
+  }
+  if (typeof action !== 'string') {
+    throw ValidationError.single('action', `must be a string; one of ${ACTION_NAMES.join(', ')}`);
+  }
+  if (!Object.hasOwn(ACTIONS, action)) throw new UnknownActionError(action, ACTION_NAMES);
+  return { handler: ACTIONS[action as AdminAction], params };
+}

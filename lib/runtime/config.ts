@@ -1,0 +1,117 @@
+import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
+import { LIMITS } from '../core/limits';
+import type { PlanLimits } from '../core/planning';
+
+/** Everything the Lambdas read from the environment, once, at cold start. Documented in docs/runtime-config.md. */
+export interface RuntimeConfig {
+  tableName: string;
+  queueUrl: string;
+  /** Job events go here; `null` = events are not published. */
+  eventBusName: string | null;
+  shards: number;
+  lookaheadSeconds: number;
+  maxFiresPerPlan: number;
+  tickBudgetMs: number;
+  scheduleLeaseSeconds: number;
+  tickConcurrency: number;
+  acquireBatchSize: number;
+  reapBatchSize: number;
+  counterRepairIntervalSeconds: number;
+  jobLeaseMarginSeconds: number;
+  workerSafetyMarginMs: number;
+  logLevel: LogLevel;
+  metricsNamespace: string;
+}
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Thrown at cold start when the environment is incomplete or wrong; lists every problem. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid Sundial configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and checks the configuration. Every problem is reported at once, each naming its variable.
+ * AWS endpoints are not configured here: the SDK reads `AWS_ENDPOINT_URL_DYNAMODB`, `…_SQS` and
+ * `…_EVENTBRIDGE` itself, so local runs and AWS run the same code.
+ */
+export function readConfig(env: Env = process.env): RuntimeConfig {
+  const problems: string[] = [];
+  const reader = new EnvReader(env, problems);
+  const config: RuntimeConfig = {
+    tableName: reader.required('SUNDIAL_TABLE_NAME'),
+    queueUrl: reader.required('SUNDIAL_QUEUE_URL'),
+    eventBusName: reader.optional('SUNDIAL_EVENT_BUS_NAME'),
+    shards: reader.integer('SUNDIAL_SHARDS', DEFAULT_SHARDS, 1, 1_000),
+    lookaheadSeconds: reader.integer('SUNDIAL_LOOKAHEAD_SECONDS', 90, 1, LIMITS.maxQueueDelaySeconds),
+    maxFiresPerPlan: reader.integer('SUNDIAL_MAX_FIRES_PER_PLAN', 1_000, 1, 100_000),
+    tickBudgetMs: reader.integer('SUNDIAL_TICK_BUDGET_MS', 40_000, 1_000, 900_000),
+    scheduleLeaseSeconds: reader.integer('SUNDIAL_SCHEDULE_LEASE_SECONDS', 120, 10, 3_600),
+    tickConcurrency: reader.integer('SUNDIAL_TICK_CONCURRENCY', 8, 1, 64),
+    acquireBatchSize: reader.integer('SUNDIAL_ACQUIRE_BATCH_SIZE', 100, 1, 1_000),
+    reapBatchSize: reader.integer('SUNDIAL_REAP_BATCH_SIZE', 100, 1, 1_000),
+    counterRepairIntervalSeconds: reader.integer('SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS', 600, 0, 86_400),
+    jobLeaseMarginSeconds: reader.integer('SUNDIAL_JOB_LEASE_MARGIN_SECONDS', 30, 1, 3_600),
+    workerSafetyMarginMs: reader.integer('SUNDIAL_WORKER_SAFETY_MARGIN_MS', 3_000, 0, 60_000),
+    logLevel: reader.oneOf('SUNDIAL_LOG_LEVEL', LOG_LEVELS, 'info'),
+    metricsNamespace: reader.optional('SUNDIAL_METRICS_NAMESPACE') ?? 'Sundial',
+  };
+  // A lease shorter than the tick's budget could expire while the tick still dispatches the schedule.
+  if (config.scheduleLeaseSeconds * 1000 <= config.tickBudgetMs) {
+    problems.push(
+      `SUNDIAL_SCHEDULE_LEASE_SECONDS (${config.scheduleLeaseSeconds}) must be longer than SUNDIAL_TICK_BUDGET_MS (${config.tickBudgetMs} ms)`,
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+class EnvReader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  required(name: string): string {
+    const value = this.optional(name);
+    if (value === null) this.problems.push(`${name} is required`);
+    return value ?? '';
+  }
+
+  optional(name: string): string | null {
+    const value = this.env[name]?.trim();
+    return value ? value : null;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const text = this.optional(name);
+    if (text === null) return fallback;
+    const value = Number(text);
+    if (!/^-?\d+$/.test(text) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got '${text}'`);
+      return fallback;
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const text = this.optional(name);
+    if (text === null) return fallback;
+    if ((allowed as readonly string[]).includes(text)) return text as T;
+    this.problems.push(`${name} must be one of ${allowed.join(', ')}, got '${text}'`);
+    return fallback;
+  }
+}
+
+/** How far ahead a plan dispatches and how much it may do, from the configuration. */
+export function planLimitsOf(
+  config: Pick<RuntimeConfig, 'lookaheadSeconds' | 'maxFiresPerPlan'>,
+): PlanLimits {
+  return { lookaheadMs: config.lookaheadSeconds * 1000, maxFiresPerPlan: config.maxFiresPerPlan };
+}

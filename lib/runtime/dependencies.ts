@@ -1,0 +1,72 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDbStore } from '../adapters/dynamodb/dynamodb-store';
+import { discardingPublisher, EventBridgePublisher } from '../adapters/eventbridge/eventbridge-publisher';
+import { SqsJobQueue } from '../adapters/sqs/sqs-job-queue';
+import { type Clock, systemClock } from '../core/clock';
+import type { EventPublisher } from '../core/ports/event-publisher';
+import type { JobQueue } from '../core/ports/job-queue';
+import type { JobStore } from '../core/ports/job-store';
+import type { ScheduleStore } from '../core/ports/schedule-store';
+import { type RuntimeConfig, readConfig } from './config';
+import { createLogger, type LineSink, type Logger, stdoutSink } from './observability/logger';
+
+/** Everything the tick, worker and admin handlers use; built once per cold start. */
+export interface RuntimeDeps {
+  config: RuntimeConfig;
+  scheduleStore: ScheduleStore;
+  jobStore: JobStore;
+  queue: JobQueue;
+  events: EventPublisher;
+  clock: Clock;
+  /** Uniform in [0, 1): jitter and backoff. */
+  random: () => number;
+  logger: Logger;
+  /** Where CloudWatch EMF metric documents are written (stdout in Lambda). */
+  metricsSink: LineSink;
+}
+
+let memoized: RuntimeDeps | undefined;
+
+/**
+ * The dependencies of this process: configuration read from the environment, SDK clients and adapters,
+ * created on first call and reused by every later invocation of a warm Lambda.
+ */
+export function runtimeDependencies(): RuntimeDeps {
+  memoized ??= buildRuntimeDependencies(readConfig());
+  return memoized;
+}
+
+/** Builds a fresh set of dependencies from a configuration (the local platform and tests call this). */
+export function buildRuntimeDependencies(config: RuntimeConfig): RuntimeDeps {
+  const logger = createLogger({ level: config.logLevel });
+  const store = new DynamoDbStore({
+    client: new DynamoDBClient({}),
+    tableName: config.tableName,
+    shards: config.shards,
+  });
+  const queue = new SqsJobQueue({
+    client: new SQSClient({}),
+    queueUrl: config.queueUrl,
+    onSendFailure: (failure) => logger.error('queue send failed', { ...failure }),
+  });
+  const events = config.eventBusName
+    ? new EventBridgePublisher({
+        client: new EventBridgeClient({}),
+        eventBusName: config.eventBusName,
+        onPublishFailure: (failure) => logger.warn('events rejected by EventBridge', { ...failure }),
+      })
+    : discardingPublisher;
+  return {
+    config,
+    scheduleStore: store,
+    jobStore: store,
+    queue,
+    events,
+    clock: systemClock,
+    random: Math.random,
+    logger,
+    metricsSink: stdoutSink,
+  };
+}

@@ -1,0 +1,38 @@
+import type { RuntimeDeps } from '../dependencies';
+import { writeMetrics } from '../observability/metrics';
+import { runTick, type TickState, type TickSummary } from '../tick/run-tick';
+
+export type TickHandler = (event?: unknown) => Promise<TickSummary>;
+
+/**
+ * The scheduler tick, for Lambda (an EventBridge rule every minute) and for the local platform (any
+ * rate). The event is ignored. Writes one JSON summary line and CloudWatch EMF metrics per run.
+ */
+export function createTickHandler(getDeps: () => RuntimeDeps): TickHandler {
+  const state: TickState = { lastCounterRepairAt: Number.NEGATIVE_INFINITY };
+  return async () => {
+    const deps = getDeps();
+    const summary = await runTick(deps, state);
+    const { fireLagMs, ...fields } = summary;
+    deps.logger.info('tick finished', {
+      ...fields,
+      maxFireLagMs: fireLagMs.length ? Math.max(...fireLagMs) : 0,
+    });
+    writeMetrics(
+      deps.config.metricsNamespace,
+      { Service: 'tick' },
+      [
+        { name: 'SchedulesProcessed', unit: 'Count', values: [summary.schedulesProcessed] },
+        { name: 'JobsEnqueued', unit: 'Count', values: [summary.jobsEnqueued + summary.parkedJobsSent] },
+        { name: 'SendFailures', unit: 'Count', values: [summary.sendFailures] },
+        { name: 'FireLag', unit: 'Milliseconds', values: fireLagMs },
+        { name: 'TickDuration', unit: 'Milliseconds', values: [summary.durationMs] },
+        { name: 'JobsReaped', unit: 'Count', values: [summary.jobsReaped] },
+        { name: 'TickErrors', unit: 'Count', values: [summary.errors] },
+      ],
+      deps.clock.now(),
+      deps.metricsSink,
+    );
+    return summary;
+  };
+}

@@ -1,0 +1,125 @@
+import type { Clock, EpochMs } from '../../core/clock';
+import { LeaseLostError } from '../../core/errors';
+import type { Schedule } from '../../core/model/schedule';
+import { type PlanLimits, type PlannedFire, planFires } from '../../core/planning';
+import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
+import { queueDelaySeconds } from '../../core/ports/job-queue';
+import type { ReleaseOutcome, ScheduleStore } from '../../core/ports/schedule-store';
+import { compileTrigger } from '../../core/triggers';
+
+export interface DispatchDeps {
+  scheduleStore: ScheduleStore;
+  queue: JobQueue;
+  clock: Clock;
+  random: () => number;
+  limits: PlanLimits;
+}
+
+export interface DispatchSummary {
+  scheduleId: string;
+  jobsSent: number;
+  sendFailures: number;
+  release: ReleaseOutcome | 'lease_lost';
+  /** Where the schedule resumes (as released); null when its trigger has finished. */
+  nextFireAt: EpochMs | null;
+  /** For each fire sent after its start time: how late it was sent (ms). */
+  fireLagMs: number[];
+}
+
+/**
+ * Plans a schedule leased by `owner`, sends its jobs (batches of 10, DelaySeconds = floor of the delay),
+ * and releases it.
+ *
+ * Nothing is lost and nothing runs twice: each fire's job id is deterministic, so a fire sent again
+ * (after a crash between send and release, or after a partial send failure) is dropped when a worker
+ * claims it. When some messages fail, the schedule resumes from the earliest unsent fire time; when
+ * the process dies before the release, the lease expires and the next tick re-plans from the stored
+ * next fire time.
+ */
+export async function dispatchLeasedSchedule(
+  deps: DispatchDeps,
+  schedule: Schedule,
+  owner: string,
+): Promise<DispatchSummary> {
+  const now = deps.clock.now();
+  const plan =
+    schedule.nextFireAt === null
+      ? { fires: [], nextFireAt: null, lastFireAt: null }
+      : planFires({
+          scheduleId: schedule.id,
+          source: compileTrigger(schedule.trigger),
+          nextFireAt: schedule.nextFireAt,
+          policies: {
+            coalesce: schedule.coalesce,
+            misfireGraceSeconds: schedule.misfireGraceSeconds,
+            maxJitterSeconds: schedule.maxJitterSeconds,
+          },
+          limits: deps.limits,
+          now,
+          random: deps.random,
+        });
+
+  const messages = plan.fires.map((fire) => fireMessage(schedule, fire, now));
+  const failed = new Set(await sendOrReportAllFailed(deps.queue, messages));
+  const firstUnsent = plan.fires.find((fire) => failed.has(fire.jobId));
+  const sentBeforeGap = plan.fires.filter(
+    (fire) => firstUnsent === undefined || fire.fireTime < firstUnsent.fireTime,
+  );
+  const nextFireAt = firstUnsent ? firstUnsent.fireTime : plan.nextFireAt;
+  const lastFireAt = firstUnsent ? (sentBeforeGap.at(-1)?.fireTime ?? null) : plan.lastFireAt;
+
+  let release: DispatchSummary['release'];
+  try {
+    release = await deps.scheduleStore.releaseSchedule({
+      id: schedule.id,
+      owner,
+      leasedVersion: schedule.version,
+      nextFireAt,
+      lastFireAt,
+      now: deps.clock.now(),
+    });
+  } catch (error) {
+    if (!(error instanceof LeaseLostError)) throw error;
+    release = 'lease_lost';
+  }
+
+  const sent = plan.fires.filter((fire) => !failed.has(fire.jobId));
+  return {
+    scheduleId: schedule.id,
+    jobsSent: sent.length,
+    sendFailures: failed.size,
+    release,
+    nextFireAt,
+    fireLagMs: sent.filter((fire) => fire.runAt < now).map((fire) => now - fire.runAt),
+  };
+}
+
+/**
+ * A queue that throws sent nothing we can count on: report every message as failed so the schedule is
+ * released to resume from its first fire (rather than staying leased until the lease expires).
+ */
+async function sendOrReportAllFailed(queue: JobQueue, messages: readonly JobMessage[]): Promise<string[]> {
+  if (messages.length === 0) return [];
+  try {
+    return (await queue.send(messages)).failed;
+  } catch {
+    return messages.map((message) => message.job.id);
+  }
+}
+
+function fireMessage(schedule: Schedule, fire: PlannedFire, now: EpochMs): JobMessage {
+  return {
+    job: {
+      id: fire.jobId,
+      task: schedule.task,
+      payload: schedule.payload,
+      origin: 'schedule',
+      scheduleId: schedule.id,
+      fireTime: fire.fireTime,
+      runAt: fire.runAt,
+      startDeadline: fire.startDeadline,
+    },
+    attempt: 1,
+    delaySeconds: queueDelaySeconds(fire.runAt, now),
+  };
+}

@@ -1,0 +1,32 @@
+import type { EpochMs } from '../../core/clock';
+import type { Job } from '../../core/model/job';
+import { type JobMessage, queueDelaySeconds } from '../../core/ports/job-queue';
+import type { JobRequest } from '../../core/ports/job-store';
+
+/** The request part of a stored job (what a queue message carries). */
+export function jobRequestOf(job: JobRequest): JobRequest {
+  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline } = job;
+  return { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline };
+}
+
+/**
+ * The message for another attempt of a job, to start at `runAt`. A retry has no start deadline: the
+ * misfire grace is about starting a fire late, not about retrying one that started in time.
+ */
+export function retryMessage(job: JobRequest, nextAttempt: number, runAt: EpochMs, now: EpochMs): JobMessage {
+  return {
+    job: { ...jobRequestOf(job), runAt, startDeadline: null },
+    attempt: nextAttempt,
+    delaySeconds: queueDelaySeconds(runAt, now),
+  };
+}
+
+/** The message for a job that waited in the due index (queued far ahead, or a retry far ahead). */
+export function parkedJobMessage(job: Job, now: EpochMs): JobMessage {
+  if (job.status === 'retrying') return retryMessage(job, job.attempt + 1, job.runAt, now);
+  return {
+    job: jobRequestOf(job),
+    attempt: job.attempt + 1,
+    delaySeconds: queueDelaySeconds(job.runAt, now),
+  };
+}

@@ -1,0 +1,191 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { JsonValue } from '../../core/json';
+
+/** How a failed job is tried again. `maxAttempts` counts the first run. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  /** The delay before the second attempt; doubled for each further attempt, with full jitter. */
+  backoffSeconds: number;
+  maxBackoffSeconds: number;
+}
+
+/** Which job events a task publishes to the event bus. */
+export type EventsPolicy = 'none' | 'failures' | 'all';
+
+/** A structured logger that adds the job's id, task and attempt to every line. */
+export interface JobLogger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a handler knows about the job it runs. */
+export interface JobContext {
+  jobId: string;
+  scheduleId: string | null;
+  /** The schedule's fire time, or null for a job added directly. */
+  fireTime: Date | null;
+  /** 1 for the first run. */
+  attempt: number;
+  /** The handler must finish before this instant (the task's timeout or the Lambda's remaining time). */
+  deadline: Date;
+  /** Aborted at the deadline: pass it to `fetch` and other cancellable work. */
+  signal: AbortSignal;
+  logger: JobLogger;
+}
+
+/** What a handler may return: a JSON value, or nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: `async handler() {}` returns Promise<void>, which must be accepted.
+export type TaskResult = JsonValue | undefined | void;
+
+export type TaskHandler<Payload, Result extends TaskResult> = (
+  payload: Payload,
+  context: JobContext,
+) => Promise<Result> | Result;
+
+/** A task's options, as written in its module. Every field but `handler` is optional. */
+export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = TaskResult> {
+  handler: TaskHandler<Payload, Result>;
+  /** At most this many jobs of the task run at once, across all workers. @default unlimited */
+  maxRunningJobs?: number;
+  /** Seconds after its start time that a job may still start; schedules may override. @default no deadline */
+  misfireGraceSeconds?: number;
+  /** The handler is aborted after this many seconds. @default 60 */
+  timeoutSeconds?: number;
+  /** @default { maxAttempts: 3, backoffSeconds: 2, maxBackoffSeconds: 300 } */
+  retry?: Partial<RetryPolicy>;
+  /** How long results are kept. @default 604800 (7 days) */
+  resultTtlSeconds?: number;
+  /** @default 'failures' */
+  events?: EventsPolicy;
+  /** Validates payloads when schedules and jobs are added (any Standard Schema: zod, valibot, arktype…). */
+  payloadSchema?: StandardSchemaV1<unknown, Payload>;
+}
+
+/** A task definition with every default filled in. */
+export interface TaskDefinition {
+  handler: TaskHandler<unknown, TaskResult>;
+  maxRunningJobs: number | null;
+  misfireGraceSeconds: number | null;
+  timeoutSeconds: number;
+  retry: RetryPolicy;
+  resultTtlSeconds: number;
+  events: EventsPolicy;
+  payloadSchema: StandardSchemaV1 | null;
+  readonly kind: 'sundial-task';
+}
+
+export const TASK_DEFAULTS = {
+  timeoutSeconds: 60,
+  retry: { maxAttempts: 3, backoffSeconds: 2, maxBackoffSeconds: 300 },
+  resultTtlSeconds: 7 * 24 * 3600,
+  events: 'failures',
+} as const satisfies Partial<TaskDefinition>;
+
+export const EVENTS_POLICIES: readonly EventsPolicy[] = ['none', 'failures', 'all'];
+
+/** The longest a handler may run: Lambda's own limit. */
+export const MAX_TIMEOUT_SECONDS = 900;
+
+/**
+ * Declares a task. Export it as the default export of a module in `functions/`; the file name is the task id.
+ * The options are checked when the task registry loads the module, which names the file and lists
+ * every problem at once.
+ *
+ * @example
+ * // functions/send-report.ts
+ * import { z } from 'zod';
+ * import { defineTask } from '../lib/runtime/sdk';
+ *
+ * export default defineTask({
+ *   payloadSchema: z.object({ team: z.string() }),
+ *   maxRunningJobs: 2,
+ *   retry: { maxAttempts: 5 },
+ *   async handler({ team }, { logger, signal }) {
+ *     const response = await fetch(`https://reports.example.com/${team}`, { signal });
+ *     logger.info('report sent', { status: response.status });
+ *     return { status: response.status };
+ *   },
+ * });
+ */
+export function defineTask<Payload = JsonValue, Result extends TaskResult = TaskResult>(
+  options: TaskOptions<Payload, Result>,
+): TaskDefinition {
+  return {
+    handler: options.handler as TaskDefinition['handler'],
+    maxRunningJobs: options.maxRunningJobs ?? null,
+    misfireGraceSeconds: options.misfireGraceSeconds ?? null,
+    timeoutSeconds: options.timeoutSeconds ?? TASK_DEFAULTS.timeoutSeconds,
+    retry: {
+      maxAttempts: options.retry?.maxAttempts ?? TASK_DEFAULTS.retry.maxAttempts,
+      backoffSeconds: options.retry?.backoffSeconds ?? TASK_DEFAULTS.retry.backoffSeconds,
+      maxBackoffSeconds: options.retry?.maxBackoffSeconds ?? TASK_DEFAULTS.retry.maxBackoffSeconds,
+    },
+    resultTtlSeconds: options.resultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds,
+    events: options.events ?? TASK_DEFAULTS.events,
+    payloadSchema: (options.payloadSchema as StandardSchemaV1 | undefined) ?? null,
+    kind: 'sundial-task',
+  };
+}
+
+/** Everything wrong with a definition, each naming its option; empty when it is valid. */
+export function taskDefinitionProblems(definition: TaskDefinition): string[] {
+  const problems: string[] = [];
+  const { retry } = definition;
+  if (typeof definition.handler !== 'function') problems.push('handler must be a function');
+  if (definition.maxRunningJobs !== null && !isPositiveInteger(definition.maxRunningJobs)) {
+    problems.push(`maxRunningJobs must be a positive integer, got ${show(definition.maxRunningJobs)}`);
+  }
+  if (definition.misfireGraceSeconds !== null && !isNonNegative(definition.misfireGraceSeconds)) {
+    problems.push(`misfireGraceSeconds must be a number >= 0, got ${show(definition.misfireGraceSeconds)}`);
+  }
+  if (!isPositiveInteger(definition.timeoutSeconds) || definition.timeoutSeconds > MAX_TIMEOUT_SECONDS) {
+    problems.push(
+      `timeoutSeconds must be an integer from 1 to ${MAX_TIMEOUT_SECONDS}, got ${show(definition.timeoutSeconds)}`,
+    );
+  }
+  if (!isPositiveInteger(retry.maxAttempts)) {
+    problems.push(
+      `retry.maxAttempts must be a positive integer (1 = no retries), got ${show(retry.maxAttempts)}`,
+    );
+  }
+  if (!isNonNegative(retry.backoffSeconds)) {
+    problems.push(`retry.backoffSeconds must be a number >= 0, got ${show(retry.backoffSeconds)}`);
+  }
+  if (!isNonNegative(retry.maxBackoffSeconds) || retry.maxBackoffSeconds < retry.backoffSeconds) {
+    problems.push(
+      `retry.maxBackoffSeconds must be a number >= retry.backoffSeconds (${show(retry.backoffSeconds)}), got ${show(retry.maxBackoffSeconds)}`,
+    );
+  }
+  if (!isPositiveInteger(definition.resultTtlSeconds)) {
+    problems.push(`resultTtlSeconds must be a positive integer, got ${show(definition.resultTtlSeconds)}`);
+  }
+  if (!EVENTS_POLICIES.includes(definition.events)) {
+    problems.push(`events must be one of ${EVENTS_POLICIES.join(', ')}, got ${show(definition.events)}`);
+  }
+  if (
+    definition.payloadSchema !== null &&
+    typeof definition.payloadSchema?.['~standard']?.validate !== 'function'
+  ) {
+    problems.push('payloadSchema must be a Standard Schema (zod, valibot, arktype…)');
+  }
+  return problems;
+}
+
+/** True for a value returned by `defineTask` (checked by its marker, so copies of the module still match). */
+export function isTaskDefinition(value: unknown): value is TaskDefinition {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'sundial-task';
+}
+
+function isPositiveInteger(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0;
+}
+
+function isNonNegative(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : String(value);
+}

@@ -1,0 +1,90 @@
+import { mapWithConcurrency } from '../concurrency';
+import type { Logger } from '../observability/logger';
+import type { DispatchDeps, DispatchSummary } from '../scheduling/dispatch';
+import { dispatchLeasedSchedule } from '../scheduling/dispatch';
+
+export interface DispatchDueOptions {
+  owner: string;
+  /** Stop acquiring more schedules at this instant (the tick's budget). */
+  stopAcquiringAt: number;
+  leaseMs: number;
+  batchSize: number;
+  concurrency: number;
+  logger: Logger;
+}
+
+export interface DispatchDueTotals {
+  schedulesProcessed: number;
+  jobsEnqueued: number;
+  sendFailures: number;
+  leasesLost: number;
+  errors: number;
+  fireLagMs: number[];
+  budgetExhausted: boolean;
+}
+
+/**
+ * Leases due schedules in rounds of `batchSize` and dispatches each (at most `concurrency` at a time),
+ * until none is due, the budget is spent, or the queue fails (then the rest waits for the next tick).
+ * A schedule that fails to dispatch keeps its lease until it expires, and is retried by a later tick.
+ */
+export async function dispatchDueSchedules(
+  deps: DispatchDeps,
+  options: DispatchDueOptions,
+): Promise<DispatchDueTotals> {
+  const totals: DispatchDueTotals = {
+    schedulesProcessed: 0,
+    jobsEnqueued: 0,
+    sendFailures: 0,
+    leasesLost: 0,
+    errors: 0,
+    fireLagMs: [],
+    budgetExhausted: false,
+  };
+  for (;;) {
+    const now = deps.clock.now();
+    if (now >= options.stopAcquiringAt) {
+      totals.budgetExhausted = true;
+      return totals;
+    }
+    const leased = await deps.scheduleStore.acquireDueSchedules({
+      owner: options.owner,
+      now,
+      dueBefore: now + deps.limits.lookaheadMs,
+      leaseMs: options.leaseMs,
+      limit: options.batchSize,
+    });
+    const summaries = await mapWithConcurrency(leased, options.concurrency, async (schedule) => {
+      try {
+        return await dispatchLeasedSchedule(deps, schedule, options.owner);
+      } catch (error) {
+        options.logger.error('schedule dispatch failed; it is retried when its lease expires', {
+          scheduleId: schedule.id,
+          error,
+        });
+        return undefined;
+      }
+    });
+    const roundFailed = addRound(totals, summaries);
+    if (leased.length < options.batchSize || roundFailed) return totals;
+  }
+}
+
+/** Adds one round to the totals; true when the round hit errors (keep the rest for the next tick). */
+function addRound(totals: DispatchDueTotals, summaries: readonly (DispatchSummary | undefined)[]): boolean {
+  let failed = false;
+  for (const summary of summaries) {
+    if (!summary) {
+      totals.errors += 1;
+      failed = true;
+      continue;
+    }
+    totals.schedulesProcessed += 1;
+    totals.jobsEnqueued += summary.jobsSent;
+    totals.sendFailures += summary.sendFailures;
+    if (summary.sendFailures > 0) failed = true;
+    if (summary.release === 'lease_lost') totals.leasesLost += 1;
+    totals.fireLagMs.push(...summary.fireLagMs);
+  }
+  return failed;
+}

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { planLimitsOf } from '../config';
+import type { RuntimeDeps } from '../dependencies';
+import { dispatchDepsOf } from '../scheduling/dispatch-deps';
+import { type DispatchDueTotals, dispatchDueSchedules } from './dispatch-due';
+import { sendParkedJobs } from './parked-jobs';
+import { reapExpiredJobLeases } from './reaper';
+
+/** What one tick did; logged as one JSON line and turned into metrics. */
+export interface TickSummary extends Omit<DispatchDueTotals, 'fireLagMs'> {
+  owner: string;
+  parkedJobsSent: number;
+  jobsReaped: number;
+  countersRepaired: number;
+  durationMs: number;
+  fireLagMs: number[];
+}
+
+/** State kept between ticks of one warm container. */
+export interface TickState {
+  lastCounterRepairAt: number;
+}
+
+/**
+ * One tick: dispatches due schedules (until the budget is spent), sends parked jobs that came due,
+ * reaps jobs whose worker stopped answering, and now and then repairs the task counters.
+ * Each part fails on its own: an error is logged and counted, the other parts still run.
+ */
+export async function runTick(deps: RuntimeDeps, state: TickState): Promise<TickSummary> {
+  const { config, logger, clock } = deps;
+  const startedAt = clock.now();
+  const owner = `tick-${randomUUID()}`;
+  const leaseMs = config.scheduleLeaseSeconds * 1000;
+  const lookaheadMs = planLimitsOf(config).lookaheadMs;
+  let errors = 0;
+  const guarded = async <T>(part: string, fallback: T, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      errors += 1;
+      logger.error(`tick: ${part} failed`, { owner, error });
+      return fallback;
+    }
+  };
+
+  const [dispatched, parked, reaped] = await Promise.all([
+    guarded('dispatching schedules', emptyTotals(), () =>
+      dispatchDueSchedules(dispatchDepsOf(deps), {
+        owner,
+        stopAcquiringAt: startedAt + config.tickBudgetMs,
+        leaseMs,
+        batchSize: config.acquireBatchSize,
+        concurrency: config.tickConcurrency,
+        logger,
+      }),
+    ),
+    guarded('sending parked jobs', { sent: 0, failed: 0 }, () =>
+      sendParkedJobs(deps, { owner, lookaheadMs, leaseMs, limit: config.acquireBatchSize }),
+    ),
+    guarded('reaping expired job leases', { reaped: 0, failed: 0 }, () =>
+      reapExpiredJobLeases(deps, { limit: config.reapBatchSize }),
+    ),
+  ]);
+  const countersRepaired = await guarded('repairing counters', 0, () => repairCountersWhenDue(deps, state));
+
+  const { fireLagMs, ...totals } = dispatched;
+  return {
+    ...totals,
+    errors: totals.errors + errors,
+    owner,
+    parkedJobsSent: parked.sent,
+    jobsReaped: reaped.reaped,
+    countersRepaired,
+    durationMs: clock.now() - startedAt,
+    fireLagMs,
+  };
+}
+
+async function repairCountersWhenDue(deps: RuntimeDeps, state: TickState): Promise<number> {
+  const now = deps.clock.now();
+  const interval = deps.config.counterRepairIntervalSeconds * 1000;
+  if (interval === 0 || now - state.lastCounterRepairAt < interval) return 0;
+  state.lastCounterRepairAt = now;
+  const corrections = await deps.jobStore.repairCounters(now);
+  for (const [task, correction] of corrections) {
+    deps.logger.warn('task counter repaired', { task, was: correction.was, now: correction.now });
+  }
+  return corrections.size;
+}
+
+function emptyTotals(): DispatchDueTotals {
+  return {
+    schedulesProcessed: 0,
+    jobsEnqueued: 0,
+    sendFailures: 0,
+    leasesLost: 0,
+    errors: 0,
+    fireLagMs: [],
+    budgetExhausted: false,
+  };
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { SQSRecord } from 'aws-lambda';
+import { decodeJobMessage } from '../../core/model/job-message';
+import type { JobMessage } from '../../core/ports/job-queue';
+import { queueDelaySeconds } from '../../core/ports/job-queue';
+import type { JobRequest } from '../../core/ports/job-store';
+import type { Logger } from '../observability/logger';
+import { TASK_DEFAULTS } from '../tasks/define-task';
+import { slotWaitSeconds } from './backoff';
+import { finishWithoutRunning } from './finish-without-running';
+import { runClaimedJob } from './run-claimed-job';
+import type { MessageOutcome, WorkerContext } from './worker-context';
+
+/** A message that arrives this much (or less) before its run time waits here; earlier ones are re-sent. */
+const MAX_WAIT_MS = 1_000;
+
+/**
+ * Handles one queue message: decode, wait for the run time, claim, then run (or finish without running
+ * when the task is unknown, the attempts are used up, or the start deadline has passed).
+ */
+export async function processMessage(ctx: WorkerContext, record: SQSRecord): Promise<MessageOutcome> {
+  const decoded = decodeJobMessage(record.body);
+  if (!decoded.ok) {
+    ctx.counters.unreadable += 1;
+    ctx.deps.logger.error(
+      'unreadable job message: left to the queue, whose redrive policy moves it to the DLQ',
+      {
+        messageId: record.messageId,
+        receiveCount: receiveCount(record),
+        reason: decoded.reason,
+      },
+    );
+    return 'retry_later';
+  }
+  const { job, attempt } = decoded.message;
+  const logger = ctx.deps.logger.child({ jobId: job.id, task: job.task, attempt });
+  try {
+    return await processJob(ctx, record, job, attempt, logger);
+  } catch (error) {
+    logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
+    return 'retry_later';
+  }
+}
+
+async function processJob(
+  ctx: WorkerContext,
+  record: SQSRecord,
+  job: JobRequest,
+  attempt: number,
+  logger: Logger,
+): Promise<MessageOutcome> {
+  const { clock } = ctx.deps;
+  const early = job.runAt - clock.now();
+  // SQS delays at most 900 s and in whole seconds: a far-ahead job hops through the queue again,
+  // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
+  if (early > MAX_WAIT_MS)
+    return sendAgain(ctx, { job, attempt, delaySeconds: queueDelaySeconds(job.runAt, clock.now()) }, logger);
+  if (early > 0) await ctx.sleep(early);
+
+  const task = ctx.registry.get(job.task);
+  if (!task) {
+    return finishWithoutRunning(ctx, job, attempt, logger, {
+      outcome: 'error',
+      error: {
+        type: 'UnknownTaskError',
+        message: `task '${job.task}' is not registered in this worker; known tasks: ${ctx.registry.ids().join(', ') || '(none)'}`,
+      },
+      resultTtlSeconds: TASK_DEFAULTS.resultTtlSeconds,
+      events: TASK_DEFAULTS.events,
+    });
+  }
+  const { definition } = task;
+  if (attempt > definition.retry.maxAttempts) {
+    return finishWithoutRunning(ctx, job, attempt, logger, {
+      outcome: 'abandoned',
+      error: {
+        type: 'JobAbandonedError',
+        message: `attempt ${attempt - 1} stopped answering (its lease expired) and retry.maxAttempts (${definition.retry.maxAttempts}) allows no further attempt`,
+      },
+      resultTtlSeconds: definition.resultTtlSeconds,
+      events: definition.events,
+    });
+  }
+  const now = clock.now();
+  if (job.startDeadline !== null && now > job.startDeadline) {
+    return finishWithoutRunning(ctx, job, attempt, logger, {
+      outcome: 'missed_start_deadline',
+      resultTtlSeconds: definition.resultTtlSeconds,
+      events: definition.events,
+    });
+  }
+
+  const owner = `worker-${randomUUID()}`;
+  const claim = await ctx.deps.jobStore.claimJob({
+    job,
+    attempt,
+    owner,
+    now,
+    leaseUntil: now + (definition.timeoutSeconds + ctx.deps.config.jobLeaseMarginSeconds) * 1000,
+    ...(definition.maxRunningJobs === null ? {} : { concurrencyLimit: definition.maxRunningJobs }),
+  });
+  switch (claim.status) {
+    case 'claimed':
+      await runClaimedJob(ctx, { job, attempt, owner, definition, startedAt: now, logger });
+      return 'done';
+    case 'no_slot':
+      logger.debug('no free slot; the message comes back later', { running: claim.running });
+      return comeBackLater(ctx, record, logger);
+    case 'cancelled':
+      logger.info('job was cancelled; dropping the message');
+      return 'done';
+    case 'duplicate':
+      // The message for attempt n+1 can arrive before attempt n is marked `retrying` (see the reaper):
+      // it is not a duplicate yet, so it waits instead of being dropped.
+      if (claim.job?.status === 'running' && claim.job.attempt < attempt)
+        return comeBackLater(ctx, record, logger);
+      ctx.counters.duplicates += 1;
+      logger.debug('duplicate delivery dropped', { status: claim.job?.status });
+      return 'done';
+  }
+}
+
+async function sendAgain(ctx: WorkerContext, message: JobMessage, logger: Logger): Promise<MessageOutcome> {
+  const { failed } = await ctx.deps.queue.send([message]);
+  if (failed.length === 0) return 'done';
+  logger.warn('could not re-send an early message; the queue redelivers it');
+  return 'retry_later';
+}
+
+/** Hides the message for a growing, jittered while and reports it failed, so the queue redelivers it. */
+async function comeBackLater(ctx: WorkerContext, record: SQSRecord, logger: Logger): Promise<MessageOutcome> {
+  ctx.counters.deferred += 1;
+  const seconds = slotWaitSeconds(receiveCount(record), ctx.deps.random);
+  try {
+    await ctx.deps.queue.changeVisibility(record.receiptHandle, seconds);
+  } catch (error) {
+    logger.warn('could not change the message visibility; it comes back after the queue default', { error });
+  }
+  return 'retry_later';
+}
+
+function receiveCount(record: SQSRecord): number {
+  return Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1;
+}

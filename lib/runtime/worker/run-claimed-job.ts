@@ -1,0 +1,138 @@
+import type { EpochMs } from '../../core/clock';
+import { LeaseLostError } from '../../core/errors';
+import type { JobResult } from '../../core/model/job';
+import type { JobEvent } from '../../core/ports/event-publisher';
+import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
+import type { JobRequest } from '../../core/ports/job-store';
+import type { Logger } from '../observability/logger';
+import { retryMessage } from '../scheduling/job-messages';
+import type { TaskDefinition } from '../tasks/define-task';
+import { retryDelayMs } from './backoff';
+import { type HandlerOutcome, runTaskHandler } from './run-handler';
+import type { WorkerContext } from './worker-context';
+
+export interface ClaimedJob {
+  job: JobRequest;
+  attempt: number;
+  owner: string;
+  definition: TaskDefinition;
+  startedAt: EpochMs;
+  logger: Logger;
+}
+
+/**
+ * Runs a claimed job and records how it ended: a result (which also returns the slot), or another
+ * attempt. A lost lease (the reaper took the job over) is logged; the job is then the reaper's.
+ */
+export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Promise<void> {
+  const { deps } = ctx;
+  const { job, attempt, definition, startedAt, logger } = claimed;
+  ctx.counters.startLagMs.push(Math.max(0, startedAt - job.runAt));
+  ctx.events.add(definition.events, eventOf(claimed, 'job.started', startedAt));
+
+  const deadline = Math.min(
+    startedAt + definition.timeoutSeconds * 1000,
+    startedAt + ctx.remainingMs() - deps.config.workerSafetyMarginMs,
+  );
+  const outcome = await runTaskHandler({
+    definition,
+    payload: job.payload,
+    context: {
+      jobId: job.id,
+      scheduleId: job.scheduleId,
+      fireTime: job.fireTime === null ? null : new Date(job.fireTime),
+      attempt,
+      logger,
+    },
+    deadline,
+    clock: deps.clock,
+  });
+  try {
+    await recordOutcome(ctx, claimed, outcome);
+  } catch (error) {
+    if (!(error instanceof LeaseLostError)) throw error;
+    logger.warn('lease lost before the result was written; the reaper handles this attempt');
+  }
+}
+
+async function recordOutcome(
+  ctx: WorkerContext,
+  claimed: ClaimedJob,
+  outcome: HandlerOutcome,
+): Promise<void> {
+  const { deps } = ctx;
+  const { job, attempt, definition, logger, owner } = claimed;
+  const finishedAt = deps.clock.now();
+  const retry = !outcome.ok && outcome.retryable && attempt < definition.retry.maxAttempts;
+  if (!outcome.ok && retry) {
+    const retryAt = finishedAt + retryDelayMs(definition.retry, attempt, deps.random);
+    // The store parks retries beyond the queue's longest delay in the due index; the tick sends them.
+    const parked = retryAt - finishedAt > MAX_QUEUE_DELAY_SECONDS * 1000;
+    if (!parked) {
+      // Sent before the job is marked `retrying`: a crash in between leaves a running job with an
+      // expired lease, which the reaper retries; never a `retrying` job without a message.
+      const { failed } = await deps.queue.send([retryMessage(job, attempt + 1, retryAt, finishedAt)]);
+      if (failed.length > 0) {
+        logger.error('could not send the retry; the job is retried when its lease expires');
+        return;
+      }
+    }
+    await deps.jobStore.retryJob({
+      jobId: job.id,
+      owner,
+      failedAttempt: attempt,
+      error: outcome.error,
+      retryAt,
+      now: finishedAt,
+    });
+    ctx.counters.retried += 1;
+    const event = eventOf(claimed, 'job.retrying', finishedAt);
+    ctx.events.add(definition.events, { ...event, result: attemptResult(claimed, outcome, finishedAt) });
+    logger.warn('attempt failed; retrying', {
+      errorType: outcome.error.type,
+      retryAt: new Date(retryAt).toISOString(),
+    });
+    return;
+  }
+  const result = attemptResult(claimed, outcome, finishedAt);
+  await deps.jobStore.finishJob({
+    jobId: job.id,
+    owner,
+    result,
+    expiresAt: finishedAt + definition.resultTtlSeconds * 1000,
+  });
+  if (outcome.ok) {
+    ctx.counters.succeeded += 1;
+    ctx.events.add(definition.events, { ...eventOf(claimed, 'job.succeeded', finishedAt), result });
+    logger.info('job succeeded', { durationMs: finishedAt - claimed.startedAt });
+  } else {
+    ctx.counters.failed += 1;
+    ctx.events.add(definition.events, { ...eventOf(claimed, 'job.failed', finishedAt), result });
+    logger.warn('job failed', { errorType: outcome.error.type, retryable: outcome.retryable });
+  }
+}
+
+function attemptResult(claimed: ClaimedJob, outcome: HandlerOutcome, finishedAt: EpochMs): JobResult {
+  return {
+    outcome: outcome.ok ? 'success' : 'error',
+    ...(outcome.ok
+      ? outcome.value === undefined
+        ? {}
+        : { returnValue: outcome.value }
+      : { error: outcome.error }),
+    startedAt: claimed.startedAt,
+    finishedAt,
+    attempt: claimed.attempt,
+  };
+}
+
+function eventOf(claimed: ClaimedJob, type: JobEvent['type'], at: EpochMs): JobEvent {
+  return {
+    type,
+    jobId: claimed.job.id,
+    task: claimed.job.task,
+    scheduleId: claimed.job.scheduleId,
+    attempt: claimed.attempt,
+    at,
+  };
+}

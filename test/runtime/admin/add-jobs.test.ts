@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { LIMITS } from '../../../lib/core/limits';
+import type { AdminResponse } from '../../../lib/runtime/admin';
+import { createHarness, errorOf, MINUTE, SECOND, T0 } from './support/harness';
+
+interface AddedJob {
+  status: string;
+  queued: string;
+  job: Record<string, unknown> & { id: string };
+}
+
+describe('add_job', () => {
+  it('stores a job and sends it to the queue at once', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<AddedJob>({ action: 'add_job', task: 'cleanup', payload: { dir: '/tmp' } });
+
+    expect(result).toEqual({
+      status: 'added',
+      queued: 'sent',
+      job: {
+        id: 'id-2',
+        task: 'cleanup',
+        payload: { dir: '/tmp' },
+        origin: 'direct',
+        schedule_id: null,
+        fire_time: null,
+        run_at: '2026-03-02T09:00:00Z',
+        start_deadline: '2026-03-02T09:02:00Z',
+        attempt: 0,
+        status: 'queued',
+        created_at: '2026-03-02T09:00:00Z',
+        started_at: null,
+        finished_at: null,
+        expires_at: null,
+        result: null,
+      },
+    });
+    expect(h.queue.messages).toEqual([
+      {
+        job: {
+          id: 'id-2',
+          task: 'cleanup',
+          payload: { dir: '/tmp' },
+          origin: 'direct',
+          scheduleId: null,
+          fireTime: null,
+          runAt: T0,
+          startDeadline: T0 + 120 * SECOND,
+        },
+        attempt: 1,
+        delaySeconds: 0,
+      },
+    ]);
+  });
+
+  it('delays a job due within 15 minutes in the queue', async () => {
+    const h = createHarness();
+
+    await h.ok({
+      action: 'add_job',
+      task: 'cleanup',
+      job_id: 'soon',
+      run_at: '2026-03-02T10:14:59.500+01:00',
+    });
+
+    expect(h.queue.messages.map((message) => [message.job.runAt, message.delaySeconds])).toEqual([
+      [T0 + 899_500, 899],
+    ]);
+  });
+
+  it('parks a job due later than the queue can delay it, for the tick to send', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<AddedJob>({
+      action: 'add_job',
+      task: 'cleanup',
+      job_id: 'later',
+      run_at: '2026-03-02T09:15:01Z',
+    });
+
+    expect(result.queued).toBe('parked');
+    expect(h.queue.messages).toEqual([]);
+    const due = await h.store.acquireDueJobs('tick', T0 + 14 * MINUTE, T0 + 16 * MINUTE, MINUTE, 10);
+    expect(due.map((job) => job.id)).toEqual(['later']);
+  });
+
+  it('runs a job whose run_at has passed now', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<AddedJob>({
+      action: 'add_job',
+      task: 'cleanup',
+      run_at: '2026-03-01T00:00:00Z',
+    });
+
+    expect(result.job.run_at).toBe('2026-03-02T09:00:00Z');
+    expect(h.queue.messages[0]?.delaySeconds).toBe(0);
+  });
+
+  it('parks a job the queue refuses, so that it is not lost', async () => {
+    const h = createHarness();
+    h.queue.refuse = new Set(['refused']);
+
+    const result = await h.ok<AddedJob>({ action: 'add_job', task: 'cleanup', job_id: 'refused' });
+
+    expect(result.queued).toBe('parked');
+    const due = await h.store.acquireDueJobs('tick', T0, T0 + MINUTE, MINUTE, 10);
+    expect(due.map((job) => job.id)).toEqual(['refused']);
+    expect(h.logs.map((line) => line.message)).toEqual([
+      'queue refused jobs; parking them in the due index for the tick',
+    ]);
+  });
+
+  describe('conflict policies', () => {
+    it('rejects an existing job id by default', async () => {
+      const h = createHarness();
+      await h.ok({ action: 'add_job', task: 'cleanup', job_id: 'once' });
+
+      const error = errorOf(await h.call({ action: 'add_job', task: 'cleanup', job_id: 'once' }));
+
+      expect(error.code).toBe('conflicting_id');
+      expect(error.message).toMatch(/^job 'once' already exists/);
+      expect(h.queue.messages).toHaveLength(1);
+    });
+
+    it('keeps the job and sends nothing with do_nothing', async () => {
+      const h = createHarness();
+      await h.ok({ action: 'add_job', task: 'cleanup', job_id: 'once', payload: 1 });
+
+      const result = await h.ok<AddedJob>({
+        action: 'add_job',
+        task: 'cleanup',
+        job_id: 'once',
+        payload: 2,
+        conflict_policy: 'do_nothing',
+      });
+
+      expect(result).toMatchObject({ status: 'kept', queued: 'not_sent', job: { payload: 1 } });
+      expect(h.queue.messages).toHaveLength(1);
+    });
+
+    it('replaces a queued job and sends the new one with replace', async () => {
+      const h = createHarness();
+      await h.ok({ action: 'add_job', task: 'cleanup', job_id: 'once', payload: 1 });
+
+      const result = await h.ok<AddedJob>({
+        action: 'add_job',
+        task: 'cleanup',
+        job_id: 'once',
+        payload: 2,
+        conflict_policy: 'replace',
+      });
+
+      expect(result).toMatchObject({ status: 'replaced', queued: 'sent', job: { payload: 2 } });
+      expect(h.queue.messages.map((message) => message.job.payload)).toEqual([1, 2]);
+    });
+  });
+});
+
+describe('add_jobs', () => {
+  it('adds the valid items and answers each item on its own, in order', async () => {
+    const h = createHarness();
+    await h.ok({ action: 'add_job', task: 'cleanup', job_id: 'taken' });
+    h.queue.messages.length = 0;
+
+    const result = await h.ok<{ added: number; failed: number; results: AdminResponse[] }>({
+      action: 'add_jobs',
+      jobs: [
+        { task: 'send-report', job_id: 'r1', payload: { team: 'ops' } },
+        { task: 'send-report', job_id: 'r2', payload: { team: 3 } },
+        { task: 'nope', job_id: 'n1' },
+        { task: 'cleanup', job_id: 'taken' },
+        'not a job',
+        { task: 'cleanup', job_id: 'c1', run_at: '2026-03-02T12:00:00Z', priority: 1 },
+        { task: 'cleanup', job_id: 'c2', run_at: '2026-03-02T12:00:00Z' },
+      ],
+    });
+
+    expect(result.added).toBe(2);
+    expect(result.failed).toBe(5);
+    expect(result.results.map((item) => (item.ok ? 'ok' : item.error.code))).toEqual([
+      'ok',
+      'invalid_input',
+      'unknown_task',
+      'conflicting_id',
+      'invalid_input',
+      'invalid_input',
+      'ok',
+    ]);
+    expect(errorOf(result.results[1] as AdminResponse).message).toBe(
+      'jobs[1].payload.team: Invalid input: expected string, received number',
+    );
+    expect(errorOf(result.results[4] as AdminResponse).message).toBe(
+      'jobs[4]: Invalid input: expected object, received string',
+    );
+    expect(errorOf(result.results[5] as AdminResponse).message).toBe(
+      'jobs[5].priority: unknown field; allowed fields: task, payload, run_at, job_id, conflict_policy',
+    );
+    expect(h.queue.messages.map((message) => message.job.id)).toEqual(['r1']);
+    expect(await h.store.getJob('c2', T0)).toMatchObject({
+      status: 'queued',
+      runAt: Date.parse('2026-03-02T12:00:00Z'),
+    });
+    expect(await h.store.getJob('c1', T0)).toBeUndefined();
+    expect(await h.store.getJob('r2', T0)).toBeUndefined();
+  });
+
+  it(`rejects more than ${LIMITS.bulkJobs} jobs as a whole, writing nothing`, async () => {
+    const h = createHarness();
+
+    const error = errorOf(
+      await h.call({
+        action: 'add_jobs',
+        jobs: Array.from({ length: LIMITS.bulkJobs + 1 }, () => ({ task: 'cleanup' })),
+      }),
+    );
+
+    expect(error.message).toBe('jobs: must hold at most 1000 jobs; split larger batches');
+    expect(h.writes).toEqual([]);
+  });
+
+  it('sends all the jobs of a large batch', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<{ added: number }>({
+      action: 'add_jobs',
+      jobs: Array.from({ length: LIMITS.bulkJobs }, (_, index) => ({
+        task: 'cleanup',
+        job_id: `bulk-${index}`,
+      })),
+    });
+
+    expect(result.added).toBe(LIMITS.bulkJobs);
+    expect(new Set(h.queue.messages.map((message) => message.job.id)).size).toBe(LIMITS.bulkJobs);
+  });
+});

@@ -1,0 +1,225 @@
+import { describe, expect, it } from 'vitest';
+import { createHarness, errorOf, everyMinute, MINUTE, nightlyBerlin, SECOND, T0 } from './support/harness';
+
+interface ScheduleResult {
+  status?: string;
+  dispatched_jobs: number;
+  schedule: Record<string, unknown> & { id: string; version: number; next_fire_time: string | null };
+}
+
+const iso = (instant: number) => new Date(instant).toISOString().replace('.000Z', 'Z');
+
+describe('add_schedule', () => {
+  it('stores a schedule with defaults filled in and answers it in wire format', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 'nightly-report',
+      task: 'send-report',
+      trigger: nightlyBerlin,
+      payload: { team: 'ops' },
+      tags: ['reports', 'ops', 'reports'],
+    });
+
+    expect(result).toEqual({
+      status: 'added',
+      dispatched_jobs: 0,
+      schedule: {
+        id: 'nightly-report',
+        task: 'send-report',
+        trigger: nightlyBerlin,
+        payload: { team: 'ops' },
+        coalesce: 'latest',
+        misfire_grace_seconds: null,
+        max_jitter_seconds: 0,
+        tags: ['reports', 'ops'],
+        paused: false,
+        timezone: 'Europe/Berlin',
+        next_fire_time: '2026-03-03T02:00:00Z',
+        next_fire_time_local: '2026-03-03T03:00:00+01:00',
+        last_fire_time: null,
+        version: 1,
+        created_at: '2026-03-02T09:00:00Z',
+        updated_at: '2026-03-02T09:00:00Z',
+      },
+    });
+    expect(await h.store.getSchedule('nightly-report')).toMatchObject({
+      nextFireAt: Date.parse('2026-03-03T02:00:00Z'),
+    });
+    expect(h.queue.messages).toEqual([]);
+  });
+
+  it('generates an id and stores the task’s misfire grace on the schedule', async () => {
+    const h = createHarness();
+
+    const { schedule } = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      task: 'cleanup',
+      trigger: nightlyBerlin,
+    });
+
+    expect(schedule.id).toBe('id-2');
+    expect(schedule.misfire_grace_seconds).toBe(120);
+    expect((await h.store.getSchedule('id-2'))?.misfireGraceSeconds).toBe(120);
+  });
+
+  it('keeps an explicit misfire grace of null (no deadline) over the task’s default', async () => {
+    const h = createHarness();
+
+    const { schedule } = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      task: 'cleanup',
+      trigger: nightlyBerlin,
+      misfire_grace_seconds: null,
+    });
+
+    expect(schedule.misfire_grace_seconds).toBeNull();
+  });
+
+  it('dispatches a schedule whose first fire time is inside the lookahead window at once', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 'pulse',
+      task: 'cleanup',
+      trigger: { type: 'cron', expression: '*/30 * * * * *' },
+    });
+
+    const fires = [T0, T0 + 30 * SECOND, T0 + 60 * SECOND, T0 + 90 * SECOND];
+    expect(h.queue.messages.map((message) => message.job.id)).toEqual(fires.map((fire) => `pulse@${fire}`));
+    expect(h.queue.messages.map((message) => message.delaySeconds)).toEqual([0, 30, 60, 90]);
+    expect(result.dispatched_jobs).toBe(4);
+    expect(result.schedule.next_fire_time).toBe(iso(T0 + 120 * SECOND));
+    expect(result.schedule.last_fire_time).toBe(iso(T0 + 90 * SECOND));
+    const stored = await h.store.getSchedule('pulse');
+    expect(stored).toMatchObject({
+      nextFireAt: T0 + 120 * SECOND,
+      lastFireAt: T0 + 90 * SECOND,
+      leaseOwner: null,
+    });
+  });
+
+  it('does not dispatch a schedule whose first fire time is beyond the lookahead window', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 'later',
+      task: 'cleanup',
+      trigger: { type: 'date', run_at: iso(T0 + 91 * SECOND) },
+    });
+
+    expect(result.dispatched_jobs).toBe(0);
+    expect(h.queue.messages).toEqual([]);
+    expect(h.writes).toEqual(['addSchedule']);
+  });
+
+  it('dispatches a fire time exactly at the end of the lookahead window', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 'edge',
+      task: 'cleanup',
+      trigger: { type: 'date', run_at: iso(T0 + 90 * SECOND) },
+    });
+
+    expect(result.dispatched_jobs).toBe(1);
+    expect(h.queue.messages.map((message) => message.delaySeconds)).toEqual([90]);
+    expect(result.schedule.next_fire_time).toBeNull();
+  });
+
+  it('does not dispatch a paused schedule even when it is due', async () => {
+    const h = createHarness();
+
+    await h.ok({ action: 'add_schedule', id: 'held', task: 'cleanup', trigger: everyMinute, paused: true });
+
+    expect(h.queue.messages).toEqual([]);
+    expect((await h.store.getSchedule('held'))?.paused).toBe(true);
+  });
+
+  it('anchors an interval without start_at at now: the first fire is now, and the stored trigger says so', async () => {
+    const h = createHarness();
+
+    const { schedule } = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 'every-ten-minutes',
+      task: 'cleanup',
+      trigger: { type: 'interval', minutes: 10 },
+    });
+
+    expect(schedule.trigger).toEqual({ type: 'interval', minutes: 10, start_at: '2026-03-02T09:00:00Z' });
+    expect(h.queue.messages.map((message) => message.job.fireTime)).toEqual([T0]);
+    expect(schedule.next_fire_time).toBe(iso(T0 + 10 * MINUTE));
+  });
+
+  it('still succeeds when dispatching fails: the schedule is stored and the tick takes it later', async () => {
+    const h = createHarness();
+    h.queue.refuse = 'throw';
+
+    const result = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 'due',
+      task: 'cleanup',
+      trigger: everyMinute,
+    });
+
+    expect(result.dispatched_jobs).toBe(0);
+    expect(await h.store.getSchedule('due')).toMatchObject({ nextFireAt: T0 });
+    expect(h.logs.map((line) => line.level)).toEqual(['warn']);
+  });
+
+  describe('conflict policies', () => {
+    const original = {
+      action: 'add_schedule',
+      id: 'report',
+      task: 'send-report',
+      trigger: nightlyBerlin,
+      payload: { team: 'a' },
+    };
+
+    it('rejects an existing id by default and leaves the stored schedule alone', async () => {
+      const h = createHarness();
+      await h.ok(original);
+
+      const error = errorOf(await h.call({ ...original, payload: { team: 'b' } }));
+
+      expect(error).toEqual({
+        code: 'conflicting_id',
+        message:
+          "schedule 'report' already exists; use conflict_policy 'replace' or 'do_nothing' to change how conflicts are handled",
+      });
+      expect((await h.store.getSchedule('report'))?.payload).toEqual({ team: 'a' });
+    });
+
+    it('replaces the definition with replace (version bumped)', async () => {
+      const h = createHarness();
+      await h.ok(original);
+
+      const result = await h.ok<ScheduleResult>({
+        ...original,
+        payload: { team: 'b' },
+        conflict_policy: 'replace',
+      });
+
+      expect(result.status).toBe('replaced');
+      expect(result.schedule).toMatchObject({ payload: { team: 'b' }, version: 2 });
+    });
+
+    it('keeps the stored schedule with do_nothing', async () => {
+      const h = createHarness();
+      await h.ok(original);
+
+      const result = await h.ok<ScheduleResult>({
+        ...original,
+        payload: { team: 'b' },
+        conflict_policy: 'do_nothing',
+      });
+
+      expect(result.status).toBe('kept');
+      expect(result.schedule).toMatchObject({ payload: { team: 'a' }, version: 1 });
+    });
+  });
+});

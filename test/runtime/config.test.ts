@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../../lib/runtime/config';
+
+const REQUIRED = {
+  SUNDIAL_TABLE_NAME: 'sundial',
+  SUNDIAL_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/jobs',
+};
+
+describe('runtime config', () => {
+  it('applies the documented defaults when only the required variables are set', () => {
+    expect(readConfig(REQUIRED)).toMatchObject({
+      tableName: 'sundial',
+      eventBusName: null,
+      shards: 16,
+      lookaheadSeconds: 90,
+      tickBudgetMs: 40_000,
+      scheduleLeaseSeconds: 120,
+      logLevel: 'info',
+      metricsNamespace: 'Sundial',
+    });
+  });
+
+  it('reports every missing or invalid variable at once, by name', () => {
+    // Act
+    let error: unknown;
+    try {
+      readConfig({ SUNDIAL_LOOKAHEAD_SECONDS: '901', SUNDIAL_SHARDS: 'many', SUNDIAL_LOG_LEVEL: 'loud' });
+    } catch (caught) {
+      error = caught;
+    }
+
+    // Assess
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'SUNDIAL_TABLE_NAME is required',
+      'SUNDIAL_QUEUE_URL is required',
+      "SUNDIAL_SHARDS must be an integer from 1 to 1000, got 'many'",
+      "SUNDIAL_LOOKAHEAD_SECONDS must be an integer from 1 to 900, got '901'",
+      "SUNDIAL_LOG_LEVEL must be one of debug, info, warn, error, got 'loud'",
+    ]);
+  });
+
+  it('rejects a schedule lease that could expire while the tick still works on it', () => {
+    expect(() =>
+      readConfig({ ...REQUIRED, SUNDIAL_SCHEDULE_LEASE_SECONDS: '30', SUNDIAL_TICK_BUDGET_MS: '40000' }),
+    ).toThrow(/SUNDIAL_SCHEDULE_LEASE_SECONDS \(30\) must be longer than SUNDIAL_TICK_BUDGET_MS/);
+  });
+});

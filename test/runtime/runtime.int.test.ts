@@ -1,0 +1,196 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
+import { pollOnce } from '../../lib/adapters/sqs/event-source';
+import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
+import { systemClock } from '../../lib/core/clock';
+import type { RuntimeConfig } from '../../lib/runtime/config';
+import type { RuntimeDeps } from '../../lib/runtime/dependencies';
+import { createTickHandler } from '../../lib/runtime/handlers/tick';
+import { createWorkerHandler } from '../../lib/runtime/handlers/worker';
+import { silentLogger } from '../../lib/runtime/observability/logger';
+import { defineTask, type TaskOptions } from '../../lib/runtime/tasks/define-task';
+import { staticTaskRegistry } from '../../lib/runtime/tasks/registry';
+import { createTestTable, type TestTable } from '../support/dynamodb';
+import { createTestQueue, type LocalSqs, startLocalSqs, type TestQueue } from '../support/sqs';
+import { RecordingPublisher, scheduleDefinition, testConfig } from './support';
+
+let sqs: LocalSqs;
+const tables: TestTable[] = [];
+
+beforeAll(async () => {
+  sqs = await startLocalSqs();
+});
+
+afterAll(async () => {
+  await Promise.all([...tables.map((table) => table.drop()), sqs.stop()]);
+});
+
+/** A table and a queue of its own for each test, so no test sees another's schedules. */
+async function realRuntime(config: Partial<RuntimeConfig> = {}) {
+  const [table, queue] = await Promise.all([
+    createTestTable('runtime'),
+    createTestQueue(sqs.client, { visibilityTimeoutSeconds: 5 }),
+  ]);
+  tables.push(table);
+  const store = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName });
+  const deps: RuntimeDeps = {
+    config: testConfig({ tableName: table.tableName, queueUrl: queue.queueUrl, ...config }),
+    scheduleStore: store,
+    jobStore: store,
+    queue: new SqsJobQueue({ client: sqs.client, queueUrl: queue.queueUrl }),
+    events: new RecordingPublisher(),
+    clock: systemClock,
+    random: Math.random,
+    logger: silentLogger,
+    metricsSink: () => {},
+  };
+  return { deps, store, queue };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
+function worker(deps: RuntimeDeps, tasks: Record<string, TaskOptions<any, any>>) {
+  const registry = staticTaskRegistry(
+    Object.fromEntries(Object.entries(tasks).map(([id, options]) => [id, { default: defineTask(options) }])),
+  );
+  return createWorkerHandler(() => deps, registry);
+}
+
+/** Polls like Lambda's event source mapping until `done()` or the time runs out. */
+async function pollUntil(
+  queue: TestQueue,
+  handler: ReturnType<typeof worker>,
+  done: () => boolean,
+  maxMs: number,
+) {
+  const until = Date.now() + maxMs;
+  while (!done() && Date.now() < until) {
+    await pollOnce({ client: sqs.client, queueUrl: queue.queueUrl, waitTimeSeconds: 1 }, (event) =>
+      handler(event),
+    );
+  }
+}
+
+describe('runtime on DynamoDB Local and the SQS emulator', () => {
+  it('runs each fire of a schedule once, within a second of its fire time', async () => {
+    // Prepare: a schedule firing every second from 3 s ahead (room for a slow tick); a 6 s lookahead
+    const { deps, store, queue } = await realRuntime({ lookaheadSeconds: 6 });
+    const start = Math.ceil(Date.now() / 1000) * 1000 + 3000;
+    await store.addSchedule({
+      schedule: scheduleDefinition('every-second', {
+        trigger: { type: 'interval', seconds: 1, start_at: new Date(start).toISOString() },
+      }),
+      nextFireAt: start,
+      conflictPolicy: 'exception',
+      now: Date.now(),
+    });
+    const lags = new Map<number, number[]>();
+    const handler = worker(deps, {
+      echo: {
+        handler: (_payload, { fireTime }) => {
+          const fire = fireTime?.getTime() ?? 0;
+          lags.set(fire, [...(lags.get(fire) ?? []), Date.now() - fire]);
+        },
+      },
+    });
+
+    // Act
+    const summary = await createTickHandler(() => deps)();
+    await pollUntil(queue, handler, () => lags.size >= summary.jobsEnqueued, 8_000);
+
+    // Assess
+    expect(summary.jobsEnqueued).toBeGreaterThanOrEqual(2);
+    expect(lags.size).toBe(summary.jobsEnqueued);
+    for (const [, runs] of lags) {
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toBeGreaterThanOrEqual(0);
+      expect(runs[0]).toBeLessThan(1_000);
+    }
+  });
+
+  it('dispatches each fire once when two ticks race over the same due schedules', async () => {
+    // Prepare
+    const { deps, store, queue } = await realRuntime({ acquireBatchSize: 5 });
+    const now = Date.now();
+    for (let index = 0; index < 20; index++) {
+      await store.addSchedule({
+        schedule: scheduleDefinition(`race-${index}`, {
+          trigger: { type: 'interval', minutes: 10, start_at: new Date(now + 2_000).toISOString() },
+        }),
+        nextFireAt: now + 2_000,
+        conflictPolicy: 'exception',
+        now,
+      });
+    }
+
+    // Act
+    const [a, b] = await Promise.all([createTickHandler(() => deps)(), createTickHandler(() => deps)()]);
+    const ids: string[] = [];
+    for (const until = Date.now() + 30_000; ids.length < 20 && Date.now() < until; ) {
+      const output = await sqs.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queue.queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          VisibilityTimeout: 300,
+        }),
+      );
+      ids.push(...(output.Messages ?? []).map((message) => JSON.parse(message.Body ?? '{}').job.id));
+    }
+
+    const extra = await sqs.client.send(
+      new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+
+    // Assess
+    expect(a.jobsEnqueued + b.jobsEnqueued).toBe(20);
+    expect(new Set(ids).size).toBe(20);
+    expect(ids).toHaveLength(20);
+    expect(extra.Messages ?? []).toEqual([]);
+  });
+
+  it('never runs more than maxRunningJobs at once across concurrent workers; the overflow comes back and runs', async () => {
+    // Prepare: 6 jobs of a task limited to 2, each running 300 ms, and two pollers
+    const { deps, queue } = await realRuntime();
+    let running = 0;
+    let maxRunning = 0;
+    const finished = new Set<string>();
+    const handler = worker(deps, {
+      limited: {
+        maxRunningJobs: 2,
+        handler: async (_payload, { jobId }) => {
+          running += 1;
+          maxRunning = Math.max(maxRunning, running);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          running -= 1;
+          finished.add(jobId);
+        },
+      },
+    });
+    const now = Date.now();
+    await deps.queue.send(
+      Array.from({ length: 6 }, (_, index) => ({
+        job: {
+          id: `limited-${index}`,
+          task: 'limited',
+          payload: null,
+          origin: 'direct' as const,
+          scheduleId: null,
+          fireTime: null,
+          runAt: now,
+          startDeadline: null,
+        },
+        attempt: 1,
+        delaySeconds: 0,
+      })),
+    );
+
+    // Act
+    await Promise.all([1, 2].map(() => pollUntil(queue, handler, () => finished.size === 6, 25_000)));
+
+    // Assess
+    expect(finished.size).toBe(6);
+    expect(maxRunning).toBeLessThanOrEqual(2);
+    expect(await deps.jobStore.runningCounts()).toEqual(new Map([['limited', 0]]));
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { createTickHandler } from '../../../lib/runtime/handlers/tick';
+import { SECOND, scheduleDefinition, sqsRecord, T0 } from '../support';
+import { workerHarness } from '../worker/harness';
+
+describe('crash recovery', () => {
+  it('loses no fire and runs none twice when a tick crashes between sending and releasing', async () => {
+    // Prepare: a schedule firing every 30 s from T0 (coalesce 'all': every missed fire must still run)
+    const runs = new Map<number, number>();
+    const worker = workerHarness(
+      {
+        echo: {
+          handler: (_payload, { fireTime }) => {
+            const key = fireTime?.getTime() ?? 0;
+            runs.set(key, (runs.get(key) ?? 0) + 1);
+          },
+        },
+      },
+      { scheduleLeaseSeconds: 120 },
+    );
+    worker.clock.set(T0 - 400);
+    await worker.store.addSchedule({
+      schedule: scheduleDefinition('every-30s', { coalesce: 'all' }),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: worker.clock.now(),
+    });
+    const tick = createTickHandler(() => worker.deps);
+    const release = worker.store.releaseSchedule.bind(worker.store);
+    worker.store.releaseSchedule = async () => {
+      throw new Error('process died after SendMessageBatch, before the release');
+    };
+
+    // Act: the crashed tick sent T0, +30 s, +60 s but never released; the lease expires; ticks resume
+    const crashed = await tick();
+    worker.store.releaseSchedule = release;
+    worker.clock.advance(60 * SECOND);
+    const whileLeased = await tick();
+    worker.clock.set(T0 + 121 * SECOND);
+    const recovered = await tick();
+    worker.clock.set(T0 + 300 * SECOND);
+    const messages = worker.queue.drain();
+    await worker.deliver(messages.map((message) => sqsRecord(message)));
+
+    // Assess
+    expect(crashed.errors).toBe(1);
+    expect(whileLeased.schedulesProcessed).toBe(0);
+    expect(recovered.schedulesProcessed).toBe(1);
+    const expectedFires = Array.from({ length: 8 }, (_, index) => T0 + index * 30 * SECOND);
+    expect([...runs.keys()].sort()).toEqual(expectedFires);
+    expect([...runs.values()].every((count) => count === 1)).toBe(true);
+    expect(messages.length).toBeGreaterThan(expectedFires.length);
+  });
+
+  it('reaps a job whose worker vanished: returns its slot and hands it to a next attempt', async () => {
+    // Prepare: attempt 1 of a slot-limited job was claimed by a worker that died
+    let runs = 0;
+    const worker = workerHarness({
+      limited: { maxRunningJobs: 1, retry: { maxAttempts: 2 }, handler: () => void runs++ },
+    });
+    const job = {
+      id: 'job-1',
+      task: 'limited',
+      payload: null,
+      origin: 'direct' as const,
+      scheduleId: null,
+      fireTime: null,
+      runAt: T0,
+      startDeadline: null,
+    };
+    await worker.store.claimJob({
+      job,
+      attempt: 1,
+      owner: 'dead-worker',
+      now: T0,
+      leaseUntil: T0 + 90 * SECOND,
+      concurrencyLimit: 1,
+    });
+    const tick = createTickHandler(() => worker.deps);
+
+    // Act
+    worker.clock.set(T0 + 91 * SECOND);
+    const summary = await tick();
+    const afterReap = await worker.store.getJob('job-1', worker.clock.now());
+    const slots = await worker.store.runningCounts();
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(summary.jobsReaped).toBe(1);
+    expect(afterReap).toMatchObject({ status: 'retrying', result: { error: { type: 'LeaseExpiredError' } } });
+    expect(slots.get('limited')).toBe(0);
+    expect(runs).toBe(1);
+    expect((await worker.store.getJob('job-1', worker.clock.now()))?.result).toMatchObject({
+      outcome: 'success',
+      attempt: 2,
+    });
+  });
+
+  it('finishes a reaped job as abandoned when its task allows no further attempt', async () => {
+    // Prepare: the task allows a single attempt, whose worker died
+    let runs = 0;
+    const worker = workerHarness({ once: { retry: { maxAttempts: 1 }, handler: () => void runs++ } });
+    const job = {
+      id: 'job-1',
+      task: 'once',
+      payload: null,
+      origin: 'direct' as const,
+      scheduleId: null,
+      fireTime: null,
+      runAt: T0,
+      startDeadline: null,
+    };
+    await worker.store.claimJob({
+      job,
+      attempt: 1,
+      owner: 'dead-worker',
+      now: T0,
+      leaseUntil: T0 + 90 * SECOND,
+    });
+
+    // Act
+    worker.clock.set(T0 + 91 * SECOND);
+    await createTickHandler(() => worker.deps)();
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(runs).toBe(0);
+    const finished = await worker.store.getJob('job-1', worker.clock.now());
+    expect(finished?.result).toMatchObject({ outcome: 'abandoned', attempt: 2 });
+    expect(worker.publisher.events.map((event) => event.type)).toEqual(['job.failed']);
+  });
+});

@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { createTickHandler } from '../../../lib/runtime/handlers/tick';
+import { SECOND, scheduleDefinition, T0, testRuntime } from '../support';
+
+async function addSchedules(runtime: ReturnType<typeof testRuntime>, count: number, overrides = {}) {
+  for (let index = 0; index < count; index++) {
+    await runtime.store.addSchedule({
+      schedule: scheduleDefinition(`schedule-${index}`, overrides),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: runtime.clock.now(),
+    });
+  }
+}
+
+describe('tick', () => {
+  it('dispatches the fires of due schedules inside the lookahead, each delayed until its fire time', async () => {
+    // Prepare: two schedules firing every 30 s from T0; the tick runs 0.4 s before T0
+    const runtime = testRuntime();
+    runtime.clock.set(T0 - 400);
+    await addSchedules(runtime, 2);
+    const tick = createTickHandler(() => runtime.deps);
+
+    // Act
+    const summary = await tick();
+
+    // Assess
+    expect(summary).toMatchObject({
+      schedulesProcessed: 2,
+      jobsEnqueued: 6,
+      errors: 0,
+      budgetExhausted: false,
+    });
+    const sent = runtime.queue.sent.map((message) => `${message.job.id}+${message.delaySeconds}s`).sort();
+    expect(sent).toEqual([
+      `schedule-0@${T0}+0s`,
+      `schedule-0@${T0 + 30 * SECOND}+30s`,
+      `schedule-0@${T0 + 60 * SECOND}+60s`,
+      `schedule-1@${T0}+0s`,
+      `schedule-1@${T0 + 30 * SECOND}+30s`,
+      `schedule-1@${T0 + 60 * SECOND}+60s`,
+    ]);
+  });
+
+  it('does not dispatch a fire twice when two ticks race', async () => {
+    // Prepare
+    const runtime = testRuntime({ acquireBatchSize: 7 });
+    runtime.clock.set(T0 - 400);
+    await addSchedules(runtime, 40);
+    const first = createTickHandler(() => runtime.deps);
+    const second = createTickHandler(() => runtime.deps);
+
+    // Act
+    const [a, b] = await Promise.all([first(), second()]);
+
+    // Assess
+    const ids = runtime.queue.sent.map((message) => message.job.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(40 * 3);
+    expect(a.schedulesProcessed + b.schedulesProcessed).toBe(40);
+  });
+
+  it('stops acquiring schedules when its time budget is spent and leaves the rest to the next tick', async () => {
+    // Prepare: every send takes 30 s of the 40 s budget; schedules are leased two at a time
+    const runtime = testRuntime({ acquireBatchSize: 2, tickConcurrency: 1, tickBudgetMs: 40_000 });
+    runtime.clock.set(T0 - 400);
+    await addSchedules(runtime, 5, {
+      trigger: { type: 'interval', hours: 1, start_at: new Date(T0).toISOString() },
+    });
+    runtime.queue.afterSend = () => runtime.clock.advance(30 * SECOND);
+    const tick = createTickHandler(() => runtime.deps);
+
+    // Act
+    const first = await tick();
+    runtime.queue.afterSend = () => {};
+    const second = await tick();
+
+    // Assess
+    expect(first).toMatchObject({ schedulesProcessed: 2, budgetExhausted: true });
+    expect(second).toMatchObject({ schedulesProcessed: 3, budgetExhausted: false });
+    expect(runtime.queue.sent).toHaveLength(5);
+  });
+
+  it('writes one summary log line and CloudWatch EMF metrics per run', async () => {
+    // Prepare: the fire at T0 is dispatched 2 s late
+    const runtime = testRuntime();
+    runtime.clock.set(T0 + 2 * SECOND);
+    await addSchedules(runtime, 1);
+
+    // Act
+    await createTickHandler(() => runtime.deps)();
+
+    // Assess
+    const summaries = runtime.logLines.filter((line) => line.message === 'tick finished');
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]).toMatchObject({
+      level: 'info',
+      schedulesProcessed: 1,
+      jobsEnqueued: 4,
+      maxFireLagMs: 2000,
+    });
+    expect(runtime.metricLines).toHaveLength(1);
+    const [emf] = runtime.metricLines;
+    expect(emf).toMatchObject({
+      Service: 'tick',
+      SchedulesProcessed: 1,
+      JobsEnqueued: 4,
+      FireLag: 2000,
+      JobsReaped: 0,
+      _aws: {
+        Timestamp: T0 + 2 * SECOND,
+        CloudWatchMetrics: [{ Namespace: 'Sundial', Dimensions: [['Service']] }],
+      },
+    });
+    const aws = emf?._aws as { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } | undefined;
+    const names = aws?.CloudWatchMetrics[0]?.Metrics.map((metric) => metric.Name);
+    expect(names).toEqual(
+      expect.arrayContaining(['SchedulesProcessed', 'JobsEnqueued', 'FireLag', 'TickDuration', 'JobsReaped']),
+    );
+  });
+
+  it('sends a parked job once it comes within the lookahead, and only once', async () => {
+    // Prepare: a job to run 20 minutes from now waits in the due index
+    const runtime = testRuntime();
+    const runAt = T0 + 20 * 60 * SECOND;
+    await runtime.store.createJob({
+      job: {
+        id: 'later',
+        task: 'echo',
+        payload: null,
+        origin: 'direct',
+        scheduleId: null,
+        fireTime: null,
+        runAt,
+        startDeadline: null,
+      },
+      conflictPolicy: 'exception',
+      now: T0,
+      parkUntilDue: true,
+    });
+    const tick = createTickHandler(() => runtime.deps);
+
+    // Act
+    const early = await tick();
+    runtime.clock.set(runAt - 60 * SECOND);
+    const due = await tick();
+    const after = await tick();
+
+    // Assess
+    expect([early.parkedJobsSent, due.parkedJobsSent, after.parkedJobsSent]).toEqual([0, 1, 0]);
+    expect(
+      runtime.queue.sent.map((message) => [message.job.id, message.attempt, message.delaySeconds]),
+    ).toEqual([['later', 1, 60]]);
+  });
+
+  it('repairs drifted task counters on its first run and then only once per interval', async () => {
+    // Prepare
+    const runtime = testRuntime({ counterRepairIntervalSeconds: 600 });
+    runtime.store.setRunningCount('echo', 3);
+    const tick = createTickHandler(() => runtime.deps);
+
+    // Act
+    const first = await tick();
+    runtime.store.setRunningCount('echo', 2);
+    runtime.clock.advance(60 * SECOND);
+    const soon = await tick();
+    runtime.clock.advance(600 * SECOND);
+    const later = await tick();
+
+    // Assess
+    expect([first.countersRepaired, soon.countersRepaired, later.countersRepaired]).toEqual([1, 0, 1]);
+    expect(await runtime.store.runningCounts()).toEqual(new Map([['echo', 0]]));
+  });
+});

@@ -1,0 +1,49 @@
+import type { SQSRecord } from 'aws-lambda';
+import type { RuntimeConfig } from '../../../lib/runtime/config';
+import { createWorkerHandler } from '../../../lib/runtime/handlers/worker';
+import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
+import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
+import { jobRequest, sqsRecord, testRuntime } from '../support';
+
+// biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
+type AnyTaskOptions = TaskOptions<any, any>;
+
+/** A worker over the in-memory runtime with the given tasks; waiting advances the manual clock. */
+export function workerHarness(tasks: Record<string, AnyTaskOptions>, config: Partial<RuntimeConfig> = {}) {
+  const runtime = testRuntime(config);
+  const registry = staticTaskRegistry(
+    Object.fromEntries(Object.entries(tasks).map(([id, options]) => [id, { default: defineTask(options) }])),
+  );
+  const waits: number[] = [];
+  const handler = createWorkerHandler(() => runtime.deps, registry, {
+    sleep: async (ms) => {
+      waits.push(ms);
+      runtime.clock.advance(ms);
+    },
+  });
+  return {
+    ...runtime,
+    waits,
+    /** Runs the worker on one batch; `remainingMs` plays the Lambda's remaining time. */
+    deliver(records: SQSRecord[], remainingMs?: number) {
+      return handler(
+        { Records: records },
+        remainingMs === undefined ? undefined : { getRemainingTimeInMillis: () => remainingMs },
+      );
+    },
+    /** The records for everything the queue holds now (each message delivered once). */
+    queuedRecords(): SQSRecord[] {
+      return runtime.queue.drain().map((message) => sqsRecord(message));
+    },
+  };
+}
+
+/** An SQS record for attempt `attempt` of a direct job of `task`, due now. */
+export function recordFor(
+  id: string,
+  task: string,
+  overrides: Parameters<typeof jobRequest>[1] = {},
+  attempt = 1,
+) {
+  return sqsRecord({ job: jobRequest(id, { task, ...overrides }), attempt });
+}

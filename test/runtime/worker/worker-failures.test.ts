@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { NonRetryableError } from '../../../lib/core/errors';
+import { LIMITS } from '../../../lib/core/limits';
+import { T0 } from '../support';
+import { recordFor, workerHarness } from './harness';
+
+describe('worker: failures', () => {
+  it('retries with exponential backoff and full jitter, then records the last error', async () => {
+    // Prepare: random() is 0.5, so each delay is half its ceiling: 10 s, then 20 s
+    let runs = 0;
+    const worker = workerHarness({
+      flaky: {
+        retry: { maxAttempts: 3, backoffSeconds: 20, maxBackoffSeconds: 300 },
+        handler: () => {
+          runs += 1;
+          throw new TypeError(`boom ${runs}`);
+        },
+      },
+    });
+
+    // Act: attempt 1
+    await worker.deliver([recordFor('job-1', 'flaky', { startDeadline: T0 + 5_000 })]);
+    const second = worker.queue.drain();
+    const afterFirst = await worker.store.getJob('job-1', worker.clock.now());
+    // Act: attempt 2, delivered at its run time
+    worker.clock.set(second[0]?.job.runAt ?? 0);
+    await worker.deliver(
+      second.map((message) => recordFor(message.job.id, 'flaky', message.job, message.attempt)),
+    );
+    const third = worker.queue.drain();
+    // Act: attempt 3
+    worker.clock.set(third[0]?.job.runAt ?? 0);
+    await worker.deliver(
+      third.map((message) => recordFor(message.job.id, 'flaky', message.job, message.attempt)),
+    );
+
+    // Assess
+    expect(runs).toBe(3);
+    expect(afterFirst?.status).toBe('retrying');
+    expect(second.map((message) => [message.attempt, message.delaySeconds, message.job.runAt - T0])).toEqual([
+      [2, 10, 10_000],
+    ]);
+    expect(second[0]?.job.startDeadline).toBeNull();
+    expect(third.map((message) => [message.attempt, message.delaySeconds])).toEqual([[3, 20]]);
+    expect(worker.queue.sent).toEqual([]);
+    const job = await worker.store.getJob('job-1', worker.clock.now());
+    expect(job?.status).toBe('error');
+    expect(job?.result).toMatchObject({
+      outcome: 'error',
+      attempt: 3,
+      error: { type: 'TypeError', message: 'boom 3' },
+    });
+    expect(job?.result?.error?.stack).toContain('TypeError: boom 3');
+  });
+
+  it('stops retrying when the handler throws NonRetryableError', async () => {
+    // Prepare
+    let runs = 0;
+    const worker = workerHarness({
+      strict: {
+        retry: { maxAttempts: 5 },
+        handler: () => {
+          runs += 1;
+          throw new NonRetryableError('customer was deleted');
+        },
+      },
+    });
+
+    // Act
+    await worker.deliver([recordFor('job-1', 'strict')]);
+
+    // Assess
+    expect(runs).toBe(1);
+    expect(worker.queue.sent).toEqual([]);
+    const job = await worker.store.getJob('job-1', T0);
+    expect(job?.result).toMatchObject({
+      outcome: 'error',
+      attempt: 1,
+      error: { type: 'NonRetryableError', message: 'customer was deleted' },
+    });
+  });
+
+  it('records an error, without retrying, when the return value exceeds the size limit or is not JSON', async () => {
+    // Prepare
+    const worker = workerHarness({
+      big: { retry: { maxAttempts: 3 }, handler: () => ({ blob: 'x'.repeat(LIMITS.returnValueBytes) }) },
+      odd: { retry: { maxAttempts: 3 }, handler: () => ({ when: new Date(T0) }) as never },
+    });
+
+    // Act
+    await worker.deliver([recordFor('big-1', 'big'), recordFor('odd-1', 'odd')]);
+
+    // Assess
+    const big = await worker.store.getJob('big-1', T0);
+    expect(big?.result).toMatchObject({ outcome: 'error', error: { type: 'InvalidReturnValueError' } });
+    expect(big?.result?.error?.message).toContain(`the limit is ${LIMITS.returnValueBytes} bytes`);
+    const odd = await worker.store.getJob('odd-1', T0);
+    expect(odd?.result?.error?.message).toContain('return value.when is a Date, not a plain object');
+    expect(worker.queue.sent).toEqual([]);
+  });
+
+  it('aborts the handler through its signal at the Lambda remaining time minus the safety margin', async () => {
+    // Prepare: the Lambda has 3,080 ms left and the margin is 3,000 ms: an 80 ms deadline
+    let abortedWith: unknown;
+    const worker = workerHarness(
+      {
+        hang: {
+          timeoutSeconds: 600,
+          retry: { maxAttempts: 1 },
+          handler: (_payload, { signal }) =>
+            new Promise((_resolve, reject) => {
+              signal.addEventListener('abort', () => {
+                abortedWith = signal.reason;
+                reject(signal.reason);
+              });
+            }),
+        },
+      },
+      { workerSafetyMarginMs: 3_000 },
+    );
+
+    // Act
+    const started = Date.now();
+    await worker.deliver([recordFor('job-1', 'hang')], 3_080);
+
+    // Assess
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(abortedWith).toBeInstanceOf(Error);
+    const job = await worker.store.getJob('job-1', worker.clock.now());
+    expect(job?.result).toMatchObject({ outcome: 'error', error: { type: 'TimeoutError' } });
+  });
+
+  it("aborts the handler at the task's timeoutSeconds even when it ignores the signal", async () => {
+    // Prepare: the handler never settles and never looks at its signal
+    const worker = workerHarness({
+      stuck: { timeoutSeconds: 1, retry: { maxAttempts: 2 }, handler: () => new Promise(() => {}) },
+    });
+
+    // Act
+    await worker.deliver([recordFor('job-1', 'stuck')]);
+
+    // Assess: a timeout is retried
+    const job = await worker.store.getJob('job-1', worker.clock.now());
+    expect(job?.status).toBe('retrying');
+    expect(job?.result?.error?.type).toBe('TimeoutError');
+    expect(worker.queue.sent.map((message) => message.attempt)).toEqual([2]);
+  });
+
+  it('leaves the job to the reaper when the retry message cannot be sent (never retrying without a message)', async () => {
+    // Prepare
+    const worker = workerHarness({
+      flaky: {
+        handler: () => {
+          throw new Error('boom');
+        },
+      },
+    });
+    worker.queue.failWhen = () => true;
+
+    // Act
+    const response = await worker.deliver([recordFor('job-1', 'flaky')]);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    const job = await worker.store.getJob('job-1', T0);
+    expect(job?.status).toBe('running');
+    expect(job?.leaseUntil).toBeGreaterThan(T0);
+  });
+});

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { T0 } from '../support';
+import { recordFor, workerHarness } from './harness';
+
+describe('worker: running jobs', () => {
+  it('runs the handler and records a success result that expires after resultTtlSeconds', async () => {
+    // Prepare
+    const calls: unknown[] = [];
+    const worker = workerHarness({
+      echo: {
+        resultTtlSeconds: 3600,
+        handler: (payload, context) => {
+          calls.push({ payload, attempt: context.attempt, jobId: context.jobId });
+          return { echoed: payload };
+        },
+      },
+    });
+
+    // Act
+    const response = await worker.deliver([recordFor('job-1', 'echo', { payload: { n: 7 } })]);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(calls).toEqual([{ payload: { n: 7 }, attempt: 1, jobId: 'job-1' }]);
+    const job = await worker.store.getJob('job-1', T0);
+    expect(job?.status).toBe('success');
+    expect(job?.result).toMatchObject({
+      outcome: 'success',
+      returnValue: { echoed: { n: 7 } },
+      attempt: 1,
+      startedAt: T0,
+    });
+    expect(job?.expiresAt).toBe(T0 + 3600 * 1000);
+    expect(await worker.store.getJob('job-1', T0 + 3600 * 1000 + 1)).toBeUndefined();
+  });
+
+  it('does not run a job twice when its message is duplicated in a batch or redelivered later', async () => {
+    // Prepare
+    let runs = 0;
+    const worker = workerHarness({ echo: { handler: () => void runs++ } });
+    const record = recordFor('job-1', 'echo');
+
+    // Act
+    const first = await worker.deliver([record, { ...record, messageId: 'copy' }]);
+    const redelivered = await worker.deliver([{ ...record, messageId: 'later' }]);
+
+    // Assess
+    expect(runs).toBe(1);
+    expect(first.batchItemFailures).toEqual([]);
+    expect(redelivered.batchItemFailures).toEqual([]);
+  });
+
+  it('finishes a job past its start deadline as missed_start_deadline without running it', async () => {
+    // Prepare: the job had to start by T0 + 5 s; it is delivered at T0 + 6 s
+    let runs = 0;
+    const worker = workerHarness({ echo: { handler: () => void runs++ } });
+    worker.clock.set(T0 + 6_000);
+
+    // Act
+    const response = await worker.deliver([recordFor('late', 'echo', { startDeadline: T0 + 5_000 })]);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(runs).toBe(0);
+    const job = await worker.store.getJob('late', T0 + 6_000);
+    expect(job?.result).toMatchObject({ outcome: 'missed_start_deadline', startedAt: null });
+    expect(worker.publisher.events.map((event) => event.type)).toEqual(['job.missed']);
+  });
+
+  it('finishes a job of an unknown task as an error that names the known tasks, instead of retrying it', async () => {
+    // Prepare
+    const worker = workerHarness({ echo: { handler: () => null } });
+
+    // Act
+    const response = await worker.deliver([recordFor('job-x', 'no-such-task')]);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    const job = await worker.store.getJob('job-x', T0);
+    expect(job?.result?.outcome).toBe('error');
+    expect(job?.result?.error).toMatchObject({ type: 'UnknownTaskError' });
+    expect(job?.result?.error?.message).toContain("task 'no-such-task' is not registered");
+    expect(job?.result?.error?.message).toContain('echo');
+    expect(worker.queue.sent).toEqual([]);
+  });
+
+  it('reports an unreadable message as a batch item failure and logs no part of its body', async () => {
+    // Prepare
+    const worker = workerHarness({ echo: { handler: () => null } });
+    const good = recordFor('good', 'echo');
+    const notJson = { ...recordFor('bad-1', 'echo'), body: 'secret-token-123 {' };
+    const wrongShape = {
+      ...recordFor('bad-2', 'echo'),
+      body: JSON.stringify({ v: 1, job: { password: 'hunter2' } }),
+    };
+
+    // Act
+    const response = await worker.deliver([good, notJson, wrongShape]);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: notJson.messageId },
+      { itemIdentifier: wrongShape.messageId },
+    ]);
+    expect((await worker.store.getJob('good', T0))?.status).toBe('success');
+    const logs = JSON.stringify(worker.logLines);
+    expect(logs).toContain('unreadable job message');
+    expect(logs).not.toContain('secret-token-123');
+    expect(logs).not.toContain('hunter2');
+  });
+
+  it('waits out the sub-second rest before the run time, so the job starts at its time and not early', async () => {
+    // Prepare: SQS delivered the message 400 ms before its run time (delays are whole seconds)
+    const startedAt: number[] = [];
+    const worker = workerHarness({ echo: { handler: () => void startedAt.push(worker.clock.now()) } });
+
+    // Act
+    worker.clock.set(T0 - 400);
+    await worker.deliver([recordFor('job-1', 'echo', { runAt: T0 })]);
+
+    // Assess
+    expect(worker.waits).toEqual([400]);
+    expect(startedAt).toEqual([T0]);
+  });
+
+  it('sends a message that arrived more than a second early back to the queue with the remaining delay', async () => {
+    // Prepare: a job 20 minutes ahead went through the queue with the 900 s maximum delay
+    let runs = 0;
+    const worker = workerHarness({ echo: { handler: () => void runs++ } });
+    worker.clock.set(T0 - 300_500);
+
+    // Act
+    const response = await worker.deliver([recordFor('far', 'echo', { runAt: T0 })]);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(runs).toBe(0);
+    expect(
+      worker.queue.sent.map((message) => [message.job.id, message.attempt, message.delaySeconds]),
+    ).toEqual([['far', 1, 300]]);
+  });
+
+  it('finishes as abandoned an attempt that the retry policy no longer allows (sent by the reaper)', async () => {
+    // Prepare: the task allows 2 attempts; the reaper sent attempt 3 after attempt 2's worker vanished
+    let runs = 0;
+    const worker = workerHarness({ echo: { retry: { maxAttempts: 2 }, handler: () => void runs++ } });
+
+    // Act
+    await worker.deliver([recordFor('job-1', 'echo', {}, 3)]);
+
+    // Assess
+    expect(runs).toBe(0);
+    const job = await worker.store.getJob('job-1', T0);
+    expect(job?.result).toMatchObject({ outcome: 'abandoned', error: { type: 'JobAbandonedError' } });
+  });
+
+  it('passes the payload as parsed by the payloadSchema, and rejects one that no longer matches without retrying', async () => {
+    // Prepare
+    const { z } = await import('zod');
+    const seen: unknown[] = [];
+    const worker = workerHarness({
+      greet: {
+        payloadSchema: z.object({ name: z.string(), greeting: z.string().default('hello') }),
+        retry: { maxAttempts: 5 },
+        handler: (payload) => void seen.push(payload),
+      },
+    });
+
+    // Act
+    await worker.deliver([
+      recordFor('ok', 'greet', { payload: { name: 'Ada' } }),
+      recordFor('bad', 'greet', { payload: { name: 42 } }),
+    ]);
+
+    // Assess
+    expect(seen).toEqual([{ name: 'Ada', greeting: 'hello' }]);
+    const bad = await worker.store.getJob('bad', T0);
+    expect(bad?.result).toMatchObject({ outcome: 'error', error: { type: 'InvalidPayloadError' } });
+    expect(bad?.result?.error?.message).toContain('name');
+    expect(worker.queue.sent).toEqual([]);
+  });
+});
