@@ -10,7 +10,7 @@ import { DynamoDbStore } from '../lib/adapters/dynamodb/dynamodb-store';
 import { createTableInput } from '../lib/adapters/dynamodb/table-design';
 import type { ScheduleDefinition } from '../lib/core/model/schedule';
 import type { TriggerSpec } from '../lib/core/triggers/schema';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../scripts/dynamodb-local';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../lib/local/dynamodb-local';
 
 const CONCURRENCY = 32;
 const T0 = Date.parse('2026-01-01T00:00:00Z');

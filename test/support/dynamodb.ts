@@ -7,7 +7,7 @@ import {
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createTableInput } from '../../lib/adapters/dynamodb/table-design';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../scripts/dynamodb-local';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/dynamodb-local';
 
 export interface TestTable {
   tableName: string;

@@ -21,8 +21,8 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 
 export const DYNAMODB_LOCAL_PACKAGE = 'amplify-dynamodb-simulator@2.9.30';
-/** The repository root (this file lives in `<root>/scripts/`). */
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The repository root (this file lives in `<root>/lib/local/`). */
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DYNAMODB_LOCAL_DIR = join(REPO_ROOT, '.cache', 'dynamodb-local');
 const JAR_NAME = 'DynamoDBLocal.jar';
 
@@ -200,7 +200,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `tsx scripts/dynamodb-local.ts`: fetch the jar (if needed) and print where it is. */
+/** `tsx lib/local/dynamodb-local.ts`: fetch the jar (if needed) and print where it is. */
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   ensureDynamoDbLocalJar()
     .then(async (folder) =>
