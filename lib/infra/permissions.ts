@@ -1,0 +1,120 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import {
+  GLOBAL_SECONDARY_INDEXES,
+  INDEX_NAMES,
+  JOB_PREFIX,
+  TASK_PREFIX,
+} from '../adapters/dynamodb/table-design';
+
+/** DynamoDB item writes; transactions (`TransactWriteItems`) are authorised per item by these same actions. */
+export type ItemWrite = 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
+
+/** What one Lambda may do to the table. There is never a `dynamodb:*` action nor a `*` resource. */
+export interface TableAccess {
+  /** Indexes it queries (by name, from the table design). */
+  readonly queryIndexes: readonly string[];
+  /** Item writes it makes. Reads (GetItem, BatchGetItem, ConditionCheckItem) are always granted. */
+  readonly writes: readonly ItemWrite[];
+  /**
+   * Partition-key prefixes its writes are limited to (`dynamodb:LeadingKeys`), or none for any item.
+   * IAM cannot look inside an item, so this is as fine as the table allows: by kind of item.
+   */
+  readonly writeKeyPrefixes?: readonly string[];
+}
+
+/**
+ * The table access of each Lambda, from the store operations its code calls:
+ * - tick: acquireDueSchedules, releaseSchedule, acquireDueJobs, markJobSent, findExpiredJobLeases,
+ *   retryJob, repairCounters: queries `due`, `running` and `by-kind`; only updates items (every
+ *   write is a conditional update); never creates nor deletes.
+ * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
+ *   only `JOB#` and `TASK#` items (LeadingKeys), never a schedule; queries nothing; deletes nothing.
+ * - admin: the admin API (add/update/pause/resume/remove schedules, add/cancel jobs, results, counts):
+ *   every index; creates schedules and jobs; the only one that deletes (removing a schedule).
+ * When a store operation starts using another call, update this table (docs/deploy.md, IAM summary).
+ */
+export const TABLE_ACCESS = {
+  tick: {
+    queryIndexes: [INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind],
+    writes: ['dynamodb:UpdateItem'],
+  },
+  worker: {
+    queryIndexes: [],
+    writes: ['dynamodb:UpdateItem'],
+    writeKeyPrefixes: [JOB_PREFIX, TASK_PREFIX],
+  },
+  admin: {
+    queryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => index.indexName),
+    writes: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  },
+} as const satisfies Record<string, TableAccess>;
+
+const ITEM_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem'];
+
+/**
+ * Grants one Lambda role its table access as a policy of its own (`<id>/DataAccess`), with the actions
+ * listed: no `grant*ReadWriteData` helper, which would add Scan, BatchWriteItem and DeleteItem.
+ */
+export function grantTableAccess(
+  scope: Construct,
+  role: iam.IRole,
+  table: dynamodb.ITable,
+  access: TableAccess,
+): iam.Policy {
+  const statements = [
+    new iam.PolicyStatement({ sid: 'ReadItems', actions: ITEM_READS, resources: [table.tableArn] }),
+    new iam.PolicyStatement({
+      sid: 'WriteItems',
+      actions: [...access.writes],
+      resources: [table.tableArn],
+      ...(access.writeKeyPrefixes
+        ? {
+            conditions: {
+              'ForAllValues:StringLike': {
+                'dynamodb:LeadingKeys': access.writeKeyPrefixes.map((prefix) => `${prefix}*`),
+              },
+            },
+          }
+        : {}),
+    }),
+  ];
+  if (access.queryIndexes.length > 0) {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'QueryIndexes',
+        actions: ['dynamodb:Query'],
+        resources: access.queryIndexes.map((name) => indexArn(table, name)),
+      }),
+    );
+  }
+  const policy = new iam.Policy(scope, 'DataAccess', { statements });
+  policy.attachToRole(role);
+  return policy;
+}
+
+/** The ARN of one index: listed by name, never `…/index/*`. */
+function indexArn(table: dynamodb.ITable, indexName: string): string {
+  return `${table.tableArn}/index/${indexName}`;
+}
+
+/** Queue access of the Lambdas that send jobs but never consume them (tick, admin). */
+export function grantSend(role: iam.IRole, queue: sqs.IQueue): void {
+  queue.grantSendMessages(role);
+}
+
+/**
+ * The worker's queue access beyond what its event source grants (receive, delete, change visibility —
+ * the worker hides messages of tasks at their limit): it sends retries and re-sends early messages.
+ */
+export function grantWorkerQueue(role: iam.IRole, queue: sqs.IQueue): void {
+  queue.grantSendMessages(role);
+}
+
+/** `events:PutEvents` on the one bus, for job events. */
+export function grantPublish(role: iam.IRole, bus: events.IEventBus): void {
+  bus.grantPutEventsTo(role);
+}

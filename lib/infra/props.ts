@@ -1,0 +1,140 @@
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+
+/** Log levels the runtime understands (`SUNDIAL_LOG_LEVEL`). */
+export type SundialLogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Settings of a {@link Sundial} deployment. Every field is optional; the defaults suit a team running
+ * thousands of schedules. Invalid values fail the synth with every problem listed at once.
+ */
+export interface SundialProps {
+  /**
+   * Shards of the due and running indexes: the tick queries each in parallel. More shards spread
+   * write-heavy schedules over more index partitions; fewer make quiet ticks cheaper. Never change it
+   * for an existing table: items keep the shard they were written with, and ticks query only 0..n−1.
+   * @default 16 (`DEFAULT_SHARDS` of the table design)
+   */
+  readonly shards?: number;
+
+  /**
+   * How far ahead of now each tick dispatches fire times (delayed SQS messages). Must be longer than the
+   * tick period, or fire times between two ticks' windows would start late, and at most 900 s (the
+   * longest SQS delay).
+   * @default 90
+   */
+  readonly lookaheadSeconds?: number;
+
+  /**
+   * Minutes between ticks (EventBridge rule `rate(n minutes)`). Precision does not depend on it (fire
+   * times are sent ahead with delays); it bounds how soon a new schedule outside the admin's own
+   * dispatch window is noticed.
+   * @default 1
+   */
+  readonly tickRate?: number;
+
+  /**
+   * Messages per worker invocation (the SQS event source's batch size), 1 to 10.
+   * @default 10
+   */
+  readonly workerBatchSize?: number;
+
+  /**
+   * The most worker invocations the SQS event source runs at once (2 to 1,000). Caps the load on
+   * downstream systems that tasks call; per-task limits are the tasks' own `maxRunningJobs`.
+   * @default 10
+   */
+  readonly workerMaxConcurrency?: number;
+
+  /**
+   * The worker Lambda's timeout. Must leave {@link WORKER_TIMEOUT_MARGIN_SECONDS} beyond the longest
+   * task `timeoutSeconds` found in `functionsDir` (claiming, writing the result, publishing events).
+   * @default the longest task timeout plus the margin, at least 90 s
+   */
+  readonly workerTimeoutSeconds?: number;
+
+  /**
+   * Memory of the worker Lambda in MiB (also buys CPU: 1,769 MiB is one vCPU).
+   * @default 1024
+   */
+  readonly workerMemorySize?: number;
+
+  /**
+   * How long results of tasks that do not set `resultTtlSeconds` are kept (`SUNDIAL_DEFAULT_RESULT_TTL_SECONDS`).
+   * @default the runtime's default (7 days)
+   */
+  readonly defaultResultTtlSeconds?: number;
+
+  /**
+   * What happens to the table and the log groups when the stack is deleted or they are replaced.
+   * `RETAIN` also turns on the table's deletion protection. Queues and the event bus hold nothing that
+   * outlives a deployment and are always destroyed.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * Where alarms send their ALARM and OK notifications.
+   * @default no notifications (alarms are still created and shown on the dashboard)
+   */
+  readonly alarmTopic?: sns.ITopic;
+
+  /**
+   * The bus that job events (`job.succeeded`, `job.failed`, …) are published to.
+   * @default a new bus, `<stack>-sundial-events`
+   */
+  readonly eventBus?: events.IEventBus;
+
+  /**
+   * Active X-Ray tracing on the three Lambdas (sampled: about one request a second plus 5%).
+   * @default true
+   */
+  readonly tracing?: boolean;
+
+  /**
+   * The fire-lag p99 (job start minus fire time) above which the fire-lag alarm goes off, in ms.
+   * @default 5000
+   */
+  readonly fireLagP99ThresholdMs?: number;
+
+  /**
+   * The folder of task modules: each `*.ts` file is a task whose id is the file name (kebab-case).
+   * @default `functions/` at the project root
+   */
+  readonly functionsDir?: string;
+
+  /**
+   * Reserved concurrency of the tick Lambda. Ticks are safe to overlap (schedules are leased), so this
+   * is a ceiling, not a mutex: at least 2, so a slow tick never blocks the next one. Set `null` to
+   * reserve nothing (accounts with the default 10-execution limit cannot reserve any).
+   * @default 3
+   */
+  readonly tickReservedConcurrency?: number | null;
+
+  /**
+   * Receives of one message before SQS moves it to the dead-letter queue. Every return of a message
+   * whose task is at its `maxRunningJobs` limit counts as a receive (the worker hides it for a growing
+   * wait of up to 300 s, about 225 s on average), so this must be high: 500 lets a job wait about a day
+   * for a slot. Failures of the handler itself are retried by the worker (`retry.maxAttempts`), and a
+   * crashed run is reaped through its lease, so neither depends on redelivery.
+   * @default 500
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Retention of the three Lambdas' log groups.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * The runtime's log level (`SUNDIAL_LOG_LEVEL`).
+   * @default 'info'
+   */
+  readonly logLevel?: SundialLogLevel;
+}
+
+/** Seconds the worker's timeout must leave beyond the longest task timeout. */
+export const WORKER_TIMEOUT_MARGIN_SECONDS = 30;

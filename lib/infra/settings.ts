@@ -1,0 +1,178 @@
+import { RemovalPolicy, Token } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
+import { type SundialLogLevel, type SundialProps, WORKER_TIMEOUT_MARGIN_SECONDS } from './props';
+
+/** The props with every default filled in and every value checked. */
+export interface SundialSettings {
+  readonly shards: number;
+  readonly lookaheadSeconds: number;
+  readonly tickRate: number;
+  readonly workerBatchSize: number;
+  readonly workerMaxConcurrency: number;
+  readonly workerTimeoutSeconds: number;
+  readonly workerMemorySize: number;
+  readonly defaultResultTtlSeconds: number | null;
+  readonly removalPolicy: RemovalPolicy;
+  readonly tracing: boolean;
+  readonly fireLagP99ThresholdMs: number;
+  readonly tickReservedConcurrency: number | null;
+  readonly maxReceiveCount: number;
+  readonly logRetention: logs.RetentionDays;
+  readonly logLevel: SundialLogLevel;
+  /** The jobs queue's visibility timeout: 6 × the worker timeout (AWS's advice for Lambda consumers). */
+  readonly queueVisibilityTimeoutSeconds: number;
+}
+
+/** A task file as seen at synth: its id and, when it could be read, its `timeoutSeconds`. */
+export interface TaskTimeout {
+  readonly id: string;
+  readonly timeoutSeconds: number;
+}
+
+/** Invalid {@link SundialProps} (or task modules); `problems` lists every one of them. */
+export class SundialPropsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid Sundial configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'SundialPropsError';
+  }
+}
+
+const LOG_LEVELS: readonly SundialLogLevel[] = ['debug', 'info', 'warn', 'error'];
+const MAX_LAMBDA_TIMEOUT_SECONDS = 900;
+const MIN_WORKER_TIMEOUT_SECONDS = 90;
+const MAX_VISIBILITY_TIMEOUT_SECONDS = 12 * 3600;
+const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/**
+ * Fills in the defaults and checks every value, collecting all problems (including `taskProblems`,
+ * found while reading `functions/`) into one {@link SundialPropsError}.
+ */
+export function resolveSettings(
+  props: SundialProps,
+  tasks: readonly TaskTimeout[],
+  taskProblems: readonly string[] = [],
+): SundialSettings {
+  const problems: string[] = [...taskProblems];
+  const check = new Checker(problems);
+
+  const tickRate = check.integer('tickRate', props.tickRate, 1, 1, 14);
+  const lookaheadSeconds = check.integer(
+    'lookaheadSeconds',
+    props.lookaheadSeconds,
+    90,
+    1,
+    MAX_QUEUE_DELAY_SECONDS,
+  );
+  if (isKnown(lookaheadSeconds) && isKnown(tickRate) && lookaheadSeconds <= tickRate * 60) {
+    problems.push(
+      `lookaheadSeconds (${lookaheadSeconds}) must be longer than the tick period (tickRate ${tickRate} min = ${tickRate * 60} s), or fire times between two ticks would start late`,
+    );
+  }
+
+  const longestTask = tasks.reduce<TaskTimeout | undefined>(
+    (longest, task) => (longest && longest.timeoutSeconds >= task.timeoutSeconds ? longest : task),
+    undefined,
+  );
+  const neededTimeout = (longestTask?.timeoutSeconds ?? 0) + WORKER_TIMEOUT_MARGIN_SECONDS;
+  const workerTimeoutSeconds = check.integer(
+    'workerTimeoutSeconds',
+    props.workerTimeoutSeconds,
+    Math.min(MAX_LAMBDA_TIMEOUT_SECONDS, Math.max(MIN_WORKER_TIMEOUT_SECONDS, neededTimeout)),
+    1,
+    MAX_LAMBDA_TIMEOUT_SECONDS,
+  );
+  if (longestTask && isKnown(workerTimeoutSeconds) && workerTimeoutSeconds < neededTimeout) {
+    const source =
+      props.workerTimeoutSeconds === undefined
+        ? 'the longest Lambda timeout (900 s)'
+        : `workerTimeoutSeconds (${workerTimeoutSeconds})`;
+    problems.push(
+      `task '${longestTask.id}' has timeoutSeconds ${longestTask.timeoutSeconds}, but ${source} leaves less than ${WORKER_TIMEOUT_MARGIN_SECONDS} s beyond it: lower the task's timeoutSeconds to at most ${workerTimeoutSeconds - WORKER_TIMEOUT_MARGIN_SECONDS}${props.workerTimeoutSeconds === undefined ? '' : ` or raise workerTimeoutSeconds to ${neededTimeout}`}`,
+    );
+  }
+
+  const tickReservedConcurrency =
+    props.tickReservedConcurrency === null
+      ? null
+      : check.integer(
+          'tickReservedConcurrency',
+          props.tickReservedConcurrency,
+          3,
+          2,
+          1_000,
+          ' (ticks overlap safely; 1 would make a slow tick block the next; use null to reserve nothing)',
+        );
+
+  const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+  if (removalPolicy === RemovalPolicy.SNAPSHOT) {
+    problems.push('removalPolicy SNAPSHOT is not supported by DynamoDB tables: use RETAIN or DESTROY');
+  }
+  const logLevel = props.logLevel ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  }
+
+  const settings: SundialSettings = {
+    shards: check.integer('shards', props.shards, DEFAULT_SHARDS, 1, 1_000),
+    lookaheadSeconds,
+    tickRate,
+    workerBatchSize: check.integer('workerBatchSize', props.workerBatchSize, 10, 1, 10),
+    workerMaxConcurrency: check.integer('workerMaxConcurrency', props.workerMaxConcurrency, 10, 2, 1_000),
+    workerTimeoutSeconds,
+    workerMemorySize: check.integer('workerMemorySize', props.workerMemorySize, 1024, 128, 10_240),
+    defaultResultTtlSeconds:
+      props.defaultResultTtlSeconds === undefined
+        ? null
+        : check.integer('defaultResultTtlSeconds', props.defaultResultTtlSeconds, 0, 1, 10 * 366 * 86_400),
+    removalPolicy,
+    tracing: props.tracing ?? true,
+    fireLagP99ThresholdMs: check.integer(
+      'fireLagP99ThresholdMs',
+      props.fireLagP99ThresholdMs,
+      5_000,
+      1,
+      3_600_000,
+    ),
+    tickReservedConcurrency,
+    maxReceiveCount: check.integer(
+      'maxReceiveCount',
+      props.maxReceiveCount,
+      500,
+      10,
+      1_000,
+      ' (tasks at their limit return messages to the queue, and each return counts)',
+    ),
+    logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    logLevel,
+    queueVisibilityTimeoutSeconds: Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, 6 * workerTimeoutSeconds),
+  };
+  if (problems.length > 0) throw new SundialPropsError(problems);
+  return settings;
+}
+
+function isKnown(value: number): boolean {
+  return !Token.isUnresolved(value);
+}
+
+/** Checks numbers, collecting problems; unresolved tokens (values known only at deploy time) pass. */
+class Checker {
+  constructor(private readonly problems: string[]) {}
+
+  integer(
+    name: string,
+    value: number | undefined,
+    fallback: number,
+    min: number,
+    max: number,
+    hint = '',
+  ): number {
+    if (value === undefined) return fallback;
+    if (Token.isUnresolved(value)) return value;
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got ${value}${hint}`);
+      return fallback;
+    }
+    return value;
+  }
+}

@@ -1,0 +1,207 @@
+import { join, resolve } from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type SundialAlarmSet, SundialAlarms } from './alarms';
+import { createDashboard } from './dashboard';
+import { RUNTIME_MODULES, writeEntry } from './entries';
+import { SundialFunction } from './functions';
+import { EMF, SundialMetrics } from './metrics';
+import { acknowledgeFindings } from './nag';
+import { grantPublish, grantSend, grantTableAccess, grantWorkerQueue, TABLE_ACCESS } from './permissions';
+import type { SundialProps } from './props';
+import { SundialQueues } from './queues';
+import { resolveSettings, type SundialSettings } from './settings';
+import { createTable } from './table';
+import { discoverTasks, inspectTaskTimeouts, type TaskFile } from './tasks';
+
+/** The project root: the folder of package.json and package-lock.json (lib/infra/../..). */
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** The tick's Lambda timeout and the work budget the runtime keeps inside it (`SUNDIAL_TICK_BUDGET_MS`). */
+const TICK_TIMEOUT_SECONDS = 60;
+const TICK_BUDGET_MS = 40_000;
+/** The admin API adds up to 1,000 jobs in one call. */
+const ADMIN_TIMEOUT_SECONDS = 60;
+
+/**
+ * Sundial: scheduled jobs on DynamoDB, SQS, EventBridge and Lambda (DESIGN.md §2).
+ *
+ * Creates the table, the jobs queue with its DLQ, the tick (an EventBridge rule every `tickRate`
+ * minutes), the worker (an SQS event source with partial batch failures), the admin Lambda (invoked
+ * with IAM only, no URL), the job-events bus (unless given), least-privilege roles, alarms and a
+ * dashboard. Task modules are read from `functionsDir` at synth: each file is bundled into the worker
+ * and the admin Lambdas through a generated entry, and the worker's timeout covers the longest task.
+ *
+ * @example
+ * new Sundial(stack, 'Sundial', { alarmTopic: topic, workerMaxConcurrency: 20 });
+ */
+export class Sundial extends Construct {
+  /** Schedules, jobs with their results, and task counters (one table, sparse indexes). */
+  readonly table: dynamodb.Table;
+  /** Job messages from the tick and the admin API to the worker. */
+  readonly queue: sqs.Queue;
+  /** Job messages received `maxReceiveCount` times without being deleted. */
+  readonly deadLetterQueue: sqs.Queue;
+  /** EventBridge events the tick rule could not deliver. */
+  readonly tickDeadLetterQueue: sqs.Queue;
+  /** Where the worker publishes job events (given as a prop, or created). */
+  readonly eventBus: events.IEventBus;
+  /** `rate(tickRate minutes)` → the tick Lambda. */
+  readonly tickRule: events.Rule;
+  /** Leases due schedules and sends their fire times; reaps expired leases; repairs counters. */
+  readonly tickFunction: lambda.IFunction;
+  /** Claims and runs jobs from the queue (partial batch failures). */
+  readonly workerFunction: lambda.IFunction;
+  /** The admin API: invoke it with IAM (`lambda:InvokeFunction`); it has no URL. */
+  readonly adminFunction: lambda.IFunction;
+  /** Jobs by outcome, fire lag, running jobs per task, queue depth and age, Lambda health, alarms. */
+  readonly dashboard: cloudwatch.Dashboard;
+  /** Every alarm, by what it watches. */
+  readonly alarms: SundialAlarmSet;
+  /** Every setting, defaults filled in. */
+  readonly settings: SundialSettings;
+  /** The tasks found in `functionsDir`. */
+  readonly tasks: readonly TaskFile[];
+
+  constructor(scope: Construct, id: string, props: SundialProps = {}) {
+    super(scope, id);
+    const functionsDir = resolve(props.functionsDir ?? join(PROJECT_ROOT, 'functions'));
+    const discovery = discoverTasks(functionsDir, PROJECT_ROOT);
+    const inspection = inspectTaskTimeouts(discovery.tasks, PROJECT_ROOT);
+    const settings = resolveSettings(props, inspection.timeouts, [
+      ...discovery.problems,
+      ...inspection.problems,
+    ]);
+    this.settings = settings;
+    this.tasks = discovery.tasks;
+
+    this.table = createTable(this, settings.removalPolicy);
+    const queues = new SundialQueues(this, 'Queues', {
+      visibilityTimeoutSeconds: settings.queueVisibilityTimeoutSeconds,
+      maxReceiveCount: settings.maxReceiveCount,
+    });
+    this.queue = queues.queue;
+    this.deadLetterQueue = queues.deadLetterQueue;
+    this.tickDeadLetterQueue = queues.tickDeadLetterQueue;
+    this.eventBus =
+      props.eventBus ??
+      new events.EventBus(this, 'EventBus', {
+        description: 'Sundial job events (job.succeeded, job.failed, …)',
+      });
+
+    const environment = this.environment(settings);
+    const common = {
+      projectRoot: PROJECT_ROOT,
+      tracing: settings.tracing,
+      logRetention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    };
+    const tick = new SundialFunction(this, 'Tick', {
+      ...common,
+      entry: join(PROJECT_ROOT, RUNTIME_MODULES.tick.file),
+      description: 'Sundial tick: leases due schedules and sends their fire times to the jobs queue',
+      timeout: Duration.seconds(TICK_TIMEOUT_SECONDS),
+      memorySize: 512,
+      environment: { ...environment, SUNDIAL_TICK_BUDGET_MS: String(TICK_BUDGET_MS) },
+      reservedConcurrentExecutions: settings.tickReservedConcurrency ?? undefined,
+      // A failed tick is not retried: the next one, a tick period later, does the same work.
+      asyncRetryAttempts: 0,
+      asyncMaxEventAge: Duration.minutes(2 * settings.tickRate),
+    });
+    const worker = new SundialFunction(this, 'Worker', {
+      ...common,
+      entry: writeEntry('worker', discovery.tasks, PROJECT_ROOT),
+      description: 'Sundial worker: claims and runs jobs from the jobs queue',
+      timeout: Duration.seconds(settings.workerTimeoutSeconds),
+      memorySize: settings.workerMemorySize,
+      // Only the worker publishes job events; without the variable the others use a discarding publisher.
+      environment: { ...environment, SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName },
+    });
+    const admin = new SundialFunction(this, 'Admin', {
+      ...common,
+      entry: writeEntry('admin', discovery.tasks, PROJECT_ROOT),
+      description: 'Sundial admin API: schedules, jobs and results (invoke with IAM)',
+      timeout: Duration.seconds(ADMIN_TIMEOUT_SECONDS),
+      memorySize: 512,
+      environment,
+    });
+    this.tickFunction = tick.function;
+    this.workerFunction = worker.function;
+    this.adminFunction = admin.function;
+
+    grantTableAccess(tick, tick.role, this.table, TABLE_ACCESS.tick);
+    grantTableAccess(worker, worker.role, this.table, TABLE_ACCESS.worker);
+    grantTableAccess(admin, admin.role, this.table, TABLE_ACCESS.admin);
+    grantSend(tick.role, this.queue);
+    grantSend(admin.role, this.queue);
+    grantWorkerQueue(worker.role, this.queue);
+    grantPublish(worker.role, this.eventBus);
+
+    worker.function.addEventSource(
+      new sources.SqsEventSource(this.queue, {
+        batchSize: settings.workerBatchSize,
+        maxConcurrency: settings.workerMaxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    this.tickRule = new events.Rule(this, 'TickRule', {
+      description: 'Sundial tick',
+      schedule: events.Schedule.rate(Duration.minutes(settings.tickRate)),
+      targets: [
+        new targets.LambdaFunction(tick.function, {
+          deadLetterQueue: this.tickDeadLetterQueue,
+          retryAttempts: 2,
+          maxEventAge: Duration.minutes(1),
+        }),
+      ],
+    });
+
+    const metrics = new SundialMetrics(EMF.defaultNamespace);
+    this.alarms = new SundialAlarms(this, 'Alarms', {
+      metrics,
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+      tickDeadLetterQueue: this.tickDeadLetterQueue,
+      tickFunction: tick.function,
+      workerFunction: worker.function,
+      tickRate: settings.tickRate,
+      fireLagP99ThresholdMs: settings.fireLagP99ThresholdMs,
+      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+    }).alarms;
+    this.dashboard = createDashboard(this, {
+      metrics,
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+      functions: { tick: tick.function, worker: worker.function, admin: admin.function },
+      alarms: this.alarms,
+    });
+
+    acknowledgeFindings({
+      functions: [tick, worker, admin],
+      tickDeadLetterQueue: this.tickDeadLetterQueue,
+      tracing: settings.tracing,
+    });
+  }
+
+  /** The runtime configuration shared by the three Lambdas (lib/runtime/config.ts reads it). */
+  private environment(settings: SundialSettings): Record<string, string> {
+    return {
+      SUNDIAL_TABLE_NAME: this.table.tableName,
+      SUNDIAL_QUEUE_URL: this.queue.queueUrl,
+      SUNDIAL_SHARDS: String(settings.shards),
+      SUNDIAL_LOOKAHEAD_SECONDS: String(settings.lookaheadSeconds),
+      SUNDIAL_LOG_LEVEL: settings.logLevel,
+      SUNDIAL_METRICS_NAMESPACE: EMF.defaultNamespace,
+      ...(settings.defaultResultTtlSeconds === null
+        ? {}
+        : { SUNDIAL_DEFAULT_RESULT_TTL_SECONDS: String(settings.defaultResultTtlSeconds) }),
+    };
+  }
+}

@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { extname, join, relative } from 'node:path';
+import type { TaskTimeout } from './settings';
+
+/** A task module found in the functions folder. */
+export interface TaskFile {
+  /** The task id: the file name without its extension. */
+  readonly id: string;
+  /** Absolute path of the module. */
+  readonly path: string;
+}
+
+export interface TaskDiscovery {
+  readonly tasks: readonly TaskFile[];
+  readonly problems: readonly string[];
+}
+
+/** The same rule as the runtime's registry (`TASK_ID_PATTERN`): kebab-case ids. */
+const TASK_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
+
+/**
+ * Lists the task modules of `dir` (not its subfolders; `.d.ts` and `*.test.*` files are skipped), as
+ * the runtime's directory loader does. A file whose name is not a kebab-case id is a problem naming it.
+ */
+export function discoverTasks(dir: string, projectRoot: string): TaskDiscovery {
+  if (!existsSync(dir)) return { tasks: [], problems: [`functionsDir '${dir}' does not exist`] };
+  const tasks: TaskFile[] = [];
+  const problems: string[] = [];
+  const names = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && isTaskModule(entry.name))
+    .map((entry) => entry.name)
+    .sort();
+  for (const name of names) {
+    const id = name.slice(0, name.length - extname(name).length);
+    const path = join(dir, name);
+    if (!TASK_ID.test(id)) {
+      problems.push(
+        `${relative(projectRoot, path)}: task id '${id}' must be kebab-case (lower-case letters and digits, words joined by '-'); rename the file`,
+      );
+      continue;
+    }
+    tasks.push({ id, path });
+  }
+  return { tasks, problems };
+}
+
+function isTaskModule(name: string): boolean {
+  return MODULE_EXTENSIONS.has(extname(name)) && !name.endsWith('.d.ts') && !/\.test\.[mc]?[jt]s$/.test(name);
+}
+
+export interface TaskInspection {
+  readonly timeouts: readonly TaskTimeout[];
+  readonly problems: readonly string[];
+}
+
+interface InspectedModule {
+  timeoutSeconds?: number;
+  error?: string;
+}
+
+/**
+ * Reads each task's `timeoutSeconds` by importing the modules in a child Node process (through tsx),
+ * so user code never runs inside the CDK app and a module that throws on import is reported by name.
+ * The child sees `SUNDIAL_TASK_INSPECTION=1`: a module with import-time side effects can skip them.
+ * Executing the modules (rather than parsing them) reads `timeoutSeconds` however it is written
+ * (a constant, an import, an expression), the same way the worker will.
+ */
+export function inspectTaskTimeouts(tasks: readonly TaskFile[], projectRoot: string): TaskInspection {
+  if (tasks.length === 0) return { timeouts: [], problems: [] };
+  const script = join(import.meta.dirname, 'inspect-tasks.ts');
+  let output: string;
+  try {
+    output = execFileSync(process.execPath, ['--import', 'tsx', script, ...tasks.map((task) => task.path)], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SUNDIAL_TASK_INSPECTION: '1' },
+    });
+  } catch (error) {
+    const detail = (error as { stderr?: string }).stderr?.trim() || String(error);
+    return { timeouts: [], problems: [`could not read the task modules in a child process: ${detail}`] };
+  }
+  const inspected = JSON.parse(lastLine(output)) as Record<string, InspectedModule>;
+  const timeouts: TaskTimeout[] = [];
+  const problems: string[] = [];
+  for (const task of tasks) {
+    const result = inspected[task.path];
+    const file = relative(projectRoot, task.path);
+    if (!result || result.error !== undefined) {
+      problems.push(`${file}: ${result?.error ?? 'was not inspected'}`);
+    } else if (result.timeoutSeconds !== undefined) {
+      timeouts.push({ id: task.id, timeoutSeconds: result.timeoutSeconds });
+    }
+  }
+  return { timeouts, problems };
+}
+
+/** The inspector prints one JSON line last; task modules may log before it. */
+function lastLine(output: string): string {
+  const lines = output.trim().split('\n');
+  return lines[lines.length - 1] ?? '{}';
+}

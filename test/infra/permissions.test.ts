@@ -1,0 +1,193 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  GLOBAL_SECONDARY_INDEXES,
+  INDEX_NAMES,
+  JOB_PREFIX,
+  TASK_PREFIX,
+} from '../../lib/adapters/dynamodb/table-design';
+import { logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from './support';
+
+interface Statement {
+  actions: string[];
+  resources: unknown[];
+  condition?: Record<string, unknown>;
+}
+
+let synth: Synthesized;
+let ids: { table: string; queue: string; dlq: string; bus: string };
+beforeAll(() => {
+  synth = synthesize();
+  ids = {
+    table: logicalId(synth.template, 'AWS::DynamoDB::Table', 'SundialTable'),
+    queue: logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesJobsQueue'),
+    dlq: logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesDeadLetterQueue'),
+    bus: logicalId(synth.template, 'AWS::Events::EventBus', 'SundialEventBus'),
+  };
+}, SYNTH_TIMEOUT_MS);
+
+const asArray = <T>(value: T | T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
+
+/** Every Allow statement of every policy attached to the role of a Sundial function (`Tick`, `Worker`, `Admin`). */
+function statementsOf(fn: 'Tick' | 'Worker' | 'Admin'): Statement[] {
+  const role = logicalId(synth.template, 'AWS::IAM::Role', `Sundial${fn}Role`);
+  return Object.values(resourcesOf(synth.template, 'AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: role }]))
+    .flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    )
+    .filter((statement) => statement.Effect === 'Allow')
+    .map((statement) => ({
+      actions: asArray(statement.Action as string | string[]),
+      resources: asArray(statement.Resource),
+      ...(statement.Condition ? { condition: statement.Condition as Record<string, unknown> } : {}),
+    }));
+}
+
+const allActions = (statements: Statement[]) => statements.flatMap((statement) => statement.actions);
+const tableArn = () => ({ 'Fn::GetAtt': [ids.table, 'Arn'] });
+const indexArn = (name: string) => ({ 'Fn::Join': ['', [tableArn(), `/index/${name}`]] });
+const queueArn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+/** The resources a function may call `action` on, in a stable order (the policies are minimized and sorted). */
+function resourcesFor(statements: Statement[], action: string): unknown[] {
+  return sorted(
+    statements
+      .filter((statement) => statement.actions.includes(action))
+      .flatMap((statement) => statement.resources),
+  );
+}
+
+function sorted(values: unknown[]): unknown[] {
+  return [...values].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}
+
+describe('every role', () => {
+  it('has no dynamodb:* nor any wildcard DynamoDB action, and never "*" as a DynamoDB resource', () => {
+    for (const fn of ['Tick', 'Worker', 'Admin'] as const) {
+      const dynamo = statementsOf(fn).filter((statement) =>
+        statement.actions.some((action) => action.startsWith('dynamodb:')),
+      );
+      expect(allActions(dynamo).filter((action) => action.includes('*'))).toEqual([]);
+      expect(
+        dynamo
+          .flatMap((statement) => statement.resources)
+          .filter((resource) => JSON.stringify(resource).includes('*')),
+      ).toEqual([]);
+    }
+  });
+
+  it('uses "*" only for the X-Ray actions, which have no resource-level permissions', () => {
+    for (const fn of ['Tick', 'Worker', 'Admin'] as const) {
+      const wildcard = statementsOf(fn).filter((statement) => statement.resources.includes('*'));
+      expect(allActions(wildcard).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    }
+  });
+
+  it('carries no managed policy and writes only to its own log group', () => {
+    for (const role of Object.values(resourcesOf(synth.template, 'AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+    for (const fn of ['Tick', 'Worker', 'Admin'] as const) {
+      const logs = logicalId(synth.template, 'AWS::Logs::LogGroup', `Sundial${fn}Logs`);
+      expect(resourcesFor(statementsOf(fn), 'logs:PutLogEvents')).toEqual([{ 'Fn::GetAtt': [logs, 'Arn'] }]);
+    }
+  });
+});
+
+describe('tick', () => {
+  it('queries only the due, running and by-kind indexes, and only updates items', () => {
+    const statements = statementsOf('Tick');
+
+    expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
+      sorted([INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind].map(indexArn)),
+    );
+    expect(resourcesFor(statements, 'dynamodb:UpdateItem')).toEqual([tableArn()]);
+    expect(allActions(statements)).not.toContain('dynamodb:PutItem');
+    expect(allActions(statements)).not.toContain('dynamodb:DeleteItem');
+  });
+
+  it('sends to the jobs queue and never consumes from it', () => {
+    const statements = statementsOf('Tick');
+
+    expect(resourcesFor(statements, 'sqs:SendMessage')).toEqual([queueArn(ids.queue)]);
+    expect(
+      allActions(statements).filter((action) =>
+        /^sqs:(ReceiveMessage|DeleteMessage|ChangeMessageVisibility)/.test(action),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('worker', () => {
+  it('cannot delete items, and writes only job and task-counter items (dynamodb:LeadingKeys)', () => {
+    const statements = statementsOf('Worker');
+    const writes = statements.filter((statement) =>
+      statement.actions.some((action) => /^dynamodb:(Put|Update|Delete)Item$/.test(action)),
+    );
+
+    expect(allActions(statements)).not.toContain('dynamodb:DeleteItem');
+    expect(writes).toEqual([
+      {
+        actions: ['dynamodb:UpdateItem'],
+        resources: [tableArn()],
+        condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${JOB_PREFIX}*`, `${TASK_PREFIX}*`] },
+        },
+      },
+    ]);
+    expect(allActions(statements)).not.toContain('dynamodb:Query');
+  });
+
+  it('consumes the jobs queue (receive, delete, change visibility) and sends retries to it', () => {
+    const statements = statementsOf('Worker');
+
+    for (const action of [
+      'sqs:ReceiveMessage',
+      'sqs:DeleteMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:SendMessage',
+    ]) {
+      expect(resourcesFor(statements, action), action).toEqual([queueArn(ids.queue)]);
+    }
+    expect(resourcesFor(statements, 'sqs:SendMessage')).not.toContainEqual(queueArn(ids.dlq));
+  });
+
+  it('publishes job events to the bus, and only there', () => {
+    expect(resourcesFor(statementsOf('Worker'), 'events:PutEvents')).toEqual([
+      { 'Fn::GetAtt': [ids.bus, 'Arn'] },
+    ]);
+    expect(resourcesFor(statementsOf('Tick'), 'events:PutEvents')).toEqual([]);
+    expect(resourcesFor(statementsOf('Admin'), 'events:PutEvents')).toEqual([]);
+  });
+});
+
+describe('admin', () => {
+  it('reads and writes the table, queries every index, and is the only one that deletes', () => {
+    const statements = statementsOf('Admin');
+
+    expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
+      sorted(GLOBAL_SECONDARY_INDEXES.map((index) => indexArn(index.indexName))),
+    );
+    for (const action of [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+    ]) {
+      expect(resourcesFor(statements, action), action).toEqual([tableArn()]);
+    }
+    expect(allActions(statements)).not.toContain('dynamodb:Scan');
+    expect(allActions(statements)).not.toContain('dynamodb:BatchWriteItem');
+  });
+
+  it('sends to the jobs queue but cannot receive, delete or hide messages', () => {
+    const actions = allActions(statementsOf('Admin'));
+
+    expect(resourcesFor(statementsOf('Admin'), 'sqs:SendMessage')).toEqual([queueArn(ids.queue)]);
+    expect(actions).not.toContain('sqs:ReceiveMessage');
+    expect(actions).not.toContain('sqs:DeleteMessage');
+    expect(actions).not.toContain('sqs:ChangeMessageVisibility');
+  });
+});

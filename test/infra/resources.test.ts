@@ -1,0 +1,285 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as events from 'aws-cdk-lib/aws-events';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  GLOBAL_SECONDARY_INDEXES,
+  TABLE_KEYS,
+  TTL_ATTRIBUTE,
+} from '../../lib/adapters/dynamodb/table-design';
+import {
+  logicalId,
+  resourcesOf,
+  SYNTH_TIMEOUT_MS,
+  type Synthesized,
+  synthesize,
+  synthesizeStack,
+} from './support';
+
+const FOURTEEN_DAYS = 14 * 24 * 3600;
+
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesizeStack();
+}, SYNTH_TIMEOUT_MS);
+
+describe('stack', () => {
+  it(
+    'has no cyclic dependencies between its resources',
+    () => {
+      expect(() => Template.fromStack(synth.stack)).not.toThrow();
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+});
+
+describe('table', () => {
+  it('has the table design keys, on-demand billing, TTL, point-in-time recovery and KMS encryption', () => {
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: TABLE_KEYS.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: TABLE_KEYS.sortKey.name, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+  });
+
+  it('has every sparse index of the table design, with its keys and projection', () => {
+    const expected = GLOBAL_SECONDARY_INDEXES.map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+        ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' }] : []),
+      ],
+      Projection:
+        typeof index.projection === 'string'
+          ? { ProjectionType: index.projection }
+          : { ProjectionType: 'INCLUDE', NonKeyAttributes: index.projection.include },
+    }));
+
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', { GlobalSecondaryIndexes: expected });
+  });
+
+  it('is retained with the stack by default', () => {
+    synth.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+});
+
+describe('queues', () => {
+  it('sends job messages to a DLQ after maxReceiveCount receives, and hides in-flight ones for 6 × the worker timeout', () => {
+    const dlq = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesDeadLetterQueue');
+
+    synth.template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 6 * 330,
+      MessageRetentionPeriod: FOURTEEN_DAYS,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 500 },
+    });
+  });
+
+  it('encrypts all three queues, keeps messages 14 days and refuses requests without TLS', () => {
+    const queues = resourcesOf(synth.template, 'AWS::SQS::Queue');
+    expect(Object.keys(queues)).toHaveLength(3);
+    for (const queue of Object.values(queues)) {
+      expect(queue.Properties).toMatchObject({
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: FOURTEEN_DAYS,
+      });
+    }
+    const policies = resourcesOf(synth.template, 'AWS::SQS::QueuePolicy');
+    const denied = Object.values(policies).flatMap((policy) =>
+      (
+        policy.Properties.PolicyDocument as {
+          Statement: { Effect: string; Condition?: unknown; Resource: unknown }[];
+        }
+      ).Statement.filter(
+        (statement) =>
+          statement.Effect === 'Deny' &&
+          JSON.stringify(statement.Condition) ===
+            JSON.stringify({ Bool: { 'aws:SecureTransport': 'false' } }),
+      ),
+    );
+    expect(denied).toHaveLength(3);
+  });
+});
+
+describe('tick', () => {
+  it('runs every minute through an EventBridge rule with retries and a DLQ', () => {
+    const tick = logicalId(synth.template, 'AWS::Lambda::Function', 'SundialTickFunction');
+    const dlq = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesTickDeadLetterQueue');
+
+    synth.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [tick, 'Arn'] },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlq, 'Arn'] } },
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 },
+        },
+      ],
+    });
+  });
+
+  it('reserves enough concurrency for ticks to overlap, and does not retry a failed tick', () => {
+    const tick = logicalId(synth.template, 'AWS::Lambda::Function', 'SundialTickFunction');
+
+    synth.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('^Sundial tick'),
+      ReservedConcurrentExecutions: 3,
+      Timeout: 60,
+      Environment: { Variables: Match.objectLike({ SUNDIAL_TICK_BUDGET_MS: '40000' }) },
+    });
+    synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: tick },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 120,
+    });
+  });
+});
+
+describe('worker', () => {
+  it('consumes the jobs queue with partial batch failures, the batch size and a concurrency ceiling', () => {
+    const worker = logicalId(synth.template, 'AWS::Lambda::Function', 'SundialWorkerFunction');
+    const queue = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesJobsQueue');
+
+    synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: worker },
+      EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+  });
+
+  it('times out 30 s after the longest task (long-report, 300 s)', () => {
+    synth.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('^Sundial worker'),
+      Timeout: 330,
+      MemorySize: 1024,
+    });
+  });
+});
+
+describe('functions', () => {
+  it('run Node 22 on arm64 with tracing, their own log group and the runtime configuration', () => {
+    const functions = resourcesOf(synth.template, 'AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(3);
+    const table = logicalId(synth.template, 'AWS::DynamoDB::Table', 'SundialTable');
+    const queue = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesJobsQueue');
+
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: { Ref: expect.stringMatching(/Logs/) } },
+        Environment: {
+          Variables: expect.objectContaining({
+            NODE_OPTIONS: '--enable-source-maps',
+            SUNDIAL_TABLE_NAME: { Ref: table },
+            SUNDIAL_QUEUE_URL: { Ref: queue },
+            SUNDIAL_SHARDS: '16',
+            SUNDIAL_LOOKAHEAD_SECONDS: '90',
+            SUNDIAL_LOG_LEVEL: 'info',
+            SUNDIAL_METRICS_NAMESPACE: 'Sundial',
+          }),
+        },
+      });
+    }
+  });
+
+  it('tell only the worker, which publishes job events, the name of the bus', () => {
+    const bus = logicalId(synth.template, 'AWS::Events::EventBus', 'SundialEventBus');
+    const busOf = (prefix: string) => {
+      const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
+        logicalId(synth.template, 'AWS::Lambda::Function', prefix)
+      ];
+      const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
+      return environment?.Variables.SUNDIAL_EVENT_BUS_NAME;
+    };
+
+    expect(busOf('SundialWorkerFunction')).toEqual({ Ref: bus });
+    expect(busOf('SundialTickFunction')).toBeUndefined();
+    expect(busOf('SundialAdminFunction')).toBeUndefined();
+  });
+
+  it('keep logs a month in one explicit log group each', () => {
+    const groups = resourcesOf(synth.template, 'AWS::Logs::LogGroup');
+
+    expect(Object.values(groups).map((group) => group.Properties.RetentionInDays)).toEqual([30, 30, 30]);
+  });
+
+  it('expose no function URL: the admin API is invoked with IAM only', () => {
+    synth.template.resourceCountIs('AWS::Lambda::Url', 0);
+    const permissions = resourcesOf(synth.template, 'AWS::Lambda::Permission');
+    expect(Object.values(permissions).map((permission) => permission.Properties.Principal)).toEqual([
+      'events.amazonaws.com',
+    ]);
+  });
+});
+
+describe('outputs', () => {
+  it('give the admin function, the table, both queue URLs, the bus and the dashboard', () => {
+    const outputs = synth.template.findOutputs('*');
+
+    expect(Object.keys(outputs).sort()).toEqual([
+      'AdminFunctionName',
+      'DashboardName',
+      'DeadLetterQueueUrl',
+      'EventBusName',
+      'QueueUrl',
+      'TableName',
+    ]);
+    expect(outputs.AdminFunctionName?.Value).toEqual({
+      Ref: logicalId(synth.template, 'AWS::Lambda::Function', 'SundialAdminFunction'),
+    });
+  });
+});
+
+describe('with other props', () => {
+  let other: Synthesized;
+  beforeAll(() => {
+    other = synthesize((stack) => ({
+      removalPolicy: RemovalPolicy.DESTROY,
+      tickRate: 2,
+      lookaheadSeconds: 150,
+      workerBatchSize: 5,
+      workerMaxConcurrency: 50,
+      tickReservedConcurrency: null,
+      tracing: false,
+      eventBus: events.EventBus.fromEventBusName(stack, 'SharedBus', 'shared-bus'),
+    }));
+  }, SYNTH_TIMEOUT_MS);
+
+  it('drops deletion protection and deletes the table when the removal policy is DESTROY', () => {
+    other.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+    });
+  });
+
+  it('follows tickRate, batch size, concurrency, no reservation and no tracing', () => {
+    other.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(2 minutes)' });
+    other.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 5,
+      ScalingConfig: { MaximumConcurrency: 50 },
+    });
+    for (const fn of Object.values(resourcesOf(other.template, 'AWS::Lambda::Function'))) {
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+      expect(fn.Properties.TracingConfig).toBeUndefined();
+    }
+  });
+
+  it('publishes to the given bus instead of creating one', () => {
+    other.template.resourceCountIs('AWS::Events::EventBus', 0);
+  });
+});

@@ -1,0 +1,199 @@
+import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SHARDS } from '../../lib/adapters/dynamodb/table-design';
+import { propsFromContext } from '../../lib/infra/context';
+import { resolveSettings, SundialPropsError } from '../../lib/infra/settings';
+import { Sundial } from '../../lib/infra/sundial';
+import { BAD_FUNCTIONS, SYNTH_TIMEOUT_MS, testApp } from './support';
+
+function problemsOf(run: () => unknown): readonly string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SundialPropsError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a SundialPropsError');
+}
+
+describe('resolveSettings', () => {
+  it('fills in the documented defaults', () => {
+    const settings = resolveSettings({}, []);
+
+    expect(settings).toEqual({
+      shards: DEFAULT_SHARDS,
+      lookaheadSeconds: 90,
+      tickRate: 1,
+      workerBatchSize: 10,
+      workerMaxConcurrency: 10,
+      workerTimeoutSeconds: 90,
+      workerMemorySize: 1024,
+      defaultResultTtlSeconds: null,
+      removalPolicy: RemovalPolicy.RETAIN,
+      tracing: true,
+      fireLagP99ThresholdMs: 5000,
+      tickReservedConcurrency: 3,
+      maxReceiveCount: 500,
+      logRetention: logs.RetentionDays.ONE_MONTH,
+      logLevel: 'info',
+      queueVisibilityTimeoutSeconds: 540,
+    });
+  });
+
+  it('sizes the worker timeout to the longest task plus the margin, and the visibility timeout to six times it', () => {
+    const settings = resolveSettings({}, [
+      { id: 'quick', timeoutSeconds: 60 },
+      { id: 'long-report', timeoutSeconds: 300 },
+    ]);
+
+    expect(settings.workerTimeoutSeconds).toBe(330);
+    expect(settings.queueVisibilityTimeoutSeconds).toBe(1980);
+  });
+
+  it('lists every invalid prop at once, each with its name and the allowed range', () => {
+    const problems = problemsOf(() =>
+      resolveSettings(
+        {
+          shards: 0,
+          lookaheadSeconds: 901,
+          tickRate: 1.5,
+          workerBatchSize: 11,
+          workerMaxConcurrency: 1,
+          workerMemorySize: 64,
+          tickReservedConcurrency: 1,
+          maxReceiveCount: 5,
+          fireLagP99ThresholdMs: -1,
+          removalPolicy: RemovalPolicy.SNAPSHOT,
+          logLevel: 'verbose' as never,
+        },
+        [],
+      ),
+    );
+
+    expect(problems).toEqual([
+      'tickRate must be an integer from 1 to 14, got 1.5',
+      'lookaheadSeconds must be an integer from 1 to 900, got 901',
+      expect.stringMatching(
+        /^tickReservedConcurrency must be an integer from 2 to 1000, got 1 \(ticks overlap safely/,
+      ),
+      'removalPolicy SNAPSHOT is not supported by DynamoDB tables: use RETAIN or DESTROY',
+      "logLevel must be one of debug, info, warn, error, got 'verbose'",
+      'shards must be an integer from 1 to 1000, got 0',
+      'workerBatchSize must be an integer from 1 to 10, got 11',
+      'workerMaxConcurrency must be an integer from 2 to 1000, got 1',
+      'workerMemorySize must be an integer from 128 to 10240, got 64',
+      'fireLagP99ThresholdMs must be an integer from 1 to 3600000, got -1',
+      expect.stringMatching(/^maxReceiveCount must be an integer from 10 to 1000, got 5/),
+    ]);
+  });
+
+  it('rejects a lookahead that does not reach the next tick', () => {
+    const problems = problemsOf(() => resolveSettings({ tickRate: 2, lookaheadSeconds: 120 }, []));
+
+    expect(problems).toEqual([
+      'lookaheadSeconds (120) must be longer than the tick period (tickRate 2 min = 120 s), or fire times between two ticks would start late',
+    ]);
+  });
+
+  it('rejects a worker timeout that leaves no margin beyond the longest task, naming the task', () => {
+    const tasks = [{ id: 'long-report', timeoutSeconds: 300 }];
+
+    expect(problemsOf(() => resolveSettings({ workerTimeoutSeconds: 310 }, tasks))).toEqual([
+      "task 'long-report' has timeoutSeconds 300, but workerTimeoutSeconds (310) leaves less than 30 s beyond it: lower the task's timeoutSeconds to at most 280 or raise workerTimeoutSeconds to 330",
+    ]);
+    expect(problemsOf(() => resolveSettings({}, [{ id: 'crawl', timeoutSeconds: 890 }]))).toEqual([
+      "task 'crawl' has timeoutSeconds 890, but the longest Lambda timeout (900 s) leaves less than 30 s beyond it: lower the task's timeoutSeconds to at most 870",
+    ]);
+  });
+
+  it('accepts null tick reserved concurrency (nothing reserved) and lets deploy-time tokens through', () => {
+    const settings = resolveSettings(
+      { tickReservedConcurrency: null, shards: Token.asNumber({ Ref: 'Shards' }) },
+      [],
+    );
+
+    expect(settings.tickReservedConcurrency).toBeNull();
+    expect(Token.isUnresolved(settings.shards)).toBe(true);
+  });
+});
+
+describe('Sundial prop validation at synth', () => {
+  it(
+    'fails the synth with the props problems and the task problems together',
+    () => {
+      const stack = new Stack(testApp(), 'Test');
+
+      const problems = problemsOf(
+        () => new Sundial(stack, 'Sundial', { functionsDir: BAD_FUNCTIONS, shards: 0 }),
+      );
+
+      expect(problems).toEqual([
+        expect.stringMatching(
+          /^test\/infra\/fixtures\/bad-functions\/Send_Report\.ts: task id 'Send_Report' must be kebab-case/,
+        ),
+        'test/infra/fixtures/bad-functions/no-default.ts: has no default export; export default defineTask({ ... })',
+        'test/infra/fixtures/bad-functions/throws-on-import.ts: failed to import: SECRET_NAME is not set',
+        expect.stringMatching(/^task 'too-slow' has timeoutSeconds 890, but the longest Lambda timeout/),
+        'shards must be an integer from 1 to 1000, got 0',
+      ]);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+});
+
+describe('propsFromContext (cdk.json "sundial")', () => {
+  it('turns JSON values into props', () => {
+    const stack = new Stack(testApp(), 'Test');
+
+    const props = propsFromContext(
+      stack,
+      {
+        shards: 8,
+        removalPolicy: 'destroy',
+        logRetentionDays: 7,
+        tickReservedConcurrency: null,
+        alarmTopicArn: 'arn:aws:sns:us-east-1:123456789012:ops',
+      },
+      '/project',
+    );
+
+    expect(props).toMatchObject({
+      shards: 8,
+      removalPolicy: RemovalPolicy.DESTROY,
+      logRetention: 7,
+      tickReservedConcurrency: null,
+    });
+    expect(props.alarmTopic?.topicArn).toBe('arn:aws:sns:us-east-1:123456789012:ops');
+  });
+
+  it('reads the object from a string, as `cdk synth -c sundial=…` passes it', () => {
+    const stack = new Stack(testApp(), 'Test');
+
+    expect(propsFromContext(stack, '{"workerMaxConcurrency":20}', '/project')).toEqual({
+      workerMaxConcurrency: 20,
+    });
+    expect(problemsOf(() => propsFromContext(stack, '{workerMaxConcurrency:20}', '/project'))).toEqual([
+      expect.stringMatching(/^the "sundial" context is not valid JSON: /),
+    ]);
+  });
+
+  it('reports unknown keys and wrong types all at once', () => {
+    const stack = new Stack(testApp(), 'Test');
+
+    const problems = problemsOf(() =>
+      propsFromContext(
+        stack,
+        { shard: 8, lookaheadSeconds: '90', removalPolicy: 'keep', tracing: 'yes' },
+        '/project',
+      ),
+    );
+
+    expect(problems).toEqual([
+      'unknown "sundial" context key \'shard\'',
+      '"sundial" context \'lookaheadSeconds\' must be a number, got "90"',
+      '"sundial" context \'removalPolicy\' must be "retain" or "destroy", got "keep"',
+      '"sundial" context \'tracing\' must be true or false',
+    ]);
+  });
+});

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ENTRIES_DIR, entrySource, writeEntry } from '../../lib/infra/entries';
+import { PROJECT_ROOT } from '../../lib/infra/sundial';
+import { discoverTasks, inspectTaskTimeouts } from '../../lib/infra/tasks';
+import { BAD_FUNCTIONS, FIXTURE_FUNCTIONS, SYNTH_TIMEOUT_MS } from './support';
+
+describe('discoverTasks', () => {
+  it('lists the task modules of the folder by id, sorted', () => {
+    const { tasks, problems } = discoverTasks(FIXTURE_FUNCTIONS, PROJECT_ROOT);
+
+    expect(tasks).toEqual([
+      { id: 'long-report', path: join(FIXTURE_FUNCTIONS, 'long-report.ts') },
+      { id: 'quick-task', path: join(FIXTURE_FUNCTIONS, 'quick-task.ts') },
+    ]);
+    expect(problems).toEqual([]);
+  });
+
+  it('names a file whose name is not a kebab-case task id', () => {
+    const { tasks, problems } = discoverTasks(BAD_FUNCTIONS, PROJECT_ROOT);
+
+    expect(tasks.map((task) => task.id)).toEqual(['fine-task', 'no-default', 'throws-on-import', 'too-slow']);
+    expect(problems).toEqual([
+      "test/infra/fixtures/bad-functions/Send_Report.ts: task id 'Send_Report' must be kebab-case (lower-case letters and digits, words joined by '-'); rename the file",
+    ]);
+  });
+
+  it('reports a missing folder', () => {
+    expect(discoverTasks('/nonexistent/functions', PROJECT_ROOT).problems).toEqual([
+      "functionsDir '/nonexistent/functions' does not exist",
+    ]);
+  });
+});
+
+describe('inspectTaskTimeouts', () => {
+  it(
+    'reads each task timeout in a child process, and names the modules that are not tasks',
+    () => {
+      const { tasks } = discoverTasks(BAD_FUNCTIONS, PROJECT_ROOT);
+
+      const inspection = inspectTaskTimeouts(tasks, PROJECT_ROOT);
+
+      expect(inspection.timeouts).toEqual([
+        { id: 'fine-task', timeoutSeconds: 60 },
+        { id: 'too-slow', timeoutSeconds: 890 },
+      ]);
+      expect(inspection.problems).toEqual([
+        'test/infra/fixtures/bad-functions/no-default.ts: has no default export; export default defineTask({ ... })',
+        'test/infra/fixtures/bad-functions/throws-on-import.ts: failed to import: SECRET_NAME is not set',
+      ]);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+
+  it('starts no process when there are no tasks', () => {
+    expect(inspectTaskTimeouts([], PROJECT_ROOT)).toEqual({ timeouts: [], problems: [] });
+  });
+});
+
+describe('generated Lambda entries', () => {
+  const { tasks } = discoverTasks(FIXTURE_FUNCTIONS, PROJECT_ROOT);
+
+  it('imports every task module and builds the worker handler with a static registry', () => {
+    const source = entrySource('worker', tasks, PROJECT_ROOT);
+    const root = relative(join(PROJECT_ROOT, ENTRIES_DIR), PROJECT_ROOT);
+    const fixtures = relative(join(PROJECT_ROOT, ENTRIES_DIR), FIXTURE_FUNCTIONS);
+
+    expect(source.split('\n').slice(1)).toEqual([
+      `import * as task_long_report from "${fixtures}/long-report.ts";`,
+      `import * as task_quick_task from "${fixtures}/quick-task.ts";`,
+      `import { staticTaskRegistry } from "${root}/lib/runtime/tasks/registry.ts";`,
+      `import { createWorkerHandler } from "${root}/lib/runtime/handlers/worker.ts";`,
+      `import { runtimeDependencies } from "${root}/lib/runtime/dependencies.ts";`,
+      '',
+      `export const handler = createWorkerHandler(runtimeDependencies, staticTaskRegistry({ "long-report": task_long_report, "quick-task": task_quick_task }));`,
+      '',
+    ]);
+  });
+
+  it('builds the admin handler from the same registry', () => {
+    expect(entrySource('admin', tasks, PROJECT_ROOT)).toContain(
+      'export const handler = createAdminHandler(runtimeDependencies, staticTaskRegistry({ "long-report": task_long_report, "quick-task": task_quick_task }));',
+    );
+  });
+
+  it('writes the entry inside the project, named by its content, and writes the same content once', () => {
+    const first = writeEntry('worker', tasks, PROJECT_ROOT);
+    const second = writeEntry('worker', tasks, PROJECT_ROOT);
+
+    expect(first).toBe(second);
+    expect(relative(PROJECT_ROOT, first)).toMatch(/^\.cache\/sundial-entries\/worker-[0-9a-f]{16}\.ts$/);
+    expect(readFileSync(first, 'utf8')).toBe(entrySource('worker', tasks, PROJECT_ROOT));
+  });
+});
