@@ -38,22 +38,29 @@ export function runtimeDependencies(): RuntimeDeps {
   return memoized;
 }
 
+/** SDK clients to use instead of ones configured from the environment (the local platform passes its own). */
+export interface RuntimeClients {
+  dynamodb?: DynamoDBClient;
+  sqs?: SQSClient;
+  eventbridge?: EventBridgeClient;
+}
+
 /** Builds a fresh set of dependencies from a configuration (the local platform and tests call this). */
-export function buildRuntimeDependencies(config: RuntimeConfig): RuntimeDeps {
+export function buildRuntimeDependencies(config: RuntimeConfig, clients: RuntimeClients = {}): RuntimeDeps {
   const logger = createLogger({ level: config.logLevel });
   const store = new DynamoDbStore({
-    client: new DynamoDBClient({}),
+    client: clients.dynamodb ?? new DynamoDBClient({}),
     tableName: config.tableName,
     shards: config.shards,
   });
   const queue = new SqsJobQueue({
-    client: new SQSClient({}),
+    client: clients.sqs ?? new SQSClient({}),
     queueUrl: config.queueUrl,
     onSendFailure: (failure) => logger.error('queue send failed', { ...failure }),
   });
   const events = config.eventBusName
     ? new EventBridgePublisher({
-        client: new EventBridgeClient({}),
+        client: clients.eventbridge ?? new EventBridgeClient({}),
         eventBusName: config.eventBusName,
         onPublishFailure: (failure) => logger.warn('events rejected by EventBridge', { ...failure }),
       })

@@ -119,7 +119,7 @@ export async function getJobResult(raw: Record<string, unknown>, context: Action
   const jobId = validJobId(raw, context);
   const job = await context.deps.jobStore.getJob(jobId, context.now);
   if (!job) throw new JobNotFoundError(jobId);
-  if (job.result === null && !isFinalStatus(job.status)) throw new NoResultYetError(jobId, job.status);
+  if (!isFinalStatus(job.status)) throw new NoResultYetError(jobId, job.status);
   return {
     job_id: job.id,
     status: job.status,

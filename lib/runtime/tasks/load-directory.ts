@@ -7,10 +7,16 @@ const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
 
 /**
  * Imports every task module in `dir` (not its subfolders; `.d.ts` and `*.test.*` files are skipped)
- * and builds the registry. A new module is picked up without editing anything else. A module that
+ * and builds the registry. A new module is picked up without editing anything else; pass a new
+ * `reloadKey` to import edited modules again. A module that
  * fails to import, or exports no valid task, fails the whole load with the file named.
  */
-export async function loadTaskRegistryFromDirectory(dir: string): Promise<TaskRegistry> {
+export async function loadTaskRegistryFromDirectory(
+  dir: string,
+  options: { reloadKey?: string } = {},
+): Promise<TaskRegistry> {
+  // A module URL is imported once per process; a new query string makes a watcher's reload see edits.
+  const query = options.reloadKey ? `?reload=${encodeURIComponent(options.reloadKey)}` : '';
   const files = (await readdir(dir, { withFileTypes: true }))
     .filter((entry) => entry.isFile() && isTaskModule(entry.name))
     .map((entry) => join(dir, entry.name))
@@ -21,7 +27,7 @@ export async function loadTaskRegistryFromDirectory(dir: string): Promise<TaskRe
     const file = relative(process.cwd(), path) || path;
     const id = fileNameWithoutExtension(path);
     try {
-      entries.push({ id, file, module: await import(pathToFileURL(path).href) });
+      entries.push({ id, file, module: await import(`${pathToFileURL(path).href}${query}`) });
     } catch (error) {
       problems.push(`${file}: failed to import: ${error instanceof Error ? error.message : String(error)}`);
     }

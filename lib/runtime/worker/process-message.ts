@@ -55,7 +55,10 @@ async function processJob(
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
   if (early > MAX_WAIT_MS)
     return sendAgain(ctx, { job, attempt, delaySeconds: queueDelaySeconds(job.runAt, clock.now()) }, logger);
-  if (early > 0) await ctx.sleep(early);
+  // Timers may wake a millisecond before the wall clock reaches runAt: check again (a few times at most).
+  for (let check = 0, wait = early; check < 3 && wait > 0; check++, wait = job.runAt - clock.now()) {
+    await ctx.sleep(wait);
+  }
 
   const task = ctx.registry.get(job.task);
   if (!task) {

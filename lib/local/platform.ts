@@ -1,0 +1,205 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { startFauxqs } from 'fauxqs';
+import { readConfig } from '../runtime/config';
+import { buildRuntimeDependencies, type RuntimeDeps } from '../runtime/dependencies';
+import { type AdminHandler, createAdminHandler } from '../runtime/handlers/admin';
+import { createTickHandler, type TickHandler } from '../runtime/handlers/tick';
+import { createWorkerHandler, type WorkerHandler } from '../runtime/handlers/worker';
+import { createLogger } from '../runtime/observability/logger';
+import { loadTaskRegistryFromDirectory } from '../runtime/tasks/load-directory';
+import type { TaskRegistry } from '../runtime/tasks/registry';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local';
+import { type ExtraRoute, startLambdaEndpoint } from './lambda-endpoint';
+import { createLocalQueues, ensureLocalTable, LOCAL_QUEUE_NAME, LOCAL_TABLE_NAME } from './local-resources';
+import { prettyLogSink } from './pretty-log';
+import { type PutEventsEntry, startPutEventsServer } from './put-events-server';
+import { restoreQueueSnapshot, saveQueueSnapshot } from './queue-snapshot';
+import { watchTasks } from './task-watcher';
+import { startTickLoop } from './tick-loop';
+import { startWorkerPollers } from './worker-pollers';
+
+export const ADMIN_FUNCTION_NAME = 'sundial-admin';
+export const TICK_FUNCTION_NAME = 'sundial-tick';
+export const DEFAULT_LOCAL_PORT = 4750;
+const LOCAL_EVENT_BUS = 'sundial-local';
+const WORKER_TIMEOUT_MS = 900_000;
+
+export interface LocalPlatformOptions {
+  /** Port of the local Lambda endpoint (and dashboard) on 127.0.0.1; 0 picks a free one. @default 4750 */
+  port?: number;
+  /** Keep schedules, jobs and waiting messages here between runs; in memory when absent. */
+  dataDir?: string;
+  /** @default <cwd>/functions */
+  functionsDir?: string;
+  /** @default 1000 */
+  tickIntervalMs?: number;
+  /** Worker pollers running at once. @default 4 */
+  workerConcurrency?: number;
+  /** Where the platform's log lines go. @default stdout */
+  log?: (line: string) => void;
+  /** `SUNDIAL_*` settings (lookahead, lease times, log level…), as in Lambda. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** More HTTP routes on the same port (the dashboard). */
+  routes?: (platform: Pick<LocalPlatform, 'invokeAdmin'>) => readonly ExtraRoute[];
+}
+
+export interface LocalPlatform {
+  /** `http://127.0.0.1:<port>`: the Lambda Invoke API (`--endpoint-url`) and the dashboard. */
+  url: string;
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  eventsEndpoint: string;
+  tableName: string;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+  deps: RuntimeDeps;
+  tasks(): TaskRegistry;
+  invokeAdmin(request: unknown): ReturnType<AdminHandler>;
+  tick: TickHandler;
+  stop(): Promise<void>;
+}
+
+/**
+ * Sundial on one machine, with the same handlers as in AWS: DynamoDB Local, the SQS emulator, a
+ * local EventBridge PutEvents endpoint, the Lambda Invoke API for the admin function, the tick on a
+ * loop and workers polling the queue.
+ */
+export async function startLocalPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
+  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const functionsDir = resolve(options.functionsDir ?? 'functions');
+  let registry = await loadTaskRegistryFromDirectory(functionsDir);
+  const stack: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stack.reverse()) await stop().catch(() => undefined);
+  };
+  try {
+    if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+    const dynamo = await startDynamoDbLocal(
+      options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {},
+    );
+    stack.push(dynamo.stop);
+    const clientSettings = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+    const dynamodb = new DynamoDBClient({ ...clientSettings, endpoint: dynamo.endpoint });
+    await ensureLocalTable(dynamodb);
+
+    const fauxqs = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
+    const sqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
+    const sqs = new SQSClient({ ...clientSettings, endpoint: sqsEndpoint });
+    const snapshotFile = options.dataDir ? join(options.dataDir, 'queue.json') : undefined;
+    stack.push(async () => {
+      if (snapshotFile) await saveQueueSnapshot(fauxqs, LOCAL_QUEUE_NAME, snapshotFile);
+      await fauxqs.stop();
+    });
+    const queues = await createLocalQueues(sqs, { visibilityTimeoutSeconds: 120, maxReceiveCount: 500 });
+    if (snapshotFile) await restoreQueueSnapshot(sqs, queues.queueUrl, snapshotFile);
+
+    const events = await startPutEventsServer({
+      onEvents: (entries) => {
+        for (const entry of entries) log(describeEvent(entry));
+      },
+    });
+    stack.push(events.stop);
+
+    const env = options.env ?? process.env;
+    const config = readConfig({
+      SUNDIAL_LOG_LEVEL: 'info',
+      ...env,
+      SUNDIAL_TABLE_NAME: LOCAL_TABLE_NAME,
+      SUNDIAL_QUEUE_URL: queues.queueUrl,
+      SUNDIAL_EVENT_BUS_NAME: LOCAL_EVENT_BUS,
+    });
+    const built = buildRuntimeDependencies(config, {
+      dynamodb,
+      sqs,
+      eventbridge: new EventBridgeClient({ ...clientSettings, endpoint: events.endpoint }),
+    });
+    const deps: RuntimeDeps = {
+      ...built,
+      logger: createLogger({ level: config.logLevel, sink: prettyLogSink(log) }),
+      metricsSink: () => {},
+    };
+    const getDeps = () => deps;
+    const tick = createTickHandler(getDeps);
+    let worker: WorkerHandler = createWorkerHandler(getDeps, registry);
+    let admin: AdminHandler = createAdminHandler(getDeps, registry);
+    const invokeAdmin: AdminHandler = (event, context) => admin(event, context);
+
+    const watcher = watchTasks(
+      functionsDir,
+      (reloaded) => {
+        registry = reloaded;
+        worker = createWorkerHandler(getDeps, registry);
+        admin = createAdminHandler(getDeps, registry);
+        log(`tasks reloaded: ${registry.ids().join(', ') || '(none)'}`);
+      },
+      (error) => log(`tasks not reloaded (the previous ones stay in use): ${errorText(error)}`),
+    );
+    stack.push(async () => watcher.close());
+
+    const endpoint = await startLambdaEndpoint({
+      port: options.port ?? DEFAULT_LOCAL_PORT,
+      functions: new Map([
+        [ADMIN_FUNCTION_NAME, { handler: invokeAdmin, timeoutMs: 30_000 }],
+        [TICK_FUNCTION_NAME, { handler: () => tick(), timeoutMs: 60_000 }],
+      ]),
+      extraRoutes: options.routes?.({ invokeAdmin }) ?? [],
+    });
+    stack.push(() => new Promise<void>((done) => endpoint.server.close(() => done())));
+
+    const ticks = startTickLoop(tick, options.tickIntervalMs ?? 1_000, (error) =>
+      log(`tick failed: ${errorText(error)}`),
+    );
+    stack.push(ticks.stop);
+    const pollers = startWorkerPollers({
+      client: sqs,
+      queueUrl: queues.queueUrl,
+      queueArn: queues.queueArn,
+      worker: () => worker,
+      concurrency: options.workerConcurrency ?? 4,
+      batchSize: 10,
+      timeoutMs: WORKER_TIMEOUT_MS,
+      onError: (error) => log(`worker poll failed: ${errorText(error)}`),
+    });
+    stack.push(pollers.stop);
+
+    return {
+      url: endpoint.url,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint,
+      eventsEndpoint: events.endpoint,
+      tableName: LOCAL_TABLE_NAME,
+      queueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      deps,
+      tasks: () => registry,
+      invokeAdmin,
+      tick,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** One line per job event: what happened to which job (payloads and return values stay out of the log). */
+function describeEvent(entry: PutEventsEntry): string {
+  try {
+    const detail = JSON.parse(entry.Detail ?? '{}') as Record<string, unknown>;
+    const result = detail.result as
+      | { outcome?: string; error?: { type?: string; message?: string } }
+      | undefined;
+    const error = result?.error ? ` error=${result.error.type}: ${result.error.message}` : '';
+    return `event ${entry.DetailType} task=${detail.task} job=${detail.jobId} attempt=${detail.attempt}${error}`;
+  } catch {
+    return `event ${entry.DetailType} (unreadable detail)`;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
