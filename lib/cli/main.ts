@@ -1,23 +1,46 @@
 import { systemClock } from '../core/clock';
-import { type Command, EXIT_INTERNAL_ERROR, EXIT_INVALID_INPUT, EXIT_OK, UsageError } from './command';
+import { type Command, EXIT_INVALID_INPUT, EXIT_OK } from './command';
+import { dashboardCommand } from './commands/dashboard';
+import { importCommand } from './commands/import';
+import { jobsCommand } from './commands/jobs';
 import { previewCommand } from './commands/preview';
+import { schedulesCommand } from './commands/schedules';
+import { tasksCommand } from './commands/tasks';
 import type { CliIo } from './io';
+import { reportError } from './report-error';
 
 /** Every command, in the order `sundial --help` lists them. New commands get a file in `commands/` and a line here. */
-const COMMANDS: readonly Command[] = [previewCommand];
+const COMMANDS: readonly Command[] = [
+  schedulesCommand,
+  jobsCommand,
+  tasksCommand,
+  importCommand,
+  dashboardCommand,
+  previewCommand,
+];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
   const lines = COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
-  return `Usage: sundial <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'sundial <command> --help' for a command's options and examples.\n`;
+  return `Usage: sundial <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Commands that manage schedules and jobs talk to the admin API: the local platform (npm start) when
+it answers on 127.0.0.1:$SUNDIAL_PORT (default 4750), else the deployed stack's admin Lambda.
+Exit codes: 0 done, 1 the operation failed, 2 the input was wrong.
+
+Run 'sundial <command> --help' for a command's options and examples.
+`;
 }
 
 /**
- * Runs one `sundial` invocation in-process and resolves to its exit code: 0 done, 1 internal
- * error, 2 invalid input (the message on stderr names the argument or field; no stack trace).
+ * Runs one `sundial` invocation in-process and resolves to its exit code: 0 done, 1 the operation
+ * failed, 2 invalid input (the message on stderr names the flag or field; no stack trace).
  *
  * @example
- * const code = await run(['preview', '0 9 * * *', '--count', '3'], { stdout: process.stdout, stderr: process.stderr, clock: systemClock });
+ * const code = await run(['schedules', 'list', '--json'], { stdout: process.stdout, stderr: process.stderr, clock: systemClock });
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...args] = argv;
@@ -33,24 +56,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     return await command.run(args, io);
   } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) {
-      io.stderr.write(
-        `error: ${(error as Error).message}\nRun 'sundial ${command.name} --help' for usage.\n`,
-      );
-      return EXIT_INVALID_INPUT;
-    }
-    io.stderr.write(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT_INTERNAL_ERROR;
+    return reportError(error, io.stderr, command.name);
   }
-}
-
-/** node:util parseArgs rejects unknown options and missing values with these codes. */
-function isParseArgsError(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS_');
 }
 
 /** The process entry point (see `bin/sundial.mjs`): real streams and clock, exit code on `process`. */
 export async function main(): Promise<void> {
+  // The SDK warns on every run under Node 20 (which Sundial supports) that future versions need 22:
+  // noise on every command's stderr, not something the user of this CLI can act on.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.exitCode = await run(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { createDashboardRoute } from '../dashboard';
 import { banner } from './banner';
 import { DEFAULT_LOCAL_PORT, startLocalPlatform } from './platform';
 
@@ -60,7 +61,13 @@ async function main(): Promise<void> {
   process.stdout.write('Starting Sundial locally (DynamoDB Local takes a few seconds)…\n');
   let platform: Awaited<ReturnType<typeof startLocalPlatform>>;
   try {
-    platform = await startLocalPlatform({ port, dataDir, tickIntervalMs, workerConcurrency });
+    platform = await startLocalPlatform({
+      port,
+      dataDir,
+      tickIntervalMs,
+      workerConcurrency,
+      routes: ({ invokeAdmin }) => [createDashboardRoute({ invokeAdmin: (request) => invokeAdmin(request) })],
+    });
   } catch (error) {
     process.stderr.write(
       `Could not start the local platform: ${error instanceof Error ? error.message : String(error)}\n`,

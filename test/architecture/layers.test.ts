@@ -11,8 +11,9 @@ const allowed: Record<string, readonly string[]> = {
   adapters: ['core'],
   runtime: ['core', 'adapters'],
   infra: ['adapters/dynamodb/table-design'],
-  local: ['runtime', 'core', 'adapters'],
-  cli: ['core', 'adapters'],
+  local: ['runtime', 'core', 'adapters', 'dashboard'],
+  cli: ['core', 'adapters', 'dashboard'],
+  dashboard: ['core'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,0 +1,104 @@
+import { adminCommand } from '../../admin-command';
+import { onePositional, text } from '../../args';
+import { EXIT_OK, EXIT_OPERATION_FAILED, UsageError } from '../../command';
+import { ProgressBar } from '../../format/progress';
+import { renderTable } from '../../format/table';
+import { readImportFile } from './read-file';
+import { type ItemOutcome, JOBS_PER_CALL, submitJobs, submitSchedules } from './submit';
+
+const DEFAULT_CONCURRENCY = 8;
+const MAX_CONCURRENCY = 64;
+
+export const importCommand = adminCommand({
+  name: 'import',
+  summary: 'add many schedules and jobs from a JSON or YAML file',
+  usage: `Usage: sundial import <file.json|file.yaml> [--concurrency <n>] [--conflict <policy>]
+
+Adds every schedule (add_schedule, a few at a time) and job (add_jobs, ${JOBS_PER_CALL} per call) of the file,
+shows a progress bar on a terminal, then one line per item. Each item succeeds or fails on its own;
+the exit code is 1 when any failed. The file holds the admin API's fields (snake_case):
+
+  schedules:
+    - id: nightly
+      task: send-report
+      trigger: { type: cron, expression: '0 9 * * MON-FRI', timezone: Europe/Berlin }
+      payload: { team: ops, recipients: [ops@example.com] }
+      tags: [reports]
+  jobs:
+    - { job_id: backfill-1, task: send-report, payload: { team: ops, recipients: [ops@example.com] } }
+
+Options:
+  --concurrency <n>    schedules added at once, 1-${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})
+  --conflict <policy>  for items without conflict_policy: exception (default), replace or do_nothing`,
+  examples: ['sundial import schedules.yaml', 'sundial import backfill.json --conflict do_nothing --json'],
+  options: { concurrency: { type: 'string' }, conflict: { type: 'string' } },
+  async execute({ values, positionals, io, admin, print }) {
+    const path = onePositional(positionals, 'file', 'sundial import <file.json|file.yaml>');
+    const concurrency = concurrencyFlag(text(values, 'concurrency'));
+    const file = await readImportFile(path, io.cwd ?? process.cwd());
+    const client = await admin();
+    const progress = new ProgressBar(io.stderr, 'Importing', file.schedules.length + file.jobs.length);
+    const options = {
+      client,
+      concurrency,
+      conflictPolicy: text(values, 'conflict')?.replace(/-/g, '_'),
+      onProgress: (settled: number) => progress.advance(settled),
+    };
+    const schedules = await submitSchedules(file.schedules, options);
+    const jobs = await submitJobs(file.jobs, options);
+    progress.finish();
+    const outcomes = [...schedules, ...jobs];
+    const failed = outcomes.filter((outcome) => !outcome.ok).length;
+    const report = { succeeded: outcomes.length - failed, failed, schedules, jobs };
+    print(report, () => renderImportReport(schedules, jobs));
+    return failed > 0 ? EXIT_OPERATION_FAILED : EXIT_OK;
+  },
+});
+
+function concurrencyFlag(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_CONCURRENCY;
+  const count = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(count >= 1 && count <= MAX_CONCURRENCY)) {
+    throw new UsageError(
+      `--concurrency: must be a whole number from 1 to ${MAX_CONCURRENCY} (got '${value}')`,
+    );
+  }
+  return count;
+}
+
+/**
+ * One line per item, failures with the admin API's code and message, then the totals:
+ *
+ *   Schedules: 2 ok, 1 failed
+ *     ok      schedules[0]  nightly  added
+ *     FAILED  schedules[1]  broken   invalid_input: trigger.expression: invalid cron expression …
+ */
+export function renderImportReport(schedules: readonly ItemOutcome[], jobs: readonly ItemOutcome[]): string {
+  const sections = [
+    ['Schedules', 'schedules', schedules],
+    ['Jobs', 'jobs', jobs],
+  ] as const;
+  const parts = sections.flatMap(([title, list, outcomes]) => {
+    if (outcomes.length === 0) return [];
+    const failed = outcomes.filter((outcome) => !outcome.ok).length;
+    const rows = outcomes.map((outcome) => [
+      outcome.ok ? 'ok' : 'FAILED',
+      `${list}[${outcome.index}]`,
+      outcome.id ?? '-',
+      outcome.ok ? (outcome.status ?? '') : `${outcome.error?.code}: ${outcome.error?.message}`,
+    ]);
+    const table = renderTable(['STATUS', 'ITEM', 'ID', 'OUTCOME'], rows).split('\n').slice(1);
+    return [
+      `${title}: ${outcomes.length - failed} ok, ${failed} failed`,
+      ...table.map((line) => `  ${line}`),
+      '',
+    ];
+  });
+  const all = [...schedules, ...jobs];
+  const failed = all.filter((outcome) => !outcome.ok).length;
+  const total =
+    failed === 0
+      ? `Imported all ${all.length} items.`
+      : `Imported ${all.length - failed} of ${all.length} items; ${failed} failed.`;
+  return [...parts, total].join('\n');
+}

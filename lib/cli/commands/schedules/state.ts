@@ -1,0 +1,102 @@
+import { callAdmin } from '../../admin/client';
+import type { WireJob, WireSchedule } from '../../admin/wire';
+import { adminCommand } from '../../admin-command';
+import { flag, onePositional } from '../../args';
+import { localWithRelative } from '../../format/instants';
+import { writtenSummary } from './add-update';
+
+export const pauseScheduleCommand = adminCommand({
+  name: 'pause',
+  summary: 'stop a schedule from dispatching (jobs already sent still run)',
+  usage: `Usage: sundial schedules pause <id>
+
+Pauses a schedule (admin API pause_schedule): it dispatches nothing until resumed. Idempotent.
+
+Options:`,
+  examples: ['sundial schedules pause nightly'],
+  options: {},
+  async execute({ positionals, admin, print }) {
+    const id = onePositional(positionals, 'schedule id', 'sundial schedules pause <id>');
+    const result = await callAdmin<{ schedule: WireSchedule }>(await admin(), {
+      action: 'pause_schedule',
+      id,
+    });
+    print(result, () => `Paused schedule '${id}'. Resume it with: sundial schedules resume ${id}`);
+    return undefined;
+  },
+});
+
+export const resumeScheduleCommand = adminCommand({
+  name: 'resume',
+  summary: 'resume a paused schedule',
+  usage: `Usage: sundial schedules resume <id> [--replay-missed]
+
+Resumes a schedule (admin API resume_schedule). By default the fire times missed while paused are
+skipped; with --replay-missed they are due at once and the schedule's coalesce policy and misfire
+grace decide which run.
+
+Options:
+  --replay-missed    run the fire times missed while paused (per the coalesce policy)`,
+  examples: ['sundial schedules resume nightly', 'sundial schedules resume cleanup --replay-missed'],
+  options: { 'replay-missed': { type: 'boolean' } },
+  async execute({ values, positionals, io, admin, print }) {
+    const id = onePositional(positionals, 'schedule id', 'sundial schedules resume <id>');
+    const request = {
+      action: 'resume_schedule',
+      id,
+      ...(flag(values, 'replay-missed') ? { replay_missed: true } : {}),
+    };
+    const result = await callAdmin<{ dispatched_jobs: number; schedule: WireSchedule }>(
+      await admin(),
+      request,
+    );
+    print(result, () => writtenSummary('Resumed schedule', result, io));
+    return undefined;
+  },
+});
+
+export const removeScheduleCommand = adminCommand({
+  name: 'remove',
+  summary: 'delete a schedule (its jobs and results stay until they expire)',
+  usage: `Usage: sundial schedules remove <id>
+
+Deletes a schedule (admin API remove_schedule). A second removal fails with schedule_not_found.
+
+Options:`,
+  examples: ['sundial schedules remove nightly'],
+  options: {},
+  async execute({ positionals, admin, print }) {
+    const id = onePositional(positionals, 'schedule id', 'sundial schedules remove <id>');
+    const result = await callAdmin<{ id: string; removed: boolean }>(await admin(), {
+      action: 'remove_schedule',
+      id,
+    });
+    print(result, () => `Removed schedule '${id}'.`);
+    return undefined;
+  },
+});
+
+export const runScheduleCommand = adminCommand({
+  name: 'run',
+  summary: 'queue one job of a schedule now, outside its fire times',
+  usage: `Usage: sundial schedules run <id>
+
+Queues one job now with the schedule's task and payload (admin API run_schedule_now); the schedule
+itself is unchanged. Follow it with 'sundial jobs get <job id>' or 'sundial jobs result <job id>'.
+
+Options:`,
+  examples: ['sundial schedules run nightly', 'sundial schedules run nightly --json'],
+  options: {},
+  async execute({ positionals, io, admin, print }) {
+    const id = onePositional(positionals, 'schedule id', 'sundial schedules run <id>');
+    const result = await callAdmin<{ job: WireJob }>(await admin(), { action: 'run_schedule_now', id });
+    const { job } = result;
+    print(result, () =>
+      [
+        `Queued job '${job.id}' (${job.task}) to run ${localWithRelative(job.run_at, 'UTC', io.clock)}.`,
+        `Its result: sundial jobs result '${job.id}'`,
+      ].join('\n'),
+    );
+    return undefined;
+  },
+});

@@ -1,0 +1,32 @@
+import { callAdmin } from '../admin/client';
+import type { WireTask } from '../admin/wire';
+import { adminCommand } from '../admin-command';
+import { noPositionals } from '../args';
+import { renderTaskTable } from '../format/jobs';
+import { commandGroup } from '../group';
+
+const listTasksCommand = adminCommand({
+  name: 'list',
+  summary: 'list the deployed tasks, their running jobs and options',
+  usage: `Usage: sundial tasks list
+
+Every deployed task (admin API list_tasks): jobs running now against its maxRunningJobs limit,
+timeout, misfire grace, retries, how long results are kept, events, and whether it checks payloads.
+
+Options:`,
+  examples: ['sundial tasks list', 'sundial tasks list --json'],
+  options: {},
+  async execute({ positionals, admin, print }) {
+    noPositionals(positionals);
+    const result = await callAdmin<{ tasks: WireTask[] }>(await admin(), { action: 'list_tasks' });
+    print(result, () => renderTaskTable(result.tasks));
+    return undefined;
+  },
+});
+
+export const tasksCommand = commandGroup({
+  name: 'tasks',
+  summary: 'list the deployed tasks (modules in functions/)',
+  description: 'Tasks are the handler modules in functions/; their id is the file name.',
+  subcommands: [listTasksCommand],
+});

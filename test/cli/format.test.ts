@@ -1,0 +1,297 @@
+import { describe, expect, it } from 'vitest';
+import { AdminAnswerError } from '../../lib/cli/admin/answer';
+import type { WireJob, WireSchedule, WireTask } from '../../lib/cli/admin/wire';
+import { durationSeconds } from '../../lib/cli/args';
+import { renderImportReport } from '../../lib/cli/commands/import';
+import { localTime, localWithRelative } from '../../lib/cli/format/instants';
+import { renderJobTable, renderTaskTable } from '../../lib/cli/format/jobs';
+import { upcomingFire } from '../../lib/cli/format/next-fire';
+import { renderProgress } from '../../lib/cli/format/progress';
+import { compactDuration, relativeTime, wholeDuration } from '../../lib/cli/format/relative-time';
+import { renderScheduleTable } from '../../lib/cli/format/schedules';
+import { renderFields, renderTable } from '../../lib/cli/format/table';
+import { describeTrigger } from '../../lib/cli/format/triggers';
+import { describeAnswerError } from '../../lib/cli/report-error';
+import { ManualClock } from '../../lib/core/clock';
+
+const NOW = Date.parse('2026-03-02T09:00:00Z');
+const clock = new ManualClock(NOW);
+const at = (offsetMs: number) => NOW + offsetMs;
+
+describe('relative times', () => {
+  it.each([
+    [0, 'now'],
+    [400, 'now'],
+    [-400, 'now'],
+    [42_000, 'in 42 s'],
+    [-42_400, '42 s ago'],
+    [59_400, 'in 59 s'],
+    [59_600, 'in 1 min'],
+    [-3 * 60_000, '3 min ago'],
+    [59 * 60_000, 'in 59 min'],
+    [59 * 60_000 + 40_000, 'in 1 h'],
+    [5 * 3_600_000, 'in 5 h'],
+    [47 * 3_600_000, 'in 47 h'],
+    [-3 * 86_400_000, '3 d ago'],
+  ])('%d ms from now reads "%s"', (offset, text) => {
+    expect(relativeTime(at(offset), NOW)).toBe(text);
+  });
+
+  it('writes durations compactly and periods in their largest whole unit', () => {
+    expect([0.85, 2.5, 12.34, 200, 7_500].map(compactDuration)).toEqual([
+      '850 ms',
+      '2.5 s',
+      '12.3 s',
+      '3 min 20 s',
+      '2 h 5 min',
+    ]);
+    expect([604_800, 3_600, 5_400, 90].map(wholeDuration)).toEqual(['7 d', '1 h', '90 min', '90 s']);
+  });
+
+  it('reads durations of flags', () => {
+    expect(['90', '90s', '10m', '1h30m', '2d', '1w', '', '5x', 'm'].map(durationSeconds)).toEqual([
+      90,
+      90,
+      600,
+      5_400,
+      172_800,
+      604_800,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+});
+
+describe('times in a schedule’s time zone', () => {
+  it('shows wall-clock time with the zone’s abbreviation across a DST change', () => {
+    expect(localTime(Date.parse('2026-03-28T08:00:00Z'), 'Europe/Berlin')).toBe(
+      'Sat 2026-03-28 09:00:00 CET',
+    );
+    expect(localTime(Date.parse('2026-03-30T07:00:00Z'), 'Europe/Berlin')).toBe(
+      'Mon 2026-03-30 09:00:00 CEST',
+    );
+    expect(localTime(Date.parse('2026-03-08T07:00:00.250Z'), 'America/New_York')).toBe(
+      'Sun 2026-03-08 03:00:00.250 EDT',
+    );
+  });
+
+  it('falls back to the numeric offset where no abbreviation is known, and adds the relative time', () => {
+    expect(localWithRelative('2026-03-02T09:00:42Z', 'Asia/Kolkata', clock)).toBe(
+      'Mon 2026-03-02 14:30:42 IST (in 42 s)',
+    );
+    expect(localWithRelative('2026-03-02T08:57:00Z', 'Asia/Tokyo', clock)).toBe(
+      'Mon 2026-03-02 17:57:00 +09:00 (3 min ago)',
+    );
+    expect(localWithRelative(null, 'UTC', clock)).toBe('-');
+  });
+});
+
+describe('tables', () => {
+  it('pads columns two spaces apart without trailing spaces', () => {
+    expect(
+      renderTable(
+        ['ID', 'TASK', 'TAGS'],
+        [
+          ['nightly', 'send-report', ''],
+          ['a', 'b', 'x'],
+        ],
+      ),
+    ).toBe('ID       TASK         TAGS\nnightly  send-report\na        b            x');
+    expect(
+      renderFields([
+        ['id', 'x'],
+        ['payload', '{\n}'],
+      ]),
+    ).toBe('id       x\npayload  {\n         }');
+  });
+
+  it('lists schedules with their next fire time in their own zone, relative to the clock', () => {
+    const berlin = schedule({
+      id: 'nightly',
+      trigger: { type: 'cron', expression: '42 0 10 * * *', timezone: 'Europe/Berlin' },
+      next_fire_time: '2026-03-03T09:00:42Z',
+      timezone: 'Europe/Berlin',
+      tags: ['a', 'b'],
+    });
+    const paused = schedule({
+      id: 'paused-one',
+      paused: true,
+      trigger: { type: 'interval', hours: 1, minutes: 30 },
+    });
+    const finished = schedule({
+      id: 'done',
+      next_fire_time: null,
+      trigger: { type: 'date', run_at: '2026-03-01T00:00:00Z' },
+    });
+    expect(renderScheduleTable([berlin, paused, finished], clock).split('\n')).toEqual([
+      'ID          TASK         TRIGGER                       ZONE           NEXT FIRE (schedule’s zone)            STATE     TAGS',
+      'nightly     send-report  cron 42 0 10 * * *            Europe/Berlin  Mon 2026-03-02 10:00:42 CET (in 42 s)  active    a,b',
+      'paused-one  send-report  every 1h30m                   UTC            -                                      paused',
+      'done        send-report  once at 2026-03-01T00:00:00Z  UTC            -                                      finished',
+    ]);
+  });
+
+  it('shows a dispatched fire as the next fire, although the API’s next_fire_time is the next undispatched one', () => {
+    const everyFiveSeconds = schedule({
+      trigger: { type: 'interval', seconds: 5, start_at: '2026-03-02T08:00:00Z' },
+      next_fire_time: '2026-03-02T09:01:35Z',
+    });
+    expect(upcomingFire(everyFiveSeconds, at(2_000))).toBe(at(5_000));
+    expect(upcomingFire({ ...everyFiveSeconds, paused: true }, at(2_000))).toBe(
+      Date.parse('2026-03-02T09:01:35Z'),
+    );
+    const dispatchedOnce = schedule({
+      trigger: { type: 'date', run_at: '2026-03-02T09:00:30Z' },
+      next_fire_time: null,
+    });
+    expect(upcomingFire(dispatchedOnce, NOW)).toBe(at(30_000));
+    expect(upcomingFire(dispatchedOnce, at(31_000))).toBeNull();
+  });
+
+  it('lists jobs with duration and a shortened error', () => {
+    const failed = job({
+      id: 'nightly@1772442000000',
+      status: 'error',
+      fire_time: '2026-03-02T08:59:00Z',
+      result: {
+        outcome: 'error',
+        error: { type: 'Error', message: `database unreachable ${'x'.repeat(80)}` },
+        started_at: '2026-03-02T08:59:00.100Z',
+        finished_at: '2026-03-02T08:59:02.600Z',
+        duration_seconds: 2.5,
+        attempt: 3,
+      },
+      attempt: 3,
+    });
+    const lines = renderJobTable([failed], 'Europe/Berlin', clock).split('\n');
+    expect(lines[1]).toMatch(
+      /^nightly@1772442000000 {2}send-report {2}error {3}Mon 2026-03-02 09:59:00 CET \(1 min ago\) {2}2\.5 s {5}3 {8}Error: database unreachable x+…$/,
+    );
+    expect(lines[1]?.endsWith('…')).toBe(true);
+    expect(renderJobTable([], 'UTC', clock)).toBe('No jobs.');
+  });
+
+  it('lists tasks with running jobs against their limit', () => {
+    const tasks: WireTask[] = [
+      {
+        id: 'cleanup',
+        max_running_jobs: 2,
+        misfire_grace_seconds: 120,
+        timeout_seconds: 60,
+        retry: { max_attempts: 5, backoff_seconds: 2, max_backoff_seconds: 300 },
+        result_ttl_seconds: 604_800,
+        events: 'all',
+        has_payload_schema: false,
+        running: 1,
+      },
+    ];
+    expect(renderTaskTable(tasks).split('\n')).toEqual([
+      'TASK     RUNNING / LIMIT  TIMEOUT  MISFIRE GRACE  ATTEMPTS      RESULTS KEPT  EVENTS  SCHEMA',
+      'cleanup  1 / 2            1 min    120 s          5 × from 2 s  7 d           all     no',
+    ]);
+  });
+
+  it('summarises triggers in one line', () => {
+    expect(describeTrigger({ type: 'calendar_interval', months: 1, start_date: '2026-01-31', hour: 9 })).toBe(
+      'every 1 month at 09:00',
+    );
+    expect(describeTrigger({ type: 'or', triggers: [{ type: 'cron', expression: '0 8 * * *' }] })).toBe(
+      'or(1 trigger)',
+    );
+  });
+});
+
+describe('messages', () => {
+  it('lists each invalid field with the flag that set it', () => {
+    const error = new AdminAnswerError(
+      {
+        code: 'invalid_input',
+        message: 'joined',
+        details: [
+          { path: 'trigger.expression', message: 'bad step' },
+          { path: 'payload.team.name', message: 'expected string' },
+          { path: 'colour', message: 'unknown field' },
+        ],
+      },
+      { trigger: '--cron', payload: '--payload' },
+    );
+    expect(describeAnswerError(error)).toBe(
+      'error: invalid_input: the admin API rejected 3 fields:\n  trigger.expression (--cron): bad step\n  payload.team.name (--payload): expected string\n  colour: unknown field\n',
+    );
+    expect(error.isBadInput).toBe(true);
+    expect(new AdminAnswerError({ code: 'version_conflict', message: 'stale' }).isBadInput).toBe(false);
+  });
+
+  it('reports an import item by item', () => {
+    const report = renderImportReport(
+      [{ kind: 'schedule', index: 0, id: 'a', ok: true, status: 'added' }],
+      [
+        {
+          kind: 'job',
+          index: 0,
+          id: null,
+          ok: false,
+          error: { code: 'unknown_task', message: "task 'x' is not registered" },
+        },
+      ],
+    );
+    expect(report.split('\n')).toEqual([
+      'Schedules: 1 ok, 0 failed',
+      '  ok      schedules[0]  a   added',
+      '',
+      'Jobs: 0 ok, 1 failed',
+      "  FAILED  jobs[0]  -   unknown_task: task 'x' is not registered",
+      '',
+      'Imported 1 of 2 items; 1 failed.',
+    ]);
+  });
+
+  it('draws a progress bar', () => {
+    expect(renderProgress('Importing', 12, 40)).toBe('Importing [#########.....................] 12/40');
+    expect(renderProgress('Importing', 0, 0)).toBe('Importing [##############################] 0/0');
+  });
+});
+
+function schedule(fields: Partial<WireSchedule>): WireSchedule {
+  return {
+    id: 'nightly',
+    task: 'send-report',
+    trigger: { type: 'cron', expression: '0 9 * * *' },
+    payload: {},
+    coalesce: 'latest',
+    misfire_grace_seconds: null,
+    max_jitter_seconds: 0,
+    tags: [],
+    paused: false,
+    timezone: 'UTC',
+    next_fire_time: '2026-03-03T09:00:00Z',
+    next_fire_time_local: null,
+    last_fire_time: null,
+    version: 1,
+    created_at: '2026-03-01T00:00:00Z',
+    updated_at: '2026-03-01T00:00:00Z',
+    ...fields,
+  };
+}
+
+function job(fields: Partial<WireJob>): WireJob {
+  return {
+    id: 'job',
+    task: 'send-report',
+    payload: {},
+    origin: 'schedule',
+    schedule_id: 'nightly',
+    fire_time: null,
+    run_at: '2026-03-02T08:59:00Z',
+    start_deadline: null,
+    attempt: 0,
+    status: 'queued',
+    created_at: '2026-03-02T08:59:00Z',
+    started_at: null,
+    finished_at: null,
+    expires_at: null,
+    result: null,
+    ...fields,
+  };
+}

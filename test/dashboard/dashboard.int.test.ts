@@ -1,0 +1,190 @@
+import { resolve } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WireJob, WireSchedule } from '../../lib/cli/admin/wire';
+import { run } from '../../lib/cli/main';
+import { systemClock } from '../../lib/core/clock';
+import { type CliPlatform, startCliPlatform, waitFor } from '../cli/support';
+import { type HeadlessChromium, launchChromium } from './browser';
+
+const SCREENSHOT = resolve(import.meta.dirname, '../../docs/dashboard.png');
+
+let sundial: CliPlatform;
+let chromium: HeadlessChromium;
+let page: Page;
+
+beforeAll(async () => {
+  chromium = await launchChromium();
+  sundial = await startCliPlatform();
+  // Prepare: schedules added through the CLI, as a user would.
+  await sundial.json([
+    'schedules',
+    'add',
+    '--id',
+    'nightly-report',
+    '--task',
+    'report',
+    '--cron',
+    '0 9 * * MON-FRI',
+    '--timezone',
+    'Europe/Berlin',
+    '--payload',
+    '{"team":"ops"}',
+  ]);
+  await sundial.json(['schedules', 'add', '--id', 'heartbeat', '--task', 'echo', '--every', '5s']);
+  await sundial.json([
+    'schedules',
+    'add',
+    '--id',
+    'quarter-hourly',
+    '--task',
+    'echo',
+    '--cron',
+    '*/15 * * * *',
+    '--timezone',
+    'America/New_York',
+  ]);
+  await sundial.json(['schedules', 'add', '--id', 'failing-export', '--task', 'explode', '--every', '20s']);
+  page = await chromium.context.newPage();
+  await page.goto(`${sundial.platform.url}/`);
+}, 120_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await sundial?.stop();
+});
+
+/** The accessible name of the focused element (evaluated in the page). */
+const FOCUSED_NAME =
+  "document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? ''";
+
+/** The rendered text of what `locator` matches (as the user sees it, cells separated by tabs). */
+const text = async (locator: Locator) => (await locator.allInnerTexts()).join('\n');
+
+const row = (id: string) => page.locator(`#schedule-rows tr[data-id="${id}"]`);
+
+describe('the dashboard in headless Chromium', () => {
+  it('shows a schedule added through the CLI, with its next fire time in its own zone', async () => {
+    await row('nightly-report').waitFor();
+    await expect.poll(() => text(row('nightly-report'))).toMatch(/report\s+cron 0 9 \* \* MON-FRI/);
+    expect(await text(row('nightly-report'))).toMatch(/\w{3} \d{4}-\d\d-\d\d 09:00:00 CES?T\s+in /);
+    // a fire already dispatched (the tick sends 90 s ahead) is still the next fire shown
+    await expect.poll(() => text(row('heartbeat'))).toMatch(/ UTC\s+(in [0-5] s|now)/);
+    expect(await text(row('quarter-hourly'))).toMatch(/:(00|15|30|45):00 E[SD]T\s+in /);
+    expect(await page.title()).toBe('Sundial dashboard');
+  });
+
+  it('pauses a schedule with a click, which the CLI then shows as paused', async () => {
+    // Act
+    await page.getByRole('button', { name: 'Pause nightly-report' }).click();
+
+    // Assess
+    await expect.poll(() => text(row('nightly-report').locator('.badge'))).toBe('paused');
+    await expect.poll(() => text(page.locator('#action-status'))).toBe('Paused nightly-report');
+    const { schedule } = await sundial.json<{ schedule: WireSchedule }>([
+      'schedules',
+      'get',
+      'nightly-report',
+    ]);
+    expect(schedule.paused).toBe(true);
+    expect(await page.getByRole('button', { name: 'Resume nightly-report' }).count()).toBe(1);
+  });
+
+  it('reaches the action buttons with the keyboard, shows the focus, and runs a schedule with Enter', async () => {
+    // Act: from the top of a freshly loaded page, tab to the first "Run … now" button
+    await page.reload();
+    await row('failing-export').waitFor();
+    const visited: string[] = [];
+    for (let step = 0; step < 25 && !visited.some((name) => name.startsWith('Run ')); step++) {
+      await page.keyboard.press('Tab');
+      visited.push(String(await page.evaluate(FOCUSED_NAME)));
+    }
+    const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');
+    const focused = visited.at(-1) ?? '';
+    await page.keyboard.press('Enter');
+
+    // Assess
+    expect(visited.slice(0, 2)).toEqual(['Skip to schedules', 'Pause live updates']);
+    expect(visited).toContain('Pause failing-export');
+    expect(focused).toBe('Run failing-export now');
+    expect(outline).toBe('solid');
+    await expect.poll(() => text(page.locator('#action-status'))).toBe('Queued a run of failing-export');
+    const jobs = await sundial.json<{ jobs: WireJob[] }>(['jobs', 'list', '--schedule', 'failing-export']);
+    expect(jobs.jobs.some((job) => job.origin === 'run_now')).toBe(true);
+  });
+
+  it('lists results with expandable errors, running jobs per task, fire lag and upcoming fires', async () => {
+    await expect
+      .poll(() => page.locator('#result-list details').count(), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    // the newest failure, pinned by its job id: newer results move it down while the page updates
+    const failedJobId = await text(
+      page
+        .locator('#result-list li', { has: page.locator('details') })
+        .first()
+        .locator('.id'),
+    );
+    const error = page.locator('#result-list li', { hasText: failedJobId }).locator('details');
+    await error.locator('summary').click();
+    await expect.poll(() => error.getAttribute('open')).toBe('');
+    expect(await text(error.locator('pre'))).toContain(
+      'NonRetryableError: the report service refused the request',
+    );
+    expect(await text(page.locator('#task-rows'))).toMatch(/report\s+0 \/ 2/);
+    await expect
+      .poll(() => text(page.locator('#lag-summary')), { timeout: 20_000 })
+      .toMatch(/^\d+ recent scheduled jobs: p50 /);
+    expect(await text(page.locator('#upcoming-list'))).toMatch(/heartbeat: \d\d:\d\d:\d\d UTC \(in \d+ s\)/);
+    expect(await page.locator('#timeline .timeline-marker').count()).toBeGreaterThan(0);
+  });
+
+  it('refuses an admin request from another origin', async () => {
+    const response = await fetch(`${sundial.platform.url}/api/admin`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-sundial-dashboard': '1',
+        origin: 'https://evil.example',
+      },
+      body: JSON.stringify({ action: 'pause_schedule', id: 'heartbeat' }),
+    });
+    expect(response.status).toBe(403);
+    const { schedule } = await sundial.json<{ schedule: WireSchedule }>(['schedules', 'get', 'heartbeat']);
+    expect(schedule.paused).toBe(false);
+  });
+
+  it('is served by `sundial dashboard` too, until stopped', async () => {
+    const shutdown = new AbortController();
+    let stdout = '';
+    const running = run(['dashboard', '--port', '0', '--local'], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: () => true },
+      clock: systemClock,
+      env: { SUNDIAL_PORT: sundial.port },
+      shutdown: shutdown.signal,
+    });
+    const url = await waitFor(
+      async () => /http:\/\/127\.0\.0\.1:\d+\//.exec(stdout)?.[0],
+      (found) => found !== undefined,
+    );
+    const page = await fetch(url ?? '');
+    shutdown.abort();
+    expect(stdout).toMatch(
+      /^Sundial dashboard for the local platform at http:\/\/127\.0\.0\.1:\d+: http:\/\/127\.0\.0\.1:\d+\/\n/,
+    );
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>Sundial dashboard</title>');
+    expect(await running).toBe(0);
+  });
+
+  it('writes the README screenshot when UPDATE_SCREENSHOT=1', async () => {
+    if (process.env.UPDATE_SCREENSHOT !== '1') return;
+    await waitFor(
+      async () => page.locator('#result-list li').count(),
+      (count) => count >= 6,
+      30_000,
+    );
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: SCREENSHOT });
+  });
+});
