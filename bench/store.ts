@@ -3,14 +3,12 @@
  * schedule and per job claim/finish, next to the raw conditional-write ceiling of the same DynamoDB Local.
  * Starts and stops its own DynamoDB Local; prints a markdown table.
  */
-import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CapacityCounter, type CapacityTotals } from '../lib/adapters/dynamodb/capacity';
 import { DynamoDbStore } from '../lib/adapters/dynamodb/dynamodb-store';
-import { createTableInput } from '../lib/adapters/dynamodb/table-design';
 import type { ScheduleDefinition } from '../lib/core/model/schedule';
 import type { TriggerSpec } from '../lib/core/triggers/schema';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../lib/local/dynamodb-local';
+import { type BenchDynamo, rawConditionalWrites, startBenchDynamo } from './support/dynamo';
+import { inParallel } from './support/parallel';
 
 const CONCURRENCY = 32;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -27,18 +25,11 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const dynamo = await startDynamoDbLocal();
-  const client = new DynamoDBClient({
-    endpoint: dynamo.endpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    maxAttempts: 1,
-  });
-  const documents = DynamoDBDocumentClient.from(client);
+  const dynamo = await startBenchDynamo();
   try {
     const rows: Row[] = [];
-    await rawConditionalWrites(client, documents); // warms the JVM up: the first run is not measured
-    const raw = await rawConditionalWrites(client, documents);
+    await rawConditionalWrites(dynamo, RAW_WRITES, CONCURRENCY); // warms the JVM up: the first run is not measured
+    const raw = await rawConditionalWrites(dynamo, RAW_WRITES, CONCURRENCY);
     rows.push({
       scenario: `raw conditional UpdateItem, ${RAW_WRITES} distinct items`,
       perSecond: raw,
@@ -47,58 +38,20 @@ async function main(): Promise<void> {
       rru: 0,
       indexWru: 0,
     });
-    for (const count of [1_000, 10_000]) rows.push(await acquireAndRelease(client, count));
-    rows.push(...(await claimAndFinish(client, undefined)));
-    rows.push(...(await claimAndFinish(client, 1_000_000)));
+    for (const count of [1_000, 10_000]) rows.push(await acquireAndRelease(dynamo, count));
+    rows.push(...(await claimAndFinish(dynamo, undefined)));
+    rows.push(...(await claimAndFinish(dynamo, 1_000_000)));
     printTable(rows, raw);
   } finally {
-    client.destroy();
     await dynamo.stop();
   }
 }
 
-async function newTable(client: DynamoDBClient, prefix: string): Promise<string> {
-  const tableName = `${prefix}-${Date.now().toString(36)}`;
-  await client.send(new CreateTableCommand(createTableInput(tableName)));
-  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { TableName: tableName });
-  return tableName;
-}
-
-/** The ceiling: plain conditional updates on distinct items of a table without indexes, same concurrency. */
-async function rawConditionalWrites(
-  client: DynamoDBClient,
-  documents: DynamoDBDocumentClient,
-): Promise<number> {
-  const tableName = `raw-${Date.now().toString(36)}`;
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-    }),
-  );
-  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { TableName: tableName });
-  const started = performance.now();
-  await inParallel(RAW_WRITES, CONCURRENCY, (n) =>
-    documents.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: { pk: `item-${n}` },
-        UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until',
-        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
-        ExpressionAttributeValues: { ':owner': 'bench', ':until': T0 + 60_000, ':now': T0 },
-      }),
-    ),
-  );
-  return RAW_WRITES / ((performance.now() - started) / 1000);
-}
-
 /** N schedules due in the window; two overlapping ticks acquire (limit 500) and release them. */
-async function acquireAndRelease(client: DynamoDBClient, count: number): Promise<Row> {
+async function acquireAndRelease(dynamo: BenchDynamo, count: number): Promise<Row> {
   const meter = new CapacityCounter();
-  const tableName = await newTable(client, `schedules-${count}`);
-  const store = new DynamoDbStore({ client, tableName, capacityMeter: meter });
+  const tableName = await dynamo.newTable(`schedules-${count}`);
+  const store = new DynamoDbStore({ client: dynamo.client, tableName, capacityMeter: meter });
   await inParallel(count, CONCURRENCY, (n) =>
     store.addSchedule({
       schedule: definition(`s-${n}`),
@@ -150,10 +103,10 @@ async function acquireAndRelease(client: DynamoDBClient, count: number): Promise
 }
 
 /** Claim then finish jobs, unlimited or with a concurrency limit (a counter slot in each transaction). */
-async function claimAndFinish(client: DynamoDBClient, limit: number | undefined): Promise<Row[]> {
+async function claimAndFinish(dynamo: BenchDynamo, limit: number | undefined): Promise<Row[]> {
   const meter = new CapacityCounter();
-  const tableName = await newTable(client, limit === undefined ? 'jobs' : 'jobs-limited');
-  const store = new DynamoDbStore({ client, tableName, capacityMeter: meter });
+  const tableName = await dynamo.newTable(limit === undefined ? 'jobs' : 'jobs-limited');
+  const store = new DynamoDbStore({ client: dynamo.client, tableName, capacityMeter: meter });
   const started = performance.now();
   await inParallel(JOBS, CONCURRENCY, async (n) => {
     const job = {
@@ -226,18 +179,6 @@ function definition(id: string): ScheduleDefinition {
     tags: ['bench'],
     paused: false,
   };
-}
-
-async function inParallel(
-  count: number,
-  concurrency: number,
-  work: (n: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await work(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
 function printTable(rows: Row[], raw: number): void {

@@ -108,10 +108,12 @@ export function grantSend(role: iam.IRole, queue: sqs.IQueue): void {
 
 /**
  * The worker's queue access beyond what its event source grants (receive, delete, change visibility —
- * the worker hides messages of tasks at their limit): it sends retries and re-sends early messages.
+ * the worker hides messages of tasks at their limit): it sends retries and re-sends early messages,
+ * and moves a message it cannot read straight to the dead-letter queue (send only: it never reads it).
  */
-export function grantWorkerQueue(role: iam.IRole, queue: sqs.IQueue): void {
+export function grantWorkerQueue(role: iam.IRole, queue: sqs.IQueue, deadLetterQueue: sqs.IQueue): void {
   queue.grantSendMessages(role);
+  deadLetterQueue.grantSendMessages(role);
 }
 
 /** `events:PutEvents` on the one bus, for job events. */

@@ -121,8 +121,13 @@ export class Sundial extends Construct {
       description: 'Sundial worker: claims and runs jobs from the jobs queue',
       timeout: Duration.seconds(settings.workerTimeoutSeconds),
       memorySize: settings.workerMemorySize,
-      // Only the worker publishes job events; without the variable the others use a discarding publisher.
-      environment: { ...environment, SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName },
+      // Only the worker publishes job events (without the variable the others use a discarding publisher),
+      // and only the worker moves unreadable messages straight to the DLQ.
+      environment: {
+        ...environment,
+        SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName,
+        SUNDIAL_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
+      },
     });
     const admin = new SundialFunction(this, 'Admin', {
       ...common,
@@ -141,7 +146,7 @@ export class Sundial extends Construct {
     grantTableAccess(admin, admin.role, this.table, TABLE_ACCESS.admin);
     grantSend(tick.role, this.queue);
     grantSend(admin.role, this.queue);
-    grantWorkerQueue(worker.role, this.queue);
+    grantWorkerQueue(worker.role, this.queue, this.deadLetterQueue);
     grantPublish(worker.role, this.eventBus);
 
     worker.function.addEventSource(

@@ -1,11 +1,14 @@
 import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
 import { LIMITS } from '../core/limits';
 import type { PlanLimits } from '../core/planning';
+import { MAX_RESULT_TTL_SECONDS, TASK_DEFAULTS } from './tasks/define-task';
 
 /** Everything the Lambdas read from the environment, once, at cold start. Documented in docs/runtime-config.md. */
 export interface RuntimeConfig {
   tableName: string;
   queueUrl: string;
+  /** Where the worker moves messages it cannot read; `null` = they stay until the redrive policy moves them. */
+  deadLetterQueueUrl: string | null;
   /** Job events go here; `null` = events are not published. */
   eventBusName: string | null;
   shards: number;
@@ -19,6 +22,8 @@ export interface RuntimeConfig {
   counterRepairIntervalSeconds: number;
   jobLeaseMarginSeconds: number;
   workerSafetyMarginMs: number;
+  /** How long results are kept for tasks that do not set `resultTtlSeconds`. */
+  defaultResultTtlSeconds: number;
   logLevel: LogLevel;
   metricsNamespace: string;
 }
@@ -47,6 +52,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
   const config: RuntimeConfig = {
     tableName: reader.required('SUNDIAL_TABLE_NAME'),
     queueUrl: reader.required('SUNDIAL_QUEUE_URL'),
+    deadLetterQueueUrl: reader.optional('SUNDIAL_DEAD_LETTER_QUEUE_URL'),
     eventBusName: reader.optional('SUNDIAL_EVENT_BUS_NAME'),
     shards: reader.integer('SUNDIAL_SHARDS', DEFAULT_SHARDS, 1, 1_000),
     lookaheadSeconds: reader.integer('SUNDIAL_LOOKAHEAD_SECONDS', 90, 1, LIMITS.maxQueueDelaySeconds),
@@ -59,6 +65,12 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     counterRepairIntervalSeconds: reader.integer('SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS', 600, 0, 86_400),
     jobLeaseMarginSeconds: reader.integer('SUNDIAL_JOB_LEASE_MARGIN_SECONDS', 30, 1, 3_600),
     workerSafetyMarginMs: reader.integer('SUNDIAL_WORKER_SAFETY_MARGIN_MS', 3_000, 0, 60_000),
+    defaultResultTtlSeconds: reader.integer(
+      'SUNDIAL_DEFAULT_RESULT_TTL_SECONDS',
+      TASK_DEFAULTS.resultTtlSeconds,
+      1,
+      MAX_RESULT_TTL_SECONDS,
+    ),
     logLevel: reader.oneOf('SUNDIAL_LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsNamespace: reader.optional('SUNDIAL_METRICS_NAMESPACE') ?? 'Sundial',
   };

@@ -3,8 +3,10 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDbStore } from '../adapters/dynamodb/dynamodb-store';
 import { discardingPublisher, EventBridgePublisher } from '../adapters/eventbridge/eventbridge-publisher';
+import { SqsDeadLetterQueue } from '../adapters/sqs/sqs-dead-letter-queue';
 import { SqsJobQueue } from '../adapters/sqs/sqs-job-queue';
 import { type Clock, systemClock } from '../core/clock';
+import type { DeadLetterQueue } from '../core/ports/dead-letter-queue';
 import type { EventPublisher } from '../core/ports/event-publisher';
 import type { JobQueue } from '../core/ports/job-queue';
 import type { JobStore } from '../core/ports/job-store';
@@ -19,6 +21,8 @@ export interface RuntimeDeps {
   jobStore: JobStore;
   queue: JobQueue;
   events: EventPublisher;
+  /** Where the worker moves messages it cannot read; absent: they stay until the queue's redrive policy. */
+  deadLetters?: DeadLetterQueue;
   clock: Clock;
   /** Uniform in [0, 1): jitter and backoff. */
   random: () => number;
@@ -53,8 +57,9 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
     tableName: config.tableName,
     shards: config.shards,
   });
+  const sqs = clients.sqs ?? new SQSClient({});
   const queue = new SqsJobQueue({
-    client: clients.sqs ?? new SQSClient({}),
+    client: sqs,
     queueUrl: config.queueUrl,
     onSendFailure: (failure) => logger.error('queue send failed', { ...failure }),
   });
@@ -71,6 +76,9 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
     jobStore: store,
     queue,
     events,
+    ...(config.deadLetterQueueUrl
+      ? { deadLetters: new SqsDeadLetterQueue({ client: sqs, queueUrl: config.deadLetterQueueUrl }) }
+      : {}),
     clock: systemClock,
     random: Math.random,
     logger,

@@ -288,6 +288,28 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect((await store.getJob('x', T0 + 3 * SECOND))?.status).toBe('abandoned');
   });
 
+  it('lets a later attempt take over a slot-less run whose lease ended, never a live one nor a slot holder', async () => {
+    await store.claimJob(claim('free', 1, 'dead'));
+    await store.claimJob(claim('held', 1, 'dead', { limit: 5 }));
+    const after = T0 + MINUTE + SECOND;
+
+    const whileLive = await store.claimJob(claim('free', 2, 'redelivery', { now: T0 + SECOND }));
+    const sameAttempt = await store.claimJob(claim('free', 1, 'redelivery', { now: after }));
+    const takeover = await store.claimJob(claim('free', 2, 'redelivery', { now: after }));
+    const slotHolder = await store.claimJob(claim('held', 2, 'redelivery', { now: after, limit: 5 }));
+    const expired = await store.findExpiredJobLeases(after, 10);
+
+    expect(whileLive).toMatchObject({ status: 'duplicate', job: { status: 'running', leaseOwner: 'dead' } });
+    expect(sameAttempt.status).toBe('duplicate');
+    expect(takeover).toMatchObject({ status: 'claimed', job: { attempt: 2, leaseOwner: 'redelivery' } });
+    expect(slotHolder).toMatchObject({ status: 'duplicate', job: { holdsSlot: true } });
+    expect(expired.map((job) => job.id)).toEqual(['held']);
+    expect((await store.runningCounts()).get('send-report')).toBe(1);
+    await expect(
+      store.finishJob({ jobId: 'free', owner: 'dead', result: success(1), expiresAt: T0 + 2 * MINUTE }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+  });
+
   it('repairs a drifted counter to the number of slot-holding running jobs', async () => {
     await store.claimJob(claim('held', 1, 'w', { limit: 5 }));
     await setRunningCount('send-report', 4);

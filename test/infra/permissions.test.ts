@@ -142,15 +142,21 @@ describe('worker', () => {
   it('consumes the jobs queue (receive, delete, change visibility) and sends retries to it', () => {
     const statements = statementsOf('Worker');
 
-    for (const action of [
-      'sqs:ReceiveMessage',
-      'sqs:DeleteMessage',
-      'sqs:ChangeMessageVisibility',
-      'sqs:SendMessage',
-    ]) {
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
       expect(resourcesFor(statements, action), action).toEqual([queueArn(ids.queue)]);
     }
-    expect(resourcesFor(statements, 'sqs:SendMessage')).not.toContainEqual(queueArn(ids.dlq));
+    expect(resourcesFor(statements, 'sqs:SendMessage')).toContainEqual(queueArn(ids.queue));
+  });
+
+  it('may send unreadable messages to the DLQ, but never reads or deletes there', () => {
+    const statements = statementsOf('Worker');
+
+    expect(resourcesFor(statements, 'sqs:SendMessage')).toEqual(
+      sorted([queueArn(ids.queue), queueArn(ids.dlq)]),
+    );
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
+      expect(resourcesFor(statements, action), action).not.toContainEqual(queueArn(ids.dlq));
+    }
   });
 
   it('publishes job events to the bus, and only there', () => {

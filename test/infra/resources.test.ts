@@ -212,6 +212,22 @@ describe('functions', () => {
     expect(busOf('SundialAdminFunction')).toBeUndefined();
   });
 
+  it('tell only the worker the DLQ, where it moves messages it cannot read', () => {
+    const dlqOf = (prefix: string) => {
+      const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
+        logicalId(synth.template, 'AWS::Lambda::Function', prefix)
+      ];
+      const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
+      return environment?.Variables.SUNDIAL_DEAD_LETTER_QUEUE_URL;
+    };
+
+    expect(dlqOf('SundialWorkerFunction')).toEqual({
+      Ref: logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesDeadLetterQueue'),
+    });
+    expect(dlqOf('SundialTickFunction')).toBeUndefined();
+    expect(dlqOf('SundialAdminFunction')).toBeUndefined();
+  });
+
   it('keep logs a month in one explicit log group each', () => {
     const groups = resourcesOf(synth.template, 'AWS::Logs::LogGroup');
 

@@ -17,7 +17,25 @@ describe('runtime config', () => {
       scheduleLeaseSeconds: 120,
       logLevel: 'info',
       metricsNamespace: 'Sundial',
+      deadLetterQueueUrl: null,
+      defaultResultTtlSeconds: 604_800,
     });
+  });
+
+  it('reads the DLQ url and the default result TTL the stack sets', () => {
+    expect(
+      readConfig({
+        ...REQUIRED,
+        SUNDIAL_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/jobs-dlq',
+        SUNDIAL_DEFAULT_RESULT_TTL_SECONDS: '3600',
+      }),
+    ).toMatchObject({
+      deadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/jobs-dlq',
+      defaultResultTtlSeconds: 3600,
+    });
+    expect(() => readConfig({ ...REQUIRED, SUNDIAL_DEFAULT_RESULT_TTL_SECONDS: '0' })).toThrow(
+      /SUNDIAL_DEFAULT_RESULT_TTL_SECONDS must be an integer from 1 to/,
+    );
   });
 
   it('reports every missing or invalid variable at once, by name', () => {

@@ -21,14 +21,18 @@ export interface LeaseDueInput<T> {
   operation: string;
 }
 
+/** The smallest due-index page read per shard. */
+const MIN_PAGE = 4;
+
 /** Conditional writes in flight per shard. */
 const LEASES_IN_FLIGHT_PER_SHARD = 4;
 
 /**
- * Queries every shard of the due index in parallel, in pages, earliest first, and leases hits until
- * `limit` leases succeeded. Each page is read first (eventually consistent, 0.5 RRU per item) to skip
- * items under a live lease: the index keeps leased items until their release moves them on, and a
- * failed conditional write costs a full write unit. A lost lease gives its place back to the next hit.
+ * Queries every shard of the due index in parallel, in pages (about `limit / shards` each), earliest
+ * first, and leases hits until `limit` leases succeeded. Each page is read first (eventually
+ * consistent, 0.5 RRU per item) to skip items under a live lease: the index keeps leased items until
+ * their release moves them on, and a failed conditional write costs a full write unit. A lost lease
+ * gives its place back to the next hit.
  */
 export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInput<T>): Promise<T[]> {
   const leased: T[] = [];
@@ -40,6 +44,10 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
     if (result === undefined) reserved--;
     else leased.push(result);
   };
+  // Every shard is read in parallel: pages sized to each shard's share of the limit keep the reads (and
+  // the BatchGet that follows each page) close to what is leased. Shards with fewer due items leave
+  // the rest to the others, which read on.
+  const pageSize = Math.min(100, Math.max(MIN_PAGE, Math.ceil(input.limit / context.shards)));
   const drainShard = async (shard: number) => {
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -49,7 +57,7 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
         KeyConditionExpression: '#shard = :shard AND #dueAt <= :before',
         ExpressionAttributeNames: { '#shard': 'dueShard', '#dueAt': 'dueAt' },
         ExpressionAttributeValues: { ':shard': input.shardKey(shard), ':before': input.dueBefore },
-        Limit: 100,
+        Limit: pageSize,
         ExclusiveStartKey: startKey,
       });
       const hits = await candidates(context, input, page.Items ?? []);

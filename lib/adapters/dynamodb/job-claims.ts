@@ -13,7 +13,10 @@ import { jobKey, shardKeys, shardOf } from './table-design';
 
 /**
  * Claims one delivery of a job: creates the item or takes a `queued`/`retrying` one whose stored attempt
- * is lower. With a concurrency limit the claim and the task's slot are taken in one transaction.
+ * is lower, or a slot-less `running` one whose lease ended (its worker vanished; the redelivered message
+ * takes over). With a concurrency limit the claim and the task's slot are taken in one transaction.
+ * Only slot holders get running-index keys (the reaper returns their slots): an unlimited job costs one
+ * write to claim and one to finish, plus its two listing-index entries.
  */
 export async function claimJob(context: StoreContext, input: ClaimJobInput): Promise<ClaimOutcome> {
   const update = claimUpdate(context, input);
@@ -63,7 +66,9 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
       status: 'running',
       leaseOwner: input.owner,
       leaseUntil: input.leaseUntil,
-      runShard: shardKeys.running(shardOf(job.id, context.shards)),
+      // Only slot holders are indexed for reaping; a run without a slot is taken over on redelivery.
+      runShard:
+        input.concurrencyLimit === undefined ? null : shardKeys.running(shardOf(job.id, context.shards)),
       startedAt: now,
       holdsSlot: input.concurrencyLimit === undefined ? null : true,
     },
@@ -80,8 +85,11 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
     `if_not_exists(${expressions.name('createdAt')}, ${expressions.value(now)})`,
   );
   const status = expressions.name('status');
+  const abandonedRun =
+    `(${status} = ${expressions.value('running')} AND attribute_not_exists(${expressions.name('holdsSlot')})` +
+    ` AND ${expressions.name('leaseUntil')} < ${expressions.value(now)})`;
   const condition =
-    `attribute_not_exists(pk) OR ((${status} = ${expressions.value('queued')} OR ${status} = ${expressions.value('retrying')})` +
+    `attribute_not_exists(pk) OR ((${status} = ${expressions.value('queued')} OR ${status} = ${expressions.value('retrying')} OR ${abandonedRun})` +
     ` AND ${expressions.name('attempt')} < ${expressions.value(input.attempt)})`;
   return expressions.buildUpdate(condition);
 }

@@ -44,9 +44,15 @@ export class MemoryJobStore implements JobStore {
 
   async claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
     const existing = this.jobs.get(input.job.id);
+    const abandonedRun =
+      existing?.status === 'running' &&
+      !existing.holdsSlot &&
+      existing.leaseUntil !== null &&
+      existing.leaseUntil < input.now;
     const claimable =
       !existing ||
-      ((existing.status === 'queued' || existing.status === 'retrying') && existing.attempt < input.attempt);
+      ((existing.status === 'queued' || existing.status === 'retrying' || abandonedRun) &&
+        existing.attempt < input.attempt);
     if (!claimable && existing) {
       return { status: existing.status === 'cancelled' ? 'cancelled' : 'duplicate', job: present(existing) };
     }
@@ -209,7 +215,9 @@ export class MemoryJobStore implements JobStore {
 
   async findExpiredJobLeases(now: EpochMs, limit: number): Promise<Job[]> {
     return [...this.jobs.values()]
-      .filter((job) => job.status === 'running' && job.leaseUntil !== null && job.leaseUntil < now)
+      .filter(
+        (job) => job.status === 'running' && job.holdsSlot && job.leaseUntil !== null && job.leaseUntil < now,
+      )
       .sort((a, b) => (a.leaseUntil ?? 0) - (b.leaseUntil ?? 0))
       .slice(0, Math.max(0, limit))
       .map(present);

@@ -81,7 +81,9 @@ export interface JobStore {
 
   /**
    * Claims one delivery. Succeeds only if the job has no item yet, or is `queued`/`retrying` with a
-   * stored attempt lower than `attempt`. A second claim of the same job id and attempt loses.
+   * stored attempt lower than `attempt`, or is `running` without a slot and with a lease that ended
+   * before `now` and a lower attempt (a redelivered message takes over a run whose worker vanished).
+   * A second claim of the same job id and attempt loses.
    */
   claimJob(input: ClaimJobInput): Promise<ClaimOutcome>;
 
@@ -128,7 +130,12 @@ export interface JobStore {
   /** Takes a parked job out of the due index once its message has been sent. */
   markJobSent(jobId: string, owner: string): Promise<void>;
 
-  /** Running jobs whose lease ended before `now` (their worker crashed or timed out). */
+  /**
+   * Slot-holding running jobs whose lease ended before `now` (their worker crashed or timed out): the
+   * tick reaps them to return their slots. A run without a slot is not indexed for this (it saves two
+   * index writes per job): its message stays in the queue until the run ends, and its redelivery takes
+   * the run over (`claimJob`).
+   */
   findExpiredJobLeases(now: EpochMs, limit: number): Promise<Job[]>;
 
   /** Running jobs per task as counted by the counter items. */

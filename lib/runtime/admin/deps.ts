@@ -29,6 +29,8 @@ export interface AdminDeps {
   planLimits: PlanLimits;
   /** How long the call holds a schedule's lease while it dispatches it (as the tick does). */
   scheduleLeaseMs: number;
+  /** How long results of tasks without `resultTtlSeconds` are kept. @default TASK_DEFAULTS.resultTtlSeconds (7 days) */
+  defaultResultTtlSeconds?: number;
   logger: AdminLogger;
   /** Generates schedule ids, job ids and lease owners. @default crypto.randomUUID */
   newId?: () => string;

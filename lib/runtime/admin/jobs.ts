@@ -1,7 +1,7 @@
 import { JobNotFoundError } from '../../core/errors';
 import { isFinalStatus } from '../../core/model/job';
 import type { JobRequest } from '../../core/ports/job-store';
-import { TASK_DEFAULTS } from '../tasks/define-task';
+import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import type { ActionContext } from './context';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
 import { JobNotCancellableError, NoResultYetError } from './errors';
@@ -143,7 +143,10 @@ export async function cancelJob(raw: Record<string, unknown>, context: ActionCon
   const taskId = existing?.task ?? fire?.task;
   if (taskId === undefined) throw new JobNotFoundError(jobId);
 
-  const ttlSeconds = tasks.get(taskId)?.definition.resultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds;
+  const ttlSeconds = resultTtlSecondsOf(
+    tasks.get(taskId)?.definition,
+    context.deps.defaultResultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds,
+  );
   const expiresAt = context.now + ttlSeconds * 1000;
   const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire);
   if (!cancelled) {

@@ -1,3 +1,4 @@
+import { TASK_DEFAULTS } from '../tasks/define-task';
 import type { ActionContext } from './context';
 import { InputCheck } from './input-check';
 import { listTasksParams } from './schemas';
@@ -8,5 +9,8 @@ export async function listTasks(raw: Record<string, unknown>, context: ActionCon
   const check = new InputCheck(context.deps.tasks);
   check.valid({ params: check.params(listTasksParams, raw) });
   const running = await context.deps.jobStore.runningCounts();
-  return { tasks: context.deps.tasks.all().map((task) => wireTask(task, running.get(task.id) ?? 0)) };
+  const defaultTtl = context.deps.defaultResultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds;
+  return {
+    tasks: context.deps.tasks.all().map((task) => wireTask(task, running.get(task.id) ?? 0, defaultTtl)),
+  };
 }

@@ -4,6 +4,7 @@ import type { JsonValue } from '../../core/json';
 import type { Job, JobOrigin, JobResult, JobStatus, ResultOutcome } from '../../core/model/job';
 import type { CoalescePolicy, Schedule } from '../../core/model/schedule';
 import { type TriggerSpec, triggerTimezone } from '../../core/triggers';
+import { resultTtlSecondsOf } from '../tasks/define-task';
 import type { RegisteredTask } from './deps';
 
 /** Instants and records as they appear on the wire: snake_case fields, ISO-8601 times, seconds. */
@@ -141,7 +142,8 @@ export interface WireTask {
   running: number;
 }
 
-export function wireTask(task: RegisteredTask, running: number): WireTask {
+/** A task as the admin API shows it; `defaultResultTtlSeconds` fills in a task that sets none. */
+export function wireTask(task: RegisteredTask, running: number, defaultResultTtlSeconds: number): WireTask {
   const { definition } = task;
   return {
     id: task.id,
@@ -153,7 +155,7 @@ export function wireTask(task: RegisteredTask, running: number): WireTask {
       backoff_seconds: definition.retry.backoffSeconds,
       max_backoff_seconds: definition.retry.maxBackoffSeconds,
     },
-    result_ttl_seconds: definition.resultTtlSeconds,
+    result_ttl_seconds: resultTtlSecondsOf(definition, defaultResultTtlSeconds),
     events: definition.events,
     has_payload_schema: definition.payloadSchema !== null,
     running,

@@ -1,12 +1,14 @@
 import type { RuntimeDeps } from '../dependencies';
 import { writeMetrics } from '../observability/metrics';
 import { runTick, type TickState, type TickSummary } from '../tick/run-tick';
+import { writeRunningJobsMetrics } from '../tick/running-jobs-metric';
 
 export type TickHandler = (event?: unknown) => Promise<TickSummary>;
 
 /**
  * The scheduler tick, for Lambda (an EventBridge rule every minute) and for the local platform (any
- * rate). The event is ignored. Writes one JSON summary line and CloudWatch EMF metrics per run.
+ * rate). The event is ignored. Writes one JSON summary line and CloudWatch EMF metrics per run,
+ * including `RunningJobs` per task from the task counters.
  */
 export function createTickHandler(getDeps: () => RuntimeDeps): TickHandler {
   const state: TickState = { lastCounterRepairAt: Number.NEGATIVE_INFINITY };
@@ -33,6 +35,7 @@ export function createTickHandler(getDeps: () => RuntimeDeps): TickHandler {
       deps.clock.now(),
       deps.metricsSink,
     );
+    await writeRunningJobsMetrics(deps);
     return summary;
   };
 }

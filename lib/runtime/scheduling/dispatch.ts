@@ -41,6 +41,26 @@ export async function dispatchLeasedSchedule(
   schedule: Schedule,
   owner: string,
 ): Promise<DispatchSummary> {
+  const planned = planDispatch(deps, schedule);
+  const failed = new Set(await sendOrReportAllFailed(deps.queue, planned.messages));
+  return releaseDispatched(deps, planned, failed, owner);
+}
+
+/** One planned schedule: what to send now and where it resumes. */
+export interface PlannedDispatch {
+  schedule: Schedule;
+  fires: PlannedFire[];
+  messages: JobMessage[];
+  nextFireAt: EpochMs | null;
+  lastFireAt: EpochMs | null;
+  plannedAt: EpochMs;
+}
+
+/** Plans the fires of a leased schedule (pure: nothing is sent or written). */
+export function planDispatch(
+  deps: Pick<DispatchDeps, 'clock' | 'random' | 'limits'>,
+  schedule: Schedule,
+): PlannedDispatch {
   const now = deps.clock.now();
   const plan =
     schedule.nextFireAt === null
@@ -58,15 +78,33 @@ export async function dispatchLeasedSchedule(
           now,
           random: deps.random,
         });
+  return {
+    schedule,
+    fires: plan.fires,
+    messages: plan.fires.map((fire) => fireMessage(schedule, fire, now)),
+    nextFireAt: plan.nextFireAt,
+    lastFireAt: plan.lastFireAt,
+    plannedAt: now,
+  };
+}
 
-  const messages = plan.fires.map((fire) => fireMessage(schedule, fire, now));
-  const failed = new Set(await sendOrReportAllFailed(deps.queue, messages));
-  const firstUnsent = plan.fires.find((fire) => failed.has(fire.jobId));
-  const sentBeforeGap = plan.fires.filter(
+/**
+ * Releases a planned schedule once its messages were sent (`failed`: the job ids that were not): it
+ * resumes at its first unsent fire, or where the plan ends when everything was sent.
+ */
+export async function releaseDispatched(
+  deps: Pick<DispatchDeps, 'scheduleStore' | 'clock'>,
+  planned: PlannedDispatch,
+  failed: ReadonlySet<string>,
+  owner: string,
+): Promise<DispatchSummary> {
+  const { schedule, fires, plannedAt } = planned;
+  const firstUnsent = fires.find((fire) => failed.has(fire.jobId));
+  const sentBeforeGap = fires.filter(
     (fire) => firstUnsent === undefined || fire.fireTime < firstUnsent.fireTime,
   );
-  const nextFireAt = firstUnsent ? firstUnsent.fireTime : plan.nextFireAt;
-  const lastFireAt = firstUnsent ? (sentBeforeGap.at(-1)?.fireTime ?? null) : plan.lastFireAt;
+  const nextFireAt = firstUnsent ? firstUnsent.fireTime : planned.nextFireAt;
+  const lastFireAt = firstUnsent ? (sentBeforeGap.at(-1)?.fireTime ?? null) : planned.lastFireAt;
 
   let release: DispatchSummary['release'];
   try {
@@ -83,14 +121,14 @@ export async function dispatchLeasedSchedule(
     release = 'lease_lost';
   }
 
-  const sent = plan.fires.filter((fire) => !failed.has(fire.jobId));
+  const sent = fires.filter((fire) => !failed.has(fire.jobId));
   return {
     scheduleId: schedule.id,
     jobsSent: sent.length,
-    sendFailures: failed.size,
+    sendFailures: fires.length - sent.length,
     release,
     nextFireAt,
-    fireLagMs: sent.filter((fire) => fire.runAt < now).map((fire) => now - fire.runAt),
+    fireLagMs: sent.filter((fire) => fire.runAt < plannedAt).map((fire) => plannedAt - fire.runAt),
   };
 }
 
@@ -98,7 +136,10 @@ export async function dispatchLeasedSchedule(
  * A queue that throws sent nothing we can count on: report every message as failed so the schedule is
  * released to resume from its first fire (rather than staying leased until the lease expires).
  */
-async function sendOrReportAllFailed(queue: JobQueue, messages: readonly JobMessage[]): Promise<string[]> {
+export async function sendOrReportAllFailed(
+  queue: JobQueue,
+  messages: readonly JobMessage[],
+): Promise<string[]> {
   if (messages.length === 0) return [];
   try {
     return (await queue.send(messages)).failed;

@@ -55,7 +55,7 @@ export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = Ta
   timeoutSeconds?: number;
   /** @default { maxAttempts: 3, backoffSeconds: 2, maxBackoffSeconds: 300 } */
   retry?: Partial<RetryPolicy>;
-  /** How long results are kept. @default 604800 (7 days) */
+  /** How long results are kept. @default the deployment's `SUNDIAL_DEFAULT_RESULT_TTL_SECONDS` (7 days unless set) */
   resultTtlSeconds?: number;
   /** @default 'failures' */
   events?: EventsPolicy;
@@ -70,7 +70,8 @@ export interface TaskDefinition {
   misfireGraceSeconds: number | null;
   timeoutSeconds: number;
   retry: RetryPolicy;
-  resultTtlSeconds: number;
+  /** `null`: the deployment's default (`SUNDIAL_DEFAULT_RESULT_TTL_SECONDS`); see `resultTtlSecondsOf`. */
+  resultTtlSeconds: number | null;
   events: EventsPolicy;
   payloadSchema: StandardSchemaV1 | null;
   readonly kind: 'sundial-task';
@@ -84,6 +85,14 @@ export const TASK_DEFAULTS = {
 } as const satisfies Partial<TaskDefinition>;
 
 export const EVENTS_POLICIES: readonly EventsPolicy[] = ['none', 'failures', 'all'];
+
+/** The longest a result may be kept (ten years). */
+export const MAX_RESULT_TTL_SECONDS = 10 * 365 * 24 * 3600;
+
+/** How long a task's results are kept: its own `resultTtlSeconds`, else the deployment's default. */
+export function resultTtlSecondsOf(definition: TaskDefinition | undefined, defaultSeconds: number): number {
+  return definition?.resultTtlSeconds ?? defaultSeconds;
+}
 
 /** The longest a handler may run: Lambda's own limit. */
 export const MAX_TIMEOUT_SECONDS = 900;
@@ -122,7 +131,7 @@ export function defineTask<Payload = JsonValue, Result extends TaskResult = Task
       backoffSeconds: options.retry?.backoffSeconds ?? TASK_DEFAULTS.retry.backoffSeconds,
       maxBackoffSeconds: options.retry?.maxBackoffSeconds ?? TASK_DEFAULTS.retry.maxBackoffSeconds,
     },
-    resultTtlSeconds: options.resultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds,
+    resultTtlSeconds: options.resultTtlSeconds ?? null,
     events: options.events ?? TASK_DEFAULTS.events,
     payloadSchema: (options.payloadSchema as StandardSchemaV1 | undefined) ?? null,
     kind: 'sundial-task',
@@ -158,8 +167,12 @@ export function taskDefinitionProblems(definition: TaskDefinition): string[] {
       `retry.maxBackoffSeconds must be a number >= retry.backoffSeconds (${show(retry.backoffSeconds)}), got ${show(retry.maxBackoffSeconds)}`,
     );
   }
-  if (!isPositiveInteger(definition.resultTtlSeconds)) {
+  if (definition.resultTtlSeconds !== null && !isPositiveInteger(definition.resultTtlSeconds)) {
     problems.push(`resultTtlSeconds must be a positive integer, got ${show(definition.resultTtlSeconds)}`);
+  } else if (definition.resultTtlSeconds !== null && definition.resultTtlSeconds > MAX_RESULT_TTL_SECONDS) {
+    problems.push(
+      `resultTtlSeconds must be at most ${MAX_RESULT_TTL_SECONDS} (ten years), got ${definition.resultTtlSeconds}`,
+    );
   }
   if (!EVENTS_POLICIES.includes(definition.events)) {
     problems.push(`events must be one of ${EVENTS_POLICIES.join(', ')}, got ${show(definition.events)}`);

@@ -1,7 +1,13 @@
+import type { Schedule } from '../../core/model/schedule';
 import { mapWithConcurrency } from '../concurrency';
 import type { Logger } from '../observability/logger';
-import type { DispatchDeps, DispatchSummary } from '../scheduling/dispatch';
-import { dispatchLeasedSchedule } from '../scheduling/dispatch';
+import {
+  type DispatchDeps,
+  type DispatchSummary,
+  planDispatch,
+  releaseDispatched,
+  sendOrReportAllFailed,
+} from '../scheduling/dispatch';
 
 export interface DispatchDueOptions {
   owner: string;
@@ -24,7 +30,7 @@ export interface DispatchDueTotals {
 }
 
 /**
- * Leases due schedules in rounds of `batchSize` and dispatches each (at most `concurrency` at a time),
+ * Leases due schedules in rounds of `batchSize` and dispatches them (releases at most `concurrency` at a time),
  * until none is due, the budget is spent, or the queue fails (then the rest waits for the next tick).
  * A schedule that fails to dispatch keeps its lease until it expires, and is retried by a later tick.
  */
@@ -54,20 +60,47 @@ export async function dispatchDueSchedules(
       leaseMs: options.leaseMs,
       limit: options.batchSize,
     });
-    const summaries = await mapWithConcurrency(leased, options.concurrency, async (schedule) => {
-      try {
-        return await dispatchLeasedSchedule(deps, schedule, options.owner);
-      } catch (error) {
-        options.logger.error('schedule dispatch failed; it is retried when its lease expires', {
-          scheduleId: schedule.id,
-          error,
-        });
-        return undefined;
-      }
-    });
+    const summaries = await dispatchRound(deps, leased, options);
     const roundFailed = addRound(totals, summaries);
     if (leased.length < options.batchSize || roundFailed) return totals;
   }
+}
+
+/**
+ * Dispatches the schedules leased in one round: plans each, sends the messages of all of them together
+ * (SendMessageBatch holds 10, from any schedules: a schedule with one fire in the window does not cost
+ * a request of its own), then releases each (at most `concurrency` at a time) at its first unsent fire.
+ * A schedule that fails to plan or release is `undefined`: it keeps its lease until it expires.
+ */
+async function dispatchRound(
+  deps: DispatchDeps,
+  leased: readonly Schedule[],
+  options: DispatchDueOptions,
+): Promise<(DispatchSummary | undefined)[]> {
+  const failedToDispatch = (schedule: Schedule, error: unknown) => {
+    options.logger.error('schedule dispatch failed; it is retried when its lease expires', {
+      scheduleId: schedule.id,
+      error,
+    });
+    return undefined;
+  };
+  const planned = leased.map((schedule) => {
+    try {
+      return planDispatch(deps, schedule);
+    } catch (error) {
+      return failedToDispatch(schedule, error);
+    }
+  });
+  const messages = planned.flatMap((plan) => plan?.messages ?? []);
+  const failed = new Set(await sendOrReportAllFailed(deps.queue, messages));
+  return mapWithConcurrency(planned, options.concurrency, async (plan) => {
+    if (!plan) return undefined;
+    try {
+      return await releaseDispatched(deps, plan, failed, options.owner);
+    } catch (error) {
+      return failedToDispatch(plan.schedule, error);
+    }
+  });
 }
 
 /** Adds one round to the totals; true when the round hit errors (keep the rest for the next tick). */

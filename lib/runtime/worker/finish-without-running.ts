@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LeaseLostError } from '../../core/errors';
-import type { JobError, ResultOutcome } from '../../core/model/job';
+import type { Job, JobError, ResultOutcome } from '../../core/model/job';
 import type { JobEventType } from '../../core/ports/event-publisher';
 import type { JobRequest } from '../../core/ports/job-store';
 import type { Logger } from '../observability/logger';
@@ -19,7 +19,8 @@ export interface NoRunEnding {
 
 /**
  * Records a result for a job that will not run (unknown task, no attempts left, start deadline missed).
- * The job is claimed first, without taking a slot, so a duplicate or cancelled delivery changes nothing.
+ * The job is claimed first, without taking a slot, so a duplicate or cancelled delivery changes nothing
+ * (a job found running elsewhere is handed to `claimedElsewhere`: its run may need taking over).
  */
 export async function finishWithoutRunning(
   ctx: WorkerContext,
@@ -27,11 +28,14 @@ export async function finishWithoutRunning(
   attempt: number,
   logger: Logger,
   ending: NoRunEnding,
+  /** Another delivery has the job (a duplicate, or a run whose worker may have vanished): what to do. */
+  claimedElsewhere: (stored: Job | undefined) => Promise<MessageOutcome>,
 ): Promise<MessageOutcome> {
   const { jobStore, clock } = ctx.deps;
   const now = clock.now();
   const owner = `worker-${randomUUID()}`;
   const claim = await jobStore.claimJob({ job, attempt, owner, now, leaseUntil: now + NO_RUN_LEASE_MS });
+  if (claim.status === 'duplicate') return claimedElsewhere(claim.job);
   if (claim.status !== 'claimed') {
     ctx.counters.duplicates += 1;
     return 'done';

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
+import type { Job } from '../../core/model/job';
 import { decodeJobMessage } from '../../core/model/job-message';
 import type { JobMessage } from '../../core/ports/job-queue';
-import { queueDelaySeconds } from '../../core/ports/job-queue';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS, queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import type { Logger } from '../observability/logger';
-import { TASK_DEFAULTS } from '../tasks/define-task';
+import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import { slotWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
 import { runClaimedJob } from './run-claimed-job';
+import { handleUnreadableMessage } from './unreadable-message';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
 /** A message that arrives this much (or less) before its run time waits here; earlier ones are re-sent. */
@@ -20,18 +22,7 @@ const MAX_WAIT_MS = 1_000;
  */
 export async function processMessage(ctx: WorkerContext, record: SQSRecord): Promise<MessageOutcome> {
   const decoded = decodeJobMessage(record.body);
-  if (!decoded.ok) {
-    ctx.counters.unreadable += 1;
-    ctx.deps.logger.error(
-      'unreadable job message: left to the queue, whose redrive policy moves it to the DLQ',
-      {
-        messageId: record.messageId,
-        receiveCount: receiveCount(record),
-        reason: decoded.reason,
-      },
-    );
-    return 'retry_later';
-  }
+  if (!decoded.ok) return handleUnreadableMessage(ctx, record, decoded.reason);
   const { job, attempt } = decoded.message;
   const logger = ctx.deps.logger.child({ jobId: job.id, task: job.task, attempt });
   try {
@@ -50,6 +41,8 @@ async function processJob(
   logger: Logger,
 ): Promise<MessageOutcome> {
   const { clock } = ctx.deps;
+  const elsewhere = (stored: Job | undefined) =>
+    onClaimedElsewhere(ctx, record, job, attempt, stored, logger);
   const early = job.runAt - clock.now();
   // SQS delays at most 900 s and in whole seconds: a far-ahead job hops through the queue again,
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
@@ -62,35 +55,56 @@ async function processJob(
 
   const task = ctx.registry.get(job.task);
   if (!task) {
-    return finishWithoutRunning(ctx, job, attempt, logger, {
-      outcome: 'error',
-      error: {
-        type: 'UnknownTaskError',
-        message: `task '${job.task}' is not registered in this worker; known tasks: ${ctx.registry.ids().join(', ') || '(none)'}`,
+    return finishWithoutRunning(
+      ctx,
+      job,
+      attempt,
+      logger,
+      {
+        outcome: 'error',
+        error: {
+          type: 'UnknownTaskError',
+          message: `task '${job.task}' is not registered in this worker; known tasks: ${ctx.registry.ids().join(', ') || '(none)'}`,
+        },
+        resultTtlSeconds: ctx.deps.config.defaultResultTtlSeconds,
+        events: TASK_DEFAULTS.events,
       },
-      resultTtlSeconds: TASK_DEFAULTS.resultTtlSeconds,
-      events: TASK_DEFAULTS.events,
-    });
+      elsewhere,
+    );
   }
   const { definition } = task;
   if (attempt > definition.retry.maxAttempts) {
-    return finishWithoutRunning(ctx, job, attempt, logger, {
-      outcome: 'abandoned',
-      error: {
-        type: 'JobAbandonedError',
-        message: `attempt ${attempt - 1} stopped answering (its lease expired) and retry.maxAttempts (${definition.retry.maxAttempts}) allows no further attempt`,
+    return finishWithoutRunning(
+      ctx,
+      job,
+      attempt,
+      logger,
+      {
+        outcome: 'abandoned',
+        error: {
+          type: 'JobAbandonedError',
+          message: `attempt ${attempt - 1} stopped answering (its lease expired) and retry.maxAttempts (${definition.retry.maxAttempts}) allows no further attempt`,
+        },
+        resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
+        events: definition.events,
       },
-      resultTtlSeconds: definition.resultTtlSeconds,
-      events: definition.events,
-    });
+      elsewhere,
+    );
   }
   const now = clock.now();
   if (job.startDeadline !== null && now > job.startDeadline) {
-    return finishWithoutRunning(ctx, job, attempt, logger, {
-      outcome: 'missed_start_deadline',
-      resultTtlSeconds: definition.resultTtlSeconds,
-      events: definition.events,
-    });
+    return finishWithoutRunning(
+      ctx,
+      job,
+      attempt,
+      logger,
+      {
+        outcome: 'missed_start_deadline',
+        resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
+        events: definition.events,
+      },
+      elsewhere,
+    );
   }
 
   const owner = `worker-${randomUUID()}`;
@@ -104,8 +118,7 @@ async function processJob(
   });
   switch (claim.status) {
     case 'claimed':
-      await runClaimedJob(ctx, { job, attempt, owner, definition, startedAt: now, logger });
-      return 'done';
+      return runClaimedJob(ctx, { job, attempt, owner, definition, startedAt: now, logger });
     case 'no_slot':
       logger.debug('no free slot; the message comes back later', { running: claim.running });
       return comeBackLater(ctx, record, logger);
@@ -113,14 +126,38 @@ async function processJob(
       logger.info('job was cancelled; dropping the message');
       return 'done';
     case 'duplicate':
-      // The message for attempt n+1 can arrive before attempt n is marked `retrying` (see the reaper):
-      // it is not a duplicate yet, so it waits instead of being dropped.
-      if (claim.job?.status === 'running' && claim.job.attempt < attempt)
-        return comeBackLater(ctx, record, logger);
-      ctx.counters.duplicates += 1;
-      logger.debug('duplicate delivery dropped', { status: claim.job?.status });
-      return 'done';
+      return elsewhere(claim.job);
   }
+}
+
+/**
+ * Another delivery claimed the job. A finished (or retrying) job: this message is a duplicate, dropped.
+ * A running one: the message for attempt n+1 can arrive before attempt n is marked `retrying` (see the
+ * reaper), so it waits. A run without a slot is not reaped by the tick: its message is the way back if
+ * its worker vanished, so it is kept until the run's lease ends, and then takes the run over as the
+ * next attempt. (A slot holder's expired run is the reaper's: it returns the slot.)
+ */
+async function onClaimedElsewhere(
+  ctx: WorkerContext,
+  record: SQSRecord,
+  job: JobRequest,
+  attempt: number,
+  stored: Job | undefined,
+  logger: Logger,
+): Promise<MessageOutcome> {
+  if (stored?.status === 'running' && stored.attempt < attempt) return comeBackLater(ctx, record, logger);
+  if (stored?.status === 'running' && !stored.holdsSlot && stored.leaseUntil !== null) {
+    const leaseLeftMs = stored.leaseUntil - ctx.deps.clock.now();
+    if (leaseLeftMs >= 0) return comeBackAfter(ctx, record, Math.ceil(leaseLeftMs / 1000) + 1, logger);
+    logger.warn('taking over a run whose lease ended (its worker vanished)', {
+      stoppedAttempt: stored.attempt,
+    });
+    // Like the reaper's messages, a takeover carries no start deadline: the run had started in time.
+    return processJob(ctx, record, { ...job, startDeadline: null }, stored.attempt + 1, logger);
+  }
+  ctx.counters.duplicates += 1;
+  logger.debug('duplicate delivery dropped', { status: stored?.status });
+  return 'done';
 }
 
 async function sendAgain(ctx: WorkerContext, message: JobMessage, logger: Logger): Promise<MessageOutcome> {
@@ -131,11 +168,23 @@ async function sendAgain(ctx: WorkerContext, message: JobMessage, logger: Logger
 }
 
 /** Hides the message for a growing, jittered while and reports it failed, so the queue redelivers it. */
-async function comeBackLater(ctx: WorkerContext, record: SQSRecord, logger: Logger): Promise<MessageOutcome> {
+function comeBackLater(ctx: WorkerContext, record: SQSRecord, logger: Logger): Promise<MessageOutcome> {
+  return comeBackAfter(ctx, record, slotWaitSeconds(receiveCount(record), ctx.deps.random), logger);
+}
+
+/** Hides the message for `seconds` and reports it failed, so the queue redelivers it then. */
+async function comeBackAfter(
+  ctx: WorkerContext,
+  record: SQSRecord,
+  seconds: number,
+  logger: Logger,
+): Promise<MessageOutcome> {
   ctx.counters.deferred += 1;
-  const seconds = slotWaitSeconds(receiveCount(record), ctx.deps.random);
   try {
-    await ctx.deps.queue.changeVisibility(record.receiptHandle, seconds);
+    await ctx.deps.queue.changeVisibility(
+      record.receiptHandle,
+      Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, Math.max(1, seconds)),
+    );
   } catch (error) {
     logger.warn('could not change the message visibility; it comes back after the queue default', { error });
   }

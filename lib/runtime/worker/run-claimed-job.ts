@@ -6,10 +6,10 @@ import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import type { Logger } from '../observability/logger';
 import { retryMessage } from '../scheduling/job-messages';
-import type { TaskDefinition } from '../tasks/define-task';
+import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
 import { retryDelayMs } from './backoff';
 import { type HandlerOutcome, runTaskHandler } from './run-handler';
-import type { WorkerContext } from './worker-context';
+import type { MessageOutcome, WorkerContext } from './worker-context';
 
 export interface ClaimedJob {
   job: JobRequest;
@@ -24,7 +24,7 @@ export interface ClaimedJob {
  * Runs a claimed job and records how it ended: a result (which also returns the slot), or another
  * attempt. A lost lease (the reaper took the job over) is logged; the job is then the reaper's.
  */
-export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Promise<void> {
+export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Promise<MessageOutcome> {
   const { deps } = ctx;
   const { job, attempt, definition, startedAt, logger } = claimed;
   ctx.counters.startLagMs.push(Math.max(0, startedAt - job.runAt));
@@ -48,18 +48,22 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
     clock: deps.clock,
   });
   try {
-    await recordOutcome(ctx, claimed, outcome);
+    return await recordOutcome(ctx, claimed, outcome);
   } catch (error) {
     if (!(error instanceof LeaseLostError)) throw error;
-    logger.warn('lease lost before the result was written; the reaper handles this attempt');
+    logger.warn(
+      'lease lost before the result was written; the reaper or a redelivery took this attempt over',
+    );
+    return 'done';
   }
 }
 
+/** Writes how the run ended; `retry_later` keeps the message when the run is left to its lease's expiry. */
 async function recordOutcome(
   ctx: WorkerContext,
   claimed: ClaimedJob,
   outcome: HandlerOutcome,
-): Promise<void> {
+): Promise<MessageOutcome> {
   const { deps } = ctx;
   const { job, attempt, definition, logger, owner } = claimed;
   const finishedAt = deps.clock.now();
@@ -73,8 +77,9 @@ async function recordOutcome(
       // expired lease, which the reaper retries; never a `retrying` job without a message.
       const { failed } = await deps.queue.send([retryMessage(job, attempt + 1, retryAt, finishedAt)]);
       if (failed.length > 0) {
+        // The message stays: after the lease it takes the run over (or the reaper does, for a slot holder).
         logger.error('could not send the retry; the job is retried when its lease expires');
-        return;
+        return 'retry_later';
       }
     }
     await deps.jobStore.retryJob({
@@ -92,14 +97,14 @@ async function recordOutcome(
       errorType: outcome.error.type,
       retryAt: new Date(retryAt).toISOString(),
     });
-    return;
+    return 'done';
   }
   const result = attemptResult(claimed, outcome, finishedAt);
   await deps.jobStore.finishJob({
     jobId: job.id,
     owner,
     result,
-    expiresAt: finishedAt + definition.resultTtlSeconds * 1000,
+    expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
   });
   if (outcome.ok) {
     ctx.counters.succeeded += 1;
@@ -110,6 +115,7 @@ async function recordOutcome(
     ctx.events.add(definition.events, { ...eventOf(claimed, 'job.failed', finishedAt), result });
     logger.warn('job failed', { errorType: outcome.error.type, retryable: outcome.retryable });
   }
+  return 'done';
 }
 
 function attemptResult(claimed: ClaimedJob, outcome: HandlerOutcome, finishedAt: EpochMs): JobResult {

@@ -29,7 +29,7 @@ describe('task registry', () => {
       maxRunningJobs: null,
       timeoutSeconds: 60,
       retry: { maxAttempts: 3, backoffSeconds: 2, maxBackoffSeconds: 300 },
-      resultTtlSeconds: 604_800,
+      resultTtlSeconds: null, // the deployment's SUNDIAL_DEFAULT_RESULT_TTL_SECONDS
       events: 'failures',
     });
     expect(registry.get('../send-report')).toBeUndefined();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { SECOND, scheduleDefinition, sqsRecord, T0 } from '../support';
-import { workerHarness } from '../worker/harness';
+import { jobRequest, SECOND, scheduleDefinition, sqsRecord, T0 } from '../support';
+import { recordFor, workerHarness } from '../worker/harness';
 
 describe('crash recovery', () => {
   it('loses no fire and runs none twice when a tick crashes between sending and releasing', async () => {
@@ -97,9 +97,11 @@ describe('crash recovery', () => {
   });
 
   it('finishes a reaped job as abandoned when its task allows no further attempt', async () => {
-    // Prepare: the task allows a single attempt, whose worker died
+    // Prepare: the task (limited: its runs hold slots, which the reaper returns) allows a single attempt, whose worker died
     let runs = 0;
-    const worker = workerHarness({ once: { retry: { maxAttempts: 1 }, handler: () => void runs++ } });
+    const worker = workerHarness({
+      once: { maxRunningJobs: 1, retry: { maxAttempts: 1 }, handler: () => void runs++ },
+    });
     const job = {
       id: 'job-1',
       task: 'once',
@@ -116,6 +118,7 @@ describe('crash recovery', () => {
       owner: 'dead-worker',
       now: T0,
       leaseUntil: T0 + 90 * SECOND,
+      concurrencyLimit: 1,
     });
 
     // Act
@@ -128,5 +131,68 @@ describe('crash recovery', () => {
     const finished = await worker.store.getJob('job-1', worker.clock.now());
     expect(finished?.result).toMatchObject({ outcome: 'abandoned', attempt: 2 });
     expect(worker.publisher.events.map((event) => event.type)).toEqual(['job.failed']);
+    expect(await worker.store.runningCounts()).toEqual(new Map([['once', 0]]));
+  });
+
+  it("lets the redelivered message of an unlimited job take over its run once the dead worker's lease ends", async () => {
+    // Prepare: attempt 1 of an unlimited job was claimed by a worker that died; its message was not deleted
+    let runs = 0;
+    const worker = workerHarness({ echo: { handler: () => void runs++ } });
+    const record = recordFor('job-1', 'echo');
+    await worker.store.claimJob({
+      job: jobRequest('job-1'),
+      attempt: 1,
+      owner: 'dead-worker',
+      now: T0,
+      leaseUntil: T0 + 90 * SECOND,
+    });
+
+    // Act: the queue redelivers the message while the lease runs, then again after it ended
+    worker.clock.set(T0 + 30 * SECOND);
+    const whileLeased = await worker.deliver([record]);
+    const wait = worker.queue.visibilityChanges.at(-1)?.seconds;
+    const reaped = await createTickHandler(() => worker.deps)();
+    worker.clock.set(T0 + 91 * SECOND);
+    const afterLease = await worker.deliver([record]);
+
+    // Assess: kept until the lease ended (the tick does not reap slot-less runs), then run as attempt 2
+    expect(whileLeased.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(wait).toBe(61);
+    expect(reaped.jobsReaped).toBe(0);
+    expect(afterLease.batchItemFailures).toEqual([]);
+    expect(runs).toBe(1);
+    expect((await worker.store.getJob('job-1', worker.clock.now()))?.result).toMatchObject({
+      outcome: 'success',
+      attempt: 2,
+    });
+  });
+
+  it("runs a taken-over run even past its fire's start deadline: the run had started in time", async () => {
+    // Prepare: a scheduled job with a 10 s start deadline started at once; its worker died
+    let runs = 0;
+    const worker = workerHarness({ echo: { handler: () => void runs++ } });
+    const job = jobRequest('nightly@1', {
+      scheduleId: 'nightly',
+      fireTime: T0,
+      startDeadline: T0 + 10 * SECOND,
+    });
+    await worker.store.claimJob({
+      job,
+      attempt: 1,
+      owner: 'dead-worker',
+      now: T0,
+      leaseUntil: T0 + 90 * SECOND,
+    });
+
+    // Act
+    worker.clock.set(T0 + 91 * SECOND);
+    await worker.deliver([sqsRecord({ job, attempt: 1 })]);
+
+    // Assess
+    expect(runs).toBe(1);
+    expect((await worker.store.getJob('nightly@1', worker.clock.now()))?.result).toMatchObject({
+      outcome: 'success',
+      attempt: 2,
+    });
   });
 });

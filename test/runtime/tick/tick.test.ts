@@ -61,13 +61,13 @@ describe('tick', () => {
   });
 
   it('stops acquiring schedules when its time budget is spent and leaves the rest to the next tick', async () => {
-    // Prepare: every send takes 30 s of the 40 s budget; schedules are leased two at a time
+    // Prepare: every send (one per round of leased schedules) takes 45 s of the 40 s budget; two per round
     const runtime = testRuntime({ acquireBatchSize: 2, tickConcurrency: 1, tickBudgetMs: 40_000 });
     runtime.clock.set(T0 - 400);
     await addSchedules(runtime, 5, {
       trigger: { type: 'interval', hours: 1, start_at: new Date(T0).toISOString() },
     });
-    runtime.queue.afterSend = () => runtime.clock.advance(30 * SECOND);
+    runtime.queue.afterSend = () => runtime.clock.advance(45 * SECOND);
     const tick = createTickHandler(() => runtime.deps);
 
     // Act

@@ -146,7 +146,7 @@ describe('worker: failures', () => {
     expect(worker.queue.sent.map((message) => message.attempt)).toEqual([2]);
   });
 
-  it('leaves the job to the reaper when the retry message cannot be sent (never retrying without a message)', async () => {
+  it('keeps the message when the retry message cannot be sent (never retrying without a message)', async () => {
     // Prepare
     const worker = workerHarness({
       flaky: {
@@ -157,11 +157,13 @@ describe('worker: failures', () => {
     });
     worker.queue.failWhen = () => true;
 
-    // Act
-    const response = await worker.deliver([recordFor('job-1', 'flaky')]);
+    const record = recordFor('job-1', 'flaky');
 
-    // Assess
-    expect(response.batchItemFailures).toEqual([]);
+    // Act
+    const response = await worker.deliver([record]);
+
+    // Assess: the job stays running under its lease, and its message comes back (to take the run over after it)
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     const job = await worker.store.getJob('job-1', T0);
     expect(job?.status).toBe('running');
     expect(job?.leaseUntil).toBeGreaterThan(T0);

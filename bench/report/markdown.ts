@@ -1,0 +1,116 @@
+import type { DispatchResult } from '../scenarios/dispatch';
+import type { FireLagResult } from '../scenarios/fire-lag';
+import type { JobCosts } from '../support/costs';
+import {
+  ASSUMED_MEMORY_GB,
+  ASSUMED_WORKER_MS_PER_INVOCATION,
+  costPerMillion,
+  EVENTBRIDGE_SCHEDULER_PER_MILLION,
+  PRICES,
+} from './prices';
+
+export interface BenchReport {
+  startedAt: Date;
+  seconds: number;
+  environment: string[];
+  raw: { writesPerSecond: number; writes: number; concurrency: number };
+  dispatch: DispatchResult[];
+  fireLag: FireLagResult | undefined;
+}
+
+const n = (value: number, digits = 0) =>
+  Number.isFinite(value)
+    ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : '–';
+const dollars = (value: number) => `$${n(value, 2)}`;
+
+/** The scenarios whose per-job costs are reported, with their labels. */
+export function costRows(report: BenchReport): { label: string; costs: JobCosts }[] {
+  const rows = report.dispatch.map((result) => ({
+    label: `${n(result.size)} schedules, 1 fire per tick`,
+    costs: result.costs,
+  }));
+  if (report.fireLag) {
+    const { options } = report.fireLag;
+    rows.push({
+      label: `${n(options.schedules)} × every ${options.intervalSeconds} s (steady)`,
+      costs: report.fireLag.costs,
+    });
+  }
+  return rows;
+}
+
+export function renderMarkdown(report: BenchReport, chartFile: string): string {
+  const lines: string[] = [];
+  const push = (...more: string[]) => lines.push(...more);
+  push(
+    '# Sundial benchmark: latest figures',
+    '',
+    `Measured by \`npm run bench\` on ${report.startedAt.toISOString()} in ${n(report.seconds)} s, all figures from this one run.`,
+    '',
+    ...report.environment.map((line) => `- ${line}`),
+    '',
+    `![per-job cost and fire-lag histogram](${chartFile})`,
+    '',
+    '## Tick throughput',
+    '',
+    `Raw ceiling of this DynamoDB Local: **${n(report.raw.writesPerSecond)} conditional writes/s** (${n(report.raw.writes)} UpdateItem on distinct items of an index-less table, ${report.raw.concurrency} in flight).`,
+    'The tick handler (the real one, over DynamoDB Local and fauxqs, default settings) dispatches due schedules until none is left; each tick stops acquiring after its 40 s budget, so large sizes take several ticks.',
+    '',
+    '| due schedules | ticks | time | schedules dispatched/s | of raw write ceiling |',
+    '| ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const result of report.dispatch) {
+    push(
+      `| ${n(result.size)} | ${result.ticks} | ${n(result.tickSeconds, 1)} s | ${n(result.schedulesPerSecond)} | **${n((100 * result.schedulesPerSecond) / report.raw.writesPerSecond)} %** |`,
+    );
+  }
+  if (report.fireLag) {
+    const { options, lag } = report.fireLag;
+    push(
+      '',
+      '## Fire lag (job start − fire time)',
+      '',
+      `${n(options.schedules)} schedules firing every ${options.intervalSeconds} s (start times spread over the interval) for ${options.durationSeconds} s; a tick every ${options.tickSeconds} s and ${options.workers} worker pollers (batches of 10, like the local platform and Lambda's event source).`,
+      '',
+      '| jobs expected | ran | ran twice | p50 | p95 | p99 | max |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      `| ${n(report.fireLag.expected)} | ${n(report.fireLag.executed)} | ${report.fireLag.duplicates} | ${n(lag.p50)} ms | ${n(lag.p95)} ms | **${n(lag.p99)} ms** | ${n(lag.max)} ms |`,
+    );
+  }
+  push(
+    '',
+    '## Per fired job',
+    '',
+    'Capacity from `ReturnConsumedCapacity: INDEXES` (every store request, GSI writes included), SQS requests counted on the client, worker invocations = non-empty batches. WRU split: the job (claim + result), the schedule (lease + release, shared by the fires of one lease), the rest of the tick (reaper, parked jobs, counters).',
+    '',
+    '| scenario | WRU / job | job · schedule · other | of which GSI | RRU / job | SQS req. / job | send · receive · delete | worker invocations / job | ms / invocation |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const { label, costs } of costRows(report)) {
+    const action = (name: string) => n(costs.sqsByAction[name] ?? 0, 2);
+    push(
+      `| ${label} | **${n(costs.wru, 2)}** | ${n(costs.jobWru, 2)} · ${n(costs.scheduleWru, 2)} · ${n(costs.otherWru, 2)} | ${n(costs.indexWru, 2)} | ${n(costs.rru, 2)} | ${n(costs.sqsRequests, 2)} | ${action('SendMessageBatch')} · ${action('ReceiveMessage')} · ${action('DeleteMessageBatch')} | ${n(costs.invocations, 3)} | ${n(costs.workerMsPerInvocation)} |`,
+    );
+  }
+  push(
+    '',
+    '## Cost per million jobs (AWS us-east-1 list prices)',
+    '',
+    '| scenario | DynamoDB writes | DynamoDB reads | SQS | Lambda requests | Lambda duration | **total** | EventBridge Scheduler |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const { label, costs } of costRows(report)) {
+    const cost = costPerMillion(costs);
+    push(
+      `| ${label} | ${dollars(cost.dynamoWrites)} | ${dollars(cost.dynamoReads)} | ${dollars(cost.sqs)} | ${dollars(cost.lambdaRequests)} | ${dollars(cost.lambdaDuration)} | **${dollars(cost.total)}** | ${dollars(EVENTBRIDGE_SCHEDULER_PER_MILLION)} |`,
+    );
+  }
+  push(
+    '',
+    `Prices: DynamoDB on-demand $${n(PRICES.dynamoWriteUnit * 1e6, 3)} per million WRU and $${n(PRICES.dynamoReadUnit * 1e6, 3)} per million RRU; SQS $${n(PRICES.sqsRequest * 1e6, 2)} per million requests (64 KB chunks; job messages are < 2 KB); Lambda arm64 $${PRICES.lambdaGbSecondArm} per GB-s and $${n(PRICES.lambdaRequest * 1e6, 2)} per million requests; EventBridge Scheduler $${n(EVENTBRIDGE_SCHEDULER_PER_MILLION, 2)} per million invocations (its target's cost not included). No free tiers.`,
+    '',
+    `Assumptions: worker Lambda ${ASSUMED_MEMORY_GB.worker * 1024} MB, ${n(ASSUMED_WORKER_MS_PER_INVOCATION)} ms per invocation on average (a batch waits out the sub-second rest of its latest message, up to 1 s, plus tens of ms of DynamoDB calls; the local ms / invocation above are slower because DynamoDB Local shares 2 cores with everything else); worker invocations per job as measured. Tick Lambda ${ASSUMED_MEMORY_GB.tick * 1024} MB for its measured run time here, shared by the jobs it dispatched (conservative). The task's own run time is not included (the benchmark's handlers return at once). Empty receives (idle long polling: ~3 requests per poller per minute) are a fixed cost of the event source, not per job, and are left out. Items are < 1 KB, so one write is one WRU (transactions bill two per item).`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,50 @@
+import type { JobCosts } from '../support/costs';
+
+/** AWS us-east-1 list prices (on-demand, no free tier), as stated in docs/benchmarks.md. */
+export const PRICES = {
+  dynamoWriteUnit: 0.625 / 1e6,
+  dynamoReadUnit: 0.125 / 1e6,
+  /** Per request of up to 64 KB (Sundial's job messages are far smaller). */
+  sqsRequest: 0.4 / 1e6,
+  lambdaGbSecondArm: 0.0000133334,
+  lambdaRequest: 0.2 / 1e6,
+  eventBridgeSchedulerInvocation: 1.0 / 1e6,
+} as const;
+
+/** Lambda memory assumed for the price (the stack's defaults: worker 1,024 MB, tick 512 MB). */
+export const ASSUMED_MEMORY_GB = { worker: 1, tick: 0.5 } as const;
+
+/**
+ * Average worker invocation assumed for the price: a batch waits out the sub-second rest of its latest
+ * message (up to 1 s; SQS delays are whole seconds) plus a few tens of ms of DynamoDB calls in AWS. The
+ * local figure is reported too, but DynamoDB Local on a shared 2-core machine is far slower than AWS.
+ */
+export const ASSUMED_WORKER_MS_PER_INVOCATION = 1_000;
+
+export interface CostPerMillion {
+  dynamoWrites: number;
+  dynamoReads: number;
+  sqs: number;
+  lambdaRequests: number;
+  lambdaDuration: number;
+  total: number;
+}
+
+/** Dollars per million jobs, from the measured per-job counts and the list prices above. */
+export function costPerMillion(costs: JobCosts): CostPerMillion {
+  const million = 1e6;
+  const workerGbSeconds =
+    (costs.invocations * ASSUMED_WORKER_MS_PER_INVOCATION * ASSUMED_MEMORY_GB.worker) / 1000;
+  const tickGbSeconds = (costs.tickMsPerJob * ASSUMED_MEMORY_GB.tick) / 1000;
+  const parts = {
+    dynamoWrites: costs.wru * PRICES.dynamoWriteUnit * million,
+    dynamoReads: costs.rru * PRICES.dynamoReadUnit * million,
+    sqs: costs.sqsRequests * PRICES.sqsRequest * million,
+    lambdaRequests: costs.invocations * PRICES.lambdaRequest * million,
+    lambdaDuration: (workerGbSeconds + tickGbSeconds) * PRICES.lambdaGbSecondArm * million,
+  };
+  return { ...parts, total: Object.values(parts).reduce((sum, value) => sum + value, 0) };
+}
+
+/** EventBridge Scheduler: $1.00 per million invocations (the target's own cost not included). */
+export const EVENTBRIDGE_SCHEDULER_PER_MILLION = PRICES.eventBridgeSchedulerInvocation * 1e6;

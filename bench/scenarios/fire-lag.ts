@@ -1,0 +1,124 @@
+import { type JobCosts, jobCosts } from '../support/costs';
+import type { BenchDynamo } from '../support/dynamo';
+import { sleep } from '../support/parallel';
+import { startPollers, waitFor } from '../support/pollers';
+import { benchRuntime } from '../support/runtime';
+import {
+  fireTimesBetween,
+  type IntervalSchedule,
+  intervalTrigger,
+  seedSchedules,
+} from '../support/schedules';
+import type { BenchSqs } from '../support/sqs';
+import { type Distribution, distribution } from '../support/stats';
+
+export interface FireLagOptions {
+  schedules: number;
+  intervalSeconds: number;
+  durationSeconds: number;
+  workers: number;
+  tickSeconds: number;
+  log: (line: string) => void;
+}
+
+export interface FireLagResult {
+  options: Omit<FireLagOptions, 'log'>;
+  expected: number;
+  executed: number;
+  duplicates: number;
+  lagsMs: number[];
+  lag: Distribution;
+  costs: JobCosts;
+}
+
+/**
+ * Steady load, as the local platform runs it: schedules firing every few seconds (start times spread
+ * over the interval), a tick every `tickSeconds`, and worker pollers. Fire lag = handler start − fire time.
+ */
+export async function fireLagScenario(
+  dynamo: BenchDynamo,
+  sqs: BenchSqs,
+  options: FireLagOptions,
+): Promise<FireLagResult> {
+  const { log } = options;
+  const lags = new Map<string, number>();
+  let duplicates = 0;
+  const runtime = await benchRuntime(dynamo, sqs, {
+    tasks: {
+      lag: {
+        handler: (_payload, { jobId, fireTime }) => {
+          if (lags.has(jobId)) duplicates += 1;
+          else lags.set(jobId, Date.now() - (fireTime?.getTime() ?? Number.NaN));
+        },
+      },
+    },
+  });
+  const firstFire = Math.ceil(Date.now() / 1000) * 1000 + 20_000;
+  const endAt = firstFire + options.durationSeconds * 1000 - 1;
+  const periodMs = options.intervalSeconds * 1000;
+  const schedules: IntervalSchedule[] = Array.from({ length: options.schedules }, (_, n) => ({
+    id: `lag-${n}`,
+    task: 'lag',
+    intervalSeconds: options.intervalSeconds,
+    startAt: firstFire + Math.floor((n * periodMs) / options.schedules),
+    endAt,
+    coalesce: 'all',
+    misfireGraceSeconds: null,
+  }));
+  const expected = schedules.reduce(
+    (sum, schedule) => sum + fireTimesBetween(intervalTrigger(schedule), schedule.startAt, endAt).length,
+    0,
+  );
+  await seedSchedules(runtime.store, schedules);
+  if (Date.now() > firstFire - 5_000) throw new Error('seeding took longer than the 20 s head start');
+  runtime.meter.reset();
+  sqs.resetCounts();
+  log(
+    `  ${options.schedules} schedules every ${options.intervalSeconds} s for ${options.durationSeconds} s: ${expected} jobs`,
+  );
+
+  let stopTicking = false;
+  let tickMs = 0;
+  const tickLoop = (async () => {
+    while (!stopTicking) {
+      const started = performance.now();
+      await runtime.tick();
+      const took = performance.now() - started;
+      tickMs += took;
+      await sleep(Math.max(0, options.tickSeconds * 1000 - took));
+    }
+  })();
+  const pollers = startPollers({
+    client: sqs.client,
+    queueUrl: runtime.queue.queueUrl,
+    queueArn: runtime.queue.queueArn,
+    count: options.workers,
+    handler: (event) => runtime.worker(event),
+  });
+  await waitFor(() => lags.size >= expected, endAt - Date.now() + 60_000);
+  stopTicking = true;
+  await Promise.all([tickLoop, pollers.stop()]);
+  const lagsMs = [...lags.values()];
+  log(`  ran ${lags.size}/${expected} jobs, ${duplicates} twice`);
+  return {
+    options: {
+      schedules: options.schedules,
+      intervalSeconds: options.intervalSeconds,
+      durationSeconds: options.durationSeconds,
+      workers: options.workers,
+      tickSeconds: options.tickSeconds,
+    },
+    expected,
+    executed: lags.size,
+    duplicates,
+    lagsMs,
+    lag: distribution(lagsMs),
+    costs: jobCosts({
+      jobs: lags.size,
+      capacity: runtime.meter.snapshot(),
+      sqs: sqs.requests,
+      pollers: pollers.stats,
+      tickMs,
+    }),
+  };
+}

@@ -1,0 +1,108 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { RuntimeDeps } from '../../lib/runtime/dependencies';
+import { type Faults, InjectedCrash } from './faults';
+import type { ExecutionRecorder } from './recorder';
+
+/** One worker invocation, as a process that may die. */
+interface Invocation {
+  crashed: boolean;
+  /** Jobs whose handler completed but whose result is not written yet. */
+  unacknowledged: Set<string>;
+  /** Completions taken back when the invocation died. */
+  discarded: Set<string>;
+  die: (error: Error) => void;
+}
+
+const never = <T>() => new Promise<T>(() => {});
+
+/**
+ * Worker crashes: each batch runs as one "process" (an AsyncLocalStorage context). When a handler
+ * decides its process dies, every store and queue call of that invocation hangs from then on (nothing
+ * more is written), the batch is abandoned without deleting its messages, and the jobs it claimed keep
+ * their leases until the reaper (or a redelivery) takes them over.
+ */
+export class CrashableWorkers {
+  private readonly context = new AsyncLocalStorage<Invocation>();
+
+  constructor(
+    private readonly base: RuntimeDeps,
+    private readonly faults: Faults,
+    private readonly recorder: ExecutionRecorder,
+  ) {}
+
+  /** The dependencies of the current invocation (pass as the worker handler's `getDeps`). */
+  readonly deps = (): RuntimeDeps => {
+    const invocation = this.context.getStore();
+    if (!invocation) return this.base;
+    return {
+      ...this.base,
+      jobStore: this.guard(this.base.jobStore, invocation),
+      scheduleStore: this.guard(this.base.scheduleStore, invocation),
+      queue: this.guard(this.base.queue, invocation),
+    };
+  };
+
+  /** For a task handler: whether its process is dead (or dies now). A dead handler must never return. */
+  dead(): boolean {
+    const invocation = this.context.getStore();
+    if (!invocation) return false;
+    if (!invocation.crashed && this.faults.strike('workerCrash')) this.crash(invocation);
+    return invocation.crashed;
+  }
+
+  /** For a task handler that completed: counted unless its process dies before the result is written. */
+  completed(jobId: string): void {
+    this.recorder.complete(jobId);
+    this.context.getStore()?.unacknowledged.add(jobId);
+  }
+
+  /** Runs one batch; rejects when its process died (the event source then deletes nothing). */
+  invoke(
+    handler: (event: SQSEvent) => Promise<SQSBatchResponse>,
+    event: SQSEvent,
+  ): Promise<SQSBatchResponse> {
+    let die: (error: Error) => void = () => {};
+    const died = new Promise<never>((_, reject) => {
+      die = reject;
+    });
+    died.catch(() => {});
+    const invocation: Invocation = { crashed: false, unacknowledged: new Set(), discarded: new Set(), die };
+    const run = this.context.run(invocation, () => handler(event));
+    return Promise.race([run, died]).then((response) => {
+      if (!this.faults.strike('lostDelete')) return response;
+      return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
+    });
+  }
+
+  private crash(invocation: Invocation): void {
+    invocation.crashed = true;
+    for (const jobId of invocation.unacknowledged) invocation.discarded.add(jobId);
+    this.recorder.discard([...invocation.unacknowledged]);
+    invocation.die(new InjectedCrash('worker invocation died mid-job'));
+  }
+
+  /** Calls go through until the process dies; then (and for calls still in flight) they never answer. */
+  private guard<T extends object>(target: T, invocation: Invocation): T {
+    return new Proxy(target, {
+      get: (object, property) => {
+        const value = Reflect.get(object, property);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (invocation.crashed) return never();
+          const result = value.apply(object, args) as Promise<unknown>;
+          return result.then((answer) => {
+            if (property === 'finishJob') this.acknowledge(invocation, args[0] as { jobId: string });
+            return invocation.crashed ? never() : answer;
+          });
+        };
+      },
+    });
+  }
+
+  /** The result is written: the execution stands even if the process dies right after. */
+  private acknowledge(invocation: Invocation, input: { jobId: string }): void {
+    invocation.unacknowledged.delete(input.jobId);
+    if (invocation.discarded.delete(input.jobId)) this.recorder.complete(input.jobId);
+  }
+}

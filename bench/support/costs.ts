@@ -1,0 +1,77 @@
+import type { CapacityTotals } from '../../lib/adapters/dynamodb/capacity';
+import type { PollerStats } from './pollers';
+import type { SqsRequestCounts } from './sqs';
+
+/** Store operations by who pays for them. */
+const SCHEDULE_OPERATIONS = new Set(['acquireDueSchedules', 'releaseSchedule', 'leaseSchedule']);
+const JOB_OPERATIONS = new Set(['claimJob', 'finishJob', 'retryJob']);
+
+/** What one fired job cost, measured over a whole scenario (tick and workers) and divided by its jobs. */
+export interface JobCosts {
+  jobs: number;
+  /** DynamoDB write units per job, GSI writes included; split into the parts below. */
+  wru: number;
+  /** Claim and result (the job's own item and its index entries). */
+  jobWru: number;
+  /** Lease and release of the schedule, amortised over the fires dispatched per lease. */
+  scheduleWru: number;
+  /** Everything else the tick does (reaping, parked jobs, counters), amortised. */
+  otherWru: number;
+  indexWru: number;
+  rru: number;
+  /** SQS requests per job (send, receive with messages, delete, change visibility). */
+  sqsRequests: number;
+  sqsByAction: Record<string, number>;
+  /** Receives that returned nothing (long polling while idle): a fixed cost, not per job. */
+  emptyReceives: number;
+  /** Worker invocations (non-empty batches) per job. */
+  invocations: number;
+  /** Average worker invocation duration (ms): billed Lambda time. */
+  workerMsPerInvocation: number;
+  /** Tick Lambda time per job (ms). */
+  tickMsPerJob: number;
+}
+
+export function jobCosts(input: {
+  jobs: number;
+  capacity: Record<string, CapacityTotals>;
+  sqs: SqsRequestCounts;
+  pollers: PollerStats;
+  tickMs: number;
+}): JobCosts {
+  const { jobs, capacity } = input;
+  const per = (value: number) => (jobs > 0 ? value / jobs : Number.NaN);
+  let jobWrites = 0;
+  let scheduleWrites = 0;
+  let otherWrites = 0;
+  for (const [operation, totals] of Object.entries(capacity)) {
+    if (operation === 'total') continue;
+    if (JOB_OPERATIONS.has(operation)) jobWrites += totals.writeUnits;
+    else if (SCHEDULE_OPERATIONS.has(operation)) scheduleWrites += totals.writeUnits;
+    else otherWrites += totals.writeUnits;
+  }
+  const total = capacity.total ?? { calls: 0, readUnits: 0, writeUnits: 0, indexWriteUnits: 0 };
+  const sqsByAction: Record<string, number> = {};
+  let sqsRequests = 0;
+  for (const [action, count] of Object.entries(input.sqs)) {
+    if (action === 'EmptyReceive' || action === 'CreateQueue' || action === 'GetQueueAttributes') continue;
+    sqsByAction[action] = per(count);
+    sqsRequests += count;
+  }
+  return {
+    jobs,
+    wru: per(total.writeUnits),
+    jobWru: per(jobWrites),
+    scheduleWru: per(scheduleWrites),
+    otherWru: per(otherWrites),
+    indexWru: per(total.indexWriteUnits),
+    rru: per(total.readUnits),
+    sqsRequests: per(sqsRequests),
+    sqsByAction,
+    emptyReceives: input.sqs.EmptyReceive ?? 0,
+    invocations: per(input.pollers.invocations),
+    workerMsPerInvocation:
+      input.pollers.invocations > 0 ? input.pollers.busyMs / input.pollers.invocations : Number.NaN,
+    tickMsPerJob: per(input.tickMs),
+  };
+}

@@ -1,0 +1,79 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { pollOnce } from '../../lib/adapters/sqs/event-source';
+import { sleep } from './parallel';
+
+/** What the pollers handed to the worker: invocations (non-empty batches), messages and busy time. */
+export interface PollerStats {
+  invocations: number;
+  messages: number;
+  /** Sum of the invocations' durations: what Lambda would bill. */
+  busyMs: number;
+  pollErrors: number;
+}
+
+export interface Pollers {
+  stats: PollerStats;
+  stop(): Promise<void>;
+}
+
+/**
+ * Emulates Lambda's SQS event source mapping: `count` concurrent pollers, each receiving a batch of up
+ * to 10 (long polling for 1 s), invoking the worker, then deleting what it did not report as failed.
+ */
+export function startPollers(options: {
+  client: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  count: number;
+  handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
+}): Pollers {
+  const stats: PollerStats = { invocations: 0, messages: 0, busyMs: 0, pollErrors: 0 };
+  let stopped = false;
+  const invoke = async (event: SQSEvent) => {
+    const started = performance.now();
+    try {
+      return await options.handler(event);
+    } finally {
+      stats.invocations += 1;
+      stats.messages += event.Records.length;
+      stats.busyMs += performance.now() - started;
+    }
+  };
+  const loop = async () => {
+    while (!stopped) {
+      try {
+        await pollOnce(
+          {
+            client: options.client,
+            queueUrl: options.queueUrl,
+            queueArn: options.queueArn,
+            waitTimeSeconds: 1,
+          },
+          invoke,
+        );
+      } catch {
+        stats.pollErrors += 1;
+        await sleep(100);
+      }
+    }
+  };
+  const loops = Array.from({ length: options.count }, loop);
+  return {
+    stats,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}
+
+/** Resolves once `done()` holds (checked every 200 ms) or after `maxMs`; true when `done()` held. */
+export async function waitFor(done: () => boolean | Promise<boolean>, maxMs: number): Promise<boolean> {
+  const until = Date.now() + maxMs;
+  for (;;) {
+    if (await done()) return true;
+    if (Date.now() >= until) return false;
+    await sleep(200);
+  }
+}

@@ -1,0 +1,100 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CapacityCounter } from '../../lib/adapters/dynamodb/capacity';
+import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
+import { discardingPublisher } from '../../lib/adapters/eventbridge/eventbridge-publisher';
+import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
+import { systemClock } from '../../lib/core/clock';
+import { readConfig } from '../../lib/runtime/config';
+import type { RuntimeDeps } from '../../lib/runtime/dependencies';
+import { createTickHandler, type TickHandler } from '../../lib/runtime/handlers/tick';
+import { createWorkerHandler, type WorkerHandler } from '../../lib/runtime/handlers/worker';
+import { createLogger, silentLogger } from '../../lib/runtime/observability/logger';
+import { defineTask, type TaskOptions } from '../../lib/runtime/tasks/define-task';
+import { staticTaskRegistry } from '../../lib/runtime/tasks/registry';
+import type { BenchDynamo } from './dynamo';
+import { type BenchQueue, type BenchSqs, createBenchQueue } from './sqs';
+
+export interface BenchRuntimeOptions {
+  /** Extra `SUNDIAL_*` variables (the configuration is read the way the Lambdas read it). */
+  env?: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: tasks take whatever payload their schedules carry.
+  tasks: Record<string, TaskOptions<any, any>>;
+  visibilityTimeoutSeconds?: number;
+  maxReceiveCount?: number;
+  /** The DynamoDB client the store uses (default: the run's client). */
+  dynamoClient?: DynamoDBClient;
+  /** Log warnings and errors to stderr instead of dropping every line. */
+  verbose?: boolean;
+}
+
+/** The real runtime (DynamoDB store, SQS queue, tick and worker handlers) on a fresh table and queue. */
+export interface BenchRuntime {
+  deps: RuntimeDeps;
+  store: DynamoDbStore;
+  meter: CapacityCounter;
+  queue: BenchQueue;
+  tick: TickHandler;
+  worker: WorkerHandler;
+  /** Builds another tick handler (with its own state: a second, concurrent tick). */
+  newTick(getDeps?: () => RuntimeDeps): TickHandler;
+  /** Builds another worker handler over other dependencies (e.g. per-invocation wrappers). */
+  newWorker(getDeps: () => RuntimeDeps): WorkerHandler;
+}
+
+export async function benchRuntime(
+  dynamo: BenchDynamo,
+  sqs: BenchSqs,
+  options: BenchRuntimeOptions,
+): Promise<BenchRuntime> {
+  const [tableName, queue] = await Promise.all([
+    dynamo.newTable('bench'),
+    createBenchQueue(sqs.client, {
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+      maxReceiveCount: options.maxReceiveCount ?? 500,
+    }),
+  ]);
+  const config = readConfig({
+    SUNDIAL_TABLE_NAME: tableName,
+    SUNDIAL_QUEUE_URL: queue.queueUrl,
+    SUNDIAL_DEAD_LETTER_QUEUE_URL: queue.dlqUrl,
+    ...options.env,
+  });
+  const meter = new CapacityCounter();
+  const store = new DynamoDbStore({
+    client: options.dynamoClient ?? dynamo.client,
+    tableName,
+    shards: config.shards,
+    capacityMeter: meter,
+  });
+  const logger = options.verbose
+    ? createLogger({ level: 'warn', sink: (line) => process.stderr.write(`${line}\n`) })
+    : silentLogger;
+  const deps: RuntimeDeps = {
+    config,
+    scheduleStore: store,
+    jobStore: store,
+    queue: new SqsJobQueue({ client: sqs.client, queueUrl: queue.queueUrl }),
+    events: discardingPublisher,
+    clock: systemClock,
+    random: Math.random,
+    logger,
+    metricsSink: () => {},
+  };
+  const registry = staticTaskRegistry(
+    Object.fromEntries(
+      Object.entries(options.tasks).map(([id, task]) => [id, { default: defineTask(task) }]),
+    ),
+  );
+  const newTick = (getDeps: () => RuntimeDeps = () => deps) => createTickHandler(getDeps);
+  const newWorker = (getDeps: () => RuntimeDeps) => createWorkerHandler(getDeps, registry);
+  return {
+    deps,
+    store,
+    meter,
+    queue,
+    tick: newTick(),
+    worker: newWorker(() => deps),
+    newTick,
+    newWorker,
+  };
+}

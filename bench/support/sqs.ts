@@ -1,0 +1,126 @@
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { startFauxqs } from 'fauxqs';
+
+const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+
+/** SQS requests by API action; `emptyReceives` are receives that returned nothing (polling overhead). */
+export interface SqsRequestCounts {
+  [action: string]: number;
+}
+
+/** The SQS emulator for a benchmark run, with a client that counts every request it makes. */
+export interface BenchSqs {
+  endpoint: string;
+  client: SQSClient;
+  requests: SqsRequestCounts;
+  resetCounts(): void;
+  stop(): Promise<void>;
+}
+
+export async function startBenchSqs(): Promise<BenchSqs> {
+  const server = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
+  const endpoint = `http://127.0.0.1:${server.port}`;
+  const client = new SQSClient({ endpoint, ...LOCAL });
+  const requests: SqsRequestCounts = {};
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const output = await next(args);
+      const action = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+      const messages = (output.output as { Messages?: Message[] }).Messages;
+      const key = action === 'ReceiveMessage' && !messages?.length ? 'EmptyReceive' : action;
+      requests[key] = (requests[key] ?? 0) + 1;
+      return output;
+    },
+    { step: 'initialize', name: 'benchRequestCounter' },
+  );
+  return {
+    endpoint,
+    client,
+    requests,
+    resetCounts() {
+      for (const key of Object.keys(requests)) delete requests[key];
+    },
+    async stop() {
+      client.destroy();
+      await server.stop();
+    },
+  };
+}
+
+export interface BenchQueue {
+  queueUrl: string;
+  queueArn: string;
+  dlqUrl: string;
+}
+
+let queues = 0;
+
+/** A jobs queue with its own DLQ, like the stack's (redrive after `maxReceiveCount`). */
+export async function createBenchQueue(
+  client: SQSClient,
+  options: { visibilityTimeoutSeconds: number; maxReceiveCount: number },
+): Promise<BenchQueue> {
+  queues += 1;
+  const name = `jobs-${Date.now().toString(36)}-${queues}`;
+  const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+  const dlqUrl = dlq.QueueUrl ?? '';
+  const dlqArn = await queueArn(client, dlqUrl);
+  const queue = await client.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: {
+        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: dlqArn,
+          maxReceiveCount: options.maxReceiveCount,
+        }),
+      },
+    }),
+  );
+  const queueUrl = queue.QueueUrl ?? '';
+  return { queueUrl, queueArn: await queueArn(client, queueUrl), dlqUrl };
+}
+
+/** Messages in the queue: visible, in flight and delayed. */
+export async function queueDepth(
+  client: SQSClient,
+  queueUrl: string,
+): Promise<{ visible: number; inFlight: number; delayed: number; total: number }> {
+  const output = await client.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  const attributes: Record<string, string | undefined> = output.Attributes ?? {};
+  const value = (name: string) => Number(attributes[name] ?? 0);
+  const visible = value('ApproximateNumberOfMessages');
+  const inFlight = value('ApproximateNumberOfMessagesNotVisible');
+  const delayed = value('ApproximateNumberOfMessagesDelayed');
+  return { visible, inFlight, delayed, total: visible + inFlight + delayed };
+}
+
+/** Peeks at up to 10 messages without consuming them for long (for reporting stuck messages). */
+export async function peekMessages(client: SQSClient, queueUrl: string): Promise<string[]> {
+  const output = await client.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+  );
+  return (output.Messages ?? []).map((message) => (message.Body ?? '').slice(0, 200));
+}
+
+async function queueArn(client: SQSClient, queueUrl: string): Promise<string> {
+  const output = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  return output.Attributes?.QueueArn ?? '';
+}
