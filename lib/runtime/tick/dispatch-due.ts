@@ -31,7 +31,7 @@ export interface DispatchDueTotals {
 
 /**
  * Leases due schedules in rounds of `batchSize` and dispatches them (releases at most `concurrency` at a time),
- * until none is due, the budget is spent, or the queue fails (then the rest waits for the next tick).
+ * until a round leases none, the budget is spent, or the queue fails (then the rest waits for the next tick).
  * A schedule that fails to dispatch keeps its lease until it expires, and is retried by a later tick.
  */
 export async function dispatchDueSchedules(
@@ -62,7 +62,10 @@ export async function dispatchDueSchedules(
     });
     const summaries = await dispatchRound(deps, leased, options);
     const roundFailed = addRound(totals, summaries);
-    if (leased.length < options.batchSize || roundFailed) return totals;
+    // A short round does not mean nothing is left: schedules leased by an overlapping tick were skipped,
+    // and they may be released (with fires still due) before that tick acquires again. Only an empty
+    // round ends the loop.
+    if (leased.length === 0 || roundFailed) return totals;
   }
 }
 

@@ -42,6 +42,45 @@ describe('tick', () => {
     ]);
   });
 
+  it('keeps acquiring after a short round: schedules another tick held may be free again', async () => {
+    // Prepare: 10 due schedules; another tick holds 3 of them and releases them (unsent) while this
+    // tick sends its second, short round
+    const runtime = testRuntime({ acquireBatchSize: 4 });
+    runtime.clock.set(T0 - 400);
+    await addSchedules(runtime, 10, {
+      trigger: { type: 'interval', minutes: 10, start_at: new Date(T0).toISOString() },
+    });
+    const held = await runtime.store.acquireDueSchedules({
+      owner: 'other-tick',
+      now: runtime.clock.now(),
+      dueBefore: T0,
+      leaseMs: 60 * SECOND,
+      limit: 3,
+    });
+    let sends = 0;
+    runtime.queue.afterSend = () => {
+      sends += 1;
+      if (sends !== 2) return;
+      for (const schedule of held) {
+        void runtime.store.releaseSchedule({
+          id: schedule.id,
+          owner: 'other-tick',
+          leasedVersion: schedule.version,
+          nextFireAt: schedule.nextFireAt,
+          lastFireAt: null,
+          now: runtime.clock.now(),
+        });
+      }
+    };
+
+    // Act: round 1 leases 4, round 2 the other 3 free ones (a short round), round 3 the released 3
+    const summary = await createTickHandler(() => runtime.deps)();
+
+    // Assess
+    expect(summary.schedulesProcessed).toBe(10);
+    expect(new Set(runtime.queue.sent.map((message) => message.job.scheduleId)).size).toBe(10);
+  });
+
   it('does not dispatch a fire twice when two ticks race', async () => {
     // Prepare
     const runtime = testRuntime({ acquireBatchSize: 7 });
