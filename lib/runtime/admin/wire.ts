@@ -1,13 +1,15 @@
 import { DateTime } from 'luxon';
+import type { WireJob, WireJobResult, WireSchedule, WireTask } from '../../core/admin-wire';
 import type { EpochMs } from '../../core/clock';
-import type { JsonValue } from '../../core/json';
-import type { Job, JobOrigin, JobResult, JobStatus, ResultOutcome } from '../../core/model/job';
-import type { CoalescePolicy, Schedule } from '../../core/model/schedule';
-import { type TriggerSpec, triggerTimezone } from '../../core/triggers';
+import type { Job, JobResult } from '../../core/model/job';
+import type { Schedule } from '../../core/model/schedule';
+import { triggerTimezone } from '../../core/triggers';
 import { resultTtlSecondsOf } from '../tasks/define-task';
 import type { RegisteredTask } from './deps';
 
 /** Instants and records as they appear on the wire: snake_case fields, ISO-8601 times, seconds. */
+
+export type { WireJob, WireJobResult, WireSchedule, WireTask };
 
 /** `2026-03-29T09:00:00Z` (milliseconds only when there are any). */
 export function isoUtc(instant: EpochMs): string {
@@ -23,27 +25,6 @@ export function isoInZone(instant: EpochMs, timezone: string): string {
 
 function isoOrNull(instant: EpochMs | null): string | null {
   return instant === null ? null : isoUtc(instant);
-}
-
-export interface WireSchedule {
-  id: string;
-  task: string;
-  trigger: TriggerSpec;
-  payload: JsonValue;
-  coalesce: CoalescePolicy;
-  misfire_grace_seconds: number | null;
-  max_jitter_seconds: number;
-  tags: string[];
-  paused: boolean;
-  /** The trigger's timezone (UTC unless the trigger names one). */
-  timezone: string;
-  next_fire_time: string | null;
-  /** `next_fire_time` as wall-clock time in `timezone`. */
-  next_fire_time_local: string | null;
-  last_fire_time: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
 }
 
 export function wireSchedule(schedule: Schedule): WireSchedule {
@@ -68,17 +49,6 @@ export function wireSchedule(schedule: Schedule): WireSchedule {
   };
 }
 
-export interface WireJobResult {
-  outcome: ResultOutcome;
-  return_value?: JsonValue;
-  error?: { type: string; message: string; stack?: string };
-  started_at: string | null;
-  finished_at: string;
-  /** Seconds from start to finish; null when the job never started. */
-  duration_seconds: number | null;
-  attempt: number;
-}
-
 export function wireJobResult(result: JobResult): WireJobResult {
   return {
     outcome: result.outcome,
@@ -89,24 +59,6 @@ export function wireJobResult(result: JobResult): WireJobResult {
     duration_seconds: result.startedAt === null ? null : (result.finishedAt - result.startedAt) / 1000,
     attempt: result.attempt,
   };
-}
-
-export interface WireJob {
-  id: string;
-  task: string;
-  payload: JsonValue;
-  origin: JobOrigin;
-  schedule_id: string | null;
-  fire_time: string | null;
-  run_at: string;
-  start_deadline: string | null;
-  attempt: number;
-  status: JobStatus;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  expires_at: string | null;
-  result: WireJobResult | null;
 }
 
 export function wireJob(job: Job): WireJob {
@@ -127,19 +79,6 @@ export function wireJob(job: Job): WireJob {
     expires_at: isoOrNull(job.expiresAt),
     result: job.result === null ? null : wireJobResult(job.result),
   };
-}
-
-export interface WireTask {
-  id: string;
-  max_running_jobs: number | null;
-  misfire_grace_seconds: number | null;
-  timeout_seconds: number;
-  retry: { max_attempts: number; backoff_seconds: number; max_backoff_seconds: number };
-  result_ttl_seconds: number;
-  events: string;
-  has_payload_schema: boolean;
-  /** Jobs running now, as counted by the task's counter. */
-  running: number;
 }
 
 /** A task as the admin API shows it; `defaultResultTtlSeconds` fills in a task that sets none. */
