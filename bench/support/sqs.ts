@@ -1,11 +1,11 @@
 import {
-  CreateQueueCommand,
   GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
+import { createQueueWithDeadLetterQueue } from '../../lib/local/local-resources';
 
 const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 
@@ -68,23 +68,8 @@ export async function createBenchQueue(
 ): Promise<BenchQueue> {
   queues += 1;
   const name = `jobs-${Date.now().toString(36)}-${queues}`;
-  const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-  const dlqUrl = dlq.QueueUrl ?? '';
-  const dlqArn = await queueArn(client, dlqUrl);
-  const queue = await client.send(
-    new CreateQueueCommand({
-      QueueName: name,
-      Attributes: {
-        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: dlqArn,
-          maxReceiveCount: options.maxReceiveCount,
-        }),
-      },
-    }),
-  );
-  const queueUrl = queue.QueueUrl ?? '';
-  return { queueUrl, queueArn: await queueArn(client, queueUrl), dlqUrl };
+  const queue = await createQueueWithDeadLetterQueue(client, { name, ...options });
+  return { queueUrl: queue.queueUrl, queueArn: queue.queueArn, dlqUrl: queue.deadLetterQueueUrl };
 }
 
 /** Messages in the queue: visible, in flight and delayed. */
@@ -116,11 +101,4 @@ export async function peekMessages(client: SQSClient, queueUrl: string): Promise
     new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
   );
   return (output.Messages ?? []).map((message) => (message.Body ?? '').slice(0, 200));
-}
-
-async function queueArn(client: SQSClient, queueUrl: string): Promise<string> {
-  const output = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
-  );
-  return output.Attributes?.QueueArn ?? '';
 }

@@ -4,7 +4,6 @@ import { createTableInput } from '../adapters/dynamodb/table-design';
 
 export const LOCAL_TABLE_NAME = 'sundial';
 export const LOCAL_QUEUE_NAME = 'sundial-jobs';
-export const LOCAL_DLQ_NAME = 'sundial-jobs-dlq';
 
 /** Creates the table (same design as in AWS) unless a previous run in the same data dir did. */
 export async function ensureLocalTable(client: DynamoDBClient, tableName = LOCAL_TABLE_NAME): Promise<void> {
@@ -15,27 +14,39 @@ export async function ensureLocalTable(client: DynamoDBClient, tableName = LOCAL
   }
 }
 
-export interface LocalQueues {
+export interface QueueWithDeadLetterQueue {
   queueUrl: string;
   queueArn: string;
   deadLetterQueueUrl: string;
 }
 
+export interface QueueOptions {
+  /** The jobs queue's name; its DLQ is `<name>-dlq`. */
+  name: string;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+  maximumMessageSizeBytes?: number;
+}
+
 /**
- * The jobs queue and its DLQ, configured as the stack configures them: a message that keeps coming
- * back (a task at its limit returns messages on purpose) is dead-lettered only after many receives.
+ * A jobs queue and its DLQ, configured as the stack configures them: a message that keeps coming back
+ * (a task at its limit returns messages on purpose) is dead-lettered only after `maxReceiveCount`
+ * receives. The local platform, the tests and the benchmarks all create their queues with this.
  */
-export async function createLocalQueues(
+export async function createQueueWithDeadLetterQueue(
   client: SQSClient,
-  options: { visibilityTimeoutSeconds: number; maxReceiveCount: number },
-): Promise<LocalQueues> {
-  const dlq = await client.send(new CreateQueueCommand({ QueueName: LOCAL_DLQ_NAME }));
+  options: QueueOptions,
+): Promise<QueueWithDeadLetterQueue> {
+  const dlq = await client.send(new CreateQueueCommand({ QueueName: `${options.name}-dlq` }));
   const deadLetterQueueUrl = dlq.QueueUrl ?? '';
   const queue = await client.send(
     new CreateQueueCommand({
-      QueueName: LOCAL_QUEUE_NAME,
+      QueueName: options.name,
       Attributes: {
         VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+        ...(options.maximumMessageSizeBytes
+          ? { MaximumMessageSize: String(options.maximumMessageSizeBytes) }
+          : {}),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: await queueArn(client, deadLetterQueueUrl),
           maxReceiveCount: options.maxReceiveCount,

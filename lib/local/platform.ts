@@ -14,7 +14,12 @@ import { loadTaskRegistryFromDirectory } from '../runtime/tasks/load-directory';
 import type { TaskRegistry } from '../runtime/tasks/registry';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local';
 import { type ExtraRoute, startLambdaEndpoint } from './lambda-endpoint';
-import { createLocalQueues, ensureLocalTable, LOCAL_QUEUE_NAME, LOCAL_TABLE_NAME } from './local-resources';
+import {
+  createQueueWithDeadLetterQueue,
+  ensureLocalTable,
+  LOCAL_QUEUE_NAME,
+  LOCAL_TABLE_NAME,
+} from './local-resources';
 import { prettyLogSink } from './pretty-log';
 import { type PutEventsEntry, startPutEventsServer } from './put-events-server';
 import { restoreQueueSnapshot, saveQueueSnapshot } from './queue-snapshot';
@@ -94,7 +99,11 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       if (snapshotFile) await saveQueueSnapshot(fauxqs, LOCAL_QUEUE_NAME, snapshotFile);
       await fauxqs.stop();
     });
-    const queues = await createLocalQueues(sqs, { visibilityTimeoutSeconds: 120, maxReceiveCount: 500 });
+    const queues = await createQueueWithDeadLetterQueue(sqs, {
+      name: LOCAL_QUEUE_NAME,
+      visibilityTimeoutSeconds: 120,
+      maxReceiveCount: 500,
+    });
     if (snapshotFile) await restoreQueueSnapshot(sqs, queues.queueUrl, snapshotFile);
 
     const events = await startPutEventsServer({

@@ -3,6 +3,7 @@ import { createDashboardRoute } from '../../lib/dashboard';
 import { type LocalPlatform, startLocalPlatform } from '../../lib/local/platform';
 import { type CliOptions, type CliResult, sundial } from './run-cli';
 
+export { waitFor } from '../support/wait';
 export { type CliResult, sundial };
 
 export interface CliPlatform {
@@ -43,18 +44,4 @@ export async function startCliPlatform(): Promise<CliPlatform> {
     },
     stop: () => platform.stop(),
   };
-}
-
-/** Polls `read` until `done` holds or the time runs out; returns the last value either way. */
-export async function waitFor<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }

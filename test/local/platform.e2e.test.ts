@@ -3,6 +3,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalPlatform, startLocalPlatform } from '../../lib/local/platform';
+import { waitFor } from '../support/wait';
 import { recorder } from './fixtures/recorder';
 
 interface Answer {
@@ -28,19 +29,6 @@ async function admin(request: Record<string, unknown>): Promise<Answer> {
     new InvokeCommand({ FunctionName: 'sundial-admin', Payload: Buffer.from(JSON.stringify(request)) }),
   );
   return JSON.parse(Buffer.from(output.Payload ?? []).toString('utf8')) as Answer;
-}
-
-async function waitFor<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 const jobsOf = async (filter: Record<string, unknown>) =>

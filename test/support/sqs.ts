@@ -1,5 +1,6 @@
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { createQueueWithDeadLetterQueue } from '../../lib/local/local-resources';
 import { assertLocalEndpoint } from './dynamodb';
 
 const LOCAL_REGION = 'us-east-1';
@@ -52,31 +53,11 @@ export async function createTestQueue(
   } = {},
 ): Promise<TestQueue> {
   const name = `jobs-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  const dlq = await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-  const dlqUrl = dlq.QueueUrl ?? '';
-  const dlqArn = await queueArn(client, dlqUrl);
-  const queue = await client.send(
-    new CreateQueueCommand({
-      QueueName: name,
-      Attributes: {
-        VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
-        ...(options.maximumMessageSizeBytes
-          ? { MaximumMessageSize: String(options.maximumMessageSizeBytes) }
-          : {}),
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: dlqArn,
-          maxReceiveCount: options.maxReceiveCount ?? 3,
-        }),
-      },
-    }),
-  );
-  const queueUrl = queue.QueueUrl ?? '';
-  return { queueUrl, queueArn: await queueArn(client, queueUrl), dlqUrl };
-}
-
-async function queueArn(client: SQSClient, queueUrl: string): Promise<string> {
-  const output = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
-  );
-  return output.Attributes?.QueueArn ?? '';
+  const queue = await createQueueWithDeadLetterQueue(client, {
+    name,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+    maxReceiveCount: options.maxReceiveCount ?? 3,
+    ...(options.maximumMessageSizeBytes ? { maximumMessageSizeBytes: options.maximumMessageSizeBytes } : {}),
+  });
+  return { queueUrl: queue.queueUrl, queueArn: queue.queueArn, dlqUrl: queue.deadLetterQueueUrl };
 }
