@@ -1,13 +1,11 @@
-import {
-  ChangeMessageVisibilityCommand,
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
-import { encodeJobMessage } from '../../core/model/job-message';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
-
-const BATCH_SIZE = 10;
+import {
+  DEFAULT_MAX_BATCH_BYTES,
+  type OutgoingMessage,
+  outgoingMessage,
+  packBatches,
+} from './message-batches';
 
 /** Why messages could not be sent; the job ids are returned as failed as well. */
 export interface SendFailure {
@@ -18,6 +16,12 @@ export interface SendFailure {
 export interface SqsJobQueueOptions {
   client: SQSClient;
   queueUrl: string;
+  /**
+   * The most a SendMessageBatch's messages may add up to (bytes, 1,024 to 1,048,576): 1 MiB in most
+   * regions today, 256 KiB in older ones and emulators. A batch the queue still finds too long is split.
+   * @default 262144 (256 KiB)
+   */
+  maxBatchBytes?: number;
   /** Told about every batch with entries that failed for good (for logging). */
   onSendFailure?: (failure: SendFailure) => void;
 }
@@ -28,26 +32,36 @@ interface EntryFailure {
   retryable: boolean;
 }
 
+/** The whole-call error of a batch whose messages add up to more than the queue allows. */
+const BATCH_TOO_LONG = 'BatchRequestTooLong';
+
 /**
- * The jobs queue on SQS. Sends in batches of ten; an entry the service failed on its side is sent
- * once more before it is reported as failed. Throttling and 5xx of a whole call are retried by the SDK.
+ * The jobs queue on SQS. Sends in batches of at most ten messages and `maxBatchBytes`; a batch the
+ * queue finds too long is split in halves down to single messages, so one message never blocks
+ * others. An entry the service failed on its side is sent once more before it is reported as failed.
+ * Throttling and 5xx of a whole call are retried by the SDK.
  */
 export class SqsJobQueue implements JobQueue {
   private readonly client: SQSClient;
   private readonly queueUrl: string;
+  private readonly maxBatchBytes: number;
   private readonly onSendFailure: (failure: SendFailure) => void;
 
   constructor(options: SqsJobQueueOptions) {
+    const maxBatchBytes = options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES;
+    if (!Number.isInteger(maxBatchBytes) || maxBatchBytes < 1024 || maxBatchBytes > 1024 * 1024) {
+      throw new RangeError(
+        `SqsJobQueue: maxBatchBytes must be a whole number of bytes from 1024 to 1048576 (got ${maxBatchBytes})`,
+      );
+    }
     this.client = options.client;
     this.queueUrl = options.queueUrl;
+    this.maxBatchBytes = maxBatchBytes;
     this.onSendFailure = options.onSendFailure ?? (() => {});
   }
 
   async send(messages: readonly JobMessage[]): Promise<{ failed: string[] }> {
-    const batches: JobMessage[][] = [];
-    for (let start = 0; start < messages.length; start += BATCH_SIZE) {
-      batches.push(messages.slice(start, start + BATCH_SIZE));
-    }
+    const batches = packBatches(messages.map(outgoingMessage), this.maxBatchBytes);
     const failed = await Promise.all(batches.map((batch) => this.sendBatch(batch)));
     return { failed: failed.flat() };
   }
@@ -63,18 +77,17 @@ export class SqsJobQueue implements JobQueue {
   }
 
   /** Resolves with the job ids of the batch that could not be sent. */
-  private async sendBatch(batch: readonly JobMessage[]): Promise<string[]> {
-    // Entry ids must be short and alphanumeric; job ids are not, so entries are named by position.
-    const entries = new Map(batch.map((message, index) => [`m${index}`, message]));
-    const first = await this.trySend(entries);
-    const retry = new Map([...entries].filter(([id]) => first.get(id)?.retryable));
-    const second = retry.size > 0 ? await this.trySend(retry) : new Map<string, EntryFailure>();
+  private async sendBatch(batch: readonly OutgoingMessage[]): Promise<string[]> {
+    const first = await this.sendSplitting(batch);
+    const retry = [...first].filter(([, failure]) => failure.retryable).map(([message]) => message);
+    const second =
+      retry.length > 0 ? await this.sendSplitting(retry) : new Map<OutgoingMessage, EntryFailure>();
 
     const failures = new Map([...first].filter(([, failure]) => !failure.retryable));
-    for (const [id, failure] of second) failures.set(id, failure);
+    for (const [message, failure] of second) failures.set(message, failure);
     if (failures.size === 0) return [];
 
-    const jobIds = [...failures.keys()].map((id) => entries.get(id)?.job.id ?? id);
+    const jobIds = [...failures.keys()].map((message) => message.message.job.id);
     this.onSendFailure({
       jobIds,
       codes: [...new Set([...failures.values()].map((failure) => failure.code))],
@@ -82,32 +95,46 @@ export class SqsJobQueue implements JobQueue {
     return jobIds;
   }
 
-  /** Sends the entries once; resolves with the ones that failed, by entry id. */
-  private async trySend(entries: Map<string, JobMessage>): Promise<Map<string, EntryFailure>> {
-    const failures = new Map<string, EntryFailure>();
+  /** Sends a batch once; one the queue finds too long is split in halves and each half sent the same way. */
+  private async sendSplitting(
+    batch: readonly OutgoingMessage[],
+  ): Promise<Map<OutgoingMessage, EntryFailure>> {
+    const failures = await this.trySend(batch);
+    const tooLong = [...failures.values()].some((failure) => failure.code === BATCH_TOO_LONG);
+    if (!tooLong || batch.length === 1) return failures;
+    const middle = Math.ceil(batch.length / 2);
+    const halves = await Promise.all([
+      this.sendSplitting(batch.slice(0, middle)),
+      this.sendSplitting(batch.slice(middle)),
+    ]);
+    return new Map(halves.flatMap((half) => [...half]));
+  }
+
+  /** Sends the batch once; resolves with the messages that failed. */
+  private async trySend(batch: readonly OutgoingMessage[]): Promise<Map<OutgoingMessage, EntryFailure>> {
+    const failures = new Map<OutgoingMessage, EntryFailure>();
+    // Entry ids must be short and alphanumeric; job ids are not, so entries are named by position.
+    const byEntryId = new Map(batch.map((message, index) => [`m${index}`, message]));
     try {
       const output = await this.client.send(
         new SendMessageBatchCommand({
           QueueUrl: this.queueUrl,
-          Entries: [...entries].map(([id, message]) => toEntry(id, message)),
+          Entries: [...byEntryId].map(([id, message]) => ({
+            Id: id,
+            MessageBody: message.body,
+            DelaySeconds: message.message.delaySeconds,
+          })),
         }),
       );
       for (const failure of output.Failed ?? []) {
-        if (failure.Id)
-          failures.set(failure.Id, { code: failure.Code ?? 'unknown', retryable: !failure.SenderFault });
+        const message = byEntryId.get(failure.Id ?? '');
+        if (message)
+          failures.set(message, { code: failure.Code ?? 'unknown', retryable: !failure.SenderFault });
       }
     } catch (error) {
       const code = error instanceof Error ? error.name : 'unknown';
-      for (const id of entries.keys()) failures.set(id, { code, retryable: false });
+      for (const message of batch) failures.set(message, { code, retryable: false });
     }
     return failures;
   }
-}
-
-function toEntry(id: string, message: JobMessage): SendMessageBatchRequestEntry {
-  return {
-    Id: id,
-    MessageBody: encodeJobMessage({ job: message.job, attempt: message.attempt }),
-    DelaySeconds: message.delaySeconds,
-  };
 }

@@ -27,7 +27,7 @@ export interface DispatchSummary {
 }
 
 /**
- * Plans a schedule leased by `owner`, sends its jobs (batches of 10, DelaySeconds = floor of the delay),
+ * Plans a schedule leased by `owner`, sends its jobs (DelaySeconds = floor of the delay),
  * and releases it.
  *
  * Nothing is lost and nothing runs twice: each fire's job id is deterministic, so a fire sent again

@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger';
 import {
   type DispatchDeps,
   type DispatchSummary,
+  type PlannedDispatch,
   planDispatch,
   releaseDispatched,
   sendOrReportAllFailed,
@@ -29,16 +30,8 @@ export interface DispatchDueTotals {
   budgetExhausted: boolean;
 }
 
-/**
- * Leases due schedules in rounds of `batchSize` and dispatches them (releases at most `concurrency` at a time),
- * until a round leases none, the budget is spent, or the queue fails (then the rest waits for the next tick).
- * A schedule that fails to dispatch keeps its lease until it expires, and is retried by a later tick.
- */
-export async function dispatchDueSchedules(
-  deps: DispatchDeps,
-  options: DispatchDueOptions,
-): Promise<DispatchDueTotals> {
-  const totals: DispatchDueTotals = {
+export function emptyDispatchTotals(): DispatchDueTotals {
+  return {
     schedulesProcessed: 0,
     jobsEnqueued: 0,
     sendFailures: 0,
@@ -47,11 +40,47 @@ export async function dispatchDueSchedules(
     fireLagMs: [],
     budgetExhausted: false,
   };
+}
+
+/** A planned schedule and the job ids (of its round) the queue did not take. */
+interface SentPlan {
+  plan: PlannedDispatch;
+  failed: ReadonlySet<string>;
+}
+
+/**
+ * Leases due schedules in rounds of `batchSize` and dispatches them, until a round leases none, the
+ * budget is spent, or the queue fails as a whole (then the rest waits for the next tick).
+ *
+ * One schedule's failure holds back no other: a schedule that fails to plan keeps its lease until it
+ * expires; one whose messages failed is released at its first unsent fire only after the last round,
+ * so this tick cannot lease it again, and the next tick retries it.
+ */
+export async function dispatchDueSchedules(
+  deps: DispatchDeps,
+  options: DispatchDueOptions,
+): Promise<DispatchDueTotals> {
+  const totals = emptyDispatchTotals();
+  const releaseAfterRounds: SentPlan[] = [];
+  try {
+    await dispatchRounds(deps, options, totals, releaseAfterRounds);
+  } finally {
+    addSummaries(totals, await releaseEach(deps, releaseAfterRounds, options));
+  }
+  return totals;
+}
+
+async function dispatchRounds(
+  deps: DispatchDeps,
+  options: DispatchDueOptions,
+  totals: DispatchDueTotals,
+  releaseAfterRounds: SentPlan[],
+): Promise<void> {
   for (;;) {
     const now = deps.clock.now();
     if (now >= options.stopAcquiringAt) {
       totals.budgetExhausted = true;
-      return totals;
+      return;
     }
     const leased = await deps.scheduleStore.acquireDueSchedules({
       owner: options.owner,
@@ -60,67 +89,91 @@ export async function dispatchDueSchedules(
       leaseMs: options.leaseMs,
       limit: options.batchSize,
     });
-    const summaries = await dispatchRound(deps, leased, options);
-    const roundFailed = addRound(totals, summaries);
     // A short round does not mean nothing is left: schedules leased by an overlapping tick were skipped,
     // and they may be released (with fires still due) before that tick acquires again. Only an empty
     // round ends the loop.
-    if (leased.length === 0 || roundFailed) return totals;
+    if (leased.length === 0) return;
+    const round = await dispatchRound(deps, leased, options);
+    totals.errors += round.planFailures;
+    addSummaries(totals, round.summaries);
+    releaseAfterRounds.push(...round.withFailures);
+    if (round.queueFailed) return;
   }
+}
+
+interface Round {
+  planFailures: number;
+  /** Of the schedules all of whose messages were sent (undefined: the release failed). */
+  summaries: (DispatchSummary | undefined)[];
+  /** Schedules some of whose messages were not sent. */
+  withFailures: SentPlan[];
+  /** Nothing was sent though messages of several schedules were tried: the queue itself is failing. */
+  queueFailed: boolean;
 }
 
 /**
  * Dispatches the schedules leased in one round: plans each, sends the messages of all of them together
- * (SendMessageBatch holds 10, from any schedules: a schedule with one fire in the window does not cost
- * a request of its own), then releases each (at most `concurrency` at a time) at its first unsent fire.
- * A schedule that fails to plan or release is `undefined`: it keeps its lease until it expires.
+ * (a batch holds messages of any schedules: a schedule with one fire in the window does not cost a
+ * request of its own), then releases those sent in full (at most `concurrency` at a time).
  */
 async function dispatchRound(
   deps: DispatchDeps,
   leased: readonly Schedule[],
   options: DispatchDueOptions,
-): Promise<(DispatchSummary | undefined)[]> {
-  const failedToDispatch = (schedule: Schedule, error: unknown) => {
-    options.logger.error('schedule dispatch failed; it is retried when its lease expires', {
-      scheduleId: schedule.id,
-      error,
-    });
-    return undefined;
-  };
-  const planned = leased.map((schedule) => {
+): Promise<Round> {
+  const plans = leased.flatMap((schedule) => {
     try {
-      return planDispatch(deps, schedule);
+      return [planDispatch(deps, schedule)];
     } catch (error) {
-      return failedToDispatch(schedule, error);
+      options.logger.error('schedule could not be planned; it is retried when its lease expires', {
+        scheduleId: schedule.id,
+        error,
+      });
+      return [];
     }
   });
-  const messages = planned.flatMap((plan) => plan?.messages ?? []);
+  const messages = plans.flatMap((plan) => plan.messages);
   const failed = new Set(await sendOrReportAllFailed(deps.queue, messages));
-  return mapWithConcurrency(planned, options.concurrency, async (plan) => {
-    if (!plan) return undefined;
+  const sent = plans.map((plan) => ({ plan, failed }));
+  const withFailures = sent.filter(({ plan }) => plan.messages.some((message) => failed.has(message.job.id)));
+  const sentInFull = sent.filter((item) => !withFailures.includes(item));
+  return {
+    planFailures: leased.length - plans.length,
+    summaries: await releaseEach(deps, sentInFull, options),
+    withFailures,
+    queueFailed: failed.size === messages.length && withFailures.length > 1,
+  };
+}
+
+/** Releases each schedule at its first unsent fire; undefined for one whose release failed (its lease expires). */
+function releaseEach(
+  deps: DispatchDeps,
+  sent: readonly SentPlan[],
+  options: DispatchDueOptions,
+): Promise<(DispatchSummary | undefined)[]> {
+  return mapWithConcurrency(sent, options.concurrency, async ({ plan, failed }) => {
     try {
       return await releaseDispatched(deps, plan, failed, options.owner);
     } catch (error) {
-      return failedToDispatch(plan.schedule, error);
+      options.logger.error('schedule could not be released; it is retried when its lease expires', {
+        scheduleId: plan.schedule.id,
+        error,
+      });
+      return undefined;
     }
   });
 }
 
-/** Adds one round to the totals; true when the round hit errors (keep the rest for the next tick). */
-function addRound(totals: DispatchDueTotals, summaries: readonly (DispatchSummary | undefined)[]): boolean {
-  let failed = false;
+function addSummaries(totals: DispatchDueTotals, summaries: readonly (DispatchSummary | undefined)[]): void {
   for (const summary of summaries) {
     if (!summary) {
       totals.errors += 1;
-      failed = true;
       continue;
     }
     totals.schedulesProcessed += 1;
     totals.jobsEnqueued += summary.jobsSent;
     totals.sendFailures += summary.sendFailures;
-    if (summary.sendFailures > 0) failed = true;
     if (summary.release === 'lease_lost') totals.leasesLost += 1;
     totals.fireLagMs.push(...summary.fireLagMs);
   }
-  return failed;
 }

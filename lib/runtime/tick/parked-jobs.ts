@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock';
+import type { Job } from '../../core/model/job';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 import type { Logger } from '../observability/logger';
@@ -11,30 +12,58 @@ export interface ParkedJobsDeps {
   logger: Logger;
 }
 
+export interface ParkedJobsOptions {
+  owner: string;
+  lookaheadMs: number;
+  leaseMs: number;
+  /** Jobs leased per round. */
+  limit: number;
+  /** Stop leasing more jobs at this instant (the tick's budget). */
+  stopAcquiringAt: number;
+}
+
 /**
  * Sends the jobs parked in the due index (they wait longer than the queue's 15-minute delay) once they
- * come within the lookahead, then takes them out of the index. A job whose send failed stays parked
- * and leased; the next tick after its lease expires sends it again.
+ * come within the lookahead, then takes them out of the index. Works in rounds of `limit` until a round
+ * leases none, the budget is spent, or the queue fails as a whole. A job whose send failed stays parked
+ * and leased, so this tick does not lease it again; the next tick after its lease expires sends it again.
  */
 export async function sendParkedJobs(
   deps: ParkedJobsDeps,
-  options: { owner: string; lookaheadMs: number; leaseMs: number; limit: number },
+  options: ParkedJobsOptions,
+): Promise<{ sent: number; failed: number }> {
+  const totals = { sent: 0, failed: 0 };
+  while (deps.clock.now() < options.stopAcquiringAt) {
+    const now = deps.clock.now();
+    const due = await deps.jobStore.acquireDueJobs(
+      options.owner,
+      now,
+      now + options.lookaheadMs,
+      options.leaseMs,
+      options.limit,
+    );
+    if (due.length === 0) break;
+    const round = await sendRound(deps, due, options.owner);
+    totals.sent += round.sent;
+    totals.failed += round.failed;
+    // Nothing of several jobs went out: the queue itself is failing; the rest waits for the next tick.
+    if (round.sent === 0 && round.failed > 1) break;
+  }
+  return totals;
+}
+
+async function sendRound(
+  deps: ParkedJobsDeps,
+  due: readonly Job[],
+  owner: string,
 ): Promise<{ sent: number; failed: number }> {
   const now = deps.clock.now();
-  const due = await deps.jobStore.acquireDueJobs(
-    options.owner,
-    now,
-    now + options.lookaheadMs,
-    options.leaseMs,
-    options.limit,
-  );
-  if (due.length === 0) return { sent: 0, failed: 0 };
   const { failed } = await deps.queue.send(due.map((job) => parkedJobMessage(job, now)));
   const failedIds = new Set(failed);
   const sent = due.filter((job) => !failedIds.has(job.id));
   await Promise.all(
     sent.map((job) =>
-      deps.jobStore.markJobSent(job.id, options.owner).catch((error: unknown) => {
+      deps.jobStore.markJobSent(job.id, owner).catch((error: unknown) => {
         // Sent but still parked: sent again later and dropped at claim as a duplicate.
         deps.logger.warn('parked job sent but not unparked', { jobId: job.id, error });
       }),

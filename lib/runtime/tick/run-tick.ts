@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { planLimitsOf } from '../config';
 import type { RuntimeDeps } from '../dependencies';
 import { dispatchDepsOf } from '../scheduling/dispatch-deps';
-import { type DispatchDueTotals, dispatchDueSchedules } from './dispatch-due';
+import { type DispatchDueTotals, dispatchDueSchedules, emptyDispatchTotals } from './dispatch-due';
 import { sendParkedJobs } from './parked-jobs';
 import { reapExpiredJobLeases } from './reaper';
 
@@ -44,7 +44,7 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
   };
 
   const [dispatched, parked, reaped] = await Promise.all([
-    guarded('dispatching schedules', emptyTotals(), () =>
+    guarded('dispatching schedules', emptyDispatchTotals(), () =>
       dispatchDueSchedules(dispatchDepsOf(deps), {
         owner,
         stopAcquiringAt: startedAt + config.tickBudgetMs,
@@ -55,7 +55,13 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
       }),
     ),
     guarded('sending parked jobs', { sent: 0, failed: 0 }, () =>
-      sendParkedJobs(deps, { owner, lookaheadMs, leaseMs, limit: config.acquireBatchSize }),
+      sendParkedJobs(deps, {
+        owner,
+        lookaheadMs,
+        leaseMs,
+        limit: config.acquireBatchSize,
+        stopAcquiringAt: startedAt + config.tickBudgetMs,
+      }),
     ),
     guarded('reaping expired job leases', { reaped: 0, failed: 0 }, () =>
       reapExpiredJobLeases(deps, { limit: config.reapBatchSize }),
@@ -86,16 +92,4 @@ async function repairCountersWhenDue(deps: RuntimeDeps, state: TickState): Promi
     deps.logger.warn('task counter repaired', { task, was: correction.was, now: correction.now });
   }
   return corrections.size;
-}
-
-function emptyTotals(): DispatchDueTotals {
-  return {
-    schedulesProcessed: 0,
-    jobsEnqueued: 0,
-    sendFailures: 0,
-    leasesLost: 0,
-    errors: 0,
-    fireLagMs: [],
-    budgetExhausted: false,
-  };
 }

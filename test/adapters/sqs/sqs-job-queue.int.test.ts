@@ -6,6 +6,7 @@ import { type SendFailure, SqsJobQueue } from '../../../lib/adapters/sqs/sqs-job
 import { decodeJobMessage } from '../../../lib/core/model/job-message';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { createTestQueue, type LocalSqs, startLocalSqs } from '../../support/sqs';
+import { batchLimitedClient } from './batch-limited-client';
 
 let sqs: LocalSqs;
 
@@ -33,6 +34,24 @@ function message(id: string, overrides: Partial<JobMessage> = {}): JobMessage {
     delaySeconds: 0,
     ...overrides,
   };
+}
+
+/** A fire of `scheduleId` whose payload is a string of `bytes` characters. */
+function fire(scheduleId: string, index: number, bytes = 100): JobMessage {
+  const sent = message(`${scheduleId}@${index}`);
+  sent.job.scheduleId = scheduleId;
+  sent.job.payload = 'x'.repeat(bytes);
+  return sent;
+}
+
+/** Near the 128 KB the admin API allows a payload. */
+const LARGE_PAYLOAD_BYTES = 125_000;
+
+function jobIdsOf(bodies: readonly string[]): string[] {
+  return bodies
+    .map((body) => decodeJobMessage(body))
+    .flatMap((result) => (result.ok ? [result.message.job.id] : []))
+    .sort();
 }
 
 async function receiveAll(queueUrl: string, expected: number) {
@@ -101,6 +120,110 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
     expect(failed).toEqual(['huge']);
     expect(failures).toEqual([{ jobIds: ['huge'], codes: [expect.any(String)] }]);
     expect(await receiveAll(queueUrl, 2)).toHaveLength(2);
+  });
+
+  it('sends large messages of one schedule and small ones of others that together exceed the batch limit', async () => {
+    // Prepare: 9 fires with ~125 KB payloads and 6 small fires of other schedules, 1.1 MB together.
+    // fauxqs itself rejects a SendMessageBatch over 1 MiB (AWS's limit today) with BatchRequestTooLong.
+    const { queueUrl } = await createTestQueue(sqs.client);
+    const queue = new SqsJobQueue({ client: sqs.client, queueUrl });
+    const large = Array.from({ length: 9 }, (_, index) => fire('large', index, LARGE_PAYLOAD_BYTES));
+    const small = Array.from({ length: 6 }, (_, index) => fire(`small-${index}`, 0));
+
+    // Act
+    const { failed } = await queue.send([...large, ...small]);
+    const bodies = await receiveAll(queueUrl, 15);
+
+    // Assess
+    expect(failed).toEqual([]);
+    expect(jobIdsOf(bodies)).toEqual([...large, ...small].map((sent) => sent.job.id).sort());
+  });
+
+  it('keeps each SendMessageBatch within 256 KiB by default, as older regions and emulators require', async () => {
+    // Prepare: the client is wrapped to refuse batches over 256 KiB as AWS does (fauxqs allows 1 MiB)
+    const { queueUrl } = await createTestQueue(sqs.client);
+    const client = batchLimitedClient(sqs.endpoint, 256 * 1024);
+    const queue = new SqsJobQueue({ client, queueUrl });
+    const large = Array.from({ length: 3 }, (_, index) => fire('large', index, LARGE_PAYLOAD_BYTES));
+    const small = Array.from({ length: 9 }, (_, index) => fire(`small-${index}`, 0));
+    const messages = [...large.slice(0, 1), ...small.slice(0, 4), ...large.slice(1), ...small.slice(4)];
+
+    // Act
+    const { failed } = await queue.send(messages);
+    const bodies = await receiveAll(queueUrl, messages.length);
+
+    // Assess
+    expect(failed).toEqual([]);
+    expect(client.rejectedBatches).toBe(0);
+    expect(jobIdsOf(bodies)).toEqual(messages.map((sent) => sent.job.id).sort());
+    client.destroy();
+  });
+
+  it('splits a batch the queue finds too long and sends every message of it', async () => {
+    // Prepare: the queue is told batches may hold 1 MiB, but the region allows 256 KiB (the wrapped
+    // client answers BatchRequestTooLong for the whole call, as AWS does)
+    const { queueUrl } = await createTestQueue(sqs.client);
+    const client = batchLimitedClient(sqs.endpoint, 256 * 1024);
+    const queue = new SqsJobQueue({ client, queueUrl, maxBatchBytes: 1024 * 1024 });
+    const messages = [
+      ...Array.from({ length: 3 }, (_, index) => fire('large', index, LARGE_PAYLOAD_BYTES)),
+      ...Array.from({ length: 7 }, (_, index) => fire(`small-${index}`, 0)),
+    ];
+
+    // Act
+    const { failed } = await queue.send(messages);
+    const bodies = await receiveAll(queueUrl, messages.length);
+
+    // Assess
+    expect(failed).toEqual([]);
+    expect(client.rejectedBatches).toBeGreaterThan(0);
+    expect(jobIdsOf(bodies)).toEqual(messages.map((sent) => sent.job.id).sort());
+    client.destroy();
+  });
+
+  it('reports a message too long to send even alone as failed on its own and sends the others', async () => {
+    // Prepare: one message over 256 KiB among small ones; batches over 256 KiB are refused
+    const { queueUrl } = await createTestQueue(sqs.client);
+    const client = batchLimitedClient(sqs.endpoint, 256 * 1024);
+    const failures: SendFailure[] = [];
+    const queue = new SqsJobQueue({ client, queueUrl, onSendFailure: (failure) => failures.push(failure) });
+    const small = Array.from({ length: 6 }, (_, index) => fire(`small-${index}`, 0));
+    const tooLong = fire('too-long', 0, 300_000);
+
+    // Act
+    const { failed } = await queue.send([...small.slice(0, 3), tooLong, ...small.slice(3)]);
+    const bodies = await receiveAll(queueUrl, small.length);
+
+    // Assess
+    expect(failed).toEqual([tooLong.job.id]);
+    expect(failures).toEqual([{ jobIds: [tooLong.job.id], codes: ['BatchRequestTooLong'] }]);
+    expect(jobIdsOf(bodies)).toEqual(small.map((sent) => sent.job.id).sort());
+    client.destroy();
+  });
+
+  it('sends payloads holding U+FFFE and U+FFFF, which SQS refuses raw, and they decode unchanged', async () => {
+    // Prepare: the API accepts any JSON string; SQS allows neither character in a message body
+    const { queueUrl } = await createTestQueue(sqs.client);
+    const queue = new SqsJobQueue({ client: sqs.client, queueUrl });
+    const odd = message('odd');
+    odd.job.payload = { text: 'a\uFFFEb\uFFFFc', 'key\uFFFF': ['\uFFFF'] };
+
+    // Act
+    const { failed } = await queue.send([odd, message('plain')]);
+    const bodies = await receiveAll(queueUrl, 2);
+
+    // Assess
+    expect(failed).toEqual([]);
+    const payloads = bodies
+      .map((body) => decodeJobMessage(body))
+      .flatMap((r) => (r.ok ? [r.message.job] : []));
+    expect(payloads.find((job) => job.id === 'odd')?.payload).toEqual(odd.job.payload);
+  });
+
+  it('refuses a batch byte limit SQS does not have, naming the option', () => {
+    expect(
+      () => new SqsJobQueue({ client: sqs.client, queueUrl: 'q', maxBatchBytes: 2 * 1024 * 1024 }),
+    ).toThrow('maxBatchBytes must be a whole number of bytes from 1024 to 1048576 (got 2097152)');
   });
 
   it('reports every message of a batch as failed when the queue does not exist', async () => {
