@@ -93,9 +93,13 @@ describe('worker: failures', () => {
     // Assess
     const big = await worker.store.getJob('big-1', T0);
     expect(big?.result).toMatchObject({ outcome: 'error', error: { type: 'InvalidReturnValueError' } });
-    expect(big?.result?.error?.message).toContain(`the limit is ${LIMITS.returnValueBytes} bytes`);
+    expect(big?.result?.error?.message).toContain(
+      `return value: must be at most ${LIMITS.returnValueBytes} bytes as UTF-8 JSON`,
+    );
     const odd = await worker.store.getJob('odd-1', T0);
-    expect(odd?.result?.error?.message).toContain('return value.when is a Date, not a plain object');
+    expect(odd?.result?.error?.message).toBe(
+      'return value.when: must be JSON: objects, arrays, strings, numbers, booleans and null only',
+    );
     expect(worker.queue.sent).toEqual([]);
   });
 
