@@ -31,11 +31,9 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
   ctx.counters.startLagMs.push(Math.max(0, startedAt - job.runAt));
   ctx.events.add(definition.events, eventOf(claimed, 'job.started', startedAt));
 
-  const deadline = Math.min(
-    startedAt + definition.timeoutSeconds * 1000,
-    startedAt + ctx.remainingMs() - deps.config.workerSafetyMarginMs,
-  );
-  const outcome = await runTaskHandler({
+  const invocationEnd = startedAt + ctx.remainingMs() - deps.config.workerSafetyMarginMs;
+  const deadline = Math.min(startedAt + definition.timeoutSeconds * 1000, invocationEnd);
+  const { outcome, stillRunning } = await runTaskHandler({
     definition,
     payload: job.payload,
     context: {
@@ -46,8 +44,16 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
       logger,
     },
     deadline,
+    // The slot and lease stay held while a timed-out handler runs on (the lease covers it: `runLeaseUntil`).
+    holdUntil: ctx.endsSandbox && Number.isFinite(invocationEnd) ? invocationEnd : null,
     clock: deps.clock,
   });
+  if (stillRunning) {
+    ctx.stillRunning.push(job.id);
+    logger.error(
+      'the handler ignored its abort signal and still runs at the end of the invocation; recording the timeout, then ending the sandbox',
+    );
+  }
   try {
     return await recordOutcome(ctx, claimed, outcome);
   } catch (error) {

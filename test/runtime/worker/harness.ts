@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { JobStore } from '../../../lib/core/ports/job-store';
 import type { RuntimeConfig } from '../../../lib/runtime/config';
-import { createWorkerHandler } from '../../../lib/runtime/handlers/worker';
+import { createWorkerHandler, type WorkerHandlerOptions } from '../../../lib/runtime/handlers/worker';
 import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
 import { jobRequest, sqsRecord, testRuntime } from '../support';
@@ -12,6 +12,7 @@ type AnyTaskOptions = TaskOptions<any, any>;
 export interface HarnessOptions {
   /** The job store the worker uses instead of the in-memory one (e.g. DynamoDB Local). */
   jobStore?: JobStore;
+  endSandbox?: WorkerHandlerOptions['endSandbox'];
 }
 
 /** A worker over the in-memory runtime with the given tasks; waiting advances the manual clock. */
@@ -31,6 +32,7 @@ export function workerHarness(
       waits.push(ms);
       runtime.clock.advance(ms);
     },
+    ...(options.endSandbox ? { endSandbox: options.endSandbox } : {}),
   });
   return {
     ...runtime,

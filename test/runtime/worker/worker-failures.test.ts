@@ -134,22 +134,6 @@ describe('worker: failures', () => {
     expect(job?.result).toMatchObject({ outcome: 'error', error: { type: 'TimeoutError' } });
   });
 
-  it("aborts the handler at the task's timeoutSeconds even when it ignores the signal", async () => {
-    // Prepare: the handler never settles and never looks at its signal
-    const worker = workerHarness({
-      stuck: { timeoutSeconds: 1, retry: { maxAttempts: 2 }, handler: () => new Promise(() => {}) },
-    });
-
-    // Act
-    await worker.deliver([recordFor('job-1', 'stuck')]);
-
-    // Assess: a timeout is retried
-    const job = await worker.store.getJob('job-1', worker.clock.now());
-    expect(job?.status).toBe('retrying');
-    expect(job?.result?.error?.type).toBe('TimeoutError');
-    expect(worker.queue.sent.map((message) => message.attempt)).toEqual([2]);
-  });
-
   it('keeps the message when the retry message cannot be sent (never retrying without a message)', async () => {
     // Prepare
     const worker = workerHarness({
