@@ -10,6 +10,7 @@ import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import { slotWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
 import { runClaimedJob } from './run-claimed-job';
+import { runLeaseUntil } from './run-lease';
 import { handleUnreadableMessage } from './unreadable-message';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
@@ -113,7 +114,7 @@ async function processJob(
     attempt,
     owner,
     now,
-    leaseUntil: now + (definition.timeoutSeconds + ctx.deps.config.jobLeaseMarginSeconds) * 1000,
+    leaseUntil: runLeaseUntil(ctx, definition.timeoutSeconds, now),
     ...(definition.maxRunningJobs === null ? {} : { concurrencyLimit: definition.maxRunningJobs }),
   });
   switch (claim.status) {
