@@ -109,17 +109,18 @@ async function processJob(
   }
 
   const owner = `worker-${randomUUID()}`;
+  const leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, now);
   const claim = await ctx.deps.jobStore.claimJob({
     job,
     attempt,
     owner,
     now,
-    leaseUntil: runLeaseUntil(ctx, definition.timeoutSeconds, now),
+    leaseUntil,
     ...(definition.maxRunningJobs === null ? {} : { concurrencyLimit: definition.maxRunningJobs }),
   });
   switch (claim.status) {
     case 'claimed':
-      return runClaimedJob(ctx, { job, attempt, owner, definition, startedAt: now, logger });
+      return runClaimedJob(ctx, { job, attempt, owner, definition, startedAt: now, leaseUntil, logger });
     case 'no_slot':
       logger.debug('no free slot; the message comes back later', { running: claim.running });
       return comeBackLater(ctx, record, logger);

@@ -1,26 +1,36 @@
+import type { EpochMs } from '../../core/clock';
 import { LeaseLostError, StoreUnavailableError } from '../../core/errors';
 import type { JobResult } from '../../core/model/job';
 import type { Logger } from '../observability/logger';
 import { toJobError } from './run-handler';
 import type { WorkerContext } from './worker-context';
 
-/** Tries of a write that ends a run, while the store is unavailable (its adapter retried each already). */
-const WRITE_TRIES = 3;
 const FIRST_PAUSE_MS = 250;
+const MAX_PAUSE_MS = 2_000;
+/** The last try starts at least this long before the lease ends, so it lands while the run is still ours. */
+const LEASE_END_MARGIN_MS = 1_000;
 export const RESULT_NOT_STORED_ERROR_TYPE = 'ResultNotStoredError';
 
 /**
- * Runs a write that ends a run; while the store answers `StoreUnavailableError`, tries again a few times
- * with growing pauses. Any other error (the store refused this write, or the lease is lost) is thrown
- * at once: the same write would fail again.
+ * Runs a write that ends a run; while the store answers `StoreUnavailableError` (its adapter retried
+ * each call already), tries again with growing pauses for as long as the run's lease lasts: an outage
+ * (a burst of throttling) shorter than the lease never costs a second run of the handler. Any other
+ * error (the store refused this write, or the lease is lost) is thrown at once: the same write would
+ * fail again.
  */
-export async function writeWithRetries<T>(ctx: WorkerContext, write: () => Promise<T>): Promise<T> {
+export async function writeWithRetries<T>(
+  ctx: WorkerContext,
+  leaseUntil: EpochMs,
+  write: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
-      if (!(error instanceof StoreUnavailableError) || attempt >= WRITE_TRIES) throw error;
-      await ctx.sleep(FIRST_PAUSE_MS * 2 ** (attempt - 1));
+      const pause = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (attempt - 1));
+      const leaseLeft = leaseUntil - LEASE_END_MARGIN_MS - ctx.deps.clock.now();
+      if (!(error instanceof StoreUnavailableError) || pause >= leaseLeft) throw error;
+      await ctx.sleep(pause);
     }
   }
 }
@@ -28,6 +38,8 @@ export async function writeWithRetries<T>(ctx: WorkerContext, write: () => Promi
 export interface ResultWrite {
   jobId: string;
   owner: string;
+  /** The run's lease: writes are retried until shortly before it ends. */
+  leaseUntil: EpochMs;
   result: JobResult;
   expiresAt: number;
   logger: Logger;
@@ -45,7 +57,7 @@ export async function storeFinalResult(
   write: ResultWrite,
 ): Promise<JobResult | undefined> {
   const finish = (result: JobResult) =>
-    writeWithRetries(ctx, () =>
+    writeWithRetries(ctx, write.leaseUntil, () =>
       ctx.deps.jobStore.finishJob({
         jobId: write.jobId,
         owner: write.owner,
@@ -58,6 +70,7 @@ export async function storeFinalResult(
     return write.result;
   } catch (error) {
     if (error instanceof LeaseLostError) throw error;
+    if (error instanceof StoreUnavailableError) return notStored(write, error);
     write.logger.error('the result could not be stored; recording an error result without it', { error });
     const fallback = resultNotStored(write.result, error);
     try {
@@ -65,13 +78,17 @@ export async function storeFinalResult(
       return fallback;
     } catch (fallbackError) {
       if (fallbackError instanceof LeaseLostError) throw fallbackError;
-      write.logger.error(
-        'no result could be stored: the job stays running without one, and its message is let go so that no redelivery runs this attempt again',
-        { error: fallbackError },
-      );
-      return undefined;
+      return notStored(write, fallbackError);
     }
   }
+}
+
+function notStored(write: ResultWrite, error: unknown): undefined {
+  write.logger.error(
+    'no result could be stored: the job stays running without one, and its message is let go so that no redelivery runs this attempt again',
+    { error },
+  );
+  return undefined;
 }
 
 function resultNotStored(result: JobResult, error: unknown): JobResult {

@@ -18,6 +18,8 @@ export interface ClaimedJob {
   owner: string;
   definition: TaskDefinition;
   startedAt: EpochMs;
+  /** The run's lease as claimed: its outcome is written before it ends. */
+  leaseUntil: EpochMs;
   logger: Logger;
 }
 
@@ -92,7 +94,7 @@ async function recordOutcome(
     // Should this fail, the job stays running under its lease and its next attempt still comes once:
     // from the retry message, from this message (kept: it takes the run over after the lease) or from
     // the reaper (a slot holder); the first to claim attempt n+1 runs it, the others are duplicates.
-    await writeWithRetries(ctx, () =>
+    await writeWithRetries(ctx, claimed.leaseUntil, () =>
       deps.jobStore.retryJob({
         jobId: job.id,
         owner,
@@ -114,6 +116,7 @@ async function recordOutcome(
   const result = await storeFinalResult(ctx, {
     jobId: job.id,
     owner,
+    leaseUntil: claimed.leaseUntil,
     result: attemptResult(claimed, outcome, finishedAt),
     expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
     logger,

@@ -116,6 +116,22 @@ describe('worker: results the store cannot take (DynamoDB Local)', () => {
     expect(job?.result).toMatchObject({ outcome: 'success', attempt: 1, returnValue: { sent: 3 } });
   });
 
+  it('keeps trying through an outage longer than a few tries but shorter than the lease, without re-running', async () => {
+    // Prepare: eight result writes in a row fail (about 10 s of pauses; the run's lease is 5 s + 30 s)
+    const down = withFailingFinishes(store, (_input, call) =>
+      call <= 8 ? new StoreUnavailableError('finishJob') : undefined,
+    );
+
+    // Act
+    const { runs, first, job } = await runCountedJob(down, 'outage-write-1', { sent: 4 });
+
+    // Assess
+    expect(runs).toBe(1);
+    expect(first.batchItemFailures).toEqual([]);
+    expect(job?.status).toBe('success');
+    expect(job?.result).toMatchObject({ outcome: 'success', attempt: 1, returnValue: { sent: 4 } });
+  });
+
   it('records an error result without the value when the store refuses the value, without re-running', async () => {
     // Prepare: every write that carries a return value is refused
     const refusing = withFailingFinishes(store, (input) =>
