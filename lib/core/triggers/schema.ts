@@ -17,6 +17,7 @@ export type TriggerType = (typeof TRIGGER_TYPES)[number];
 /** The longest interval accepted: 100 years of seconds keeps every sum far inside exact integers. */
 const MAX_INTERVAL_MS = 100 * 366 * MS_PER_DAY;
 export const MAX_CHILD_TRIGGERS = 100;
+export const MAX_THRESHOLD_SECONDS = 86_400;
 
 function checked<T>(parse: (text: string) => Parsed<T>) {
   return z.string().superRefine((text, context) => {
@@ -161,8 +162,8 @@ export const andTriggerSchema = z.strictObject({
   get triggers(): z.ZodArray<typeof triggerSchema> {
     return childTriggersSchema();
   },
-  /** Children firing at most this far apart count as firing together. @default 1 */
-  threshold_seconds: z.number().min(0).optional(),
+  /** Children firing at most this far apart count as firing together (at most a day). @default 1 */
+  threshold_seconds: z.number().min(0).max(MAX_THRESHOLD_SECONDS).optional(),
   /** How many rounds of advancing children `next()` may take before giving up. @default 10000 */
   max_iterations: z.number().int().min(1).max(1_000_000).optional(),
 });

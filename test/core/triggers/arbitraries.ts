@@ -147,6 +147,31 @@ const coincidingAndArb = fc
     threshold_seconds,
   }));
 
+/** Children firing every 1 to 3 s, with how often. */
+const denseChildArb = fc.oneof(
+  fc.tuple(fc.integer({ min: 1, max: 3 }), instantArb).map(([seconds, start]) => ({
+    trigger: { type: 'interval', seconds, start_at: new Date(start).toISOString() },
+    periodSeconds: seconds,
+  })),
+  fc.constantFrom(
+    { trigger: { type: 'cron', expression: '* * * * * *' }, periodSeconds: 1 },
+    { trigger: { type: 'cron', expression: '*/2 * * * * *' }, periodSeconds: 2 },
+    { trigger: { type: 'cron', expression: '1/3 * * * * *' }, periodSeconds: 3 },
+  ),
+);
+
+/**
+ * `and` of children firing about as often as its threshold, which is at least the longest period
+ * (so coincidences always exist): they overlap, and each fire must consume the ones it pairs.
+ */
+export const denseAndArb = fc
+  .tuple(fc.array(denseChildArb, { minLength: 2, maxLength: 3 }), fc.constantFrom(0, 0.5, 1))
+  .map(([children, extra]) => ({
+    type: 'and',
+    triggers: children.map(({ trigger }) => trigger),
+    threshold_seconds: Math.max(...children.map(({ periodSeconds }) => periodSeconds)) + extra,
+  }));
+
 export const triggerArb = fc.oneof(
   { weight: 4, arbitrary: leafTriggerArb },
   {
@@ -156,4 +181,5 @@ export const triggerArb = fc.oneof(
       .map((triggers) => ({ type: 'or', triggers })),
   },
   { weight: 1, arbitrary: coincidingAndArb },
+  { weight: 1, arbitrary: denseAndArb },
 );

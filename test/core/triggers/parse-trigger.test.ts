@@ -152,6 +152,10 @@ describe('parseTrigger rejects', () => {
       'trigger.hour: must be at most 23',
     ],
     [{ type: 'and', triggers: [] }, 'trigger.triggers: must list at least 1 trigger'],
+    [
+      { type: 'and', triggers: [{ type: 'interval', hours: 1 }], threshold_seconds: 86_401 },
+      'trigger.threshold_seconds: must be at most 86400',
+    ],
     [{ type: 'date' }, 'trigger.run_at: is required'],
     ['0 * * * *', "trigger: must be an object (got '0 * * * *')"],
   ])('%j', (input, problem) => {
