@@ -21,6 +21,7 @@ describe('parseTrigger accepts', () => {
       timezone: 'Europe/Berlin',
       start_at: '2026-01-01T00:00:00Z',
     },
+    { type: 'cron', expression: '0 9 * * MON-FRI,1 ' },
     { type: 'interval', minutes: 5 },
     { type: 'calendar_interval', months: 1, start_date: '2026-01-31', hour: 9, timezone: 'America/New_York' },
     { type: 'date', run_at: '2026-05-01T09:30:00.250+02:00' },
