@@ -59,8 +59,20 @@ function startNotAfterEnd(window: TimeWindow): boolean {
   return !start.ok || !end.ok || start.value <= end.value;
 }
 
+const NEVER_FIRES = 'the trigger could never fire';
+
+/** An instant as UTC ISO-8601, milliseconds only when there are some. */
+function utcText(text: string | undefined): string {
+  const parsed = parseIsoInstant(text ?? '');
+  return parsed.ok ? new Date(parsed.value).toISOString().replace('.000Z', 'Z') : String(text);
+}
+
+/** `end_at` before `start_at` leaves no instant to fire at: refused rather than stored to sit idle. */
 const windowCheck = {
-  message: 'must not be before start_at',
+  error: (issue: { input?: unknown }) => {
+    const window = issue.input as TimeWindow;
+    return `must not be before start_at (${utcText(window.end_at)} is before ${utcText(window.start_at)}): ${NEVER_FIRES}`;
+  },
   path: ['end_at'],
   when: whenValid('start_at', 'end_at'),
 };
@@ -144,7 +156,10 @@ export const calendarIntervalTriggerSchema = z
     when: whenValid(...CALENDAR_UNITS),
   })
   .refine((spec) => spec.end_date === undefined || spec.start_date <= spec.end_date, {
-    message: 'must not be before start_date',
+    error: (issue: { input?: unknown }) => {
+      const { start_date, end_date } = issue.input as { start_date: string; end_date: string };
+      return `must not be before start_date (${end_date} is before ${start_date}): ${NEVER_FIRES}`;
+    },
     path: ['end_date'],
     when: whenValid('start_date', 'end_date'),
   });

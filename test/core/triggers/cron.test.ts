@@ -78,6 +78,26 @@ describe('cron trigger: fields', () => {
     ]);
   });
 
+  it('fires on odd days or on Mondays for 0 0 */2 * MON (a field is restricted unless exactly *)', () => {
+    expect(utcFireTimes(cron('0 0 */2 * MON'), '2026-06-01T00:00:00Z', 6)).toEqual([
+      '2026-06-01T00:00:00.000Z',
+      '2026-06-03T00:00:00.000Z',
+      '2026-06-05T00:00:00.000Z',
+      '2026-06-07T00:00:00.000Z',
+      '2026-06-08T00:00:00.000Z',
+      '2026-06-09T00:00:00.000Z',
+    ]);
+  });
+
+  it('runs day-of-week steps up to 7, Sunday: 1/3 is Monday, Thursday and Sunday', () => {
+    expect(utcFireTimes(cron('0 9 * * 1/3'), '2026-06-01T00:00:00Z', 4)).toEqual([
+      '2026-06-01T09:00:00.000Z',
+      '2026-06-04T09:00:00.000Z',
+      '2026-06-07T09:00:00.000Z',
+      '2026-06-08T09:00:00.000Z',
+    ]);
+  });
+
   it('fires on the weekday alone when day-of-month is *', () => {
     expect(utcFireTimes(cron('0 0 * * 1'), '2026-01-01T00:00:00Z', 2)).toEqual([
       '2026-01-05T00:00:00.000Z',

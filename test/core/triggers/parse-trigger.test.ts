@@ -142,11 +142,20 @@ describe('parseTrigger rejects', () => {
         start_at: '2026-02-01T00:00:00Z',
         end_at: '2026-01-01T00:00:00Z',
       },
-      'trigger.end_at: must not be before start_at',
+      'trigger.end_at: must not be before start_at (2026-01-01T00:00:00Z is before 2026-02-01T00:00:00Z): the trigger could never fire',
+    ],
+    [
+      {
+        type: 'interval',
+        hours: 1,
+        start_at: '2026-05-01T10:00:00Z',
+        end_at: '2026-05-01T11:59:59.999+02:00',
+      },
+      'trigger.end_at: must not be before start_at (2026-05-01T09:59:59.999Z is before 2026-05-01T10:00:00Z): the trigger could never fire',
     ],
     [
       { type: 'calendar_interval', days: 1, start_date: '2026-02-01', end_date: '2026-01-01' },
-      'trigger.end_date: must not be before start_date',
+      'trigger.end_date: must not be before start_date (2026-01-01 is before 2026-02-01): the trigger could never fire',
     ],
     [
       { type: 'calendar_interval', days: 1, start_date: '2026-02-01', hour: 24 },
