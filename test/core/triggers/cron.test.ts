@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTrigger, parseTrigger } from '../../../lib/core/triggers';
+import { canonicalCronExpression, compileTrigger, parseTrigger } from '../../../lib/core/triggers';
 import { utcFireTimes } from './fire-times';
 
 const cron = (expression: string, extra: Record<string, unknown> = {}) => ({
@@ -150,6 +150,20 @@ describe('cron trigger: a list is the union of its members, overlapping or not',
     ],
   ])('%s from %s', (expression, from, expected) => {
     expect(utcFireTimes(cron(expression), from, expected.length)).toEqual(expected);
+  });
+});
+
+describe('canonicalCronExpression', () => {
+  it.each([
+    ['0 9 * * 0,7', '0 9 * * 0'],
+    ['*/20,0 * * * * *', '0,20,40 * * * * *'],
+    ['0 0 1,1-5,L,L * *', '0 0 1-5,L * *'],
+    ['0 0 * * 5L,FRIL,1', '0 0 * * 1,5L'],
+    ['0 9 * * 5,1', '0 9 * * 5,1'],
+    ['@daily', '@daily'],
+    ['0 9 * * 0,8', '0 9 * * 0,8'],
+  ])('writes %s as %s: only lists whose members overlap change', (expression, canonical) => {
+    expect(canonicalCronExpression(expression)).toBe(canonical);
   });
 });
 

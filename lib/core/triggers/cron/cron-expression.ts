@@ -70,8 +70,8 @@ export function canonicalCronExpression(expression: string): string {
   if (!split.ok || findCronFieldProblem(split.fields) !== undefined) return expression;
   const texts = split.fields.map((text, index) => canonicalFieldText(text, FIELD_RULES[index] as FieldRule));
   if (texts.every((text, index) => text === split.fields[index])) return expression;
-  const atoms = expression.trim().split(/\s+/);
-  return (atoms.length === 6 || atoms[0]?.startsWith('@') === true ? texts : texts.slice(1)).join(' ');
+  const hasSeconds = expression.trim().split(/\s+/).length === 6;
+  return (hasSeconds ? texts : texts.slice(1)).join(' ');
 }
 
 function invalid(expression: string, problem: string): { ok: false; problem: string } {
