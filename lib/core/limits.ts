@@ -14,6 +14,8 @@ export const LIMITS = {
   tagLength: 64,
   /** Jobs in one `add_jobs` call. */
   bulkJobs: 1_000,
+  /** A cron expression: listing every value of every field by hand takes about 530, real ones far fewer. */
+  cronExpressionLength: 512,
   /** The longest an SQS message can be delayed. */
   maxQueueDelaySeconds: 900,
 } as const;

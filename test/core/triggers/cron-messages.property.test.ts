@@ -60,10 +60,18 @@ describe('cron expression messages (property)', () => {
     );
   });
 
-  it('read a value with leading zeros as its number, however long that makes the expression', () => {
-    const parsed = parseCronExpression(`${'0'.repeat(1_100)}5 * * * *`);
+  it('read a value with leading zeros as its number, up to the 512-character bound', () => {
+    const parsed = parseCronExpression(`${'0'.repeat(503)}5 * * * *`);
     expect(parsed.ok && parsed.value.minutes.flatMap((match, minute) => (match ? [minute] : []))).toEqual([
       5,
     ]);
+  });
+
+  it('refuse a longer expression in Sundial’s words before anything reads it', () => {
+    const parsed = parseCronExpression(`${'0'.repeat(1_100)}5 * * * *`);
+    expect(parsed).toEqual({
+      ok: false,
+      problem: 'must be at most 512 characters (it has 1109); a cron expression needs far fewer',
+    });
   });
 });

@@ -22,6 +22,7 @@ describe('parseTrigger accepts', () => {
       start_at: '2026-01-01T00:00:00Z',
     },
     { type: 'cron', expression: '0 9 * * MON-FRI,1 ' },
+    { type: 'cron', expression: `${'0'.repeat(503)}5 * * * *` },
     { type: 'interval', minutes: 5 },
     { type: 'calendar_interval', months: 1, start_date: '2026-01-31', hour: 9, timezone: 'America/New_York' },
     { type: 'date', run_at: '2026-05-01T09:30:00.250+02:00' },
@@ -82,6 +83,13 @@ describe('parseTrigger rejects', () => {
   ])('cron %j', (expression, problem) => {
     expect(problems({ type: 'cron', expression })).toEqual([
       `trigger.expression: invalid cron expression '${expression}': ${problem}`,
+    ]);
+  });
+
+  it('a cron expression longer than 512 characters, before reading it, without echoing it', () => {
+    const expression = `${'0'.repeat(600)}5 * * * *`;
+    expect(problems({ type: 'cron', expression })).toEqual([
+      'trigger.expression: must be at most 512 characters (it has 609); a cron expression needs far fewer',
     ]);
   });
 

@@ -1,13 +1,9 @@
-import { daysInMonth } from '../calendar';
+import type { CronFieldCollection } from 'cron-parser';
+import { LIMITS } from '../../limits';
 import type { Parsed } from '../timestamps';
-import { canonicalFieldText, expandField, type FieldValues } from './cron-fields';
-import {
-  type CronFieldTexts,
-  FIELD_RULES,
-  type FieldRule,
-  findCronFieldProblem,
-  splitCronFields,
-} from './cron-syntax';
+import { canonicalFields } from './cron-canonical';
+import { expandCronFields } from './cron-library';
+import { type CronFieldTexts, findCronFieldProblem, splitCronFields } from './cron-syntax';
 
 /**
  * A cron expression expanded into lookup tables: everything `next()` needs, nothing it must re-parse.
@@ -35,14 +31,10 @@ export interface CronSchedule {
   readonly hourIsWildcard: boolean;
 }
 
-const NEVER_FIRES =
-  'it never fires: none of its months has that day of the month (February has at most 29 days; April, June, September and November have 30)';
-
 /**
- * Parses a cron expression (5 fields, or 6 with seconds first): checks it against the syntax
- * Sundial supports, so a problem is explained in words, then expands every field itself (a list
- * is the union of its items, overlapping or not). No cron library is involved, so no library's
- * message can reach a user.
+ * Parses a cron expression (5 fields, or 6 with seconds first): bounds its length, checks it
+ * against the syntax Sundial supports so a problem is explained in words, writes each list whose
+ * members overlap as their union, and has cron-parser expand the fields.
  *
  * @example
  * const parsed = parseCronExpression('0 9 * * MON-FRI');
@@ -50,12 +42,11 @@ const NEVER_FIRES =
  * parseCronExpression('*\/0 * * * *'); // { ok: false, problem: "invalid cron expression '*\/0 * * * *': step must be at least 1" }
  */
 export function parseCronExpression(expression: string): Parsed<CronSchedule> {
-  const split = splitCronFields(expression);
-  const problem = split.ok ? findCronFieldProblem(split.fields) : split.problem;
-  if (!split.ok || problem !== undefined) return invalid(expression, problem ?? '');
-  const schedule = toSchedule(split.fields);
-  if (neverFires(schedule)) return invalid(expression, NEVER_FIRES);
-  return { ok: true, value: schedule };
+  const checked = checkedFields(expression);
+  if (!checked.ok) return checked;
+  const expanded = expandCronFields(canonicalFields(checked.value));
+  if (!expanded.ok) return invalid(expression, expanded.problem);
+  return { ok: true, value: toSchedule(expanded.value, checked.value) };
 }
 
 /**
@@ -66,50 +57,60 @@ export function parseCronExpression(expression: string): Parsed<CronSchedule> {
  * canonicalCronExpression('*\/15,30 * * * *'); // '0,15,30,45 * * * *'
  */
 export function canonicalCronExpression(expression: string): string {
-  const split = splitCronFields(expression);
-  if (!split.ok || findCronFieldProblem(split.fields) !== undefined) return expression;
-  const texts = split.fields.map((text, index) => canonicalFieldText(text, FIELD_RULES[index] as FieldRule));
-  if (texts.every((text, index) => text === split.fields[index])) return expression;
+  const checked = checkedFields(expression);
+  if (!checked.ok) return expression;
+  const texts = canonicalFields(checked.value);
+  if (texts.every((text, index) => text === checked.value[index])) return expression;
   const hasSeconds = expression.trim().split(/\s+/).length === 6;
   return (hasSeconds ? texts : texts.slice(1)).join(' ');
+}
+
+/** The six fields of an expression that is short enough and passes Sundial's syntax check. */
+function checkedFields(expression: string): Parsed<CronFieldTexts> {
+  const limit = LIMITS.cronExpressionLength;
+  if (expression.length > limit) {
+    return {
+      ok: false,
+      problem: `must be at most ${limit} characters (it has ${expression.length}); a cron expression needs far fewer`,
+    };
+  }
+  const split = splitCronFields(expression);
+  const problem = split.ok ? findCronFieldProblem(split.fields) : split.problem;
+  if (!split.ok || problem !== undefined) return invalid(expression, problem ?? '');
+  return { ok: true, value: split.fields };
 }
 
 function invalid(expression: string, problem: string): { ok: false; problem: string } {
   return { ok: false, problem: `invalid cron expression '${expression}': ${problem}` };
 }
 
-function toSchedule(texts: CronFieldTexts): CronSchedule {
-  const [second, minute, hour, dayOfMonth, month, dayOfWeek] = texts.map((text, index) =>
-    expandField(text, FIELD_RULES[index] as FieldRule),
-  ) as [FieldValues, FieldValues, FieldValues, FieldValues, FieldValues, FieldValues];
+/** Lookup tables from cron-parser's fields; whether a field is restricted goes by the text as written. */
+function toSchedule(fields: CronFieldCollection, texts: CronFieldTexts): CronSchedule {
+  const weekdays = table(7, []);
+  const lastWeekdays = table(7, []);
+  for (const value of fields.dayOfWeek.values as readonly (number | string)[]) {
+    if (typeof value === 'number') weekdays[value % 7] = true;
+    else lastWeekdays[Number.parseInt(value, 10) % 7] = true;
+  }
   return {
-    seconds: table(60, second.values),
-    minutes: table(60, minute.values),
-    hours: table(24, hour.values),
-    months: table(13, month.values),
-    daysOfMonth: table(32, dayOfMonth.values),
-    lastDayOfMonth: dayOfMonth.lastDay,
-    weekdays: table(7, dayOfWeek.values),
-    lastWeekdays: table(7, dayOfWeek.lastWeekdays),
-    nthWeekday: dayOfWeek.nth,
+    seconds: table(60, fields.second.values),
+    minutes: table(60, fields.minute.values),
+    hours: table(24, fields.hour.values),
+    months: table(13, fields.month.values),
+    daysOfMonth: table(32, fields.dayOfMonth.values),
+    lastDayOfMonth: fields.dayOfMonth.values.includes('L'),
+    weekdays,
+    lastWeekdays,
+    nthWeekday: fields.dayOfWeek.nthDay,
     dayOfMonthRestricted: texts[3] !== '*',
     dayOfWeekRestricted: texts[5] !== '*',
     hourIsWildcard: texts[2] === '*',
   };
 }
 
-/** Only the day of month decides (day-of-week is `*`), and its smallest day is in none of the months. */
-function neverFires(schedule: CronSchedule): boolean {
-  if (schedule.dayOfWeekRestricted || schedule.lastDayOfMonth) return false;
-  const smallestDay = schedule.daysOfMonth.indexOf(true);
-  const longestMonth = Math.max(
-    ...schedule.months.flatMap((included, month) => (included ? [daysInMonth(2000, month)] : [])),
-  );
-  return smallestDay > longestMonth;
-}
-
-function table(size: number, values: ReadonlySet<number>): boolean[] {
+/** A table of `size` entries, true at each number among `values` (`'L'` and `'5L'` are not numbers). */
+function table(size: number, values: readonly (number | string)[]): boolean[] {
   const result = new Array<boolean>(size).fill(false);
-  for (const value of values) result[value] = true;
+  for (const value of values) if (typeof value === 'number') result[value] = true;
   return result;
 }

@@ -1,13 +1,13 @@
 /**
  * Checks a cron expression against the syntax Sundial supports and explains the first problem
- * in words, saying what is allowed. What passes is expanded by `cron-fields.ts`, which can then
- * assume every item is well formed.
+ * in words, saying what is allowed. cron-parser, which expands what passes, accepts more (`H`, `?`,
+ * `@weekdays`, …) and words its errors for its own developers; this runs first.
  */
 
 const MONTH_NAMES = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const WEEKDAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
 
-export interface FieldRule {
+interface FieldRule {
   label: string;
   min: number;
   max: number;
@@ -18,11 +18,10 @@ export interface FieldRule {
 const SECOND: FieldRule = { label: 'second', min: 0, max: 59 };
 const MINUTE: FieldRule = { label: 'minute', min: 0, max: 59 };
 const HOUR: FieldRule = { label: 'hour', min: 0, max: 23 };
-export const DAY_OF_MONTH: FieldRule = { label: 'day-of-month', min: 1, max: 31 };
+const DAY_OF_MONTH: FieldRule = { label: 'day-of-month', min: 1, max: 31 };
 const MONTH: FieldRule = { label: 'month', min: 1, max: 12, names: MONTH_NAMES };
-export const DAY_OF_WEEK: FieldRule = { label: 'day-of-week', min: 0, max: 7, names: WEEKDAY_NAMES };
-/** The rules of the six fields, seconds first. */
-export const FIELD_RULES = [SECOND, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK] as const;
+const DAY_OF_WEEK: FieldRule = { label: 'day-of-week', min: 0, max: 7, names: WEEKDAY_NAMES };
+const FIELD_RULES = [SECOND, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK] as const;
 
 const FIVE_FIELDS = 'minute hour day-of-month month day-of-week';
 const FIELD_COUNT_HELP = `expected 5 fields (${FIVE_FIELDS}) or 6 (second ${FIVE_FIELDS})`;
@@ -153,7 +152,7 @@ function nthProblem(item: string, rule: FieldRule): string | undefined {
 }
 
 /** The number a field value (`5`, `FRI`, `jan`) stands for, or a problem. */
-export function fieldValue(text: string, rule: FieldRule): number | string {
+function fieldValue(text: string, rule: FieldRule): number | string {
   if (/^\d+$/.test(text)) {
     const value = Number(text);
     if (value < rule.min || value > rule.max) {

@@ -1,0 +1,33 @@
+import { describe, expect, it, vi } from 'vitest';
+import { parseCronExpression } from '../../../lib/core/triggers/cron/cron-expression';
+
+/** cron-parser as a stand-in that fails with whatever message a test gives it. */
+const failure = vi.hoisted(() => ({ message: '' }));
+vi.mock('cron-parser', () => ({
+  CronExpressionParser: {
+    parse: () => {
+      throw new Error(failure.message);
+    },
+  },
+}));
+
+describe('cron-parser errors, in Sundial’s words', () => {
+  it.each([
+    [
+      'Constraint error, got value 7 expected range 0-6',
+      '0 9 * * 1',
+      'Sundial cannot read it as a schedule; write each field as docs/triggers.md describes',
+    ],
+    [
+      'Invalid explicit day of month definition',
+      '0 0 31 4 *',
+      'it never fires: none of its months has that day of the month (February has at most 29 days; April, June, September and November have 30)',
+    ],
+  ])('turns cron-parser’s %j into Sundial’s words', (libraryMessage, expression, problem) => {
+    failure.message = libraryMessage;
+    expect(parseCronExpression(expression)).toEqual({
+      ok: false,
+      problem: `invalid cron expression '${expression}': ${problem}`,
+    });
+  });
+});
