@@ -15,9 +15,13 @@ import type {
 } from '../../core/ports/job-store';
 import { pageAfter } from './memory-pages';
 
-/** A job as kept in memory: the domain job plus where it waits in the due index, if parked. */
+/**
+ * A job as kept in memory: the domain job plus where it waits in the due index, if parked, and whether
+ * a cancellation by a schedule check may still be claimed again.
+ */
 interface StoredJob extends Job {
   parkedUntil: EpochMs | null;
+  reclaimable: boolean;
 }
 
 /**
@@ -37,6 +41,7 @@ export class MemoryJobStore implements JobStore {
     const job: StoredJob = {
       ...newJob(input.job, input.now),
       parkedUntil: input.parkUntilDue ? input.job.runAt : null,
+      reclaimable: false,
     };
     this.jobs.set(job.id, job);
     return { status: existing ? 'replaced' : 'added', job: present(job) };
@@ -49,8 +54,10 @@ export class MemoryJobStore implements JobStore {
       !existing.holdsSlot &&
       existing.leaseUntil !== null &&
       existing.leaseUntil < input.now;
+    const reclaimed = input.reclaimCancelledFire === true && existing?.reclaimable === true;
     const claimable =
       !existing ||
+      reclaimed ||
       ((existing.status === 'queued' || existing.status === 'retrying' || abandonedRun) &&
         existing.attempt < input.attempt);
     if (!claimable && existing) {
@@ -71,6 +78,7 @@ export class MemoryJobStore implements JobStore {
       holdsSlot: limit !== undefined,
       startedAt: input.now,
       parkedUntil: null,
+      reclaimable: false,
     };
     this.jobs.set(job.id, job);
     return { status: 'claimed', job: present(job) };
@@ -92,6 +100,7 @@ export class MemoryJobStore implements JobStore {
       finishedAt: result.finishedAt,
       result,
       expiresAt: wholeSecondsUp(input.expiresAt),
+      reclaimable: input.reclaimable === true,
     });
     return present(job);
   }
@@ -153,8 +162,9 @@ export class MemoryJobStore implements JobStore {
     request?: JobRequest,
   ): Promise<Job | undefined> {
     const existing = this.jobs.get(id);
-    if (existing?.status === 'cancelled') return present(existing);
-    if (existing && existing.status !== 'queued' && existing.status !== 'retrying') return undefined;
+    if (existing?.status === 'cancelled' && !existing.reclaimable) return present(existing);
+    const cancellable = !existing || existing.reclaimable || ['queued', 'retrying'].includes(existing.status);
+    if (!cancellable) return undefined;
     const base: StoredJob = existing ?? {
       ...newJob(
         request ?? {
@@ -170,6 +180,7 @@ export class MemoryJobStore implements JobStore {
         now,
       ),
       parkedUntil: null,
+      reclaimable: false,
     };
     const job: StoredJob = {
       ...base,
@@ -180,6 +191,7 @@ export class MemoryJobStore implements JobStore {
       result: { outcome: 'cancelled', startedAt: base.startedAt, finishedAt: now, attempt: base.attempt },
       expiresAt: wholeSecondsUp(expiresAt),
       parkedUntil: null,
+      reclaimable: false,
     };
     this.jobs.set(id, job);
     return present(job);
@@ -300,6 +312,6 @@ function wholeSecondsUp(ms: EpochMs): EpochMs {
 }
 
 function present(job: StoredJob | Job): Job {
-  const { parkedUntil: _parked, ...rest } = job as StoredJob;
+  const { parkedUntil: _parked, reclaimable: _reclaimable, ...rest } = job as StoredJob;
   return structuredClone(rest);
 }
