@@ -10,7 +10,7 @@ import type { TaskFile } from './tasks';
 export const RUNTIME_MODULES = {
   dependencies: { file: 'lib/runtime/dependencies.ts', name: 'runtimeDependencies' },
   registry: { file: 'lib/runtime/tasks/registry.ts', name: 'staticTaskRegistry' },
-  worker: { file: 'lib/runtime/handlers/worker.ts', name: 'createWorkerHandler' },
+  worker: { file: 'lib/runtime/lambda/worker.ts', name: 'createWorkerLambdaHandler' },
   admin: { file: 'lib/runtime/handlers/admin.ts', name: 'createAdminHandler' },
   /** The tick needs no task registry: its entry point is a plain module. */
   tick: { file: 'lib/runtime/lambda/tick.ts', name: 'handler' },
@@ -28,9 +28,9 @@ export type RegistryLambda = 'worker' | 'admin';
  * ```ts
  * import * as task_send_report from '<root>/functions/send-report.ts';
  * import { staticTaskRegistry } from '<root>/lib/runtime/tasks/registry.ts';
- * import { createWorkerHandler } from '<root>/lib/runtime/handlers/worker.ts';
+ * import { createWorkerLambdaHandler } from '<root>/lib/runtime/lambda/worker.ts';
  * import { runtimeDependencies } from '<root>/lib/runtime/dependencies.ts';
- * export const handler = createWorkerHandler(runtimeDependencies, staticTaskRegistry({ 'send-report': task_send_report }));
+ * export const handler = createWorkerLambdaHandler(runtimeDependencies, staticTaskRegistry({ 'send-report': task_send_report }));
  * ```
  *
  * `<root>` is written as a path relative to the entry's folder, so the text (and the bundle) is the

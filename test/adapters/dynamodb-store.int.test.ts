@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import { taskCounterKey } from '../../lib/adapters/dynamodb/table-design';
-import { createTestTable } from '../support/dynamodb';
+import { createTestTable, deleteExpiredItems } from '../support/dynamodb';
 import { describeStoreContract } from './store-contract';
 
 describeStoreContract('DynamoDB (Local)', async () => {
@@ -19,6 +19,7 @@ describeStoreContract('DynamoDB (Local)', async () => {
         }),
       );
     },
+    expireRecords: (now) => deleteExpiredItems(table, now),
     teardown: () => table.drop(),
   };
 });

@@ -31,9 +31,8 @@ const success = (attempt: number, returnValue: JobResult['returnValue'] = { ok: 
 
 export function jobContract(fixture: () => StoreFixture): void {
   let store: Store;
-  let setRunningCount: StoreFixture['setRunningCount'];
   beforeEach(() => {
-    ({ store, setRunningCount } = fixture());
+    ({ store } = fixture());
   });
 
   it('claims a job once: a second delivery of the same attempt is a duplicate', async () => {
@@ -364,24 +363,5 @@ export function jobContract(fixture: () => StoreFixture): void {
     await expect(
       store.finishJob({ jobId: 'free', owner: 'dead', result: success(1), expiresAt: T0 + 2 * MINUTE }),
     ).rejects.toBeInstanceOf(LeaseLostError);
-  });
-
-  it('repairs a drifted counter to the number of slot-holding running jobs', async () => {
-    await store.claimJob(claim('held', 1, 'w', { limit: 5 }));
-    await setRunningCount('send-report', 4);
-    await setRunningCount('ghost-task', 2);
-
-    const corrections = await store.repairCounters(T0);
-    const counts = await store.runningCounts();
-
-    expect(corrections).toEqual(
-      new Map([
-        ['send-report', { was: 4, now: 1 }],
-        ['ghost-task', { was: 2, now: 0 }],
-      ]),
-    );
-    expect(counts.get('send-report')).toBe(1);
-    expect(counts.get('ghost-task')).toBe(0);
-    expect((await store.repairCounters(T0)).size).toBe(0);
   });
 }

@@ -8,6 +8,9 @@ describeStoreContract('in-memory', async () => {
     async setRunningCount(task, running) {
       store.setRunningCount(task, running);
     },
+    async expireRecords(now) {
+      store.deleteExpiredRecords(now);
+    },
     async teardown() {},
   };
 });

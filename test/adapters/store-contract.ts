@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import { concurrencyContract } from './concurrency-contract';
+import { counterContract } from './counter-contract';
+import { dedupeContract } from './dedupe-contract';
 import { jobContract } from './job-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
@@ -27,6 +29,8 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('schedules', () => scheduleContract(current));
     describe('schedule leases', () => scheduleLeaseContract(current));
     describe('jobs', () => jobContract(current));
+    describe('task counters', () => counterContract(current));
+    describe('dedupe records', () => dedupeContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
   });
 }

@@ -1,5 +1,6 @@
+import type { JobResult } from '../../lib/core/model/job';
 import type { ScheduleDefinition } from '../../lib/core/model/schedule';
-import type { JobRequest, JobStore } from '../../lib/core/ports/job-store';
+import type { ClaimJobInput, JobRequest, JobStore } from '../../lib/core/ports/job-store';
 import type { ScheduleStore } from '../../lib/core/ports/schedule-store';
 import type { TriggerSpec } from '../../lib/core/triggers/schema';
 
@@ -9,12 +10,15 @@ export interface StoreFixture {
   store: Store;
   /** Overwrites a task's running counter, simulating drift. */
   setRunningCount(task: string, running: number): Promise<void>;
+  /** Deletes every item whose TTL has passed by `now`, as DynamoDB's TTL does (late; Local never does). */
+  expireRecords(now: number): Promise<void>;
   teardown(): Promise<void>;
 }
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 export const SECOND = 1_000;
 export const MINUTE = 60_000;
+export const DAY = 24 * 60 * MINUTE;
 
 export function definition(id: string, overrides: Partial<ScheduleDefinition> = {}): ScheduleDefinition {
   return {
@@ -44,6 +48,20 @@ export function jobRequest(id: string, overrides: Partial<JobRequest> = {}): Job
     ...overrides,
   };
 }
+
+/** The first delivery of job `id` of the task `limited` (at most `limit` running), by owner `w-<id>`. */
+export function limitedClaim(id: string, limit: number, now = T0): ClaimJobInput {
+  return {
+    job: jobRequest(id, { task: 'limited' }),
+    attempt: 1,
+    owner: `w-${id}`,
+    now,
+    leaseUntil: now + MINUTE,
+    concurrencyLimit: limit,
+  };
+}
+
+export const SUCCESS: JobResult = { outcome: 'success', startedAt: T0, finishedAt: T0 + SECOND, attempt: 1 };
 
 export function range(count: number): number[] {
   return Array.from({ length: count }, (_, index) => index);

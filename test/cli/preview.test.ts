@@ -85,6 +85,22 @@ describe('sundial preview', () => {
     expect(result.stdout).toContain('The trigger has no more fire times: 2 of the 10 asked for.');
   });
 
+  it('reads a list with overlapping members as their union, and says how it read it', async () => {
+    const result = await sundial(['preview', '0 9 * * 0,7', '--count', '2']);
+    expect(result).toEqual({
+      code: 0,
+      stdout: [
+        "Fire times of cron '0 9 * * 0,7' (read as '0 9 * * 0') in UTC, at or after 2026-03-07T00:00:00Z:",
+        '',
+        '#  UTC',
+        '1  Sun 2026-03-08 09:00:00 +00:00 UTC',
+        '2  Sun 2026-03-15 09:00:00 +00:00 UTC',
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+  });
+
   it('shows 10 fire times from the clock’s now by default', async () => {
     const result = await sundial(
       ['preview', '*/5 * * * *', '--json'],

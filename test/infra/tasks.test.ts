@@ -70,10 +70,10 @@ describe('generated Lambda entries', () => {
       `import * as task_long_report from "${fixtures}/long-report.ts";`,
       `import * as task_quick_task from "${fixtures}/quick-task.ts";`,
       `import { staticTaskRegistry } from "${root}/lib/runtime/tasks/registry.ts";`,
-      `import { createWorkerHandler } from "${root}/lib/runtime/handlers/worker.ts";`,
+      `import { createWorkerLambdaHandler } from "${root}/lib/runtime/lambda/worker.ts";`,
       `import { runtimeDependencies } from "${root}/lib/runtime/dependencies.ts";`,
       '',
-      `export const handler = createWorkerHandler(runtimeDependencies, staticTaskRegistry({ "long-report": task_long_report, "quick-task": task_quick_task }));`,
+      `export const handler = createWorkerLambdaHandler(runtimeDependencies, staticTaskRegistry({ "long-report": task_long_report, "quick-task": task_quick_task }));`,
       '',
     ]);
   });

@@ -4,9 +4,9 @@ import {
   DynamoDBClient,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { createTableInput } from '../../lib/adapters/dynamodb/table-design';
+import { createTableInput, TTL_ATTRIBUTE } from '../../lib/adapters/dynamodb/table-design';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/dynamodb-local';
 
 export interface TestTable {
@@ -65,4 +65,26 @@ export async function createTestTable(
       client.destroy();
     },
   };
+}
+
+/** Deletes the items whose TTL attribute has passed by `now` (ms), as DynamoDB's TTL would; Local never does. */
+export async function deleteExpiredItems(table: TestTable, now: number): Promise<void> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.documentClient.send(
+      new ScanCommand({
+        TableName: table.tableName,
+        FilterExpression: '#ttl <= :now',
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      await table.documentClient.send(
+        new DeleteCommand({ TableName: table.tableName, Key: { pk: item.pk, sk: item.sk } }),
+      );
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }

@@ -24,6 +24,7 @@ import type {
   ScheduleStore,
 } from '../../core/ports/schedule-store';
 import type { CapacityMeter } from './capacity';
+import * as counterRepair from './counter-repair';
 import * as counters from './counters';
 import * as claims from './job-claims';
 import * as endings from './job-endings';
@@ -183,6 +184,6 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
   }
 
   repairCounters(now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
-    return counters.repairCounters(this.context, now);
+    return counterRepair.repairCounters(this.context, now);
   }
 }

@@ -9,7 +9,7 @@ import {
   type StoredItem,
   transactionCancellation,
 } from './store-context';
-import { jobKey, shardKeys, shardOf } from './table-design';
+import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } from './table-design';
 
 /**
  * Claims one delivery of a job: creates the item or takes a `queued`/`retrying` one whose stored attempt
@@ -72,7 +72,17 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
       startedAt: now,
       holdsSlot: input.concurrencyLimit === undefined ? null : true,
     },
-    ['finishedAt', 'returnValue', 'error', 'expiresAt', 'dueShard', 'dueAt', 'reclaimable'],
+    // The expiries and `reclaimable` exist only on a reclaimed cancellation (see the condition below).
+    [
+      'finishedAt',
+      'returnValue',
+      'error',
+      TTL_ATTRIBUTE,
+      RESULT_EXPIRY_ATTRIBUTE,
+      'dueShard',
+      'dueAt',
+      'reclaimable',
+    ],
   );
   const expressions = applyTo(new Expressions(), claim);
   // A job's run time and creation time never change on claim (they are index keys: rewriting costs).

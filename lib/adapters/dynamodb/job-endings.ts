@@ -3,9 +3,9 @@ import { LeaseLostError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
 import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
 import type { FinishJobInput, JobRequest, RetryJobInput } from '../../core/ports/job-store';
-import { returnSlotItem } from './counters';
+import { returnSlotItem, slotDroppedItem } from './counters';
 import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
-import { itemToJob, requestAttributes, ttlOf } from './job-items';
+import { endedRecordExpiry, itemToJob, requestAttributes } from './job-items';
 import {
   conditionFailure,
   type StoreContext,
@@ -26,7 +26,7 @@ export function finishJob(context: StoreContext, input: FinishJobInput): Promise
       finishedAt: result.finishedAt,
       returnValue: result.returnValue,
       error: result.error,
-      expiresAt: ttlOf(input.expiresAt),
+      ...endedRecordExpiry(result.finishedAt, input.expiresAt),
       reclaimable: input.reclaimable === true ? true : undefined,
     },
     [
@@ -71,7 +71,8 @@ export function retryJob(context: StoreContext, input: RetryJobInput): Promise<J
 /**
  * Applies `ending` to a running job leased by `owner` (also after its lease expired, as long as nobody
  * took it over). Tries the common case first (no slot held: one write); a slot holder is ended in a
- * transaction that also gives the slot back.
+ * transaction that also gives the slot back, or, when its counter is already 0 (it drifted low), that
+ * only records the slot change on the counter: a counter never goes below 0.
  */
 async function endRun(
   context: StoreContext,
@@ -110,26 +111,31 @@ async function endRun(
     old.status === 'running' &&
     (attempt === undefined || old.attempt === attempt);
   if (!old || !ownsRun || old.holdsSlot !== true) throw new LeaseLostError('job', jobId, owner);
-  try {
-    await context.transact(operation, {
-      TransactItems: [
-        {
-          Update: {
-            TableName: context.tableName,
-            Key: jobKey(jobId),
-            ...build(false),
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        returnSlotItem(context, String(old.task)),
-      ],
-    });
-    return itemToJob(changedItem(old, ending));
-  } catch (error) {
-    const [reason] = transactionCancellation(error);
-    if (reason?.old && ourEarlierTry(reason.old)) return itemToJob(reason.old);
-    throw new LeaseLostError('job', jobId, owner);
-  }
+  const runItem = {
+    Update: {
+      TableName: context.tableName,
+      Key: jobKey(jobId),
+      ...build(false),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    },
+  };
+  /** Ends the run with `slotItem`; undefined when only the counter's condition failed. */
+  const endWith = async (slotItem: ReturnType<typeof returnSlotItem>): Promise<Job | undefined> => {
+    try {
+      await context.transact(operation, { TransactItems: [runItem, slotItem] });
+      return itemToJob(changedItem(old, ending));
+    } catch (error) {
+      const [run, slot] = transactionCancellation(error);
+      if (run?.old && ourEarlierTry(run.old)) return itemToJob(run.old);
+      if (run?.code !== 'ConditionalCheckFailed' && slot?.code === 'ConditionalCheckFailed') return undefined;
+      throw new LeaseLostError('job', jobId, owner);
+    }
+  };
+  const task = String(old.task);
+  const ended =
+    (await endWith(returnSlotItem(context, task))) ?? (await endWith(slotDroppedItem(context, task)));
+  if (!ended) throw new LeaseLostError('job', jobId, owner);
+  return ended;
 }
 
 /**
@@ -157,7 +163,7 @@ export async function cancelJob(
   keepOrSet('attempt', 0);
   applyTo(
     expressions,
-    change({ status: 'cancelled', finishedAt: now, expiresAt: ttlOf(expiresAt) }, [
+    change({ status: 'cancelled', finishedAt: now, ...endedRecordExpiry(now, expiresAt) }, [
       'dueShard',
       'dueAt',
       'leaseOwner',

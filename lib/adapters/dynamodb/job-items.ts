@@ -8,16 +8,24 @@ import {
   type JobResult,
   type JobStatus,
 } from '../../core/model/job';
-import type { JobRequest } from '../../core/ports/job-store';
+import { dedupeRecordExpiresAt, type JobRequest } from '../../core/ports/job-store';
 import { optionalNumber } from './schedule-items';
 import type { StoredItem } from './store-context';
-import { idFromPartitionKey, JOB_PREFIX, jobKey, ttlSeconds } from './table-design';
+import {
+  idFromPartitionKey,
+  JOB_PREFIX,
+  jobKey,
+  RESULT_EXPIRY_ATTRIBUTE,
+  TTL_ATTRIBUTE,
+  ttlSeconds,
+} from './table-design';
 
 /**
  * A job item stores each fact once: the id lives in `pk`; the result is not a nested copy but
  * `returnValue`/`error` next to the job's own `status`, `startedAt`, `finishedAt` and `attempt`;
- * `expiresAt` is the TTL in epoch seconds. `runShard` exists only while running, `dueShard`/`dueAt`
- * only while parked. Absent optional fields mean `null`.
+ * `visibleUntil` (the result TTL) and `expiresAt` (the item's TTL, when its dedupe record ends) are epoch
+ * seconds. `runShard` exists only while running, `dueShard`/`dueAt` only while parked. Absent optional
+ * fields mean `null`.
  */
 export function requestAttributes(request: JobRequest): StoredItem {
   return {
@@ -44,7 +52,7 @@ export function itemToJob(item: StoredItem): Job {
   const startedAt = optionalNumber(item.startedAt);
   const finishedAt = optionalNumber(item.finishedAt);
   const attempt = Number(item.attempt ?? 0);
-  const expiresAt = optionalNumber(item.expiresAt);
+  const expiresAt = optionalNumber(resultExpiry(item));
   return {
     id: idFromPartitionKey(String(item.pk), JOB_PREFIX),
     task: typeof item.task === 'string' ? item.task : '',
@@ -88,11 +96,24 @@ function resultOf(
   return result;
 }
 
-/** Reads treat an item past its expiry as absent (DynamoDB deletes it up to days later; Local never). */
-export function isExpired(item: StoredItem, now: EpochMs): boolean {
-  return typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= now;
+/** The attributes of a job that ended at `endedAt`: its result reads until `resultExpiresAt`, its item lives longer. */
+export function endedRecordExpiry(endedAt: EpochMs, resultExpiresAt: EpochMs): StoredItem {
+  return {
+    [RESULT_EXPIRY_ATTRIBUTE]: ttlSeconds(resultExpiresAt),
+    [TTL_ATTRIBUTE]: ttlSeconds(dedupeRecordExpiresAt(endedAt, resultExpiresAt)),
+  };
 }
 
-export function ttlOf(expiresAtMs: EpochMs): number {
-  return ttlSeconds(expiresAtMs);
+/** When the result expires (epoch seconds); items written before the two expiries were split have only the TTL. */
+function resultExpiry(item: StoredItem): unknown {
+  return item[RESULT_EXPIRY_ATTRIBUTE] ?? item[TTL_ATTRIBUTE];
+}
+
+/**
+ * Reads treat a job whose result expired as absent; claims do not (its item is the dedupe record until
+ * DynamoDB's TTL deletes it, up to days after `expiresAt`; Local never does).
+ */
+export function isExpired(item: StoredItem, now: EpochMs): boolean {
+  const expiry = resultExpiry(item);
+  return typeof expiry === 'number' && expiry * 1000 <= now;
 }

@@ -7,11 +7,19 @@ import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
 import { isExpired, itemToJob, newJobItem } from './job-items';
 import { conditionFailure, type StoreContext } from './store-context';
-import { jobKey, shardKeys, shardOf, ttlSeconds } from './table-design';
+import {
+  jobKey,
+  RESULT_EXPIRY_ATTRIBUTE,
+  shardKeys,
+  shardOf,
+  TTL_ATTRIBUTE,
+  ttlSeconds,
+} from './table-design';
 
 /**
  * Records a job accepted by the admin API (status `queued`), parked in the due index when it waits
- * longer than the queue can delay it. An id whose item expired counts as free. `replace` overwrites
+ * longer than the queue can delay it. An id whose result expired counts as free (a schedule fire's only
+ * once its dedupe record ended, see `JobStore.createJob`). `replace` overwrites
  * anything but a running job (a running job cannot be replaced: `ConflictingIdError`).
  */
 export async function createJob(
@@ -25,7 +33,11 @@ export async function createJob(
   }
   const job = itemToJob(item);
   const expressions = new Expressions();
-  const free = `attribute_not_exists(pk) OR ${expressions.name('expiresAt')} <= ${expressions.value(ttlSeconds(input.now))}`;
+  const now = expressions.value(ttlSeconds(input.now));
+  // An ended job's result expires before its dedupe record: only a schedule fire's id stays taken until the record ends.
+  const free =
+    `attribute_not_exists(pk) OR ${expressions.name(TTL_ATTRIBUTE)} <= ${now}` +
+    ` OR (${expressions.name(RESULT_EXPIRY_ATTRIBUTE)} <= ${now} AND NOT ${expressions.name('origin')} = ${expressions.value('schedule')})`;
   const condition =
     input.conflictPolicy === 'replace'
       ? `${free} OR ${expressions.name('status')} <> ${expressions.value('running')}`

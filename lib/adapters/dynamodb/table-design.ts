@@ -22,8 +22,17 @@ export interface GlobalSecondaryIndexDesign {
 
 export const DEFAULT_SHARDS = 16;
 
-/** DynamoDB TTL attribute, in epoch SECONDS (the domain's `expiresAt` is ms, rounded up to the second). */
+/**
+ * DynamoDB TTL attribute, in epoch SECONDS: when an item may be deleted. For a job that ended, that is when
+ * its dedupe record ends, at least 14 days and a bit after its end (see `DEDUPE_RECORD_RETENTION_MS`).
+ */
 export const TTL_ATTRIBUTE = 'expiresAt';
+
+/**
+ * When a job's result expires, in epoch SECONDS (the domain's `expiresAt` is ms, rounded up to the second):
+ * reads treat the job as absent from then on, while its item still dedupes deliveries until the TTL.
+ */
+export const RESULT_EXPIRY_ATTRIBUTE = 'visibleUntil';
 
 export const TABLE_KEYS = {
   partitionKey: { name: 'pk', type: 'S' },

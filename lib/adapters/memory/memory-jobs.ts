@@ -2,25 +2,29 @@ import type { EpochMs } from '../../core/clock';
 import { ConflictingIdError, LeaseLostError, ValidationError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
 import type { Page, PageRequest } from '../../core/model/page';
+import { counterRepair, type TaskCounter } from '../../core/ports/counter-repair';
 import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
-import type {
-  ClaimJobInput,
-  ClaimOutcome,
-  CreateJobInput,
-  FinishJobInput,
-  JobFilter,
-  JobRequest,
-  JobStore,
-  RetryJobInput,
+import {
+  type ClaimJobInput,
+  type ClaimOutcome,
+  type CreateJobInput,
+  dedupeRecordExpiresAt,
+  type FinishJobInput,
+  type JobFilter,
+  type JobRequest,
+  type JobStore,
+  type RetryJobInput,
 } from '../../core/ports/job-store';
 import { pageAfter } from './memory-pages';
 
 /**
- * A job as kept in memory: the domain job plus where it waits in the due index, if parked, and whether
- * a cancellation by a schedule check may still be claimed again.
+ * A job as kept in memory: the domain job plus where it waits in the due index, if parked, until
+ * when it stays a dedupe record (`expiresAt` only hides it from reads), and whether a cancellation by
+ * a schedule check may still be claimed again.
  */
 interface StoredJob extends Job {
   parkedUntil: EpochMs | null;
+  recordExpiresAt: EpochMs | null;
   reclaimable: boolean;
 }
 
@@ -30,10 +34,13 @@ interface StoredJob extends Job {
  */
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, StoredJob>();
-  private readonly counters = new Map<string, number>();
+  private readonly counters = new Map<string, TaskCounter>();
 
   async createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
-    const existing = this.live(input.job.id, input.now);
+    const visible = this.live(input.job.id, input.now);
+    const stored = this.jobs.get(input.job.id);
+    const fireRecord = stored?.origin === 'schedule' && !isRecordGone(stored, input.now) ? stored : undefined;
+    const existing = visible ?? fireRecord;
     if (existing && input.conflictPolicy === 'do_nothing') return { status: 'kept', job: present(existing) };
     if (existing && (input.conflictPolicy === 'exception' || existing.status === 'running')) {
       throw new ConflictingIdError('job', input.job.id);
@@ -41,10 +48,11 @@ export class MemoryJobStore implements JobStore {
     const job: StoredJob = {
       ...newJob(input.job, input.now),
       parkedUntil: input.parkUntilDue ? input.job.runAt : null,
+      recordExpiresAt: null,
       reclaimable: false,
     };
     this.jobs.set(job.id, job);
-    return { status: existing ? 'replaced' : 'added', job: present(job) };
+    return { status: visible ? 'replaced' : 'added', job: present(job) };
   }
 
   async claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
@@ -64,9 +72,11 @@ export class MemoryJobStore implements JobStore {
       return { status: existing.status === 'cancelled' ? 'cancelled' : 'duplicate', job: present(existing) };
     }
     const limit = input.concurrencyLimit;
-    const running = this.counters.get(input.job.task) ?? 0;
-    if (limit !== undefined && running >= limit) return { status: 'no_slot', running };
-    if (limit !== undefined) this.counters.set(input.job.task, running + 1);
+    if (limit !== undefined) {
+      const counter = this.counter(input.job.task);
+      if (counter.running >= limit) return { status: 'no_slot', running: counter.running };
+      Object.assign(counter, { running: counter.running + 1, seq: counter.seq + 1 });
+    }
     const job: StoredJob = {
       ...newJob(input.job, input.now),
       runAt: existing?.runAt ?? input.job.runAt,
@@ -78,6 +88,7 @@ export class MemoryJobStore implements JobStore {
       holdsSlot: limit !== undefined,
       startedAt: input.now,
       parkedUntil: null,
+      recordExpiresAt: null,
       reclaimable: false,
     };
     this.jobs.set(job.id, job);
@@ -100,6 +111,7 @@ export class MemoryJobStore implements JobStore {
       finishedAt: result.finishedAt,
       result,
       expiresAt: wholeSecondsUp(input.expiresAt),
+      recordExpiresAt: wholeSecondsUp(dedupeRecordExpiresAt(result.finishedAt, input.expiresAt)),
       reclaimable: input.reclaimable === true,
     });
     return present(job);
@@ -180,6 +192,7 @@ export class MemoryJobStore implements JobStore {
         now,
       ),
       parkedUntil: null,
+      recordExpiresAt: null,
       reclaimable: false,
     };
     const job: StoredJob = {
@@ -191,6 +204,7 @@ export class MemoryJobStore implements JobStore {
       result: { outcome: 'cancelled', startedAt: base.startedAt, finishedAt: now, attempt: base.attempt },
       expiresAt: wholeSecondsUp(expiresAt),
       parkedUntil: null,
+      recordExpiresAt: wholeSecondsUp(dedupeRecordExpiresAt(now, expiresAt)),
       reclaimable: false,
     };
     this.jobs.set(id, job);
@@ -236,28 +250,43 @@ export class MemoryJobStore implements JobStore {
   }
 
   async runningCounts(): Promise<Map<string, number>> {
-    return new Map(this.counters);
+    return new Map([...this.counters].map(([task, counter]) => [task, counter.running]));
   }
 
-  async repairCounters(_now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
+  async repairCounters(now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
     const actual = new Map<string, number>();
     for (const job of this.jobs.values()) {
       if (job.status === 'running' && job.holdsSlot) actual.set(job.task, (actual.get(job.task) ?? 0) + 1);
     }
     const corrections = new Map<string, { was: number; now: number }>();
     for (const task of new Set([...this.counters.keys(), ...actual.keys()])) {
-      const was = this.counters.get(task);
-      const counted = actual.get(task) ?? 0;
-      if (was === counted || (was === undefined && counted === 0)) continue;
-      this.counters.set(task, counted);
-      corrections.set(task, { was: was ?? 0, now: counted });
+      const counter = this.counter(task);
+      const repair = counterRepair(counter, actual.get(task) ?? 0, now);
+      if (repair.action === 'observe') counter.observed = repair.observation;
+      if (repair.action !== 'set') continue;
+      corrections.set(task, { was: counter.running, now: repair.running });
+      counter.running = repair.running;
     }
     return corrections;
   }
 
-  /** Overwrites a task's counter, as drift would (a test aid for `repairCounters`; not part of the port). */
+  /** Forgets the jobs whose dedupe record has ended by `now`, as DynamoDB's TTL does (a test aid; not part of the port). */
+  deleteExpiredRecords(now: EpochMs): void {
+    for (const [id, job] of this.jobs) if (isRecordGone(job, now)) this.jobs.delete(id);
+  }
+
+  /** Overwrites a task's counter, as drift would: no slot change is recorded (a test aid; not part of the port). */
   setRunningCount(task: string, running: number): void {
-    this.counters.set(task, running);
+    this.counter(task).running = running;
+  }
+
+  private counter(task: string): TaskCounter {
+    let counter = this.counters.get(task);
+    if (!counter) {
+      counter = { running: 0, seq: 0 };
+      this.counters.set(task, counter);
+    }
+    return counter;
   }
 
   private live(id: string, now: EpochMs): StoredJob | undefined {
@@ -275,9 +304,15 @@ export class MemoryJobStore implements JobStore {
     return job;
   }
 
-  /** Clears the lease and gives the slot back. */
+  /** Clears the lease and gives the slot back (a counter already at 0 stays there). */
   private endRun(job: StoredJob): void {
-    if (job.holdsSlot) this.counters.set(job.task, (this.counters.get(job.task) ?? 0) - 1);
+    if (job.holdsSlot) {
+      const counter = this.counter(job.task);
+      Object.assign(counter, {
+        running: counter.running > 0 ? counter.running - 1 : counter.running,
+        seq: counter.seq + 1,
+      });
+    }
     Object.assign(job, { leaseOwner: null, leaseUntil: null, holdsSlot: false });
   }
 }
@@ -307,11 +342,20 @@ function isExpired(job: Job, now: EpochMs): boolean {
   return job.expiresAt !== null && job.expiresAt <= now;
 }
 
+function isRecordGone(job: StoredJob, now: EpochMs): boolean {
+  return job.recordExpiresAt !== null && job.recordExpiresAt <= now;
+}
+
 function wholeSecondsUp(ms: EpochMs): EpochMs {
   return Math.ceil(ms / 1000) * 1000;
 }
 
 function present(job: StoredJob | Job): Job {
-  const { parkedUntil: _parked, reclaimable: _reclaimable, ...rest } = job as StoredJob;
+  const {
+    parkedUntil: _parked,
+    recordExpiresAt: _record,
+    reclaimable: _reclaimable,
+    ...rest
+  } = job as StoredJob;
   return structuredClone(rest);
 }

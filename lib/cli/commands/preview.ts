@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { EpochMs } from '../../core/clock';
 import { ValidationError } from '../../core/errors';
 import {
+  canonicalCronExpression,
   MaxIterationsReachedError,
   parseIsoInstant,
   parseTrigger,
@@ -105,7 +106,9 @@ function parsePreviewArgs(args: readonly string[], io: CliIo): PreviewRequest | 
     );
   }
   const trigger = parseCronShortcut(expression, values.timezone);
-  return { trigger, title: `cron '${expression}'`, from, count, json };
+  const canonical = canonicalCronExpression(expression);
+  const readAs = canonical === expression ? '' : ` (read as '${canonical}')`;
+  return { trigger, title: `cron '${expression}'${readAs}`, from, count, json };
 }
 
 function parseFrom(text: string): EpochMs {

@@ -2,6 +2,28 @@ import type { EpochMs } from '../clock';
 import type { Job, JobResult, JobStatus } from '../model/job';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy } from '../model/schedule';
+import { MAX_QUEUE_DELAY_SECONDS } from './job-queue';
+
+const HOUR_MS = 3_600_000;
+
+/** The longest SQS keeps a message (the stack sets it on the jobs queue and its dead-letter queue). */
+export const QUEUE_RETENTION_MS = 14 * 24 * HOUR_MS;
+
+/**
+ * How long a job's item outlives the end of its run as a dedupe record, whatever its result TTL. Any copy
+ * of one of its messages (a duplicate delivery, a fire re-sent after a tick crash, a message moved to the
+ * dead-letter queue, which keeps its first enqueue time) lives at most the queue's retention from its
+ * enqueue, and it was enqueued at most the longest queue delay before the run started. The day of margin
+ * covers copies enqueued after the run ended (a re-sent fire comes within a schedule lease) and a redrive
+ * from the dead-letter queue: AWS gives a redriven message a new retention period, so a redriven copy is
+ * recognised only when it arrives within this period.
+ */
+export const DEDUPE_RECORD_RETENTION_MS = QUEUE_RETENTION_MS + MAX_QUEUE_DELAY_SECONDS * 1000 + 24 * HOUR_MS;
+
+/** When the item of a job that ended at `endedAt`, with a result readable until `resultExpiresAt`, may go. */
+export function dedupeRecordExpiresAt(endedAt: EpochMs, resultExpiresAt: EpochMs): EpochMs {
+  return Math.max(resultExpiresAt, endedAt + DEDUPE_RECORD_RETENTION_MS);
+}
 
 /** The fields of a job known before it runs (what travels in the queue message). */
 export type JobRequest = Pick<
@@ -80,13 +102,22 @@ export interface ExpiredJobLease {
 
 /**
  * Durable jobs, results and per-task concurrency counters.
- * Every method that ends a job's run also returns its slot, in the same transaction.
+ * Every method that ends a job's run also returns its slot, in the same transaction; a counter never
+ * goes below 0 (a run ending while its counter is already 0 ends without giving a slot back).
+ *
+ * A job that ended (finished or cancelled) keeps its item as a dedupe record after its result expired:
+ * reads treat it as absent from `expiresAt` (the result TTL) on, but claims still see it until
+ * `dedupeRecordExpiresAt(endedAt, expiresAt)`, so no copy of its messages can run it again. After that
+ * the store may delete it (DynamoDB's TTL does, up to days later); a delivery then claims the id anew.
  */
 export interface JobStore {
   /**
    * Records a job accepted by the admin API (status `queued`, attempt 0). Conflict policies as for
-   * schedules; an id whose job expired counts as free; `replace` never replaces a running job
-   * (`ConflictingIdError`).
+   * schedules; `replace` never replaces a running job (`ConflictingIdError`). An id whose result expired
+   * counts as free, except a schedule fire's (origin `schedule`), which stays taken until its dedupe record
+   * ends: re-adding an ad-hoc id after its result expired is a new job (the API's ids never contain the
+   * `@` of a fire's id), while a fire's id must not run twice. A copy of the old job's message that is
+   * still queued would claim the new job: re-use ids only for jobs whose messages are gone.
    */
   createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }>;
 
@@ -95,13 +126,15 @@ export interface JobStore {
    * stored attempt lower than `attempt`, or is `running` without a slot and with a lease that ended
    * before `now` and a lower attempt (a redelivered message takes over a run whose worker vanished),
    * or, with `reclaimCancelledFire`, is `cancelled` reclaimably (whatever its attempt).
-   * A second claim of the same job id and attempt loses.
+   * A second claim of the same job id and attempt loses, and so does any claim of a job that ended, also
+   * after its result expired (its dedupe record, above, still exists).
    */
   claimJob(input: ClaimJobInput): Promise<ClaimOutcome>;
 
   /**
-   * Final result (any outcome; `result.attempt` is the job's attempt); sets `expiresAt` (whole seconds,
-   * rounded up), clears the lease and returns the slot. Works for an expired lease nobody took over.
+   * Final result (any outcome; `result.attempt` is the job's attempt); sets `expiresAt` (the result TTL,
+   * whole seconds, rounded up; the dedupe record lives on, from `result.finishedAt`), clears the lease
+   * and returns the slot. Works for an expired lease nobody took over.
    * Throws `LeaseLostError` unless the job is running under `owner`.
    */
   finishJob(input: FinishJobInput): Promise<Job>;
@@ -113,7 +146,7 @@ export interface JobStore {
    */
   retryJob(input: RetryJobInput): Promise<Job>;
 
-  /** The job, or undefined when absent or past `expiresAt`. */
+  /** The job, or undefined when absent or past `expiresAt` (its result expired). */
   getJob(id: string, now: EpochMs): Promise<Job | undefined>;
 
   /**
@@ -125,7 +158,8 @@ export interface JobStore {
   /**
    * Cancels a job that has not started: writes status `cancelled` (creating the item if the job only
    * exists as a queue message) so that no later claim succeeds; pass `request` when known so that record
-   * says what the job was. Cancelling a cancelled job returns it unchanged, except that a reclaimable
+   * says what the job was. `expiresAt` ends the record's visibility; it stays a dedupe record from `now`
+   * as a finished job does. Cancelling a cancelled job returns it unchanged, except that a reclaimable
    * cancellation becomes final. Returns undefined if it already started.
    */
   cancelJob(id: string, now: EpochMs, expiresAt: EpochMs, request?: JobRequest): Promise<Job | undefined>;
@@ -153,6 +187,11 @@ export interface JobStore {
   /** Running jobs per task as counted by the counter items. */
   runningCounts(): Promise<Map<string, number>>;
 
-  /** Sets each task's counter to the number of its jobs that hold a slot; returns the corrections made. */
+  /**
+   * Brings each task's counter towards the number of its jobs that hold a slot by the rule of
+   * `counterRepair` (counter-repair.ts): raises at once; lowers only when two repairs at least
+   * `COUNTER_REPAIR_SETTLE_MS` apart saw the same count with no slot change between them. Returns the
+   * corrections made.
+   */
   repairCounters(now: EpochMs): Promise<Map<string, { was: number; now: number }>>;
 }

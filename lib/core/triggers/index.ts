@@ -3,6 +3,7 @@
  * `and`, `or`), validated with zod and compiled into pure `next(from)` functions.
  */
 export { compileTrigger, previewFireTimes, triggerTimezone } from './compile';
+export { canonicalCronExpression } from './cron/cron-expression';
 export { MaxIterationsReachedError } from './errors';
 export type { FireTimeSource } from './fire-time-source';
 export { MAX_NESTING_DEPTH, parseTrigger } from './parse';

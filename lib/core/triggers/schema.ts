@@ -17,6 +17,7 @@ export type TriggerType = (typeof TRIGGER_TYPES)[number];
 /** The longest interval accepted: 100 years of seconds keeps every sum far inside exact integers. */
 const MAX_INTERVAL_MS = 100 * 366 * MS_PER_DAY;
 export const MAX_CHILD_TRIGGERS = 100;
+export const MAX_THRESHOLD_SECONDS = 86_400;
 
 function checked<T>(parse: (text: string) => Parsed<T>) {
   return z.string().superRefine((text, context) => {
@@ -58,8 +59,20 @@ function startNotAfterEnd(window: TimeWindow): boolean {
   return !start.ok || !end.ok || start.value <= end.value;
 }
 
+const NEVER_FIRES = 'the trigger could never fire';
+
+/** An instant as UTC ISO-8601, milliseconds only when there are some. */
+function utcText(text: string | undefined): string {
+  const parsed = parseIsoInstant(text ?? '');
+  return parsed.ok ? new Date(parsed.value).toISOString().replace('.000Z', 'Z') : String(text);
+}
+
+/** `end_at` before `start_at` leaves no instant to fire at: refused rather than stored to sit idle. */
 const windowCheck = {
-  message: 'must not be before start_at',
+  error: (issue: { input?: unknown }) => {
+    const window = issue.input as TimeWindow;
+    return `must not be before start_at (${utcText(window.end_at)} is before ${utcText(window.start_at)}): ${NEVER_FIRES}`;
+  },
   path: ['end_at'],
   when: whenValid('start_at', 'end_at'),
 };
@@ -143,7 +156,10 @@ export const calendarIntervalTriggerSchema = z
     when: whenValid(...CALENDAR_UNITS),
   })
   .refine((spec) => spec.end_date === undefined || spec.start_date <= spec.end_date, {
-    message: 'must not be before start_date',
+    error: (issue: { input?: unknown }) => {
+      const { start_date, end_date } = issue.input as { start_date: string; end_date: string };
+      return `must not be before start_date (${end_date} is before ${start_date}): ${NEVER_FIRES}`;
+    },
     path: ['end_date'],
     when: whenValid('start_date', 'end_date'),
   });
@@ -161,8 +177,8 @@ export const andTriggerSchema = z.strictObject({
   get triggers(): z.ZodArray<typeof triggerSchema> {
     return childTriggersSchema();
   },
-  /** Children firing at most this far apart count as firing together. @default 1 */
-  threshold_seconds: z.number().min(0).optional(),
+  /** Children firing at most this far apart count as firing together (at most a day). @default 1 */
+  threshold_seconds: z.number().min(0).max(MAX_THRESHOLD_SECONDS).optional(),
   /** How many rounds of advancing children `next()` may take before giving up. @default 10000 */
   max_iterations: z.number().int().min(1).max(1_000_000).optional(),
 });

@@ -15,12 +15,19 @@ export interface WorkerInvocationContext {
 export type WorkerHandler = (event: SQSEvent, context?: WorkerInvocationContext) => Promise<SQSBatchResponse>;
 
 export interface WorkerHandlerOptions {
-  /** How the worker waits out the sub-second rest before a job's run time. @default setTimeout */
+  /** How the worker waits (the sub-second rest before a job's run time, pauses between write tries). @default setTimeout */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Ends the process once the batch is recorded, when a handler that ignored its abort signal still
+   * runs at the invocation's end, so it cannot run on beside its retry in a later invocation. With it, such
+   * a handler is waited for until the invocation's end; without it (the local platform, tests), until it
+   * settles, however long. The Lambda entry passes one that exits (`createWorkerLambdaHandler`).
+   */
+  endSandbox?: (stillRunning: { jobIds: readonly string[] }) => void;
 }
 
 /** Without a Lambda context (local calls) a run is bounded by its task's timeout alone. */
-const NO_LAMBDA_DEADLINE = { getRemainingTimeInMillis: () => Number.MAX_SAFE_INTEGER };
+const NO_LAMBDA_DEADLINE = { getRemainingTimeInMillis: () => Number.POSITIVE_INFINITY };
 
 /**
  * The worker: runs the jobs of an SQS batch concurrently and reports the messages to redeliver as
@@ -41,6 +48,8 @@ export function createWorkerHandler(
       counters: emptyCounters(),
       remainingMs: () => context.getRemainingTimeInMillis(),
       sleep: options.sleep ?? sleep,
+      endsSandbox: options.endSandbox !== undefined,
+      stillRunning: [],
     };
     const outcomes = await Promise.all(event.Records.map((record) => processMessage(ctx, record)));
     await ctx.events.flush();
@@ -61,10 +70,17 @@ export function createWorkerHandler(
       deps.clock.now(),
       deps.metricsSink,
     );
-    return {
+    const response = {
       batchItemFailures: event.Records.flatMap((record, index) =>
         outcomes[index] === 'retry_later' ? [{ itemIdentifier: record.messageId }] : [],
       ),
     };
+    if (ctx.stillRunning.length > 0 && options.endSandbox) {
+      deps.logger.error('ending this sandbox: handlers still run that ignored their abort signal', {
+        jobIds: ctx.stillRunning,
+      });
+      options.endSandbox({ jobIds: ctx.stillRunning });
+    }
+    return response;
   };
 }

@@ -1,18 +1,34 @@
-import { runtimeDependencies } from '../dependencies';
+import type { RuntimeDeps } from '../dependencies';
 import { createWorkerHandler, type WorkerHandler } from '../handlers/worker';
-import { staticTaskRegistry } from '../tasks/registry';
+import type { TaskRegistry } from '../tasks/registry';
 
 /**
- * Builds the worker Lambda's handler from the task modules, keyed by task id. The CDK app generates
- * an entry file that imports every module of `functions/` and calls this; an invalid module fails the
- * cold start with every problem listed, each naming its file.
+ * The worker Lambda's handler. The CDK app generates an entry file that imports every module of
+ * `functions/` and calls this with a static registry.
+ *
+ * Unlike the local platform, it ends the sandbox when a handler that ignored its abort signal still
+ * runs at the end of the invocation ({@link exitSandbox}).
  *
  * @example
  * // generated worker entry
- * import * as httpPing from '../functions/http-ping';
  * import * as sendReport from '../functions/send-report';
- * export const handler = createWorkerLambdaHandler({ 'http-ping': httpPing, 'send-report': sendReport });
+ * export const handler = createWorkerLambdaHandler(runtimeDependencies, staticTaskRegistry({ 'send-report': sendReport }));
  */
-export function createWorkerLambdaHandler(modules: Record<string, unknown>): WorkerHandler {
-  return createWorkerHandler(runtimeDependencies, staticTaskRegistry(modules));
+export function createWorkerLambdaHandler(getDeps: () => RuntimeDeps, registry: TaskRegistry): WorkerHandler {
+  return createWorkerHandler(getDeps, registry, { endSandbox: exitSandbox });
+}
+
+/**
+ * Exits the process. A promise cannot be cancelled, so a handler that ignores its abort signal would
+ * otherwise run on in this sandbox and resume when the next invocation thaws it, beside its own retry.
+ * A runtime process that exits during an invocation makes Lambda report `Runtime.ExitError` and reset
+ * the execution environment: the next invocation starts a fresh process. Exiting before the batch
+ * response is returned means the batch counts as failed and all its messages come back after the
+ * visibility timeout; that is safe because every outcome is already in the store: each message is then
+ * dropped as a duplicate at claim (or waits, as any message does, when its job runs elsewhere).
+ * Returning first and exiting later would race the runtime's posting of the response and could kill the
+ * next invocation instead.
+ */
+export function exitSandbox(): never {
+  process.exit(1);
 }

@@ -30,12 +30,30 @@ export interface JobContext {
   attempt: number;
   /** The handler must finish before this instant (the task's timeout or the Lambda's remaining time). */
   deadline: Date;
-  /** Aborted at the deadline: pass it to `fetch` and other cancellable work. */
+  /**
+   * Aborted at the deadline: pass it to `fetch` and other cancellable work, and stop when it fires.
+   * A handler must honour it. The run then counts as a `TimeoutError` (retried), but its slot is held
+   * until the handler settles, so a handler that ignores its signal delays its own retry and the task's
+   * other jobs; in Lambda, one still running at the end of the invocation gets the worker's sandbox
+   * ended (every handler running in it stops).
+   *
+   * @example
+   * async handler(payload, { signal }) {
+   *   for (const page of pages) {
+   *     signal.throwIfAborted();
+   *     await fetch(page, { signal });
+   *   }
+   * }
+   */
   signal: AbortSignal;
   logger: JobLogger;
 }
 
-/** What a handler may return: a JSON value, or nothing. */
+/**
+ * What a handler may return: a JSON value the store keeps unchanged (the same rules as payloads: at
+ * most 128 KB, nested at most 30 levels, numbers of magnitude 1e-130 to 9.99e125, no empty object keys),
+ * or nothing. Anything else becomes an `InvalidReturnValueError` result, not retried.
+ */
 // biome-ignore lint/suspicious/noConfusingVoidType: `async handler() {}` returns Promise<void>, which must be accepted.
 export type TaskResult = JsonValue | undefined | void;
 
@@ -51,7 +69,10 @@ export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = Ta
   maxRunningJobs?: number;
   /** Seconds after its start time that a job may still start; schedules may override. @default no deadline */
   misfireGraceSeconds?: number;
-  /** The handler is aborted after this many seconds. @default 60 */
+  /**
+   * After this many seconds the handler's `signal` is aborted and the run counts as a `TimeoutError`
+   * (retried); the handler must then stop (see `JobContext.signal`). @default 60
+   */
   timeoutSeconds?: number;
   /** @default { maxAttempts: 3, backoffSeconds: 2, maxBackoffSeconds: 300 } */
   retry?: Partial<RetryPolicy>;
@@ -100,7 +121,7 @@ export const MAX_TIMEOUT_SECONDS = 900;
 /**
  * Declares a task. Export it as the default export of a module in `functions/`; the file name is the task id.
  * The options are checked when the task registry loads the module, which names the file and lists
- * every problem at once.
+ * every problem at once. The handler must honour `signal` (aborted at the deadline; see `JobContext`).
  *
  * @example
  * // functions/send-report.ts

@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import { slotWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
+import { runLeaseUntil } from './run-lease';
 import { runClaimedFire, type ScheduleFire, scheduleFireOf } from './schedule-fire-check';
 import { handleUnreadableMessage } from './unreadable-message';
 import type { MessageOutcome, WorkerContext } from './worker-context';
@@ -118,18 +119,23 @@ async function processJob(
   }
 
   const owner = `worker-${randomUUID()}`;
+  const leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, now);
   const claim = await ctx.deps.jobStore.claimJob({
     job,
     attempt,
     owner,
     now,
-    leaseUntil: now + (definition.timeoutSeconds + ctx.deps.config.jobLeaseMarginSeconds) * 1000,
+    leaseUntil,
     ...(definition.maxRunningJobs === null ? {} : { concurrencyLimit: definition.maxRunningJobs }),
     ...(fire && { reclaimCancelledFire: true }),
   });
   switch (claim.status) {
     case 'claimed':
-      return runClaimedFire(ctx, { job, attempt, owner, definition, startedAt: now, logger }, fire);
+      return runClaimedFire(
+        ctx,
+        { job, attempt, owner, definition, startedAt: now, leaseUntil, logger },
+        fire,
+      );
     case 'no_slot':
       logger.debug('no free slot; the message comes back later', { running: claim.running });
       return comeBackLater(ctx, record, logger);

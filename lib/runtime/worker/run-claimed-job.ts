@@ -8,6 +8,7 @@ import type { Logger } from '../observability/logger';
 import { retryMessage } from '../scheduling/job-messages';
 import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
 import { retryDelayMs } from './backoff';
+import { storeFinalResult, writeWithRetries } from './result-writes';
 import { type HandlerOutcome, runTaskHandler } from './run-handler';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
@@ -17,6 +18,8 @@ export interface ClaimedJob {
   owner: string;
   definition: TaskDefinition;
   startedAt: EpochMs;
+  /** The run's lease as claimed: its outcome is written before it ends. */
+  leaseUntil: EpochMs;
   logger: Logger;
 }
 
@@ -30,11 +33,9 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
   ctx.counters.startLagMs.push(Math.max(0, startedAt - job.runAt));
   ctx.events.add(definition.events, eventOf(claimed, 'job.started', startedAt));
 
-  const deadline = Math.min(
-    startedAt + definition.timeoutSeconds * 1000,
-    startedAt + ctx.remainingMs() - deps.config.workerSafetyMarginMs,
-  );
-  const outcome = await runTaskHandler({
+  const invocationEnd = startedAt + ctx.remainingMs() - deps.config.workerSafetyMarginMs;
+  const deadline = Math.min(startedAt + definition.timeoutSeconds * 1000, invocationEnd);
+  const { outcome, stillRunning } = await runTaskHandler({
     definition,
     payload: job.payload,
     context: {
@@ -45,8 +46,16 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
       logger,
     },
     deadline,
+    // The slot and lease stay held while a timed-out handler runs on (the lease covers it: `runLeaseUntil`).
+    holdUntil: ctx.endsSandbox && Number.isFinite(invocationEnd) ? invocationEnd : null,
     clock: deps.clock,
   });
+  if (stillRunning) {
+    ctx.stillRunning.push(job.id);
+    logger.error(
+      'the handler ignored its abort signal and still runs at the end of the invocation; recording the timeout, then ending the sandbox',
+    );
+  }
   try {
     return await recordOutcome(ctx, claimed, outcome);
   } catch (error) {
@@ -82,14 +91,19 @@ async function recordOutcome(
         return 'retry_later';
       }
     }
-    await deps.jobStore.retryJob({
-      jobId: job.id,
-      owner,
-      failedAttempt: attempt,
-      error: outcome.error,
-      retryAt,
-      now: finishedAt,
-    });
+    // Should this fail, the job stays running under its lease and its next attempt still comes once:
+    // from the retry message, from this message (kept: it takes the run over after the lease) or from
+    // the reaper (a slot holder); the first to claim attempt n+1 runs it, the others are duplicates.
+    await writeWithRetries(ctx, claimed.leaseUntil, () =>
+      deps.jobStore.retryJob({
+        jobId: job.id,
+        owner,
+        failedAttempt: attempt,
+        error: outcome.error,
+        retryAt,
+        now: finishedAt,
+      }),
+    );
     ctx.counters.retried += 1;
     const event = eventOf(claimed, 'job.retrying', finishedAt);
     ctx.events.add(definition.events, { ...event, result: attemptResult(claimed, outcome, finishedAt) });
@@ -99,21 +113,23 @@ async function recordOutcome(
     });
     return 'done';
   }
-  const result = attemptResult(claimed, outcome, finishedAt);
-  await deps.jobStore.finishJob({
+  const result = await storeFinalResult(ctx, {
     jobId: job.id,
     owner,
-    result,
+    leaseUntil: claimed.leaseUntil,
+    result: attemptResult(claimed, outcome, finishedAt),
     expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
+    logger,
   });
-  if (outcome.ok) {
+  if (!result) return 'done';
+  if (result.outcome === 'success') {
     ctx.counters.succeeded += 1;
     ctx.events.add(definition.events, { ...eventOf(claimed, 'job.succeeded', finishedAt), result });
     logger.info('job succeeded', { durationMs: finishedAt - claimed.startedAt });
   } else {
     ctx.counters.failed += 1;
     ctx.events.add(definition.events, { ...eventOf(claimed, 'job.failed', finishedAt), result });
-    logger.warn('job failed', { errorType: outcome.error.type, retryable: outcome.retryable });
+    logger.warn('job failed', { errorType: result.error?.type });
   }
   return 'done';
 }

@@ -14,8 +14,20 @@ export interface HandlerRun {
   definition: TaskDefinition;
   payload: JsonValue;
   context: Omit<JobContext, 'signal' | 'deadline'>;
+  /** When the handler's signal is aborted and its run counts as timed out. */
   deadline: EpochMs;
+  /**
+   * How long past the deadline to wait for a handler that ignores its signal: until this instant, or
+   * (null) until it settles. The run's slot and lease stay held meanwhile.
+   */
+  holdUntil: EpochMs | null;
   clock: Clock;
+}
+
+export interface HandlerRunEnd {
+  outcome: HandlerOutcome;
+  /** The handler ignored its signal and had not settled at `holdUntil`: it may still be running. */
+  stillRunning: boolean;
 }
 
 const MAX_MESSAGE_CHARS = 4_000;
@@ -23,46 +35,73 @@ const MAX_STACK_CHARS = 8_000;
 
 /**
  * Runs a task's handler: validates the payload with the task's schema (the handler gets the parsed
- * value), aborts `context.signal` at the deadline and stops waiting for the handler then, and checks
- * the return value. Never throws: every failure becomes an error outcome saying whether to retry.
+ * value), and checks the return value. At the deadline it aborts `context.signal` and the run is a
+ * retryable `TimeoutError`, but the handler is waited for until it settles (or `holdUntil`), so a handler
+ * that ignores its signal never runs beside its own retry. Never throws: every failure becomes an error
+ * outcome saying whether to retry.
  */
-export async function runTaskHandler(run: HandlerRun): Promise<HandlerOutcome> {
+export async function runTaskHandler(run: HandlerRun): Promise<HandlerRunEnd> {
   const payload = await parsePayload(run.definition.payloadSchema, run.payload);
-  if (!payload.ok) return payload;
+  if (!payload.ok) return { outcome: payload, stillRunning: false };
 
   const controller = new AbortController();
   const budgetMs = Math.max(0, run.deadline - run.clock.now());
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<HandlerOutcome>((resolve) => {
-    timer = setTimeout(() => {
-      const error = new Error(
-        `handler did not finish within ${budgetMs} ms (the task's timeout or the Lambda's remaining time)`,
-      );
-      error.name = 'TimeoutError';
-      controller.abort(error);
-      resolve({ ok: false, error: { type: 'TimeoutError', message: error.message }, retryable: true });
-    }, budgetMs);
-  });
-  const finished = (async (): Promise<HandlerOutcome> => {
-    try {
-      const value = await run.definition.handler(payload.value, {
-        ...run.context,
-        deadline: new Date(run.deadline),
-        signal: controller.signal,
-      });
-      const checked = checkReturnValue(value);
-      if (checked.ok) return { ok: true, value: checked.value };
-      return {
-        ok: false,
-        error: { type: 'InvalidReturnValueError', message: checked.problem },
-        retryable: false,
-      };
-    } catch (error) {
-      return { ok: false, error: toJobError(error), retryable: !isNonRetryable(error) };
-    }
-  })();
+  const finished = callHandler(run, payload.value, controller.signal);
+  const inTime = await settledWithin(finished, budgetMs);
+  if (inTime.settled) return { outcome: inTime.value, stillRunning: false };
+
+  const timeout = `handler did not finish within ${budgetMs} ms (the task's timeout or the Lambda's remaining time)`;
+  const reason = new Error(timeout);
+  reason.name = 'TimeoutError';
+  controller.abort(reason);
+  const abortedAt = run.clock.now();
+  const late =
+    run.holdUntil === null
+      ? { settled: true, value: await finished }
+      : await settledWithin(finished, Math.max(0, run.holdUntil - run.deadline));
+  const afterwards = late.settled
+    ? `it settled ${run.clock.now() - abortedAt} ms after its signal was aborted`
+    : 'it ignored its abort signal and was still running at the end of the invocation';
+  return {
+    outcome: {
+      ok: false,
+      error: { type: 'TimeoutError', message: `${timeout}; ${afterwards}` },
+      retryable: true,
+    },
+    stillRunning: !late.settled,
+  };
+}
+
+/** Calls the handler and turns how it ended into an outcome; never rejects. */
+async function callHandler(run: HandlerRun, payload: unknown, signal: AbortSignal): Promise<HandlerOutcome> {
   try {
-    return await Promise.race([finished, timedOut]);
+    const value = await run.definition.handler(payload, {
+      ...run.context,
+      deadline: new Date(run.deadline),
+      signal,
+    });
+    const checked = checkReturnValue(value);
+    if (checked.ok) return { ok: true, value: checked.value };
+    return {
+      ok: false,
+      error: { type: 'InvalidReturnValueError', message: checked.problem },
+      retryable: false,
+    };
+  } catch (error) {
+    return { ok: false, error: toJobError(error), retryable: !isNonRetryable(error) };
+  }
+}
+
+type Settled<T> = { settled: true; value: T } | { settled: false };
+
+/** What `promise` resolved to, if it did within `ms`. */
+async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<Settled<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<Settled<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ settled: false }), ms);
+  });
+  try {
+    return await Promise.race([promise.then((value): Settled<T> => ({ settled: true, value })), expired]);
   } finally {
     clearTimeout(timer);
   }

@@ -8,6 +8,7 @@ import type { JobRequest } from '../../core/ports/job-store';
 import { compileTrigger } from '../../core/triggers';
 import { scheduleFireMessage } from '../scheduling/job-messages';
 import { resultTtlSecondsOf } from '../tasks/define-task';
+import { writeWithRetries } from './result-writes';
 import { type ClaimedJob, runClaimedJob } from './run-claimed-job';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
@@ -111,20 +112,22 @@ export async function runClaimedFire(
 
   const finishedAt = deps.clock.now();
   try {
-    await deps.jobStore.finishJob({
-      jobId: job.id,
-      owner: claimed.owner,
-      result: {
-        outcome: 'cancelled',
-        error: verdict.error,
-        startedAt: null,
-        finishedAt,
-        attempt: claimed.attempt,
-      },
-      expiresAt:
-        finishedAt + resultTtlSecondsOf(claimed.definition, deps.config.defaultResultTtlSeconds) * 1000,
-      reclaimable: true,
-    });
+    await writeWithRetries(ctx, claimed.leaseUntil, () =>
+      deps.jobStore.finishJob({
+        jobId: job.id,
+        owner: claimed.owner,
+        result: {
+          outcome: 'cancelled',
+          error: verdict.error,
+          startedAt: null,
+          finishedAt,
+          attempt: claimed.attempt,
+        },
+        expiresAt:
+          finishedAt + resultTtlSecondsOf(claimed.definition, deps.config.defaultResultTtlSeconds) * 1000,
+        reclaimable: true,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof LeaseLostError)) throw error;
     return 'done';

@@ -22,9 +22,16 @@ export interface WorkerContext {
   registry: TaskRegistry;
   events: JobEventBatch;
   counters: WorkerCounters;
-  /** Milliseconds until the Lambda invocation times out. */
+  /** Milliseconds until the invocation times out; Infinity when it has no end (no Lambda context). */
   remainingMs: () => number;
   sleep: (ms: number) => Promise<void>;
+  /**
+   * Whether the sandbox is ended after this invocation when a handler is still running (Lambda). Then a
+   * handler that ignores its signal is waited for until the invocation's end only; otherwise until it settles.
+   */
+  endsSandbox: boolean;
+  /** Jobs whose handler was still running when their outcome was recorded. */
+  stillRunning: string[];
 }
 
 export function emptyCounters(): WorkerCounters {

@@ -55,6 +55,67 @@ const dayOfWeekArb = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('0', 'MON-FRI', '5L', '0#1', '6#5', 'SUN,SAT') },
 );
 
+/**
+ * Valid items of one cron field: `*`, values (names and leading zeros too), ranges and steps,
+ * with the field's own specials (`L`, `5L`, `5#3`) given as `specials`.
+ */
+export function cronItemArb(
+  min: number,
+  max: number,
+  names: readonly string[] = [],
+  specials: readonly string[] = [],
+) {
+  const valueArb = fc.oneof(
+    { weight: 6, arbitrary: fc.integer({ min, max }).map(String) },
+    { weight: 1, arbitrary: fc.integer({ min, max }).map((value) => `0${value}`) },
+    { weight: names.length > 0 ? 2 : 0, arbitrary: fc.constantFrom('', ...names) },
+  );
+  const rangeArb = fc
+    .tuple(fc.integer({ min, max }), fc.integer({ min, max }))
+    .map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`);
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.constant('*') },
+    { weight: 4, arbitrary: valueArb.filter((value) => value !== '') },
+    { weight: 3, arbitrary: rangeArb },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(
+          fc.oneof(fc.constant('*'), rangeArb, fc.integer({ min, max }).map(String)),
+          fc.integer({ min: 1, max: max + 3 }),
+        )
+        .map(([base, step]) => `${base}/${step}`),
+    },
+    { weight: specials.length > 0 ? 1 : 0, arbitrary: fc.constantFrom('*', ...specials) },
+  );
+}
+
+/** A field: mostly one item, sometimes a list of two to four (which may overlap). */
+export const cronFieldArb = (itemArb: fc.Arbitrary<string>) =>
+  fc.oneof(
+    { weight: 4, arbitrary: itemArb },
+    {
+      weight: 1,
+      arbitrary: fc.array(itemArb, { minLength: 2, maxLength: 4 }).map((items) => items.join(',')),
+    },
+  );
+
+/** All six fields, seconds first, over the syntax Sundial supports (lists may overlap). */
+export const cronFieldsArb = fc.tuple(
+  cronFieldArb(cronItemArb(0, 59)),
+  cronFieldArb(cronItemArb(0, 59)),
+  cronFieldArb(cronItemArb(0, 23)),
+  cronFieldArb(cronItemArb(1, 31, [], ['L'])),
+  cronFieldArb(cronItemArb(1, 12, ['JAN', 'jun', 'DEC'])),
+  fc.oneof(
+    {
+      weight: 6,
+      arbitrary: cronFieldArb(cronItemArb(0, 7, ['MON', 'fri', 'SUN'], ['5L', 'FRIL', '0L', '7L'])),
+    },
+    { weight: 1, arbitrary: fc.constantFrom('1#1', '5#3', 'FRI#5', '7#2', '0#4') },
+  ),
+);
+
 /** 5-field cron expressions over the syntax Sundial supports. */
 export const cronExpressionArb = fc
   .tuple(minuteArb, hourArb, dayOfMonthArb, monthArb, dayOfWeekArb)
@@ -147,6 +208,31 @@ const coincidingAndArb = fc
     threshold_seconds,
   }));
 
+/** Children firing every 1 to 3 s, with how often. */
+const denseChildArb = fc.oneof(
+  fc.tuple(fc.integer({ min: 1, max: 3 }), instantArb).map(([seconds, start]) => ({
+    trigger: { type: 'interval', seconds, start_at: new Date(start).toISOString() },
+    periodSeconds: seconds,
+  })),
+  fc.constantFrom(
+    { trigger: { type: 'cron', expression: '* * * * * *' }, periodSeconds: 1 },
+    { trigger: { type: 'cron', expression: '*/2 * * * * *' }, periodSeconds: 2 },
+    { trigger: { type: 'cron', expression: '1/3 * * * * *' }, periodSeconds: 3 },
+  ),
+);
+
+/**
+ * `and` of children firing about as often as its threshold, which is at least the longest period
+ * (so coincidences always exist): they overlap, and each fire must consume the ones it pairs.
+ */
+export const denseAndArb = fc
+  .tuple(fc.array(denseChildArb, { minLength: 2, maxLength: 3 }), fc.constantFrom(0, 0.5, 1))
+  .map(([children, extra]) => ({
+    type: 'and',
+    triggers: children.map(({ trigger }) => trigger),
+    threshold_seconds: Math.max(...children.map(({ periodSeconds }) => periodSeconds)) + extra,
+  }));
+
 export const triggerArb = fc.oneof(
   { weight: 4, arbitrary: leafTriggerArb },
   {
@@ -156,4 +242,5 @@ export const triggerArb = fc.oneof(
       .map((triggers) => ({ type: 'or', triggers })),
   },
   { weight: 1, arbitrary: coincidingAndArb },
+  { weight: 1, arbitrary: denseAndArb },
 );

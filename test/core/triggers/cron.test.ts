@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTrigger, parseTrigger } from '../../../lib/core/triggers';
+import { canonicalCronExpression, compileTrigger, parseTrigger } from '../../../lib/core/triggers';
 import { utcFireTimes } from './fire-times';
 
 const cron = (expression: string, extra: Record<string, unknown> = {}) => ({
@@ -19,6 +19,11 @@ describe('cron trigger: fields', () => {
       '*/20 * * * * *',
       '2026-01-01T00:00:01Z',
       ['2026-01-01T00:00:20.000Z', '2026-01-01T00:00:40.000Z', '2026-01-01T00:01:00.000Z'],
+    ],
+    [
+      '*/90 * * * *',
+      '2026-01-01T00:00:01Z',
+      ['2026-01-01T01:00:00.000Z', '2026-01-01T02:00:00.000Z', '2026-01-01T03:00:00.000Z'],
     ],
     [
       '0 9-10,15 * * *',
@@ -78,11 +83,87 @@ describe('cron trigger: fields', () => {
     ]);
   });
 
+  it('fires on odd days or on Mondays for 0 0 */2 * MON (a field is restricted unless exactly *)', () => {
+    expect(utcFireTimes(cron('0 0 */2 * MON'), '2026-06-01T00:00:00Z', 6)).toEqual([
+      '2026-06-01T00:00:00.000Z',
+      '2026-06-03T00:00:00.000Z',
+      '2026-06-05T00:00:00.000Z',
+      '2026-06-07T00:00:00.000Z',
+      '2026-06-08T00:00:00.000Z',
+      '2026-06-09T00:00:00.000Z',
+    ]);
+  });
+
+  it('runs day-of-week steps up to 7, Sunday: 1/3 is Monday, Thursday and Sunday', () => {
+    expect(utcFireTimes(cron('0 9 * * 1/3'), '2026-06-01T00:00:00Z', 4)).toEqual([
+      '2026-06-01T09:00:00.000Z',
+      '2026-06-04T09:00:00.000Z',
+      '2026-06-07T09:00:00.000Z',
+      '2026-06-08T09:00:00.000Z',
+    ]);
+  });
+
   it('fires on the weekday alone when day-of-month is *', () => {
     expect(utcFireTimes(cron('0 0 * * 1'), '2026-01-01T00:00:00Z', 2)).toEqual([
       '2026-01-05T00:00:00.000Z',
       '2026-01-12T00:00:00.000Z',
     ]);
+  });
+});
+
+describe('cron trigger: a list is the union of its members, overlapping or not', () => {
+  it.each([
+    [
+      '0 9 * * 0,7',
+      '2026-01-01T00:00:00Z',
+      ['2026-01-04T09:00:00.000Z', '2026-01-11T09:00:00.000Z', '2026-01-18T09:00:00.000Z'],
+    ],
+    [
+      '*/15,30 * * * *',
+      '2026-01-01T00:10:00Z',
+      ['2026-01-01T00:15:00.000Z', '2026-01-01T00:30:00.000Z', '2026-01-01T00:45:00.000Z'],
+    ],
+    [
+      '0 0 1,1-5 * *',
+      '2026-01-03T00:00:00Z',
+      [
+        '2026-01-03T00:00:00.000Z',
+        '2026-01-04T00:00:00.000Z',
+        '2026-01-05T00:00:00.000Z',
+        '2026-02-01T00:00:00.000Z',
+      ],
+    ],
+    [
+      '0 9 * * MON-FRI,1',
+      '2026-01-02T10:00:00Z',
+      ['2026-01-05T09:00:00.000Z', '2026-01-06T09:00:00.000Z', '2026-01-07T09:00:00.000Z'],
+    ],
+    [
+      '0 0 * * 5L,FRIL',
+      '2026-01-01T00:00:00Z',
+      ['2026-01-30T00:00:00.000Z', '2026-02-27T00:00:00.000Z', '2026-03-27T00:00:00.000Z'],
+    ],
+    [
+      '0 0 L,L,31 * *',
+      '2026-01-01T00:00:00Z',
+      ['2026-01-31T00:00:00.000Z', '2026-02-28T00:00:00.000Z', '2026-03-31T00:00:00.000Z'],
+    ],
+  ])('%s from %s', (expression, from, expected) => {
+    expect(utcFireTimes(cron(expression), from, expected.length)).toEqual(expected);
+  });
+});
+
+describe('canonicalCronExpression', () => {
+  it.each([
+    ['0 9 * * 0,7', '0 9 * * 0'],
+    ['*/20,0 * * * * *', '0,20,40 * * * * *'],
+    ['0 0 1,1-5,L,L * *', '0 0 1-5,L * *'],
+    ['0 0 * * 5L,FRIL,1', '0 0 * * 1,5L'],
+    ['0 9 * * 5,1', '0 9 * * 5,1'],
+    ['@daily', '@daily'],
+    ['0 9 * * 0,8', '0 9 * * 0,8'],
+  ])('writes %s as %s: only lists whose members overlap change', (expression, canonical) => {
+    expect(canonicalCronExpression(expression)).toBe(canonical);
   });
 });
 

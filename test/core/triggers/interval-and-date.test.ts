@@ -82,4 +82,18 @@ describe('date trigger', () => {
       utcFireTimes({ type: 'date', run_at: '2026-05-01T07:30:00.123Z' }, '2026-01-01T00:00:00Z', 1),
     ).toEqual(['2026-05-01T07:30:00.123Z']);
   });
+
+  it('drops the digits after the millisecond instead of rounding, before 1970 too', () => {
+    expect(
+      utcFireTimes({ type: 'date', run_at: '2026-05-01T09:30:00.1239+02:00' }, '2026-01-01T00:00:00Z', 1),
+    ).toEqual(['2026-05-01T07:30:00.123Z']);
+    expect(
+      utcFireTimes({ type: 'date', run_at: '1969-12-31T23:59:59.999999999Z' }, '1969-01-01T00:00:00Z', 1),
+    ).toEqual(['1969-12-31T23:59:59.999Z']);
+    const interval = { type: 'interval', seconds: 10, start_at: '2026-05-01T00:00:00.0005Z' };
+    expect(utcFireTimes(interval, '2026-04-30T00:00:00Z', 2)).toEqual([
+      '2026-05-01T00:00:00.000Z',
+      '2026-05-01T00:00:10.000Z',
+    ]);
+  });
 });

@@ -21,6 +21,7 @@ describe('parseTrigger accepts', () => {
       timezone: 'Europe/Berlin',
       start_at: '2026-01-01T00:00:00Z',
     },
+    { type: 'cron', expression: '0 9 * * MON-FRI,1 ' },
     { type: 'interval', minutes: 5 },
     { type: 'calendar_interval', months: 1, start_date: '2026-01-31', hour: 9, timezone: 'America/New_York' },
     { type: 'date', run_at: '2026-05-01T09:30:00.250+02:00' },
@@ -141,17 +142,30 @@ describe('parseTrigger rejects', () => {
         start_at: '2026-02-01T00:00:00Z',
         end_at: '2026-01-01T00:00:00Z',
       },
-      'trigger.end_at: must not be before start_at',
+      'trigger.end_at: must not be before start_at (2026-01-01T00:00:00Z is before 2026-02-01T00:00:00Z): the trigger could never fire',
+    ],
+    [
+      {
+        type: 'interval',
+        hours: 1,
+        start_at: '2026-05-01T10:00:00Z',
+        end_at: '2026-05-01T11:59:59.999+02:00',
+      },
+      'trigger.end_at: must not be before start_at (2026-05-01T09:59:59.999Z is before 2026-05-01T10:00:00Z): the trigger could never fire',
     ],
     [
       { type: 'calendar_interval', days: 1, start_date: '2026-02-01', end_date: '2026-01-01' },
-      'trigger.end_date: must not be before start_date',
+      'trigger.end_date: must not be before start_date (2026-01-01 is before 2026-02-01): the trigger could never fire',
     ],
     [
       { type: 'calendar_interval', days: 1, start_date: '2026-02-01', hour: 24 },
       'trigger.hour: must be at most 23',
     ],
     [{ type: 'and', triggers: [] }, 'trigger.triggers: must list at least 1 trigger'],
+    [
+      { type: 'and', triggers: [{ type: 'interval', hours: 1 }], threshold_seconds: 86_401 },
+      'trigger.threshold_seconds: must be at most 86400',
+    ],
     [{ type: 'date' }, 'trigger.run_at: is required'],
     ['0 * * * *', "trigger: must be an object (got '0 * * * *')"],
   ])('%j', (input, problem) => {

@@ -1,6 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
+import type { JobStore } from '../../../lib/core/ports/job-store';
 import type { RuntimeConfig } from '../../../lib/runtime/config';
-import { createWorkerHandler } from '../../../lib/runtime/handlers/worker';
+import { createWorkerHandler, type WorkerHandlerOptions } from '../../../lib/runtime/handlers/worker';
 import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
 import { jobRequest, sqsRecord, testRuntime } from '../support';
@@ -8,21 +9,34 @@ import { jobRequest, sqsRecord, testRuntime } from '../support';
 // biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
 type AnyTaskOptions = TaskOptions<any, any>;
 
+export interface HarnessOptions {
+  /** The job store the worker uses instead of the in-memory one (e.g. DynamoDB Local). */
+  jobStore?: JobStore;
+  endSandbox?: WorkerHandlerOptions['endSandbox'];
+}
+
 /** A worker over the in-memory runtime with the given tasks; waiting advances the manual clock. */
-export function workerHarness(tasks: Record<string, AnyTaskOptions>, config: Partial<RuntimeConfig> = {}) {
+export function workerHarness(
+  tasks: Record<string, AnyTaskOptions>,
+  config: Partial<RuntimeConfig> = {},
+  options: HarnessOptions = {},
+) {
   const runtime = testRuntime(config);
+  const deps = options.jobStore ? { ...runtime.deps, jobStore: options.jobStore } : runtime.deps;
   const registry = staticTaskRegistry(
-    Object.fromEntries(Object.entries(tasks).map(([id, options]) => [id, { default: defineTask(options) }])),
+    Object.fromEntries(Object.entries(tasks).map(([id, task]) => [id, { default: defineTask(task) }])),
   );
   const waits: number[] = [];
-  const handler = createWorkerHandler(() => runtime.deps, registry, {
+  const handler = createWorkerHandler(() => deps, registry, {
     sleep: async (ms) => {
       waits.push(ms);
       runtime.clock.advance(ms);
     },
+    ...(options.endSandbox ? { endSandbox: options.endSandbox } : {}),
   });
   return {
     ...runtime,
+    deps,
     waits,
     /** Runs the worker on one batch; `remainingMs` plays the Lambda's remaining time. */
     deliver(records: SQSRecord[], remainingMs?: number) {

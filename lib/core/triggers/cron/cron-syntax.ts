@@ -1,13 +1,13 @@
 /**
  * Checks a cron expression against the syntax Sundial supports and explains the first problem
- * in words. cron-parser accepts more (`H`, `?`, `@weekdays`, …) and words its errors for its own
- * developers; this runs first so users see what is allowed.
+ * in words, saying what is allowed. What passes is expanded by `cron-fields.ts`, which can then
+ * assume every item is well formed.
  */
 
 const MONTH_NAMES = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const WEEKDAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
 
-interface FieldRule {
+export interface FieldRule {
   label: string;
   min: number;
   max: number;
@@ -18,10 +18,11 @@ interface FieldRule {
 const SECOND: FieldRule = { label: 'second', min: 0, max: 59 };
 const MINUTE: FieldRule = { label: 'minute', min: 0, max: 59 };
 const HOUR: FieldRule = { label: 'hour', min: 0, max: 23 };
-const DAY_OF_MONTH: FieldRule = { label: 'day-of-month', min: 1, max: 31 };
+export const DAY_OF_MONTH: FieldRule = { label: 'day-of-month', min: 1, max: 31 };
 const MONTH: FieldRule = { label: 'month', min: 1, max: 12, names: MONTH_NAMES };
-const DAY_OF_WEEK: FieldRule = { label: 'day-of-week', min: 0, max: 7, names: WEEKDAY_NAMES };
-const FIELD_RULES = [SECOND, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK] as const;
+export const DAY_OF_WEEK: FieldRule = { label: 'day-of-week', min: 0, max: 7, names: WEEKDAY_NAMES };
+/** The rules of the six fields, seconds first. */
+export const FIELD_RULES = [SECOND, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK] as const;
 
 const FIVE_FIELDS = 'minute hour day-of-month month day-of-week';
 const FIELD_COUNT_HELP = `expected 5 fields (${FIVE_FIELDS}) or 6 (second ${FIVE_FIELDS})`;
@@ -151,8 +152,8 @@ function nthProblem(item: string, rule: FieldRule): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The number a field value stands for, or a problem. */
-function fieldValue(text: string, rule: FieldRule): number | string {
+/** The number a field value (`5`, `FRI`, `jan`) stands for, or a problem. */
+export function fieldValue(text: string, rule: FieldRule): number | string {
   if (/^\d+$/.test(text)) {
     const value = Number(text);
     if (value < rule.min || value > rule.max) {

@@ -1,0 +1,107 @@
+import type { EpochMs } from '../../core/clock';
+import { LeaseLostError, StoreUnavailableError } from '../../core/errors';
+import type { JobResult } from '../../core/model/job';
+import type { Logger } from '../observability/logger';
+import { toJobError } from './run-handler';
+import type { WorkerContext } from './worker-context';
+
+const FIRST_PAUSE_MS = 250;
+const MAX_PAUSE_MS = 2_000;
+/** The last try starts at least this long before the lease ends, so it lands while the run is still ours. */
+const LEASE_END_MARGIN_MS = 1_000;
+export const RESULT_NOT_STORED_ERROR_TYPE = 'ResultNotStoredError';
+
+/**
+ * Runs a write that ends a run; while the store answers `StoreUnavailableError` (its adapter retried
+ * each call already), tries again with growing pauses for as long as the run's lease lasts: an outage
+ * (a burst of throttling) shorter than the lease never costs a second run of the handler. Any other
+ * error (the store refused this write, or the lease is lost) is thrown at once: the same write would
+ * fail again.
+ */
+export async function writeWithRetries<T>(
+  ctx: WorkerContext,
+  leaseUntil: EpochMs,
+  write: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const pause = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (attempt - 1));
+      const leaseLeft = leaseUntil - LEASE_END_MARGIN_MS - ctx.deps.clock.now();
+      if (!(error instanceof StoreUnavailableError) || pause >= leaseLeft) throw error;
+      await ctx.sleep(pause);
+    }
+  }
+}
+
+export interface ResultWrite {
+  jobId: string;
+  owner: string;
+  /** The run's lease: writes are retried until shortly before it ends. */
+  leaseUntil: EpochMs;
+  result: JobResult;
+  expiresAt: number;
+  logger: Logger;
+}
+
+/**
+ * Records a run's final result. A handler is never run again because its result could not be written:
+ * when the result cannot be stored, an error result without the value (`ResultNotStoredError`) is
+ * recorded instead; when even that fails, nothing is recorded and undefined is returned, and the caller
+ * lets the message go (a kept message would take the run over once its lease ended, and run it again).
+ * Returns the result that was stored. A lost lease is thrown (`LeaseLostError`): the run is someone else's.
+ */
+export async function storeFinalResult(
+  ctx: WorkerContext,
+  write: ResultWrite,
+): Promise<JobResult | undefined> {
+  const finish = (result: JobResult) =>
+    writeWithRetries(ctx, write.leaseUntil, () =>
+      ctx.deps.jobStore.finishJob({
+        jobId: write.jobId,
+        owner: write.owner,
+        result,
+        expiresAt: write.expiresAt,
+      }),
+    );
+  try {
+    await finish(write.result);
+    return write.result;
+  } catch (error) {
+    if (error instanceof LeaseLostError) throw error;
+    if (error instanceof StoreUnavailableError) return notStored(write, error);
+    write.logger.error('the result could not be stored; recording an error result without it', { error });
+    const fallback = resultNotStored(write.result, error);
+    try {
+      await finish(fallback);
+      return fallback;
+    } catch (fallbackError) {
+      if (fallbackError instanceof LeaseLostError) throw fallbackError;
+      return notStored(write, fallbackError);
+    }
+  }
+}
+
+function notStored(write: ResultWrite, error: unknown): undefined {
+  write.logger.error(
+    'no result could be stored: the job stays running without one, and its message is let go so that no redelivery runs this attempt again',
+    { error },
+  );
+  return undefined;
+}
+
+function resultNotStored(result: JobResult, error: unknown): JobResult {
+  const cause = toJobError(error);
+  const ran =
+    result.outcome === 'success' ? 'succeeded' : `ended with ${result.error?.type ?? result.outcome}`;
+  const { returnValue: _dropped, error: _replaced, ...rest } = result;
+  return {
+    ...rest,
+    outcome: 'error',
+    error: {
+      type: RESULT_NOT_STORED_ERROR_TYPE,
+      message: `the handler ${ran}, but its result could not be stored (${cause.type}: ${cause.message}); this error stands in for it and the job is not run again`,
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { STORABLE_MAX_DEPTH, storableJsonProblem } from '../../lib/core/storable-json';
+
+const LIMIT = 1_000;
+
+describe('storableJsonProblem', () => {
+  it.each([
+    ['plain JSON', { a: [1, 'two', true, null, { b: -0.5 }] }],
+    ['the largest and smallest numbers DynamoDB holds', { big: 9.99e125, small: -1e-130, zero: 0 }],
+    ['members whose value is undefined (JSON leaves them out)', { a: 1, gone: undefined }],
+    [
+      'the same object twice (not a cycle)',
+      (() => {
+        const shared = { n: 1 };
+        return { a: shared, b: shared };
+      })(),
+    ],
+  ])('accepts %s', (_name, value) => {
+    expect(storableJsonProblem(value, LIMIT)).toBeUndefined();
+  });
+
+  it.each([
+    ['a number too large', { a: { n: 1e200 } }, '.a.n', 'must hold numbers of magnitude 1e-130 to 9.99e125'],
+    ['a number too small', [0, 1e-200], '[1]', 'must hold numbers of magnitude 1e-130 to 9.99e125'],
+    ['NaN', { n: Number.NaN }, '.n', 'must be JSON: numbers must be finite'],
+    ['a Date', { when: new Date(0) }, '.when', 'must be JSON: objects, arrays'],
+    ['undefined in an array', [1, undefined], '[1]', 'must be JSON: objects, arrays'],
+    ['an empty key', { a: { '': 1 } }, '.a', 'must not have empty object keys'],
+  ])('names where %s is, and what is allowed', (_name, value, path, message) => {
+    const problem = storableJsonProblem(value, LIMIT);
+
+    expect(problem?.path).toBe(path);
+    expect(problem?.message).toContain(message);
+  });
+
+  it('refuses nesting deeper than DynamoDB maps allow', () => {
+    let value: unknown = 1;
+    for (let level = 0; level <= STORABLE_MAX_DEPTH; level++) value = [value];
+
+    expect(storableJsonProblem(value, LIMIT)?.message).toBe(
+      `must not nest deeper than ${STORABLE_MAX_DEPTH} levels`,
+    );
+    expect(storableJsonProblem((value as unknown[])[0], LIMIT)).toBeUndefined();
+  });
+
+  it('refuses a value that refers to itself', () => {
+    const looped: Record<string, unknown> = { a: 1 };
+    looped.self = looped;
+
+    expect(storableJsonProblem(looped, LIMIT)).toEqual({
+      path: '.self',
+      message: 'must not refer to itself (a cycle)',
+    });
+  });
+
+  it('refuses more bytes than allowed, saying how many there were', () => {
+    expect(storableJsonProblem({ blob: 'x'.repeat(LIMIT) }, LIMIT)?.message).toContain(
+      `must be at most ${LIMIT} bytes as UTF-8 JSON (got ${LIMIT + 11})`,
+    );
+  });
+});

@@ -1,0 +1,169 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { T0 } from '../support';
+import { recordFor, workerHarness } from './harness';
+
+/** Lets every pending promise chain and I/O callback run (setImmediate is not faked here). */
+async function settle(): Promise<void> {
+  for (let round = 0; round < 20; round++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A handler that ignores its signal and settles only when the test says so. */
+function stubbornRun() {
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { released, release };
+}
+
+describe('worker: handlers that outlive their timeout', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps the slot until a timed-out handler that ignores its signal has settled, and runs the retry after it', async () => {
+    // Prepare: a task limited to 1 whose first attempt of job-1 ignores its signal until released
+    const stubborn = stubbornRun();
+    const timeline: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    let firstSignal: AbortSignal | undefined;
+    const worker = workerHarness({
+      limited: {
+        maxRunningJobs: 1,
+        timeoutSeconds: 1,
+        retry: { maxAttempts: 2, backoffSeconds: 0 },
+        handler: async (_payload, { jobId, attempt, signal }) => {
+          running += 1;
+          maxRunning = Math.max(maxRunning, running);
+          timeline.push(`start ${jobId}#${attempt}`);
+          if (jobId === 'job-1' && attempt === 1) {
+            firstSignal = signal;
+            await stubborn.released;
+          }
+          running -= 1;
+          timeline.push(`end ${jobId}#${attempt}`);
+        },
+      },
+    });
+
+    // Act: the deadline passes while the handler goes on
+    const first = worker.deliver([recordFor('job-1', 'limited')]);
+    await settle();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await settle();
+    // Act: meanwhile, whatever the queue holds and another job of the task are delivered
+    const during = await worker.deliver([...worker.queuedRecords(), recordFor('job-2', 'limited')]);
+    const whileRunning = await worker.store.getJob('job-1', worker.clock.now());
+    // Act: the handler settles; then the retry and job-2 come back, one after the other
+    stubborn.release();
+    await first;
+    const retries = worker.queuedRecords();
+    await worker.deliver(retries);
+    await worker.deliver([recordFor('job-2', 'limited')]);
+
+    // Assess
+    expect(firstSignal?.aborted).toBe(true);
+    expect(maxRunning).toBe(1);
+    expect(during.batchItemFailures).toHaveLength(1);
+    expect(whileRunning).toMatchObject({ status: 'running', attempt: 1, holdsSlot: true });
+    expect(retries).toHaveLength(1);
+    expect(timeline).toEqual([
+      'start job-1#1',
+      'end job-1#1',
+      'start job-1#2',
+      'end job-1#2',
+      'start job-2#1',
+      'end job-2#1',
+    ]);
+    const job = await worker.store.getJob('job-1', worker.clock.now());
+    expect(job?.result).toMatchObject({ outcome: 'success', attempt: 2 });
+    expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
+  });
+
+  it("in Lambda, holds the run under its lease until the invocation's end, records the timeout, then ends the sandbox", async () => {
+    // Prepare: 120 s of Lambda time, a 3 s safety margin, a 1 s timeout, and a handler that never settles
+    const endings: { sentAttempts: number[] }[] = [];
+    const worker = workerHarness(
+      {
+        stuck: {
+          maxRunningJobs: 1,
+          timeoutSeconds: 1,
+          retry: { maxAttempts: 2 },
+          handler: () => new Promise(() => {}),
+        },
+      },
+      { workerSafetyMarginMs: 3_000, jobLeaseMarginSeconds: 30 },
+      {
+        endSandbox: () => {
+          endings.push({ sentAttempts: worker.queue.sent.map((message) => message.attempt) });
+        },
+      },
+    );
+
+    // Act
+    const delivery = worker.deliver([recordFor('job-1', 'stuck')], 120_000);
+    await settle();
+    const claimed = await worker.store.getJob('job-1', T0);
+    const reapableBeforeTheEnd = await worker.store.findExpiredJobLeases(T0 + 117_000, 10);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await settle();
+    const afterTheTimeout = await worker.store.getJob('job-1', T0);
+    const sentAfterTheTimeout = worker.queue.sent.length;
+    await vi.advanceTimersByTimeAsync(116_000);
+    const response = await delivery;
+
+    // Assess: the lease covers the whole wait, so the reaper cannot return the slot meanwhile
+    expect(claimed?.leaseUntil).toBeGreaterThanOrEqual(T0 + 120_000);
+    expect(reapableBeforeTheEnd).toEqual([]);
+    expect(afterTheTimeout?.status).toBe('running');
+    expect(sentAfterTheTimeout).toBe(0);
+    // Assess: at the invocation's end the timeout is recorded, and only then the sandbox is ended
+    expect(endings).toEqual([{ sentAttempts: [2] }]);
+    expect(response.batchItemFailures).toEqual([]);
+    const job = await worker.store.getJob('job-1', T0);
+    expect(job?.status).toBe('retrying');
+    expect(job?.result?.error?.type).toBe('TimeoutError');
+    expect(job?.result?.error?.message).toContain('still running');
+  });
+
+  it('in Lambda, records the timeout once a late handler settles, and keeps the sandbox', async () => {
+    // Prepare
+    const stubborn = stubbornRun();
+    let endings = 0;
+    const worker = workerHarness(
+      {
+        slow: {
+          timeoutSeconds: 1,
+          retry: { maxAttempts: 1 },
+          handler: async () => {
+            await stubborn.released;
+            return { done: true };
+          },
+        },
+      },
+      { workerSafetyMarginMs: 3_000 },
+      { endSandbox: () => void endings++ },
+    );
+
+    // Act: the handler settles 5 s after its timeout, well before the invocation's end
+    const delivery = worker.deliver([recordFor('job-1', 'slow')], 120_000);
+    await settle();
+    await vi.advanceTimersByTimeAsync(6_000);
+    const whileRunning = await worker.store.getJob('job-1', T0);
+    worker.clock.advance(5_000);
+    stubborn.release();
+    await delivery;
+
+    // Assess
+    expect(whileRunning?.status).toBe('running');
+    expect(endings).toBe(0);
+    const job = await worker.store.getJob('job-1', worker.clock.now());
+    expect(job?.result).toMatchObject({ outcome: 'error', error: { type: 'TimeoutError' } });
+    expect(job?.result?.error?.message).toContain('it settled 5000 ms after its signal was aborted');
+  });
+});
