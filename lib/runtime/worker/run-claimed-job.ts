@@ -33,8 +33,11 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
   ctx.counters.startLagMs.push(Math.max(0, startedAt - job.runAt));
   ctx.events.add(definition.events, eventOf(claimed, 'job.started', startedAt));
 
-  const invocationEnd = startedAt + ctx.remainingMs() - deps.config.workerSafetyMarginMs;
-  const deadline = Math.min(startedAt + definition.timeoutSeconds * 1000, invocationEnd);
+  // The timeout counts from the handler's start, not the claim's: a slow (throttled) claim must not
+  // eat the handler's time and turn a run that did its work into a timeout and a second run.
+  const handlerStart = deps.clock.now();
+  const invocationEnd = handlerStart + ctx.remainingMs() - deps.config.workerSafetyMarginMs;
+  const deadline = Math.min(handlerStart + definition.timeoutSeconds * 1000, invocationEnd);
   const { outcome, stillRunning } = await runTaskHandler({
     definition,
     payload: job.payload,

@@ -191,3 +191,41 @@ describe('worker: running jobs', () => {
     expect(worker.queue.sent).toEqual([]);
   });
 });
+
+describe('worker: the timeout counts from the handler start', () => {
+  it('gives the handler its whole timeout even when the claim took a while (a throttled store)', async () => {
+    // Prepare: the claim takes 2.5 s of the task's 3 s timeout; the handler then works 0.8 s
+    let worker: ReturnType<typeof workerHarness> | undefined;
+    const base = workerHarness({ slow: { handler: () => null } });
+    const slowClaims = new Proxy(base.store, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (property !== 'claimJob' || typeof value !== 'function') {
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+        return async (...args: unknown[]) => {
+          const claimed = await value.apply(target, args);
+          worker?.clock.advance(2_500);
+          return claimed;
+        };
+      },
+    });
+    worker = workerHarness(
+      {
+        slow: {
+          timeoutSeconds: 3,
+          handler: () => new Promise((done) => setTimeout(() => done({ done: true }), 800)),
+        },
+      },
+      {},
+      { jobStore: slowClaims },
+    );
+
+    // Act
+    await worker.deliver([recordFor('slow-claim-1', 'slow')]);
+
+    // Assess
+    const job = await base.store.getJob('slow-claim-1', worker.clock.now());
+    expect(job?.result).toMatchObject({ outcome: 'success', returnValue: { done: true }, attempt: 1 });
+  });
+});
