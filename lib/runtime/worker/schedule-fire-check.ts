@@ -106,7 +106,11 @@ export async function runClaimedFire(
   const { job, logger } = claimed;
   if (!fire || job.scheduleId === null) return runClaimedJob(ctx, claimed);
   const { deps } = ctx;
-  const schedule = await deps.scheduleStore.getSchedule(job.scheduleId);
+  const scheduleId = job.scheduleId;
+  // Retried like the writes that end a run: giving up would leave the claim to its lease's end.
+  const schedule = await writeWithRetries(ctx, claimed.leaseUntil, () =>
+    deps.scheduleStore.getSchedule(scheduleId),
+  );
   const verdict = fireVerdict(schedule, job, fire, deps.clock.now());
   if (verdict.run) return runClaimedJob(ctx, claimed);
 
