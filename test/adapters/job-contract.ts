@@ -168,6 +168,62 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect(tooLate).toBeUndefined();
   });
 
+  it('lets a re-checking fire delivery claim a job a schedule check cancelled, until cancelJob makes it final', async () => {
+    const cancelledByCheck = async (id: string, limit?: number) => {
+      await store.claimJob(claim(id, 1, 'checker', limit === undefined ? {} : { limit }));
+      return store.finishJob({
+        jobId: id,
+        owner: 'checker',
+        result: {
+          outcome: 'cancelled',
+          error: { type: 'ScheduleChanged', message: 'changed' },
+          startedAt: null,
+          finishedAt: T0,
+          attempt: 1,
+        },
+        expiresAt: T0 + MINUTE,
+        reclaimable: true,
+      });
+    };
+    const first = await cancelledByCheck('fire', 2);
+    await cancelledByCheck('user-cancelled');
+    const userCancel = await store.cancelJob('user-cancelled', T0 + 1, T0 + MINUTE);
+
+    const plainClaim = await store.claimJob(claim('fire', 2, 'w'));
+    const reclaim = await store.claimJob({
+      ...claim('fire', 1, 'rechecker', { limit: 2 }),
+      reclaimCancelledFire: true,
+    });
+    const secondReclaim = await store.claimJob({ ...claim('fire', 1, 'late'), reclaimCancelledFire: true });
+    const afterUserCancel = await store.claimJob({
+      ...claim('user-cancelled', 1, 'w'),
+      reclaimCancelledFire: true,
+    });
+
+    expect(first).toMatchObject({
+      status: 'cancelled',
+      startedAt: null,
+      result: { error: { type: 'ScheduleChanged' } },
+    });
+    expect(plainClaim.status).toBe('cancelled');
+    expect(reclaim).toMatchObject({
+      status: 'claimed',
+      job: {
+        status: 'running',
+        attempt: 1,
+        leaseOwner: 'rechecker',
+        holdsSlot: true,
+        result: null,
+        expiresAt: null,
+      },
+    });
+    expect(secondReclaim).toMatchObject({ status: 'duplicate', job: { leaseOwner: 'rechecker' } });
+    expect(userCancel).toMatchObject({ status: 'cancelled', result: { outcome: 'cancelled' } });
+    expect(userCancel?.result?.error).toBeUndefined();
+    expect(afterUserCancel.status).toBe('cancelled');
+    expect((await store.runningCounts()).get('send-report')).toBe(1);
+  });
+
   it('retries a failed attempt: the next attempt claims, a late duplicate of the old attempt loses', async () => {
     await store.claimJob(claim('j', 1, 'w1'));
     const error = { type: 'Error', message: 'boom' };

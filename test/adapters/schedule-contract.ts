@@ -34,6 +34,7 @@ export function scheduleContract(fixture: () => StoreFixture): void {
       ...definition('nightly'),
       nextFireAt: T0,
       lastFireAt: null,
+      firesFrom: T0,
       version: 1,
       createdAt: T0,
       updatedAt: T0,
@@ -139,6 +140,40 @@ export function scheduleContract(fixture: () => StoreFixture): void {
     expect(stillPaused).toEqual([]);
     expect(resumed).toMatchObject({ paused: false, version: 4, nextFireAt: T0 + 2 * SECOND });
     expect(afterResume.map((s) => s.id)).toEqual(['s']);
+  });
+
+  it('moves firesFrom to where the current definition starts: a new trigger, a pause, a resume', async () => {
+    await store.addSchedule({
+      schedule: definition('s'),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+
+    const samePlan = await store.updateSchedule('s', { payload: { v: 2 } }, T0, T0 + 1);
+    const newTrigger = await store.updateSchedule(
+      's',
+      { trigger: { type: 'interval', seconds: 5, start_at: new Date(T0).toISOString() } },
+      T0 + 5 * SECOND,
+      T0 + 2,
+    );
+    const paused = await store.pauseSchedule('s', T0 + 3);
+    const pausedAgain = await store.pauseSchedule('s', T0 + 4);
+    const resumed = await store.resumeSchedule('s', T0 + 10 * SECOND, T0 + 5, T0 + 3);
+    const replaced = await store.addSchedule({
+      schedule: definition('s'),
+      nextFireAt: T0 + MINUTE,
+      conflictPolicy: 'replace',
+      now: T0 + 6,
+    });
+
+    expect(samePlan.firesFrom).toBe(T0);
+    expect(newTrigger.firesFrom).toBe(T0 + 2);
+    expect(paused.firesFrom).toBe(T0 + 3);
+    expect(pausedAgain.firesFrom).toBe(T0 + 3);
+    expect(resumed).toMatchObject({ paused: false, firesFrom: T0 + 3, nextFireAt: T0 + 10 * SECOND });
+    expect(replaced.schedule.firesFrom).toBe(T0 + 6);
+    expect((await store.getSchedule('s'))?.firesFrom).toBe(T0 + 6);
   });
 
   it('lists schedules in id order with filters, each exactly once across pages', async () => {

@@ -1,60 +1,13 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
+import { describe, expect, it } from 'vitest';
 import { pollOnce } from '../../lib/adapters/sqs/event-source';
-import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
-import { systemClock } from '../../lib/core/clock';
-import type { RuntimeConfig } from '../../lib/runtime/config';
-import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { createTickHandler } from '../../lib/runtime/handlers/tick';
-import { createWorkerHandler } from '../../lib/runtime/handlers/worker';
-import { silentLogger } from '../../lib/runtime/observability/logger';
-import { defineTask, type TaskOptions } from '../../lib/runtime/tasks/define-task';
-import { staticTaskRegistry } from '../../lib/runtime/tasks/registry';
-import { createTestTable, type TestTable } from '../support/dynamodb';
-import { createTestQueue, type LocalSqs, startLocalSqs, type TestQueue } from '../support/sqs';
-import { RecordingPublisher, scheduleDefinition, testConfig } from './support';
+import type { TestQueue } from '../support/sqs';
+import { useLocalServices, worker } from './real-runtime';
+import { scheduleDefinition } from './support';
 
-let sqs: LocalSqs;
-const tables: TestTable[] = [];
-
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-
-afterAll(async () => {
-  await Promise.all([...tables.map((table) => table.drop()), sqs.stop()]);
-});
-
-/** A table and a queue of its own for each test, so no test sees another's schedules. */
-async function realRuntime(config: Partial<RuntimeConfig> = {}) {
-  const [table, queue] = await Promise.all([
-    createTestTable('runtime'),
-    createTestQueue(sqs.client, { visibilityTimeoutSeconds: 5 }),
-  ]);
-  tables.push(table);
-  const store = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName });
-  const deps: RuntimeDeps = {
-    config: testConfig({ tableName: table.tableName, queueUrl: queue.queueUrl, ...config }),
-    scheduleStore: store,
-    jobStore: store,
-    queue: new SqsJobQueue({ client: sqs.client, queueUrl: queue.queueUrl }),
-    events: new RecordingPublisher(),
-    clock: systemClock,
-    random: Math.random,
-    logger: silentLogger,
-    metricsSink: () => {},
-  };
-  return { deps, store, queue };
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
-function worker(deps: RuntimeDeps, tasks: Record<string, TaskOptions<any, any>>) {
-  const registry = staticTaskRegistry(
-    Object.fromEntries(Object.entries(tasks).map(([id, options]) => [id, { default: defineTask(options) }])),
-  );
-  return createWorkerHandler(() => deps, registry);
-}
+const local = useLocalServices();
+const realRuntime = local.runtime;
 
 /** Polls like Lambda's event source mapping until `done()` or the time runs out. */
 async function pollUntil(
@@ -65,7 +18,7 @@ async function pollUntil(
 ) {
   const until = Date.now() + maxMs;
   while (!done() && Date.now() < until) {
-    await pollOnce({ client: sqs.client, queueUrl: queue.queueUrl, waitTimeSeconds: 1 }, (event) =>
+    await pollOnce({ client: local.sqs().client, queueUrl: queue.queueUrl, waitTimeSeconds: 1 }, (event) =>
       handler(event),
     );
   }
@@ -127,7 +80,7 @@ describe('runtime on DynamoDB Local and the SQS emulator', () => {
     const [a, b] = await Promise.all([createTickHandler(() => deps)(), createTickHandler(() => deps)()]);
     const ids: string[] = [];
     for (const until = Date.now() + 30_000; ids.length < 20 && Date.now() < until; ) {
-      const output = await sqs.client.send(
+      const output = await local.sqs().client.send(
         new ReceiveMessageCommand({
           QueueUrl: queue.queueUrl,
           MaxNumberOfMessages: 10,
@@ -138,9 +91,11 @@ describe('runtime on DynamoDB Local and the SQS emulator', () => {
       ids.push(...(output.Messages ?? []).map((message) => JSON.parse(message.Body ?? '{}').job.id));
     }
 
-    const extra = await sqs.client.send(
-      new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
-    );
+    const extra = await local
+      .sqs()
+      .client.send(
+        new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
 
     // Assess
     expect(a.jobsEnqueued + b.jobsEnqueued).toBe(20);

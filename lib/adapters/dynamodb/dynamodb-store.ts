@@ -108,8 +108,13 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return scheduleWrites.pauseSchedule(this.context, id, now);
   }
 
-  resumeSchedule(id: string, nextFireAt: EpochMs | null, now: EpochMs): Promise<Schedule> {
-    return scheduleWrites.resumeSchedule(this.context, id, nextFireAt, now);
+  resumeSchedule(
+    id: string,
+    nextFireAt: EpochMs | null,
+    now: EpochMs,
+    firesFrom?: EpochMs,
+  ): Promise<Schedule> {
+    return scheduleWrites.resumeSchedule(this.context, id, nextFireAt, now, firesFrom);
   }
 
   removeSchedule(id: string): Promise<boolean> {

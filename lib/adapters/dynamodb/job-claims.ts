@@ -9,12 +9,12 @@ import {
   type StoredItem,
   transactionCancellation,
 } from './store-context';
-import { jobKey, shardKeys, shardOf } from './table-design';
+import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } from './table-design';
 
 /**
  * Claims one delivery of a job: creates the item or takes a `queued`/`retrying` one whose stored attempt
  * is lower, or a slot-less `running` one whose lease ended (its worker vanished; the redelivered message
- * takes over). With a concurrency limit the claim and the task's slot are taken in one transaction.
+ * takes over), or (for a schedule fire that checks its schedule) one cancelled by such a check. With a concurrency limit the claim and the task's slot are taken in one transaction.
  * Only slot holders get running-index keys (the reaper returns their slots): an unlimited job costs one
  * write to claim and one to finish, plus its two listing-index entries.
  */
@@ -72,7 +72,17 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
       startedAt: now,
       holdsSlot: input.concurrencyLimit === undefined ? null : true,
     },
-    ['finishedAt', 'returnValue', 'error', 'expiresAt', 'dueShard', 'dueAt'],
+    // The expiries and `reclaimable` exist only on a reclaimed cancellation (see the condition below).
+    [
+      'finishedAt',
+      'returnValue',
+      'error',
+      TTL_ATTRIBUTE,
+      RESULT_EXPIRY_ATTRIBUTE,
+      'dueShard',
+      'dueAt',
+      'reclaimable',
+    ],
   );
   const expressions = applyTo(new Expressions(), claim);
   // A job's run time and creation time never change on claim (they are index keys: rewriting costs).
@@ -88,9 +98,13 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
   const abandonedRun =
     `(${status} = ${expressions.value('running')} AND attribute_not_exists(${expressions.name('holdsSlot')})` +
     ` AND ${expressions.name('leaseUntil')} < ${expressions.value(now)})`;
-  const condition =
+  let condition =
     `attribute_not_exists(pk) OR ((${status} = ${expressions.value('queued')} OR ${status} = ${expressions.value('retrying')} OR ${abandonedRun})` +
     ` AND ${expressions.name('attempt')} < ${expressions.value(input.attempt)})`;
+  // A fire cancelled because its schedule changed is claimed again by a delivery that re-checks it.
+  if (input.reclaimCancelledFire) {
+    condition += ` OR (${status} = ${expressions.value('cancelled')} AND attribute_exists(${expressions.name('reclaimable')}))`;
+  }
   return expressions.buildUpdate(condition);
 }
 

@@ -27,6 +27,7 @@ export function finishJob(context: StoreContext, input: FinishJobInput): Promise
       returnValue: result.returnValue,
       error: result.error,
       ...endedRecordExpiry(result.finishedAt, input.expiresAt),
+      reclaimable: input.reclaimable === true ? true : undefined,
     },
     [
       ...LEASE_ATTRIBUTES,
@@ -169,12 +170,14 @@ export async function cancelJob(
       'leaseUntil',
       'returnValue',
       'error',
+      'reclaimable',
     ]),
   );
   const status = expressions.name('status');
+  // A fire cancelled by a schedule check may still be claimed again: cancelling it makes that final.
   const condition =
     `attribute_not_exists(pk) OR ${status} = ${expressions.value('queued')}` +
-    ` OR ${status} = ${expressions.value('retrying')}`;
+    ` OR ${status} = ${expressions.value('retrying')} OR attribute_exists(${expressions.name('reclaimable')})`;
   try {
     const output = await context.update('cancelJob', {
       Key: jobKey(id),

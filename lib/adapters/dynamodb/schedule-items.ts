@@ -27,6 +27,7 @@ export function scheduleToItem(schedule: Schedule, shards: number): StoredItem {
     version: schedule.version,
     createdAt: schedule.createdAt,
     updatedAt: schedule.updatedAt,
+    firesFrom: schedule.firesFrom,
   };
   if (schedule.nextFireAt !== null) item.dueAt = schedule.nextFireAt;
   if (isActive(schedule.paused, schedule.nextFireAt)) item.dueShard = dueShardOf(schedule.id, shards);
@@ -64,6 +65,8 @@ export function itemToSchedule(item: StoredItem): Schedule {
     paused: item.paused === true,
     nextFireAt: optionalNumber(item.dueAt),
     lastFireAt: optionalNumber(item.lastFireAt),
+    // Items written before `firesFrom` existed: their definition has held since they were added.
+    firesFrom: optionalNumber(item.firesFrom) ?? Number(item.createdAt),
     version: Number(item.version),
     createdAt: Number(item.createdAt),
     updatedAt: Number(item.updatedAt),

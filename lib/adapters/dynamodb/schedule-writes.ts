@@ -18,6 +18,7 @@ export async function addSchedule(
     ...definition,
     nextFireAt,
     lastFireAt: null,
+    firesFrom: now,
     version: 1,
     createdAt: now,
     updatedAt: now,
@@ -51,6 +52,7 @@ async function replaceSchedule(context: StoreContext, input: AddScheduleInput): 
     .set('kind', ITEM_KINDS.schedule)
     .set('paused', definition.paused)
     .set('updatedAt', now)
+    .set('firesFrom', now)
     .setExpression('createdAt', `if_not_exists(${update.name('createdAt')}, ${update.value(now)})`)
     .setExpression(
       'version',
@@ -83,6 +85,7 @@ export async function updateSchedule(
       if (value !== undefined) update.setOrRemove(attribute, value);
     }
     update.set('updatedAt', now).setExpression('version', `${update.name('version')} + ${update.value(1)}`);
+    if (changes.trigger !== undefined) update.set('firesFrom', now);
     setDueKeys(update, id, paused, nextFireAt, context.shards);
     let condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(paused)}`;
     if (expectedVersion !== undefined)
@@ -110,7 +113,11 @@ export async function updateSchedule(
 }
 
 export async function pauseSchedule(context: StoreContext, id: string, now: EpochMs): Promise<Schedule> {
-  const update = new Expressions().set('paused', true).set('updatedAt', now).remove('dueShard');
+  const update = new Expressions()
+    .set('paused', true)
+    .set('updatedAt', now)
+    .set('firesFrom', now)
+    .remove('dueShard');
   update.setExpression('version', `${update.name('version')} + ${update.value(1)}`);
   const condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(false)}`;
   return changePausedState(context, id, update, condition);
@@ -121,8 +128,9 @@ export async function resumeSchedule(
   id: string,
   nextFireAt: EpochMs | null,
   now: EpochMs,
+  firesFrom: EpochMs = now,
 ): Promise<Schedule> {
-  const update = new Expressions().set('paused', false).set('updatedAt', now);
+  const update = new Expressions().set('paused', false).set('updatedAt', now).set('firesFrom', firesFrom);
   update.setExpression('version', `${update.name('version')} + ${update.value(1)}`);
   setDueKeys(update, id, false, nextFireAt, context.shards);
   const condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(true)}`;

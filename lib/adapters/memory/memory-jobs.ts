@@ -18,12 +18,14 @@ import {
 import { pageAfter } from './memory-pages';
 
 /**
- * A job as kept in memory: the domain job plus where it waits in the due index, if parked, and until
- * when it stays a dedupe record (`expiresAt` only hides it from reads).
+ * A job as kept in memory: the domain job plus where it waits in the due index, if parked, until
+ * when it stays a dedupe record (`expiresAt` only hides it from reads), and whether a cancellation by
+ * a schedule check may still be claimed again.
  */
 interface StoredJob extends Job {
   parkedUntil: EpochMs | null;
   recordExpiresAt: EpochMs | null;
+  reclaimable: boolean;
 }
 
 /**
@@ -47,6 +49,7 @@ export class MemoryJobStore implements JobStore {
       ...newJob(input.job, input.now),
       parkedUntil: input.parkUntilDue ? input.job.runAt : null,
       recordExpiresAt: null,
+      reclaimable: false,
     };
     this.jobs.set(job.id, job);
     return { status: visible ? 'replaced' : 'added', job: present(job) };
@@ -59,8 +62,10 @@ export class MemoryJobStore implements JobStore {
       !existing.holdsSlot &&
       existing.leaseUntil !== null &&
       existing.leaseUntil < input.now;
+    const reclaimed = input.reclaimCancelledFire === true && existing?.reclaimable === true;
     const claimable =
       !existing ||
+      reclaimed ||
       ((existing.status === 'queued' || existing.status === 'retrying' || abandonedRun) &&
         existing.attempt < input.attempt);
     if (!claimable && existing) {
@@ -84,6 +89,7 @@ export class MemoryJobStore implements JobStore {
       startedAt: input.now,
       parkedUntil: null,
       recordExpiresAt: null,
+      reclaimable: false,
     };
     this.jobs.set(job.id, job);
     return { status: 'claimed', job: present(job) };
@@ -106,6 +112,7 @@ export class MemoryJobStore implements JobStore {
       result,
       expiresAt: wholeSecondsUp(input.expiresAt),
       recordExpiresAt: wholeSecondsUp(dedupeRecordExpiresAt(result.finishedAt, input.expiresAt)),
+      reclaimable: input.reclaimable === true,
     });
     return present(job);
   }
@@ -167,8 +174,9 @@ export class MemoryJobStore implements JobStore {
     request?: JobRequest,
   ): Promise<Job | undefined> {
     const existing = this.jobs.get(id);
-    if (existing?.status === 'cancelled') return present(existing);
-    if (existing && existing.status !== 'queued' && existing.status !== 'retrying') return undefined;
+    if (existing?.status === 'cancelled' && !existing.reclaimable) return present(existing);
+    const cancellable = !existing || existing.reclaimable || ['queued', 'retrying'].includes(existing.status);
+    if (!cancellable) return undefined;
     const base: StoredJob = existing ?? {
       ...newJob(
         request ?? {
@@ -185,6 +193,7 @@ export class MemoryJobStore implements JobStore {
       ),
       parkedUntil: null,
       recordExpiresAt: null,
+      reclaimable: false,
     };
     const job: StoredJob = {
       ...base,
@@ -196,6 +205,7 @@ export class MemoryJobStore implements JobStore {
       expiresAt: wholeSecondsUp(expiresAt),
       parkedUntil: null,
       recordExpiresAt: wholeSecondsUp(dedupeRecordExpiresAt(now, expiresAt)),
+      reclaimable: false,
     };
     this.jobs.set(id, job);
     return present(job);
@@ -341,6 +351,11 @@ function wholeSecondsUp(ms: EpochMs): EpochMs {
 }
 
 function present(job: StoredJob | Job): Job {
-  const { parkedUntil: _parked, recordExpiresAt: _record, ...rest } = job as StoredJob;
+  const {
+    parkedUntil: _parked,
+    recordExpiresAt: _record,
+    reclaimable: _reclaimable,
+    ...rest
+  } = job as StoredJob;
   return structuredClone(rest);
 }

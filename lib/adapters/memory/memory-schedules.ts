@@ -36,6 +36,7 @@ export class MemoryScheduleStore implements ScheduleStore {
       ...structuredClone(definition),
       nextFireAt,
       lastFireAt: existing?.lastFireAt ?? null,
+      firesFrom: now,
       version: (existing?.version ?? 0) + 1,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
@@ -78,20 +79,33 @@ export class MemoryScheduleStore implements ScheduleStore {
       if (value !== undefined) Object.assign(schedule, { [field]: value });
     }
     Object.assign(schedule, { nextFireAt, updatedAt: now, version: schedule.version + 1 });
+    if (changes.trigger !== undefined) schedule.firesFrom = now;
     return copy(schedule);
   }
 
   async pauseSchedule(id: string, now: EpochMs): Promise<Schedule> {
     const schedule = this.require(id);
-    if (!schedule.paused)
-      Object.assign(schedule, { paused: true, updatedAt: now, version: schedule.version + 1 });
+    if (!schedule.paused) {
+      Object.assign(schedule, {
+        paused: true,
+        updatedAt: now,
+        firesFrom: now,
+        version: schedule.version + 1,
+      });
+    }
     return copy(schedule);
   }
 
-  async resumeSchedule(id: string, nextFireAt: EpochMs | null, now: EpochMs): Promise<Schedule> {
+  async resumeSchedule(
+    id: string,
+    nextFireAt: EpochMs | null,
+    now: EpochMs,
+    firesFrom: EpochMs = now,
+  ): Promise<Schedule> {
     const schedule = this.require(id);
     if (schedule.paused) {
-      Object.assign(schedule, { paused: false, nextFireAt, updatedAt: now, version: schedule.version + 1 });
+      const version = schedule.version + 1;
+      Object.assign(schedule, { paused: false, nextFireAt, firesFrom, updatedAt: now, version });
     }
     return copy(schedule);
   }

@@ -49,8 +49,13 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     return this.schedules.pauseSchedule(id, now);
   }
 
-  resumeSchedule(id: string, nextFireAt: EpochMs | null, now: EpochMs): Promise<Schedule> {
-    return this.schedules.resumeSchedule(id, nextFireAt, now);
+  resumeSchedule(
+    id: string,
+    nextFireAt: EpochMs | null,
+    now: EpochMs,
+    firesFrom?: EpochMs,
+  ): Promise<Schedule> {
+    return this.schedules.resumeSchedule(id, nextFireAt, now, firesFrom);
   }
 
   removeSchedule(id: string): Promise<boolean> {

@@ -24,7 +24,7 @@ export interface OutgoingMessage {
 }
 
 export function outgoingMessage(message: JobMessage): OutgoingMessage {
-  const body = sqsSafeJson(encodeJobMessage({ job: message.job, attempt: message.attempt }));
+  const body = sqsSafeJson(encodeJobMessage(message));
   return { message, body, bytes: Buffer.byteLength(body, 'utf8') + MARGIN_BYTES_PER_MESSAGE };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
+import type { ScheduleRevision } from './schedule-revision';
 
 /** Bumped on any incompatible change of the message body; workers reject versions they do not know. */
 export const JOB_MESSAGE_VERSION = 1;
@@ -31,12 +32,16 @@ const jobMessageBody = z.object({
     runAt: epochMs,
     startDeadline: epochMs.nullable(),
   }),
+  /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
+  revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
 export interface JobMessageBody {
   job: JobRequest;
   attempt: number;
+  /** For a schedule fire: the revision of the schedule it was sent under (the worker checks it). */
+  revision?: ScheduleRevision;
 }
 
 /** The message body as JSON, with the format version. */
@@ -46,6 +51,9 @@ export function encodeJobMessage(body: JobMessageBody): string {
     v: JOB_MESSAGE_VERSION,
     attempt: body.attempt,
     job: { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
+    ...(body.revision && {
+      revision: { createdAt: body.revision.createdAt, version: body.revision.version },
+    }),
   });
 }
 
@@ -67,5 +75,6 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  return { ok: true, message: { attempt: parsed.data.attempt, job: parsed.data.job } };
+  const { attempt, job, revision } = parsed.data;
+  return { ok: true, message: { attempt, job, ...(revision && { revision }) } };
 }

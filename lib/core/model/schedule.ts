@@ -31,6 +31,13 @@ export interface Schedule extends ScheduleDefinition {
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched. */
   lastFireAt: EpochMs | null;
+  /**
+   * Fire times before this instant are not the current definition's to run: when the schedule was
+   * added, its trigger last changed, or it was last resumed (from where the resume replays); while
+   * paused, when the pause began. A fire sent to the queue under an earlier revision runs (under the
+   * current one) only when its fire time is at or after this instant.
+   */
+  firesFrom: EpochMs;
   /** Bumped by every change its owner makes (not by ticks). */
   version: number;
   createdAt: EpochMs;

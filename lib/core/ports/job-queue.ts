@@ -1,10 +1,13 @@
 import type { EpochMs } from '../clock';
+import type { ScheduleRevision } from '../model/schedule-revision';
 import type { JobRequest } from './job-store';
 
 /** One message for the jobs queue: a job request and the attempt it is for. */
 export interface JobMessage {
   job: JobRequest;
   attempt: number;
+  /** For a schedule fire: the revision of the schedule it was sent under. */
+  revision?: ScheduleRevision;
   /** Seconds the queue holds the message before a worker may see it (0..900). */
   delaySeconds: number;
 }

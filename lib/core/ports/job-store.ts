@@ -48,6 +48,11 @@ export interface ClaimJobInput {
   leaseUntil: EpochMs;
   /** The task's `maxRunningJobs`; when set, a slot is taken in the same transaction as the claim. */
   concurrencyLimit?: number;
+  /**
+   * The claimant is a schedule fire's first delivery, which checks the schedule before it runs the
+   * job: it may also claim a job that such a check cancelled (`FinishJobInput.reclaimable`).
+   */
+  reclaimCancelledFire?: boolean;
 }
 
 /**
@@ -66,6 +71,12 @@ export interface FinishJobInput {
   owner: string;
   result: JobResult;
   expiresAt: EpochMs;
+  /**
+   * A `cancelled` result written because the job's schedule changed after the fire was sent: a later
+   * delivery of the fire that checks the schedule again may still claim it (`reclaimCancelledFire`).
+   * Cancellations by `cancelJob` are final.
+   */
+  reclaimable?: boolean;
 }
 
 export interface RetryJobInput {
@@ -113,7 +124,8 @@ export interface JobStore {
   /**
    * Claims one delivery. Succeeds only if the job has no item yet, or is `queued`/`retrying` with a
    * stored attempt lower than `attempt`, or is `running` without a slot and with a lease that ended
-   * before `now` and a lower attempt (a redelivered message takes over a run whose worker vanished).
+   * before `now` and a lower attempt (a redelivered message takes over a run whose worker vanished),
+   * or, with `reclaimCancelledFire`, is `cancelled` reclaimably (whatever its attempt).
    * A second claim of the same job id and attempt loses, and so does any claim of a job that ended, also
    * after its result expired (its dedupe record, above, still exists).
    */
@@ -147,8 +159,8 @@ export interface JobStore {
    * Cancels a job that has not started: writes status `cancelled` (creating the item if the job only
    * exists as a queue message) so that no later claim succeeds; pass `request` when known so that record
    * says what the job was. `expiresAt` ends the record's visibility; it stays a dedupe record from `now`
-   * as a finished job does. Cancelling a cancelled job returns it unchanged. Returns undefined if it
-   * already started.
+   * as a finished job does. Cancelling a cancelled job returns it unchanged, except that a reclaimable
+   * cancellation becomes final. Returns undefined if it already started.
    */
   cancelJob(id: string, now: EpochMs, expiresAt: EpochMs, request?: JobRequest): Promise<Job | undefined>;
 

@@ -59,9 +59,9 @@ export type ReleaseOutcome = 'released' | 'superseded' | 'gone';
  */
 export interface ScheduleStore {
   /**
-   * Writes a new schedule (version 1, no lease). On an existing id: `exception` throws
-   * `ConflictingIdError`; `replace` overwrites the definition and next fire time (version + 1, keeps
-   * `createdAt`); `do_nothing` changes nothing.
+   * Writes a new schedule (version 1, no lease, `firesFrom = now`). On an existing id: `exception`
+   * throws `ConflictingIdError`; `replace` overwrites the definition and next fire time (version + 1,
+   * `firesFrom = now`, keeps `createdAt`); `do_nothing` changes nothing.
    */
   addSchedule(input: AddScheduleInput): Promise<AddScheduleOutcome>;
 
@@ -71,7 +71,8 @@ export interface ScheduleStore {
   listSchedules(filter: ScheduleFilter, page: PageRequest): Promise<Page<Schedule>>;
 
   /**
-   * Changes the definition and sets the next fire time; bumps `version` and `updatedAt`.
+   * Changes the definition and sets the next fire time; bumps `version` and `updatedAt`. A new trigger
+   * sets `firesFrom` to `now`.
    * With `expectedVersion`, throws `VersionConflictError` if the stored version differs.
    * Throws `ScheduleNotFoundError` for an unknown id.
    */
@@ -83,11 +84,19 @@ export interface ScheduleStore {
     expectedVersion?: number,
   ): Promise<Schedule>;
 
-  /** Sets `paused` (removing it from the due index); bumps `version`. Idempotent. */
+  /** Sets `paused` (removing it from the due index) and `firesFrom = now`; bumps `version`. Idempotent. */
   pauseSchedule(id: string, now: EpochMs): Promise<Schedule>;
 
-  /** Clears `paused` and sets the next fire time computed by the caller; bumps `version`. Idempotent. */
-  resumeSchedule(id: string, nextFireAt: EpochMs | null, now: EpochMs): Promise<Schedule>;
+  /**
+   * Clears `paused` and sets the next fire time and `firesFrom` (default `now`) computed by the caller;
+   * bumps `version`. Idempotent.
+   */
+  resumeSchedule(
+    id: string,
+    nextFireAt: EpochMs | null,
+    now: EpochMs,
+    firesFrom?: EpochMs,
+  ): Promise<Schedule>;
 
   /** Deletes the schedule. Returns false when it did not exist. Its jobs and results stay until they expire. */
   removeSchedule(id: string): Promise<boolean>;

@@ -1,12 +1,13 @@
 import { JobNotFoundError } from '../../core/errors';
 import { isFinalStatus } from '../../core/model/job';
-import type { JobRequest } from '../../core/ports/job-store';
-import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
+import { jobRequestOf } from '../scheduling/job-messages';
 import type { ActionContext } from './context';
+import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
 import { JobNotCancellableError, NoResultYetError } from './errors';
 import { InputCheck } from './input-check';
 import { type AdminResponse, failure, success } from './response';
+import { listJobsWithDispatchedFires } from './schedule-job-listing';
 import { DEFAULT_PAYLOAD } from './schedules';
 import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from './schemas';
 import { wireJob, wireJobResult } from './wire';
@@ -87,9 +88,11 @@ function validJobId(raw: Record<string, unknown>, context: ActionContext) {
   return check.valid({ params: check.params(jobIdParams, raw) }).params.job_id;
 }
 
+/** `get_job`: a stored job, or a fire the tick sent to the queue that has not started yet (`queued`). */
 export async function getJob(raw: Record<string, unknown>, context: ActionContext) {
   const jobId = validJobId(raw, context);
-  const job = await context.deps.jobStore.getJob(jobId, context.now);
+  const job =
+    (await context.deps.jobStore.getJob(jobId, context.now)) ?? (await dispatchedFireJob(jobId, context));
   if (!job) throw new JobNotFoundError(jobId);
   return { job: wireJob(job) };
 }
@@ -102,14 +105,14 @@ export async function listJobs(raw: Record<string, unknown>, context: ActionCont
     check.problem('', 'give schedule_id or task (status narrows either)');
   }
   const { params } = check.valid({ params: parsed });
-  const page = await context.deps.jobStore.listJobs(
+  const page = await listJobsWithDispatchedFires(
+    context,
     {
       ...(params.schedule_id !== undefined && { scheduleId: params.schedule_id }),
       ...(params.task !== undefined && { task: params.task }),
       ...(params.status !== undefined && { status: params.status }),
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
-    context.now,
   );
   return { jobs: page.items.map(wireJob), cursor: page.cursor ?? null };
 }
@@ -129,52 +132,27 @@ export async function getJobResult(raw: Record<string, unknown>, context: Action
 
 /**
  * `cancel_job`: a job that has not started never will. Works for jobs the store knows and for fires a
- * tick already sent to the queue (`<scheduleId>@<fireTime>`); cancelling twice is fine.
+ * tick already sent to the queue (`<scheduleId>@<fireTime>`, while `get_job` shows them as queued);
+ * cancelling twice is fine.
  */
 export async function cancelJob(raw: Record<string, unknown>, context: ActionContext) {
   const jobId = validJobId(raw, context);
-  const { jobStore, tasks } = context.deps;
+  const { jobStore } = context.deps;
   const existing = await jobStore.getJob(jobId, context.now);
-  if (existing?.status === 'cancelled') return { job: wireJob(existing) };
-  if (existing && existing.status !== 'queued' && existing.status !== 'retrying') {
+  // A cancelled job goes to the store too: a fire cancelled because its schedule changed may still be
+  // claimed by the fire sent in its place, and a user's cancellation makes that final.
+  if (existing && !['queued', 'retrying', 'cancelled'].includes(existing.status)) {
     throw new JobNotCancellableError(jobId, existing.status);
   }
-  const fire = existing ? undefined : await dispatchedFire(jobId, context);
+  const fire = existing ? undefined : await dispatchedFireJob(jobId, context);
   const taskId = existing?.task ?? fire?.task;
   if (taskId === undefined) throw new JobNotFoundError(jobId);
 
-  const ttlSeconds = resultTtlSecondsOf(
-    tasks.get(taskId)?.definition,
-    context.deps.defaultResultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds,
-  );
-  const expiresAt = context.now + ttlSeconds * 1000;
-  const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire);
+  const expiresAt = context.now + resultTtlMsOf(taskId, context);
+  const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire && jobRequestOf(fire));
   if (!cancelled) {
     const current = await jobStore.getJob(jobId, context.now);
     throw new JobNotCancellableError(jobId, current?.status ?? 'running');
   }
   return { job: wireJob(cancelled) };
-}
-
-/**
- * For `<scheduleId>@<fireTime>` of a fire the tick already sent (it exists only as a queue message):
- * what that message holds, so the cancellation record says what was cancelled.
- */
-async function dispatchedFire(jobId: string, context: ActionContext): Promise<JobRequest | undefined> {
-  const match = /^(.+)@(\d+)$/.exec(jobId);
-  if (!match) return undefined;
-  const [, scheduleId = '', fireTimeText = ''] = match;
-  const fireTime = Number(fireTimeText);
-  const schedule = await context.deps.scheduleStore.getSchedule(scheduleId);
-  if (!schedule || schedule.lastFireAt === null || fireTime > schedule.lastFireAt) return undefined;
-  return {
-    id: jobId,
-    task: schedule.task,
-    payload: schedule.payload,
-    origin: 'schedule',
-    scheduleId,
-    fireTime,
-    runAt: fireTime,
-    startDeadline: null,
-  };
 }

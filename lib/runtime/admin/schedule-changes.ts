@@ -73,8 +73,9 @@ export async function updateSchedule(raw: Record<string, unknown>, context: Acti
 
 /**
  * `resume_schedule`: fire times missed while paused are skipped (the next fire time is counted from
- * now) unless `replay_missed`, which resumes from the last dispatched fire time so that the schedule's
- * coalesce policy and misfire grace decide what runs. Resuming an active schedule changes nothing.
+ * now) unless `replay_missed`, which resumes from where the pause stopped the schedule so that its
+ * coalesce policy and misfire grace decide what runs. Fires sent before the pause and cancelled by it
+ * are claimed again by the resumed schedule's fires. Resuming an active schedule changes nothing.
  */
 export async function resumeSchedule(raw: Record<string, unknown>, context: ActionContext) {
   const check = new InputCheck(context.deps.tasks);
@@ -83,16 +84,22 @@ export async function resumeSchedule(raw: Record<string, unknown>, context: Acti
   if (!current) throw new ScheduleNotFoundError(params.id);
   if (!current.paused) return { dispatched_jobs: 0, schedule: wireSchedule(current) };
 
-  const nextFireAt =
-    compileTrigger(current.trigger).next(resumeFrom(current, params.replay_missed, context)) ?? null;
-  const resumed = await context.deps.scheduleStore.resumeSchedule(params.id, nextFireAt, context.now);
+  const from = resumeFrom(current, params.replay_missed, context);
+  const nextFireAt = compileTrigger(current.trigger).next(from) ?? null;
+  const resumed = await context.deps.scheduleStore.resumeSchedule(params.id, nextFireAt, context.now, from);
   const dispatch = await dispatchIfInsideWindow(context, resumed);
   return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
 }
 
+/**
+ * Where the resumed schedule's fire times start: now, or when replaying, after the last dispatched fire
+ * time or, if earlier, after the pause began (`firesFrom` of a paused schedule): fires sent before the
+ * pause and due after it were cancelled by it, and the replay sends them again.
+ */
 function resumeFrom(schedule: Schedule, replayMissed: boolean, context: ActionContext): number {
   if (!replayMissed) return context.now;
-  return schedule.lastFireAt === null ? schedule.createdAt : schedule.lastFireAt + 1;
+  const afterLastDispatched = schedule.lastFireAt === null ? schedule.createdAt : schedule.lastFireAt + 1;
+  return Math.min(afterLastDispatched, schedule.firesFrom + 1);
 }
 
 /**

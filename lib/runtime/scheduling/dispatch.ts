@@ -3,9 +3,9 @@ import { LeaseLostError } from '../../core/errors';
 import type { Schedule } from '../../core/model/schedule';
 import { type PlanLimits, type PlannedFire, planFires } from '../../core/planning';
 import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
-import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { ReleaseOutcome, ScheduleStore } from '../../core/ports/schedule-store';
 import { compileTrigger } from '../../core/triggers';
+import { scheduleFireMessage } from './job-messages';
 
 export interface DispatchDeps {
   scheduleStore: ScheduleStore;
@@ -81,7 +81,7 @@ export function planDispatch(
   return {
     schedule,
     fires: plan.fires,
-    messages: plan.fires.map((fire) => fireMessage(schedule, fire, now)),
+    messages: plan.fires.map((fire) => scheduleFireMessage(schedule, fire, now)),
     nextFireAt: plan.nextFireAt,
     lastFireAt: plan.lastFireAt,
     plannedAt: now,
@@ -146,21 +146,4 @@ export async function sendOrReportAllFailed(
   } catch {
     return messages.map((message) => message.job.id);
   }
-}
-
-function fireMessage(schedule: Schedule, fire: PlannedFire, now: EpochMs): JobMessage {
-  return {
-    job: {
-      id: fire.jobId,
-      task: schedule.task,
-      payload: schedule.payload,
-      origin: 'schedule',
-      scheduleId: schedule.id,
-      fireTime: fire.fireTime,
-      runAt: fire.runAt,
-      startDeadline: fire.startDeadline,
-    },
-    attempt: 1,
-    delaySeconds: queueDelaySeconds(fire.runAt, now),
-  };
 }

@@ -1,5 +1,8 @@
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import type { Schedule } from '../../core/model/schedule';
+import { revisionOf } from '../../core/model/schedule-revision';
+import type { PlannedFire } from '../../core/planning';
 import { type JobMessage, queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 
@@ -28,5 +31,27 @@ export function parkedJobMessage(job: Job, now: EpochMs): JobMessage {
     job: jobRequestOf(job),
     attempt: job.attempt + 1,
     delaySeconds: queueDelaySeconds(job.runAt, now),
+  };
+}
+
+/**
+ * The message for one fire of a schedule, with the schedule's task and payload as they are now and the
+ * revision they belong to (the worker checks it against the schedule before it runs the job).
+ */
+export function scheduleFireMessage(schedule: Schedule, fire: PlannedFire, now: EpochMs): JobMessage {
+  return {
+    job: {
+      id: fire.jobId,
+      task: schedule.task,
+      payload: schedule.payload,
+      origin: 'schedule',
+      scheduleId: schedule.id,
+      fireTime: fire.fireTime,
+      runAt: fire.runAt,
+      startDeadline: fire.startDeadline,
+    },
+    attempt: 1,
+    revision: revisionOf(schedule),
+    delaySeconds: queueDelaySeconds(fire.runAt, now),
   };
 }

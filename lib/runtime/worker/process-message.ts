@@ -9,8 +9,8 @@ import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import { slotWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
-import { runClaimedJob } from './run-claimed-job';
 import { runLeaseUntil } from './run-lease';
+import { runClaimedFire, type ScheduleFire, scheduleFireOf } from './schedule-fire-check';
 import { handleUnreadableMessage } from './unreadable-message';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
@@ -27,7 +27,7 @@ export async function processMessage(ctx: WorkerContext, record: SQSRecord): Pro
   const { job, attempt } = decoded.message;
   const logger = ctx.deps.logger.child({ jobId: job.id, task: job.task, attempt });
   try {
-    return await processJob(ctx, record, job, attempt, logger);
+    return await processJob(ctx, record, job, attempt, logger, scheduleFireOf(decoded.message));
   } catch (error) {
     logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
     return 'retry_later';
@@ -40,15 +40,25 @@ async function processJob(
   job: JobRequest,
   attempt: number,
   logger: Logger,
+  fire?: ScheduleFire,
 ): Promise<MessageOutcome> {
   const { clock } = ctx.deps;
   const elsewhere = (stored: Job | undefined) =>
-    onClaimedElsewhere(ctx, record, job, attempt, stored, logger);
+    onClaimedElsewhere(ctx, record, job, attempt, stored, logger, fire);
   const early = job.runAt - clock.now();
   // SQS delays at most 900 s and in whole seconds: a far-ahead job hops through the queue again,
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
   if (early > MAX_WAIT_MS)
-    return sendAgain(ctx, { job, attempt, delaySeconds: queueDelaySeconds(job.runAt, clock.now()) }, logger);
+    return sendAgain(
+      ctx,
+      {
+        job,
+        attempt,
+        ...(fire?.revision && { revision: fire.revision }),
+        delaySeconds: queueDelaySeconds(job.runAt, clock.now()),
+      },
+      logger,
+    );
   // Timers may wake a millisecond before the wall clock reaches runAt: check again (a few times at most).
   for (let check = 0, wait = early; check < 3 && wait > 0; check++, wait = job.runAt - clock.now()) {
     await ctx.sleep(wait);
@@ -117,10 +127,15 @@ async function processJob(
     now,
     leaseUntil,
     ...(definition.maxRunningJobs === null ? {} : { concurrencyLimit: definition.maxRunningJobs }),
+    ...(fire && { reclaimCancelledFire: true }),
   });
   switch (claim.status) {
     case 'claimed':
-      return runClaimedJob(ctx, { job, attempt, owner, definition, startedAt: now, leaseUntil, logger });
+      return runClaimedFire(
+        ctx,
+        { job, attempt, owner, definition, startedAt: now, leaseUntil, logger },
+        fire,
+      );
     case 'no_slot':
       logger.debug('no free slot; the message comes back later', { running: claim.running });
       return comeBackLater(ctx, record, logger);
@@ -146,6 +161,7 @@ async function onClaimedElsewhere(
   attempt: number,
   stored: Job | undefined,
   logger: Logger,
+  fire: ScheduleFire | undefined,
 ): Promise<MessageOutcome> {
   if (stored?.status === 'running' && stored.attempt < attempt) return comeBackLater(ctx, record, logger);
   if (stored?.status === 'running' && !stored.holdsSlot && stored.leaseUntil !== null) {
@@ -155,7 +171,7 @@ async function onClaimedElsewhere(
       stoppedAttempt: stored.attempt,
     });
     // Like the reaper's messages, a takeover carries no start deadline: the run had started in time.
-    return processJob(ctx, record, { ...job, startDeadline: null }, stored.attempt + 1, logger);
+    return processJob(ctx, record, { ...job, startDeadline: null }, stored.attempt + 1, logger, fire);
   }
   ctx.counters.duplicates += 1;
   logger.debug('duplicate delivery dropped', { status: stored?.status });

@@ -66,6 +66,25 @@ async function receiveAll(queueUrl: string, expected: number) {
 }
 
 describe('SqsJobQueue (against the SQS emulator)', () => {
+  it('carries the schedule revision a fire was sent under, and decodes messages without one', async () => {
+    // Prepare
+    const { queueUrl } = await createTestQueue(sqs.client);
+    const queue = new SqsJobQueue({ client: sqs.client, queueUrl });
+    const revision = { createdAt: 1_700_000_000_000, version: 3 };
+
+    // Act
+    await queue.send([message('nightly@1', { revision }), message('nightly@2')]);
+    const decoded = (await receiveAll(queueUrl, 2)).map((body) => decodeJobMessage(body));
+
+    // Assess
+    const revisions = Object.fromEntries(
+      decoded.flatMap((result) =>
+        result.ok ? [[result.message.job.id, result.message.revision ?? null]] : [],
+      ),
+    );
+    expect(revisions).toEqual({ 'nightly@1': revision, 'nightly@2': null });
+  });
+
   it('sends any number of messages in batches of ten, each a versioned job message', async () => {
     // Prepare
     const { queueUrl } = await createTestQueue(sqs.client);

@@ -33,6 +33,13 @@ async function scenario(
     task: 'cleanup',
     trigger: { type: 'interval', seconds: 30 },
   });
+  await run('get_job dispatched fire', { action: 'get_job', job_id: 'cleanup-every-30s@1772442060000' });
+  await run('list_jobs dispatched fires', {
+    action: 'list_jobs',
+    schedule_id: 'cleanup-every-30s',
+    status: 'queued',
+    limit: 2,
+  });
   await run('add_schedule invalid', {
     action: 'add_schedule',
     task: 'send-report',

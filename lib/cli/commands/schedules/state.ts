@@ -7,10 +7,11 @@ import { writtenSummary } from './add-update';
 
 export const pauseScheduleCommand = adminCommand({
   name: 'pause',
-  summary: 'stop a schedule from dispatching (jobs already sent still run)',
+  summary: 'stop a schedule: nothing of it starts until resumed',
   usage: `Usage: sundial schedules pause <id>
 
-Pauses a schedule (admin API pause_schedule): it dispatches nothing until resumed. Idempotent.
+Pauses a schedule (admin API pause_schedule): nothing of it starts until resumed, not even the fires
+already sent to the queue. Idempotent.
 
 Options:`,
   examples: ['sundial schedules pause nightly'],

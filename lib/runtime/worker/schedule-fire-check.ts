@@ -1,0 +1,145 @@
+import { LeaseLostError } from '../../core/errors';
+import type { JobError } from '../../core/model/job';
+import type { JobMessageBody } from '../../core/model/job-message';
+import type { Schedule } from '../../core/model/schedule';
+import { revisionOf, type ScheduleRevision, sameRevision } from '../../core/model/schedule-revision';
+import type { JobMessage } from '../../core/ports/job-queue';
+import type { JobRequest } from '../../core/ports/job-store';
+import { compileTrigger } from '../../core/triggers';
+import { scheduleFireMessage } from '../scheduling/job-messages';
+import { resultTtlSecondsOf } from '../tasks/define-task';
+import { writeWithRetries } from './result-writes';
+import { type ClaimedJob, runClaimedJob } from './run-claimed-job';
+import type { MessageOutcome, WorkerContext } from './worker-context';
+
+/** A schedule fire's first delivery: it runs only once its schedule, read after the claim, agrees. */
+export interface ScheduleFire {
+  /** The schedule's revision the fire was sent under; null for messages sent before revisions existed. */
+  revision: ScheduleRevision | null;
+}
+
+/** The fire a message is the first delivery of, if it is one (retries of a fire that started are not checked). */
+export function scheduleFireOf(message: JobMessageBody): ScheduleFire | undefined {
+  const { job, attempt, revision } = message;
+  if (job.origin !== 'schedule' || job.scheduleId === null || attempt !== 1) return undefined;
+  return { revision: revision ?? null };
+}
+
+/** A fire that does not run as sent: why, and what (if anything) runs in its place. */
+export interface FireCancellation {
+  run: false;
+  error: JobError;
+  /** The fire as the current definition runs it: sent in place of this one, which is cancelled. */
+  replacement?: JobMessage;
+}
+
+/** What a claimed fire does, given its schedule as it is now. */
+export type FireVerdict = { run: true } | FireCancellation;
+
+/**
+ * Decides what a fire sent under `fire.revision` does now that its schedule reads as `schedule`:
+ * - removed or paused: cancelled;
+ * - same revision: runs;
+ * - another revision (the schedule was updated, resumed, or removed and added again): cancelled, and
+ *   sent again under the current revision (its task, payload and misfire grace) when its fire time is
+ *   one of the current trigger's at or after `firesFrom`; otherwise the current definition does not
+ *   run it (a new trigger, or a resume that skips the fire times missed while paused).
+ * A fire the current revision sent itself as well is deduplicated at claim: the job id is the same.
+ */
+export function fireVerdict(
+  schedule: Schedule | undefined,
+  job: JobRequest,
+  fire: ScheduleFire,
+  now: number,
+): FireVerdict {
+  const scheduleId = job.scheduleId ?? '';
+  if (!schedule) {
+    return cancelled('ScheduleRemoved', `schedule '${scheduleId}' was removed after this fire was sent`);
+  }
+  if (schedule.paused) {
+    return cancelled('SchedulePaused', `schedule '${scheduleId}' was paused after this fire was sent`);
+  }
+  const current = revisionOf(schedule);
+  if (fire.revision !== null && sameRevision(fire.revision, current)) return { run: true };
+
+  const changed = `schedule '${scheduleId}' changed (now version ${current.version}) after this fire was sent`;
+  const fireTime = job.fireTime;
+  const wanted =
+    fireTime !== null &&
+    fireTime >= schedule.firesFrom &&
+    compileTrigger(schedule.trigger).next(fireTime) === fireTime;
+  if (!wanted) return cancelled('ScheduleChanged', `${changed}; its current trigger does not fire then`);
+  const grace = schedule.misfireGraceSeconds;
+  const replacement = scheduleFireMessage(
+    schedule,
+    {
+      jobId: job.id,
+      fireTime,
+      runAt: job.runAt,
+      startDeadline: grace === null ? null : job.runAt + grace * 1000,
+    },
+    now,
+  );
+  return { ...cancelled('ScheduleChanged', `${changed}; it runs as the current definition`), replacement };
+}
+
+function cancelled(type: string, message: string): FireCancellation {
+  return { run: false, error: { type, message } };
+}
+
+/**
+ * Runs a claimed job; a schedule fire's first delivery only after reading its schedule (strongly
+ * consistent) and finding that it still wants the fire as sent. Reading after the claim is what makes
+ * remove, pause and update final for fires already in the queue: a change that returned before this
+ * read is seen here, and one that returned after it found the job already started (claimed).
+ *
+ * A fire that does not run is finished as `cancelled`, reclaimably: its replacement (or a fire the
+ * schedule sends again after a resume or a re-add) claims it again. The cancellation is written before
+ * the replacement is sent, and the message is kept when the send fails, so that a crash in between
+ * leaves a message that claims the job again and sends it then.
+ */
+export async function runClaimedFire(
+  ctx: WorkerContext,
+  claimed: ClaimedJob,
+  fire: ScheduleFire | undefined,
+): Promise<MessageOutcome> {
+  const { job, logger } = claimed;
+  if (!fire || job.scheduleId === null) return runClaimedJob(ctx, claimed);
+  const { deps } = ctx;
+  const scheduleId = job.scheduleId;
+  // Retried like the writes that end a run: giving up would leave the claim to its lease's end.
+  const schedule = await writeWithRetries(ctx, claimed.leaseUntil, () =>
+    deps.scheduleStore.getSchedule(scheduleId),
+  );
+  const verdict = fireVerdict(schedule, job, fire, deps.clock.now());
+  if (verdict.run) return runClaimedJob(ctx, claimed);
+
+  const finishedAt = deps.clock.now();
+  try {
+    await writeWithRetries(ctx, claimed.leaseUntil, () =>
+      deps.jobStore.finishJob({
+        jobId: job.id,
+        owner: claimed.owner,
+        result: {
+          outcome: 'cancelled',
+          error: verdict.error,
+          startedAt: null,
+          finishedAt,
+          attempt: claimed.attempt,
+        },
+        expiresAt:
+          finishedAt + resultTtlSecondsOf(claimed.definition, deps.config.defaultResultTtlSeconds) * 1000,
+        reclaimable: true,
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof LeaseLostError)) throw error;
+    return 'done';
+  }
+  logger.info('fire not run: its schedule changed after it was sent', { reason: verdict.error.type });
+  if (!verdict.replacement) return 'done';
+  const { failed } = await deps.queue.send([verdict.replacement]);
+  if (failed.length === 0) return 'done';
+  logger.warn('could not send the fire under the current schedule; the message comes back to try again');
+  return 'retry_later';
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { createHarness, errorOf, type Harness, MINUTE, SECOND, T0 } from './support/harness';
+
+interface JobAnswer {
+  id: string;
+  status: string;
+  payload: unknown;
+  run_at: string;
+  start_deadline: string | null;
+}
+
+const fireId = (seconds: number) => `sweep@${T0 + seconds * SECOND}`;
+
+/** `sweep`: a cleanup every 30 s from T0; add_schedule sent the fires at +0, +30, +60 and +90 s. */
+async function sweep(): Promise<Harness> {
+  const h = createHarness();
+  await h.ok({
+    action: 'add_schedule',
+    id: 'sweep',
+    task: 'cleanup',
+    trigger: { type: 'interval', seconds: 30 },
+    payload: { dir: '/tmp' },
+  });
+  return h;
+}
+
+async function getJob(h: Harness, seconds: number) {
+  return (await h.ok<{ job: JobAnswer }>({ action: 'get_job', job_id: fireId(seconds) })).job;
+}
+
+/** Every page of `list_jobs` for the request, following the cursors. */
+async function allPages(h: Harness, request: Record<string, unknown>): Promise<JobAnswer[][]> {
+  const pages: JobAnswer[][] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { jobs: JobAnswer[]; cursor: string | null } = await h.ok({
+      action: 'list_jobs',
+      ...request,
+      ...(cursor !== null && { cursor }),
+    });
+    pages.push(page.jobs);
+    cursor = page.cursor;
+  } while (cursor !== null);
+  return pages;
+}
+
+describe('fires sent to the queue and not started yet', () => {
+  it('are queued jobs for get_job, as the schedule will run them', async () => {
+    // Prepare
+    const h = await sweep();
+    await h.ok({ action: 'update_schedule', id: 'sweep', payload: { dir: '/var/tmp' } });
+
+    // Act
+    const dispatched = await getJob(h, 60);
+    const notAFireTime = errorOf(await h.call({ action: 'get_job', job_id: fireId(45) }));
+    const notSentYet = errorOf(await h.call({ action: 'get_job', job_id: fireId(120) }));
+
+    // Assess
+    expect(dispatched).toMatchObject({
+      id: fireId(60),
+      status: 'queued',
+      payload: { dir: '/var/tmp' },
+      origin: 'schedule',
+      schedule_id: 'sweep',
+      attempt: 0,
+      run_at: '2026-03-02T09:01:00Z',
+      start_deadline: '2026-03-02T09:03:00Z',
+    });
+    expect([notAFireTime.code, notSentYet.code]).toEqual(['job_not_found', 'job_not_found']);
+  });
+
+  it('are not shown once the schedule is paused or removed, or long after their time', async () => {
+    // Prepare
+    const paused = await sweep();
+    const removed = await sweep();
+    const later = await sweep();
+
+    // Act
+    await paused.ok({ action: 'pause_schedule', id: 'sweep' });
+    await removed.ok({ action: 'remove_schedule', id: 'sweep' });
+    later.clock.advance(3 * MINUTE);
+
+    // Assess
+    for (const h of [paused, removed, later]) {
+      expect(errorOf(await h.call({ action: 'get_job', job_id: fireId(90) })).code).toBe('job_not_found');
+      expect((await allPages(h, { schedule_id: 'sweep' })).flat()).toEqual([]);
+    }
+  });
+
+  it('come first when listing a schedule’s jobs, newest first, each once across pages', async () => {
+    // Prepare: the +0 fire ran; a run-now job waits
+    const h = await sweep();
+    const now = h.clock.now();
+    await h.store.claimJob({
+      job: fireRequest(0),
+      attempt: 1,
+      owner: 'worker',
+      now,
+      leaseUntil: now + MINUTE,
+    });
+    h.clock.advance(SECOND);
+    const runNow = await h.ok<{ job: { id: string } }>({ action: 'run_schedule_now', id: 'sweep' });
+
+    // Act
+    const pages = await allPages(h, { schedule_id: 'sweep', limit: 2 });
+    const queued = await allPages(h, { schedule_id: 'sweep', status: 'queued', limit: 10 });
+    const running = await allPages(h, { schedule_id: 'sweep', status: 'running' });
+
+    // Assess
+    expect(pages.map((page) => page.map((job) => `${job.id}:${job.status}`))).toEqual([
+      [`${fireId(90)}:queued`, `${fireId(60)}:queued`],
+      [`${fireId(30)}:queued`, `${runNow.job.id}:queued`],
+      [`${fireId(0)}:running`],
+    ]);
+    expect(queued.flat().map((job) => job.id)).toEqual([fireId(90), fireId(60), fireId(30), runNow.job.id]);
+    expect(running.flat().map((job) => job.id)).toEqual([fireId(0)]);
+  });
+
+  it('can be cancelled, and then show as cancelled', async () => {
+    // Prepare
+    const h = await sweep();
+
+    // Act
+    const cancelled = await h.ok<{ job: JobAnswer }>({ action: 'cancel_job', job_id: fireId(60) });
+    const again = await h.ok<{ job: JobAnswer }>({ action: 'cancel_job', job_id: fireId(60) });
+    const queued = await allPages(h, { schedule_id: 'sweep', status: 'queued' });
+
+    // Assess
+    expect(cancelled.job).toMatchObject({ id: fireId(60), status: 'cancelled', payload: { dir: '/tmp' } });
+    expect(again.job.status).toBe('cancelled');
+    expect((await getJob(h, 60)).status).toBe('cancelled');
+    expect(queued.flat().map((job) => job.id)).toEqual([fireId(90), fireId(30), fireId(0)]);
+  });
+});
+
+/** What the message of the fire at `+seconds` holds. */
+function fireRequest(seconds: number) {
+  return {
+    id: fireId(seconds),
+    origin: 'schedule' as const,
+    scheduleId: 'sweep',
+    fireTime: T0 + seconds * SECOND,
+    runAt: T0 + seconds * SECOND,
+    startDeadline: null,
+    task: 'cleanup',
+    payload: { dir: '/tmp' },
+  };
+}

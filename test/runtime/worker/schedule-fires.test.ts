@@ -1,0 +1,255 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../../lib/core/json';
+import type { JobMessage } from '../../../lib/core/ports/job-queue';
+import { createAdminApi } from '../../../lib/runtime/admin';
+import { adminDependencies } from '../../../lib/runtime/handlers/admin';
+import { dispatchLeasedSchedule } from '../../../lib/runtime/scheduling/dispatch';
+import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
+import { defineTask } from '../../../lib/runtime/tasks/define-task';
+import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
+import { SECOND, scheduleDefinition, sqsRecord, T0 } from '../support';
+import { workerHarness } from './harness';
+
+interface Run {
+  fireTime: number;
+  payload: JsonValue;
+}
+
+const iso = (instant: number) => new Date(instant).toISOString();
+const every10s = { type: 'interval', seconds: 10, start_at: iso(T0) } as const;
+
+/**
+ * The worker and the admin API on one in-memory store and queue (lookahead 90 s, no tick running), with
+ * a task `beat` that records its runs. Messages are delivered at their run time by `deliverDue`.
+ */
+function platform() {
+  const runs: Run[] = [];
+  const beat = {
+    handler: (payload: JsonValue, { fireTime }: { fireTime: Date | null }) => {
+      runs.push({ fireTime: (fireTime?.getTime() ?? 0) - T0, payload });
+    },
+  };
+  const worker = workerHarness({ beat });
+  const api = createAdminApi(
+    adminDependencies(worker.deps, staticTaskRegistry({ beat: { default: defineTask(beat) } })),
+  );
+  const admin = async (request: Record<string, unknown>) => {
+    const response = await api(request);
+    if (!response.ok) throw new Error(`${String(request.action)}: ${JSON.stringify(response.error)}`);
+    return response.result as Record<string, unknown>;
+  };
+  const deliver = async (message: JobMessage) => {
+    if (message.job.runAt > worker.clock.now()) worker.clock.set(message.job.runAt);
+    await worker.deliver([sqsRecord(message)]);
+  };
+  return {
+    ...worker,
+    runs,
+    admin,
+    deliver,
+    /** Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then sets the clock there. */
+    async deliverDue(seconds: number) {
+      const until = T0 + seconds * SECOND;
+      for (;;) {
+        const queued = worker.queue.drain();
+        const due = queued.filter((message) => message.job.runAt <= until);
+        worker.queue.sent.push(...queued.filter((message) => message.job.runAt > until));
+        if (due.length === 0) break;
+        for (const message of due.sort((a, b) => a.job.runAt - b.job.runAt)) await deliver(message);
+      }
+      worker.clock.set(Math.max(worker.clock.now(), until));
+    },
+    /** Takes the queued message of one fire out of the queue (a worker that gets to it late). */
+    takeMessage(seconds: number): JobMessage {
+      const index = worker.queue.sent.findIndex((message) => message.job.fireTime === T0 + seconds * SECOND);
+      const [message] = worker.queue.sent.splice(index, 1);
+      if (!message) throw new Error(`no message for the fire at +${seconds}s`);
+      return message;
+    },
+    /** The fire times (seconds after T0) that ran, with the payload's `v`. */
+    ranAs(): string[] {
+      return runs.map((run) => `${run.fireTime / SECOND}:v${(run.payload as { v: number }).v}`);
+    },
+    async errorTypeOf(seconds: number) {
+      const job = await worker.store.getJob(`beat@${T0 + seconds * SECOND}`, worker.clock.now());
+      return `${job?.status}:${job?.result?.error?.type}`;
+    },
+  };
+}
+
+/** `from`, `from + 10`, … `to` (seconds), each with payload version `v`. */
+function fires(from: number, to: number, v: number): string[] {
+  const list: string[] = [];
+  for (let second = from; second <= to; second += 10) list.push(`${second}:v${v}`);
+  return list;
+}
+
+describe('worker: fires already sent when their schedule changes', () => {
+  it('cancels the sent fires of a removed schedule; the same id added again runs them once as its own', async () => {
+    // Prepare: fires every 10 s; add_schedule sent +0 … +90
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(15);
+
+    // Act
+    await p.admin({ action: 'remove_schedule', id: 'beat' });
+    await p.deliverDue(35);
+    p.clock.advance(SECOND);
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 2 } });
+    await p.deliverDue(200);
+
+    // Assess
+    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(40, 120, 2)]);
+    expect([await p.errorTypeOf(20), await p.errorTypeOf(30)]).toEqual([
+      'cancelled:ScheduleRemoved',
+      'cancelled:ScheduleRemoved',
+    ]);
+  });
+
+  it('runs the fires sent before update_schedule as the new definition, each once', async () => {
+    // Prepare
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(15);
+
+    // Act: same trigger, new payload
+    const updated = await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    await p.deliverDue(200);
+
+    // Assess: the record of a re-run fire says what ran
+    expect(updated.dispatched_jobs).toBe(0);
+    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(20, 90, 2)]);
+    const job = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
+    expect(job).toMatchObject({ status: 'success', payload: { v: 2 }, attempt: 1 });
+  });
+
+  it('after a new trigger, runs only its fire times; sent fires of the old one that it lacks are cancelled', async () => {
+    // Prepare
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(5);
+
+    // Act: every 15 s from T0 (+30, +60, +90 are fire times of both)
+    await p.admin({
+      action: 'update_schedule',
+      id: 'beat',
+      trigger: { type: 'interval', seconds: 15, start_at: iso(T0) },
+      payload: { v: 2 },
+    });
+    await p.deliverDue(200);
+
+    // Assess
+    const seconds = p.runs.map((run) => run.fireTime / SECOND);
+    expect(seconds).toEqual([0, 15, 30, 45, 60, 75, 90]);
+    expect(
+      p
+        .ranAs()
+        .slice(1)
+        .every((run) => run.endsWith(':v2')),
+    ).toBe(true);
+    expect(await p.errorTypeOf(20)).toBe('cancelled:ScheduleChanged');
+  });
+
+  it('runs the fires after a pause and resume once; fires due while paused stay cancelled, even if late', async () => {
+    // Prepare
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(15);
+
+    // Act: the +30 message reaches a worker only after the resume
+    await p.admin({ action: 'pause_schedule', id: 'beat' });
+    const late = p.takeMessage(30);
+    await p.deliverDue(35);
+    const resumed = await p.admin({ action: 'resume_schedule', id: 'beat' });
+    await p.deliver(late);
+    await p.deliverDue(200);
+
+    // Assess
+    expect(resumed.dispatched_jobs).toBe(9);
+    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(40, 120, 1)]);
+    expect([await p.errorTypeOf(20), await p.errorTypeOf(30)]).toEqual([
+      'cancelled:SchedulePaused',
+      'cancelled:ScheduleChanged',
+    ]);
+  });
+
+  it('replays the fires a pause cancelled when resumed with replay_missed', async () => {
+    // Prepare
+    const p = platform();
+    await p.admin({
+      action: 'add_schedule',
+      id: 'beat',
+      task: 'beat',
+      trigger: every10s,
+      payload: { v: 1 },
+      coalesce: 'all',
+    });
+    await p.deliverDue(15);
+    await p.admin({ action: 'pause_schedule', id: 'beat' });
+    await p.deliverDue(35);
+
+    // Act
+    await p.admin({ action: 'resume_schedule', id: 'beat', replay_missed: true });
+    await p.deliverDue(200);
+
+    // Assess: +20 and +30 ran late, once, and the rest on time
+    expect(p.ranAs()).toEqual(fires(0, 120, 1));
+  });
+
+  it('keeps a fire cancelled with cancel_job cancelled when the schedule changes afterwards', async () => {
+    // Prepare
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'cancel_job', job_id: `beat@${T0 + 30 * SECOND}` });
+
+    // Act
+    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    await p.deliverDue(200);
+
+    // Assess
+    expect(p.ranAs()).toEqual([...fires(0, 20, 2), ...fires(40, 90, 2)]);
+    expect(await p.errorTypeOf(30)).toBe('cancelled:undefined');
+  });
+
+  it('runs a fire sent before messages carried revisions as the current definition', async () => {
+    // Prepare
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 2 } });
+    const { revision: _revision, ...legacy } = p.takeMessage(10);
+
+    // Act
+    await p.deliver({ ...legacy, job: { ...legacy.job, payload: { v: 1 } } });
+    await p.deliverDue(15);
+
+    // Assess
+    expect(p.ranAs()).toEqual(fires(0, 10, 2));
+  });
+
+  it('runs the fires of a tick that sent them while the schedule was updated as the new definition', async () => {
+    // Prepare: the tick leased the schedule before the update
+    const p = platform();
+    await p.store.addSchedule({
+      schedule: scheduleDefinition('beat', { task: 'beat', trigger: every10s, payload: { v: 1 } }),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+    const [leased] = await p.store.acquireDueSchedules({
+      owner: 'tick',
+      now: T0,
+      dueBefore: T0 + 90 * SECOND,
+      leaseMs: 60 * SECOND,
+      limit: 10,
+    });
+    if (!leased) throw new Error('not leased');
+
+    // Act
+    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    const summary = await dispatchLeasedSchedule(dispatchDepsOf(p.deps), leased, 'tick');
+    await p.deliverDue(200);
+
+    // Assess
+    expect(summary).toMatchObject({ release: 'superseded', jobsSent: 10 });
+    expect(p.ranAs()).toEqual(fires(0, 90, 2));
+  });
+});
