@@ -1,16 +1,24 @@
 /**
  * `npm run soak`: second-level schedules run for a few minutes on DynamoDB Local and fauxqs while
- * faults are injected (tick crashes between send and release, worker crashes mid-job, duplicated and
- * redelivered messages, DynamoDB throttling, two ticks at once); then checks that every fire ran
- * exactly once, no task exceeded its limit, counters are back to 0 and no message is left. Exits 1 on
- * any violation. `--ci`: a one-minute variant with fewer schedules and the same checks.
+ * faults are injected — tick crashes between send and release, worker crashes mid-job, duplicated and
+ * redelivered messages, random DynamoDB throttling and bursts of it longer than the store's retries, two
+ * ticks at once, counter repair every 2 s, payloads up to the 128 KB limit, handlers that throw, return
+ * unstorable values or ignore their signal past their timeout, schedules paused, resumed, updated and
+ * removed mid-run, and dead letters redriven after their results expired. Then it checks that every fire
+ * completed once (a run cut off by a crash is retried, and counted apart), nothing of a paused or removed
+ * schedule started after the call returned, no old payload ran after an update returned, no task exceeded
+ * its limit, counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a
+ * one-minute variant with fewer schedules, the same faults and checks.
  */
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
 import { checkSoak } from './soak/checks';
+import { checkChurn, runChurn } from './soak/churn';
 import { crashingReleases, duplicatingQueue, Faults, injectThrottling } from './soak/faults';
+import { SOAK_TIMEOUT_SECONDS, soakHandler } from './soak/handlers';
 import { MetricTotals } from './soak/metric-totals';
-import { expectedJobIds, SOAK_TASKS, type SoakTask, soakSchedules } from './soak/plan';
+import { expectedJobIds, SOAK_TASKS, type SoakTask, soakPayload, soakSchedules } from './soak/plan';
 import { ExecutionRecorder } from './soak/recorder';
+import { DeadLetterRedrive } from './soak/redrive';
 import { printSoak } from './soak/report';
 import { CrashableWorkers } from './soak/worker-crashes';
 import { readFlags } from './support/args';
@@ -38,6 +46,7 @@ const flags = readFlags(USAGE, {
 });
 const windowMs = flags.ci ? 30_000 : flags.minutes * 60_000;
 const scheduleCount = flags.ci ? 200 : flags.schedules;
+const churnCount = Math.max(8, Math.round(scheduleCount * 0.04));
 const intervals = flags.ci ? [1, 2, 3, 5] : [5, 10, 15, 20, 30];
 const drainMs = (flags.ci ? 90 : flags['drain-seconds']) * 1000;
 const FAULT_RATES = {
@@ -46,20 +55,26 @@ const FAULT_RATES = {
   duplicate: 0.02,
   lostDelete: 0.01,
   throttle: 0.01,
+  deadLetterCopy: 0.01,
+  handlerThrows: 0.02,
+  unstorableReturn: 0.01,
+  overrun: 0.25,
 };
+/** Every 15 s, 3 s in which every DynamoDB request is throttled (the store and SDK give up within ~1 s). */
+const THROTTLE_BURSTS = { everySeconds: 15, lastingSeconds: 3 };
 /** Short leases (task timeout 3 s + 10 s margin; schedules 10 s) so recovery fits in the run. */
 const SOAK_ENV = {
   SUNDIAL_LOOKAHEAD_SECONDS: '10',
   SUNDIAL_SCHEDULE_LEASE_SECONDS: '10',
   SUNDIAL_TICK_BUDGET_MS: '5000',
   SUNDIAL_JOB_LEASE_MARGIN_SECONDS: '10',
-  SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS: '0',
+  SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS: '2',
 };
 
 async function main(): Promise<number> {
   const startedAt = Date.now();
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const faults = new Faults(FAULT_RATES);
+  const faults = new Faults(FAULT_RATES, THROTTLE_BURSTS);
   const recorder = new ExecutionRecorder();
   const metrics = new MetricTotals();
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
@@ -67,25 +82,16 @@ async function main(): Promise<number> {
   injectThrottling(dynamoClient, faults);
   try {
     let crashes: CrashableWorkers | undefined;
-    const handlerOf = (task: SoakTask) => async (_payload: unknown, context: { jobId: string }) => {
-      recorder.start(task);
-      await sleep(5 + Math.random() * 45);
-      if (crashes?.dead()) {
-        recorder.end(task);
-        return new Promise<never>(() => {}); // the process died mid-job: this run never ends
-      }
-      recorder.end(task);
-      crashes?.completed(context.jobId);
-      return { ok: true };
-    };
+    const handlerEnv = { recorder, faults, crashes: () => crashes };
     const runtime = await benchRuntime(dynamo, sqs, {
       tasks: Object.fromEntries(
         (Object.keys(SOAK_TASKS) as SoakTask[]).map((task) => [
           task,
           {
-            handler: handlerOf(task),
+            handler: soakHandler(task, handlerEnv),
             maxRunningJobs: SOAK_TASKS[task].maxRunningJobs,
-            timeoutSeconds: 3,
+            resultTtlSeconds: SOAK_TASKS[task].resultTtlSeconds,
+            timeoutSeconds: SOAK_TIMEOUT_SECONDS,
             retry: { maxAttempts: 10, backoffSeconds: 1, maxBackoffSeconds: 2 },
           },
         ]),
@@ -95,23 +101,27 @@ async function main(): Promise<number> {
       maxReceiveCount: 100,
       dynamoClient,
     });
+    const redrive = new DeadLetterRedrive(sqs.client, runtime.queue.queueUrl, runtime.queue.dlqUrl);
     const faulty: RuntimeDeps = {
       ...runtime.deps,
       scheduleStore: crashingReleases(runtime.store, faults),
-      queue: duplicatingQueue(runtime.deps.queue, faults),
+      queue: duplicatingQueue(runtime.deps.queue, faults, redrive.copy),
       metricsSink: (line) => metrics.add(line),
     };
     crashes = new CrashableWorkers(faulty, faults, recorder);
+    const admin = runtime.newAdmin(() => faulty);
 
     const firstFire = Math.ceil(Date.now() / 1000) * 1000 + 10_000 + scheduleCount * 5;
     const endAt = firstFire + windowMs - 1;
-    const schedules = soakSchedules(scheduleCount, intervals, firstFire, endAt, Math.random);
+    const schedules = soakSchedules(scheduleCount, churnCount, intervals, firstFire, endAt, Math.random);
     const expected = expectedJobIds(schedules);
     const taskOfSchedule = new Map(schedules.map((schedule) => [schedule.id, schedule.task]));
     log(
-      `soak: ${scheduleCount} schedules every ${intervals.join('/')} s for ${windowMs / 1000} s: ${expected.size} fires`,
+      `soak: ${scheduleCount} schedules (${churnCount} changed mid-run) every ${intervals.join('/')} s for ${windowMs / 1000} s: ${expected.size} fires of unchanged schedules`,
     );
-    await seedSchedules(runtime.store, schedules);
+    await seedSchedules(runtime.store, schedules, {
+      payloadOf: (schedule) => ({ ...soakPayload(schedule, 0) }),
+    });
 
     let ticking = true;
     const tickLoop = async (tick: () => Promise<unknown>, offsetMs: number) => {
@@ -141,30 +151,46 @@ async function main(): Promise<number> {
       count: flags.workers,
       handler: (event) => (crashes as CrashableWorkers).invoke(worker, event),
     });
+    faults.startBursts();
+    redrive.start(5_000);
+    const churn = runChurn({
+      admin,
+      schedules,
+      windowStartAt: firstFire,
+      windowMs,
+      random: Math.random,
+      log,
+    });
 
     await sleep(Math.max(0, endAt - Date.now()));
-    faults.enabled = false;
+    const churnCalls = await churn;
+    faults.stop();
     log(`window over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; faults off, draining…`);
     const drainStarted = Date.now();
+    const churnChecks = checkChurn(schedules, churnCalls, recorder);
+    const mustRun = new Set([...expected, ...churnChecks.mustRun]);
     const depth = async (url: string) => (await queueDepth(sqs.client, url)).total;
     await waitFor(
       async () =>
-        [...expected].every((id) => recorder.executions.has(id)) &&
+        [...mustRun].every((id) => recorder.executions.has(id)) &&
+        (await depth(runtime.queue.dlqUrl)) === 0 &&
         (await depth(runtime.queue.queueUrl)) === 0 &&
         [...(await runtime.store.runningCounts()).values()].every((running) => running === 0),
       drainMs,
     );
     const drainSeconds = (Date.now() - drainStarted) / 1000;
     ticking = false;
-    await Promise.all([...ticks, pollers.stop()]);
+    await Promise.all([...ticks, pollers.stop(), redrive.stop()]);
 
     const verdict = await checkSoak({
-      expected,
+      expected: mustRun,
+      allowed: churnChecks.mayRun,
       recorder,
       store: runtime.store,
       queueDepth: () => depth(runtime.queue.queueUrl),
       dlqDepth: () => depth(runtime.queue.dlqUrl),
       taskOf: (jobId) => taskOfSchedule.get(jobId.slice(0, jobId.indexOf('@'))) ?? '?',
+      churnViolations: churnChecks.violations,
     });
     printSoak({
       verdict,
@@ -172,11 +198,15 @@ async function main(): Promise<number> {
       metrics,
       recorder,
       pollers: pollers.stats,
+      redrive,
+      churnCalls: churnChecks.calls,
+      payloadBytes: schedules.map((schedule) => schedule.payloadBytes),
       drainSeconds,
       seconds: (Date.now() - startedAt) / 1000,
     });
     return verdict.violations.length === 0 ? 0 : 1;
   } finally {
+    faults.stop();
     dynamoClient.destroy();
     await Promise.allSettled([sqs.stop(), dynamo.stop()]);
   }

@@ -7,6 +7,8 @@ export interface SoakVerdict {
   executed: number;
   missing: string[];
   twice: string[];
+  /** Jobs whose handler started again after a completed execution, or whose same attempt started twice. */
+  doubleStarts: string[];
   unexpected: string[];
   /** Per task: the most jobs seen running at once, and the limit. */
   concurrency: { task: string; max: number; limit: number | null }[];
@@ -20,19 +22,25 @@ export interface SoakVerdict {
 
 /** Compares what ran with what the triggers define, and checks the limits, counters and queues. */
 export async function checkSoak(input: {
+  /** Fires that must have completed exactly once. */
   expected: ReadonlySet<string>;
+  /** Fires that may have completed (at most once): those of changed schedules near their change. */
+  allowed: ReadonlySet<string>;
   recorder: ExecutionRecorder;
   store: DynamoDbStore;
   queueDepth: () => Promise<number>;
   dlqDepth: () => Promise<number>;
   /** The task of a job id (to say which tasks lost fires). */
   taskOf: (jobId: string) => string;
+  /** What the changed schedules did wrong (see `checkChurn`). */
+  churnViolations: readonly string[];
 }): Promise<SoakVerdict> {
   const { expected, recorder, store } = input;
   const executions = recorder.executions;
   const missing = [...expected].filter((id) => !executions.has(id));
   const twice = [...executions].filter(([, count]) => count > 1).map(([id]) => id);
-  const unexpected = [...executions.keys()].filter((id) => !expected.has(id));
+  const doubleStarts = [...new Set([...recorder.startedAfterCompletion, ...recorder.attemptStartedTwice])];
+  const unexpected = [...executions.keys()].filter((id) => !expected.has(id) && !input.allowed.has(id));
   const concurrency = (Object.keys(SOAK_TASKS) as SoakTask[]).map((task) => ({
     task,
     max: recorder.maxRunning.get(task) ?? 0,
@@ -54,7 +62,20 @@ export async function checkSoak(input: {
     const tasks = [...byTask].map(([task, count]) => `${task} ${count}`).join(', ');
     violations.push(`${missing.length} fire(s) never ran (${tasks}): ${sample(missing)}`);
   }
-  if (twice.length > 0) violations.push(`${twice.length} fire(s) ran more than once: ${sample(twice)}`);
+  if (twice.length > 0) {
+    violations.push(`${twice.length} fire(s) completed more than once: ${sample(twice)}`);
+    for (const id of twice.slice(0, 3)) violations.push(`  ${await historyOf(id, recorder, store)}`);
+  }
+  if (doubleStarts.length > 0) {
+    violations.push(
+      `${doubleStarts.length} job(s) started again after completing, or ran one attempt twice: ${sample(doubleStarts)}`,
+    );
+  }
+  if (input.churnViolations.length > 0) {
+    violations.push(
+      `${input.churnViolations.length} start(s) ignored a schedule change: ${input.churnViolations.slice(0, 5).join('; ')}`,
+    );
+  }
   if (unexpected.length > 0)
     violations.push(`${unexpected.length} job(s) ran for no fire: ${sample(unexpected)}`);
   for (const { task, max, limit } of concurrency) {
@@ -72,6 +93,7 @@ export async function checkSoak(input: {
     executed: executions.size,
     missing,
     twice,
+    doubleStarts,
     unexpected,
     concurrency,
     counters,
@@ -80,4 +102,17 @@ export async function checkSoak(input: {
     deadLetters,
     violations,
   };
+}
+
+/** What the handlers and the store saw of one job: for a violation's report. */
+async function historyOf(jobId: string, recorder: ExecutionRecorder, store: DynamoDbStore): Promise<string> {
+  const scheduleId = jobId.slice(0, jobId.indexOf('@'));
+  const starts = (recorder.starts.get(scheduleId) ?? []).filter((start) => start.jobId === jobId);
+  const job = await store.getJob(jobId, Date.now());
+  const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
+  const runs = starts.map((start) => `attempt ${start.attempt} at +${start.at - fire} ms`).join(', ');
+  const stored = job
+    ? `${job.status}, attempt ${job.attempt}, ${job.result?.error?.type ?? job.result?.outcome ?? 'no result'}`
+    : 'no record';
+  return `${jobId}: started ${runs}; stored: ${stored}`;
 }

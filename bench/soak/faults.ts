@@ -14,25 +14,82 @@ export interface FaultRates {
   lostDelete: number;
   /** A DynamoDB request fails with ProvisionedThroughputExceededException (per request). */
   throttle: number;
+  /** A copy of a message lands in the DLQ, to be redriven to the jobs queue later (per message). */
+  deadLetterCopy: number;
+  /** A handler throws a retryable error on its first attempt (per job). */
+  handlerThrows: number;
+  /** A handler returns a value DynamoDB cannot store (`1e200`) on its first attempt (per job). */
+  unstorableReturn: number;
+  /** A handler of the task limited to one running job ignores its signal and runs past its timeout on its first attempt (per job). */
+  overrun: number;
+}
+
+/** Bursts in which every DynamoDB request is throttled: longer than the store's and the SDK's retries. */
+export interface ThrottleBursts {
+  everySeconds: number;
+  lastingSeconds: number;
 }
 
 /** Counts of the faults injected so far. */
-export type FaultCounts = Record<keyof FaultRates, number>;
+export type FaultCounts = Record<keyof FaultRates | 'throttleBursts' | 'throttledInBursts', number>;
 
 export class Faults {
   enabled = true;
-  readonly injected: FaultCounts = { tickCrash: 0, workerCrash: 0, duplicate: 0, lostDelete: 0, throttle: 0 };
+  readonly injected: FaultCounts = {
+    tickCrash: 0,
+    workerCrash: 0,
+    duplicate: 0,
+    lostDelete: 0,
+    throttle: 0,
+    deadLetterCopy: 0,
+    handlerThrows: 0,
+    unstorableReturn: 0,
+    overrun: 0,
+    throttleBursts: 0,
+    throttledInBursts: 0,
+  };
+  private burstUntil = 0;
+  private burstTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly rates: FaultRates,
+    readonly bursts: ThrottleBursts,
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** True (and counted) when fault `kind` strikes now. */
+  /**
+   * True (and counted) when fault `kind` strikes now. Overruns strike during the drain too: they only
+   * slow a run down, and the jobs of the limited task mostly start late, when other faults are off.
+   */
   strike(kind: keyof FaultRates): boolean {
-    if (!this.enabled || this.random() >= this.rates[kind]) return false;
+    const on = this.enabled || kind === 'overrun';
+    if (!on || this.random() >= this.rates[kind]) return false;
     this.injected[kind] += 1;
     return true;
+  }
+
+  /** Starts the throttling bursts (stopped by `stop`, and never while faults are off). */
+  startBursts(): void {
+    this.burstTimer = setInterval(() => {
+      if (!this.enabled) return;
+      this.injected.throttleBursts += 1;
+      this.burstUntil = Date.now() + this.bursts.lastingSeconds * 1000;
+    }, this.bursts.everySeconds * 1000);
+  }
+
+  stop(): void {
+    this.enabled = false;
+    this.burstUntil = 0;
+    clearInterval(this.burstTimer);
+  }
+
+  /** True (and counted) when a DynamoDB request is to be throttled now: inside a burst, or at random. */
+  throttleNow(): boolean {
+    if (this.enabled && Date.now() < this.burstUntil) {
+      this.injected.throttledInBursts += 1;
+      return true;
+    }
+    return this.strike('throttle');
   }
 }
 
@@ -63,14 +120,23 @@ export function crashingReleases(store: ScheduleStore, faults: Faults): Schedule
   });
 }
 
-/** A queue that sends some messages twice (as a retried SendMessageBatch can). */
-export function duplicatingQueue(queue: JobQueue, faults: Faults): JobQueue {
+/**
+ * A queue that sends some messages twice (as a retried SendMessageBatch can), and puts a copy of some in
+ * the dead-letter queue (`toDeadLetters`), from where the soak redrives them later.
+ */
+export function duplicatingQueue(
+  queue: JobQueue,
+  faults: Faults,
+  toDeadLetters: (messages: readonly JobMessage[]) => Promise<void>,
+): JobQueue {
   return {
     async send(messages: readonly JobMessage[]) {
       const copies = messages.filter(() => faults.strike('duplicate'));
+      const deadLetters = messages.filter(() => faults.strike('deadLetterCopy'));
       const [result] = await Promise.all([
         queue.send(messages),
         copies.length > 0 ? queue.send(copies) : Promise.resolve({ failed: [] }),
+        deadLetters.length > 0 ? toDeadLetters(deadLetters) : Promise.resolve(),
       ]);
       return result;
     },
@@ -82,7 +148,7 @@ export function duplicatingQueue(queue: JobQueue, faults: Faults): JobQueue {
 export function injectThrottling(client: DynamoDBClient, faults: Faults): void {
   client.middlewareStack.add(
     (next) => async (args) => {
-      if (faults.strike('throttle')) {
+      if (faults.throttleNow()) {
         const error = new Error('injected: the level of configured provisioned throughput was exceeded');
         error.name = 'ProvisionedThroughputExceededException';
         Object.assign(error, { $fault: 'client', $metadata: { httpStatusCode: 400 } });

@@ -1,16 +1,50 @@
-/** What the soak's handlers saw: executions by job id, and how many jobs of each task ran at once. */
+/** One start of a handler, as its handler saw it. */
+export interface StartRecord {
+  jobId: string;
+  attempt: number;
+  /** When the handler started (ms). */
+  at: number;
+  /** The payload revision it ran with (the soak's updates bump it). */
+  rev: number;
+}
+
+/**
+ * What the soak's handlers saw: completed executions by job id, every start (with attempt and payload
+ * revision), and how many jobs of each task ran at once (a handler that overran its timeout counts
+ * until it really stops).
+ */
 export class ExecutionRecorder {
   /** Completed executions per job id (those of crashed invocations are taken back). */
   readonly executions = new Map<string, number>();
   readonly maxRunning = new Map<string, number>();
+  /** Starts per schedule id, in order. */
+  readonly starts = new Map<string, StartRecord[]>();
   /** Executions that completed inside an invocation that then crashed (the run is retried: not counted). */
   discardedByCrash = 0;
+  /** Starts of a job whose earlier run died with its worker: the run cut off by a crash, retried. */
+  rerunsAfterCrash = 0;
+  /** Jobs started again after an execution of theirs had completed and been recorded: double executions. */
+  readonly startedAfterCompletion = new Set<string>();
+  /** Jobs whose same attempt started twice: double executions too. */
+  readonly attemptStartedTwice = new Set<string>();
   private readonly running = new Map<string, number>();
+  private readonly attemptStarts = new Set<string>();
+  private readonly cutOff = new Set<string>();
 
-  start(task: string): void {
+  start(task: string, record: StartRecord): void {
     const now = (this.running.get(task) ?? 0) + 1;
     this.running.set(task, now);
     this.maxRunning.set(task, Math.max(this.maxRunning.get(task) ?? 0, now));
+
+    const attemptKey = `${record.jobId}#${record.attempt}`;
+    if (this.attemptStarts.has(attemptKey)) this.attemptStartedTwice.add(record.jobId);
+    this.attemptStarts.add(attemptKey);
+    if (this.executions.has(record.jobId)) this.startedAfterCompletion.add(record.jobId);
+    if (this.cutOff.delete(record.jobId)) this.rerunsAfterCrash += 1;
+    const scheduleId = record.jobId.slice(0, record.jobId.indexOf('@'));
+    const starts = this.starts.get(scheduleId) ?? [];
+    starts.push(record);
+    this.starts.set(scheduleId, starts);
   }
 
   /** The handler ended (or its process died): it no longer runs. */
@@ -22,6 +56,11 @@ export class ExecutionRecorder {
     this.executions.set(jobId, (this.executions.get(jobId) ?? 0) + 1);
   }
 
+  /** A run of `jobId` died with its worker: its next start is a retry of a cut-off run, not a double. */
+  cutOffByCrash(jobId: string): void {
+    this.cutOff.add(jobId);
+  }
+
   /** An invocation died: the executions it completed never got their results written. */
   discard(jobIds: readonly string[]): void {
     for (const jobId of jobIds) {
@@ -29,6 +68,7 @@ export class ExecutionRecorder {
       if (count > 0) this.executions.set(jobId, count);
       else this.executions.delete(jobId);
       this.discardedByCrash += 1;
+      this.cutOff.add(jobId);
     }
   }
 }

@@ -1,8 +1,10 @@
 import type { PollerStats } from '../support/pollers';
 import type { SoakVerdict } from './checks';
+import type { ChurnKind } from './churn';
 import type { Faults } from './faults';
 import type { MetricTotals } from './metric-totals';
 import type { ExecutionRecorder } from './recorder';
+import type { DeadLetterRedrive } from './redrive';
 
 /** Prints the soak's figures and its verdict (stdout). */
 export function printSoak(input: {
@@ -11,6 +13,9 @@ export function printSoak(input: {
   metrics: MetricTotals;
   recorder: ExecutionRecorder;
   pollers: PollerStats;
+  redrive: Pick<DeadLetterRedrive, 'copied' | 'redriven'>;
+  churnCalls: Record<ChurnKind, number>;
+  payloadBytes: readonly number[];
   drainSeconds: number;
   seconds: number;
 }): void {
@@ -18,14 +23,23 @@ export function printSoak(input: {
   const lines = [
     '',
     `soak finished in ${input.seconds.toFixed(0)} s (drain ${input.drainSeconds.toFixed(0)} s)`,
-    `fires expected ${verdict.expected}, ran ${verdict.executed}; missing ${verdict.missing.length}, twice ${verdict.twice.length}, unexpected ${verdict.unexpected.length}`,
+    `fires that had to complete once ${verdict.expected}, completed ${verdict.executed}; missing ${verdict.missing.length}, completed twice ${verdict.twice.length}, started again after completing ${verdict.doubleStarts.length}, unexpected ${verdict.unexpected.length}`,
+    `runs cut off by a worker crash and retried: ${input.recorder.rerunsAfterCrash} (completions taken back: ${input.recorder.discardedByCrash}) — not double executions`,
     `faults injected: ${Object.entries(faults.injected)
       .map(([kind, count]) => `${kind} ${count}`)
-      .join(', ')} (rates ${Object.entries(faults.rates)
+      .join(', ')}`,
+    `fault rates: ${Object.entries(faults.rates)
       .map(([kind, rate]) => `${kind} ${rate}`)
-      .join(', ')})`,
+      .join(
+        ', ',
+      )}; throttling bursts of ${faults.bursts.lastingSeconds} s every ${faults.bursts.everySeconds} s`,
+    `payloads: ${payloadSummary(input.payloadBytes)}`,
+    `schedule changes mid-run: ${Object.entries(input.churnCalls)
+      .map(([kind, count]) => `${kind} ${count}`)
+      .join(', ')}`,
+    `dead letters: ${input.redrive.copied} copied to the DLQ, ${input.redrive.redriven} redriven to the jobs queue`,
     `runtime: succeeded ${metrics.get('JobsSucceeded')}, reaped ${metrics.get('JobsReaped')}, retried ${metrics.get('JobsRetried')}, deferred (no slot / attempt still running) ${metrics.get('JobsDeferred')}, failed ${metrics.get('JobsFailed')}, missed ${metrics.get('JobsMissed')}, tick errors ${metrics.get('TickErrors')}, send failures ${metrics.get('SendFailures')}`,
-    `worker invocations ${input.pollers.invocations} (${input.pollers.messages} messages); runs taken back after a worker crash: ${input.recorder.discardedByCrash}`,
+    `worker invocations ${input.pollers.invocations} (${input.pollers.messages} messages)`,
     `concurrency: ${verdict.concurrency
       .map(
         ({ task, max, limit }) => `${task} max ${max}${limit === null ? ' (no limit)' : ` / limit ${limit}`}`,
@@ -33,8 +47,15 @@ export function printSoak(input: {
       .join(', ')}`,
     `counters: ${[...verdict.counters].map(([task, running]) => `${task}=${running}`).join(', ') || '(none)'}; unfinished jobs ${verdict.unfinished}; jobs queue ${verdict.queue}; DLQ ${verdict.deadLetters}`,
     verdict.violations.length === 0
-      ? 'OK: every fire ran exactly once, limits held, counters at 0, no message left'
+      ? 'OK: every fire completed once, schedule changes held, limits held, counters at 0, no message left'
       : `VIOLATIONS:\n  ${verdict.violations.join('\n  ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function payloadSummary(bytes: readonly number[]): string {
+  const sorted = [...bytes].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const large = sorted.filter((size) => size > 32 * 1024).length;
+  return `${sorted.length} schedules, bytes min ${at(0)}, median ${at(0.5)}, max ${at(1)}; ${large} over 32 KB`;
 }

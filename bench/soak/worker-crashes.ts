@@ -11,6 +11,8 @@ interface Invocation {
   unacknowledged: Set<string>;
   /** Completions taken back when the invocation died. */
   discarded: Set<string>;
+  /** Jobs whose handler runs now in this invocation. */
+  inFlight: Set<string>;
   die: (error: Error) => void;
 }
 
@@ -51,6 +53,16 @@ export class CrashableWorkers {
     return invocation.crashed;
   }
 
+  /** For a task handler: it starts running `jobId` (in this invocation). */
+  started(jobId: string): void {
+    this.context.getStore()?.inFlight.add(jobId);
+  }
+
+  /** For a task handler: it stopped running `jobId` (returned, threw, or its process died). */
+  ended(jobId: string): void {
+    this.context.getStore()?.inFlight.delete(jobId);
+  }
+
   /** For a task handler that completed: counted unless its process dies before the result is written. */
   completed(jobId: string): void {
     this.recorder.complete(jobId);
@@ -67,7 +79,13 @@ export class CrashableWorkers {
       die = reject;
     });
     died.catch(() => {});
-    const invocation: Invocation = { crashed: false, unacknowledged: new Set(), discarded: new Set(), die };
+    const invocation: Invocation = {
+      crashed: false,
+      unacknowledged: new Set(),
+      discarded: new Set(),
+      inFlight: new Set(),
+      die,
+    };
     const run = this.context.run(invocation, () => handler(event));
     return Promise.race([run, died]).then((response) => {
       if (!this.faults.strike('lostDelete')) return response;
@@ -79,6 +97,7 @@ export class CrashableWorkers {
     invocation.crashed = true;
     for (const jobId of invocation.unacknowledged) invocation.discarded.add(jobId);
     this.recorder.discard([...invocation.unacknowledged]);
+    for (const jobId of invocation.inFlight) this.recorder.cutOffByCrash(jobId);
     invocation.die(new InjectedCrash('worker invocation died mid-job'));
   }
 

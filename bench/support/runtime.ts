@@ -6,6 +6,7 @@ import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
 import { systemClock } from '../../lib/core/clock';
 import { readConfig } from '../../lib/runtime/config';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
+import { type AdminHandler, createAdminHandler } from '../../lib/runtime/handlers/admin';
 import { createTickHandler, type TickHandler } from '../../lib/runtime/handlers/tick';
 import { createWorkerHandler, type WorkerHandler } from '../../lib/runtime/handlers/worker';
 import { createLogger, silentLogger } from '../../lib/runtime/observability/logger';
@@ -39,6 +40,8 @@ export interface BenchRuntime {
   newTick(getDeps?: () => RuntimeDeps): TickHandler;
   /** Builds another worker handler over other dependencies (e.g. per-invocation wrappers). */
   newWorker(getDeps: () => RuntimeDeps): WorkerHandler;
+  /** The admin API (as the admin Lambda answers it) over these dependencies. */
+  newAdmin(getDeps: () => RuntimeDeps): AdminHandler;
 }
 
 export async function benchRuntime(
@@ -96,5 +99,6 @@ export async function benchRuntime(
     worker: newWorker(() => deps),
     newTick,
     newWorker,
+    newAdmin: (getDeps) => createAdminHandler(getDeps, registry),
   };
 }

@@ -1,5 +1,6 @@
 import type { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import type { EpochMs } from '../../lib/core/clock';
+import type { JsonValue } from '../../lib/core/json';
 import type { CoalescePolicy, ScheduleDefinition } from '../../lib/core/model/schedule';
 import { compileTrigger, parseTrigger, type TriggerSpec } from '../../lib/core/triggers';
 import { inParallel } from './parallel';
@@ -36,20 +37,21 @@ export function fireTimesBetween(trigger: TriggerSpec, from: EpochMs, to: EpochM
 }
 
 /** Adds the schedules through the store (as the admin API does), `concurrency` at a time. */
-export async function seedSchedules(
+export async function seedSchedules<S extends IntervalSchedule>(
   store: DynamoDbStore,
-  schedules: readonly IntervalSchedule[],
-  concurrency = 32,
+  schedules: readonly S[],
+  options: { concurrency?: number; payloadOf?: (schedule: S, n: number) => JsonValue } = {},
 ): Promise<void> {
+  const payloadOf = options.payloadOf ?? ((_schedule: S, n: number) => ({ n }));
   const now = Date.now();
-  await inParallel(schedules.length, concurrency, async (n) => {
-    const schedule = schedules[n] as IntervalSchedule;
+  await inParallel(schedules.length, options.concurrency ?? 32, async (n) => {
+    const schedule = schedules[n] as S;
     const trigger = intervalTrigger(schedule);
     const definition: ScheduleDefinition = {
       id: schedule.id,
       task: schedule.task,
       trigger,
-      payload: { n },
+      payload: payloadOf(schedule, n),
       coalesce: schedule.coalesce,
       misfireGraceSeconds: schedule.misfireGraceSeconds,
       maxJitterSeconds: 0,

@@ -1,0 +1,181 @@
+import type { AdminHandler } from '../../lib/runtime/handlers/admin';
+import { sleep } from '../support/parallel';
+import { fireJobIds, type SoakSchedule, soakPayload } from './plan';
+import type { ExecutionRecorder } from './recorder';
+
+export type ChurnKind = 'pause' | 'resume' | 'update' | 'remove';
+
+/** One admin call of the soak: when it was first made, when its (successful) answer came, and the payload revision. */
+export interface ChurnCall {
+  kind: ChurnKind;
+  calledAt: number;
+  returnedAt: number;
+  rev: number;
+}
+
+/** Fires due this long before a change may still be waiting (crash, lease expiry): the change may cancel them. */
+const IN_FLIGHT_MARGIN_MS = 20_000;
+
+/** What the soak does to the `index`th churn schedule, at which offset (ms) into the window. */
+function scriptOf(
+  index: number,
+  windowMs: number,
+  random: () => number,
+): { kind: ChurnKind; atMs: number }[] {
+  const first = windowMs * (0.25 + 0.15 * random());
+  const gap = 2_000 + random() * 4_000; // inside the lookahead: fires of the window were dispatched already
+  switch (index % 4) {
+    case 0:
+      return [
+        { kind: 'pause', atMs: first },
+        { kind: 'resume', atMs: first + gap },
+      ];
+    case 1:
+      return [
+        { kind: 'update', atMs: first },
+        { kind: 'update', atMs: first + gap },
+      ];
+    case 2:
+      return [{ kind: 'remove', atMs: first }];
+    default:
+      return [
+        { kind: 'pause', atMs: first },
+        { kind: 'resume', atMs: first + 2 * gap },
+        { kind: 'update', atMs: first + 2 * gap + 1_500 },
+      ];
+  }
+}
+
+/**
+ * Changes the churn schedules through the admin API while the soak runs (pause → resume, two payload
+ * updates, remove, pause → resume → update), retrying a call that failed (throttling bursts) as a user would.
+ */
+export async function runChurn(input: {
+  admin: AdminHandler;
+  schedules: readonly SoakSchedule[];
+  windowStartAt: number;
+  windowMs: number;
+  random: () => number;
+  log: (line: string) => void;
+}): Promise<Map<string, ChurnCall[]>> {
+  const calls = new Map<string, ChurnCall[]>();
+  const churned = input.schedules.filter((schedule) => schedule.churn);
+  await Promise.all(
+    churned.map(async (schedule, index) => {
+      const made: ChurnCall[] = [];
+      calls.set(schedule.id, made);
+      let rev = 0;
+      for (const step of scriptOf(index, input.windowMs, input.random)) {
+        await sleep(Math.max(0, input.windowStartAt + step.atMs - Date.now()));
+        if (step.kind === 'update') rev += 1;
+        const request = requestOf(step.kind, schedule, rev);
+        made.push({ kind: step.kind, rev, ...(await callUntilAnswered(input.admin, request, input.log)) });
+      }
+    }),
+  );
+  return calls;
+}
+
+function requestOf(kind: ChurnKind, schedule: SoakSchedule, rev: number): Record<string, unknown> {
+  if (kind === 'update')
+    return { action: 'update_schedule', id: schedule.id, payload: soakPayload(schedule, rev) };
+  return { action: `${kind}_schedule`, id: schedule.id };
+}
+
+async function callUntilAnswered(
+  admin: AdminHandler,
+  request: Record<string, unknown>,
+  log: (line: string) => void,
+): Promise<{ calledAt: number; returnedAt: number }> {
+  const calledAt = Date.now();
+  for (let tries = 1; ; tries++) {
+    const answer = await admin(request);
+    const gone =
+      !answer.ok && answer.error.code === 'schedule_not_found' && request.action === 'remove_schedule';
+    if (answer.ok || gone) return { calledAt, returnedAt: Date.now() };
+    if (tries >= 40)
+      throw new Error(`${String(request.action)} ${String(request.id)}: ${answer.error.message}`);
+    if (tries === 1)
+      log(`churn: ${String(request.action)} ${String(request.id)} failed (${answer.error.code}); retrying`);
+    await sleep(250);
+  }
+}
+
+export interface ChurnVerdict {
+  /** Fires of churn schedules that must have run exactly once. */
+  mustRun: Set<string>;
+  /** Fires that may have run (at most once): due shortly before a change, or while a call was under way. */
+  mayRun: Set<string>;
+  violations: string[];
+  calls: Record<ChurnKind, number>;
+}
+
+/**
+ * What the churn schedules must have done: nothing of a paused or removed schedule starts after the call
+ * returned (until a resume is called), nothing runs an old payload after an update returned, and every
+ * fire away from a change ran exactly once (the caller checks that, with `mustRun`).
+ */
+export function checkChurn(
+  schedules: readonly SoakSchedule[],
+  calls: ReadonlyMap<string, readonly ChurnCall[]>,
+  recorder: ExecutionRecorder,
+): ChurnVerdict {
+  const verdict: ChurnVerdict = {
+    mustRun: new Set(),
+    mayRun: new Set(),
+    violations: [],
+    calls: { pause: 0, resume: 0, update: 0, remove: 0 },
+  };
+  for (const schedule of schedules.filter((candidate) => candidate.churn)) {
+    const made = calls.get(schedule.id) ?? [];
+    for (const call of made) verdict.calls[call.kind] += 1;
+    const inactive = inactivePeriods(made);
+    for (const { id, fireTime } of fireJobIds(schedule)) {
+      const nearChange = made.some(
+        (call) =>
+          (call.kind !== 'resume' &&
+            fireTime >= call.calledAt - IN_FLIGHT_MARGIN_MS &&
+            fireTime < call.returnedAt) ||
+          (call.kind === 'resume' && fireTime >= call.calledAt && fireTime < call.returnedAt),
+      );
+      const off = inactive.some(([from, to]) => fireTime >= from && fireTime < to);
+      (nearChange || off ? verdict.mayRun : verdict.mustRun).add(id);
+    }
+    for (const start of recorder.starts.get(schedule.id) ?? []) {
+      const stopped = made.find(
+        (call, index) =>
+          (call.kind === 'pause' || call.kind === 'remove') &&
+          call.returnedAt < start.at &&
+          !made.slice(index + 1).some((later) => later.kind === 'resume' && later.calledAt <= start.at),
+      );
+      if (stopped) {
+        verdict.violations.push(
+          `${start.jobId} started ${start.at - stopped.returnedAt} ms after ${stopped.kind}_schedule returned`,
+        );
+      }
+      const update = made.findLast((call) => call.kind === 'update' && call.returnedAt < start.at);
+      if (update && start.rev < update.rev) {
+        verdict.violations.push(
+          `${start.jobId} ran payload revision ${start.rev} ${start.at - update.returnedAt} ms after the update to revision ${update.rev} returned`,
+        );
+      }
+    }
+  }
+  return verdict;
+}
+
+/** [from, to) periods in which the schedule is paused or removed (from the call that stopped it to the resume's answer). */
+function inactivePeriods(calls: readonly ChurnCall[]): [number, number][] {
+  const periods: [number, number][] = [];
+  let stoppedAt: number | undefined;
+  for (const call of calls) {
+    if ((call.kind === 'pause' || call.kind === 'remove') && stoppedAt === undefined)
+      stoppedAt = call.calledAt;
+    if (call.kind === 'resume' && stoppedAt !== undefined) {
+      periods.push([stoppedAt, call.returnedAt]);
+      stoppedAt = undefined;
+    }
+  }
+  if (stoppedAt !== undefined) periods.push([stoppedAt, Number.POSITIVE_INFINITY]);
+  return periods;
+}
