@@ -48,6 +48,30 @@ export async function createJob(
   }
 }
 
+/**
+ * Parks a job at its own `runAt` after a send that failed or may have failed, conditional on nobody
+ * having claimed it (`queued`, attempt 0): a claimed job's message did go out, and overwriting it would
+ * run it again.
+ */
+export async function parkUnclaimedJob(context: StoreContext, jobId: string): Promise<Job | undefined> {
+  const update = new Expressions().set('dueShard', shardKeys.dueJob(shardOf(jobId, context.shards)));
+  update.setExpression('dueAt', update.name('runAt'));
+  const condition =
+    `attribute_exists(${update.name('pk')}) AND ${update.name('status')} = ${update.value('queued')}` +
+    ` AND ${update.name('attempt')} = ${update.value(0)}`;
+  try {
+    const output = await context.update('parkUnclaimedJob', {
+      Key: jobKey(jobId),
+      ...update.buildUpdate(condition),
+      ReturnValues: 'ALL_NEW',
+    });
+    return itemToJob(output.Attributes ?? {});
+  } catch (error) {
+    conditionFailure(error);
+    return undefined;
+  }
+}
+
 /** Leases parked jobs that are due, so that exactly one tick sends each. */
 export function acquireDueJobs(
   context: StoreContext,

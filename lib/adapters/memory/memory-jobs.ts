@@ -42,6 +42,13 @@ export class MemoryJobStore implements JobStore {
     return { status: existing ? 'replaced' : 'added', job: present(job) };
   }
 
+  async parkUnclaimedJob(jobId: string): Promise<Job | undefined> {
+    const job = this.jobs.get(jobId);
+    if (job?.status !== 'queued' || job.attempt !== 0) return undefined;
+    job.parkedUntil = job.runAt;
+    return present(job);
+  }
+
   async claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
     const existing = this.jobs.get(input.job.id);
     const abandonedRun =

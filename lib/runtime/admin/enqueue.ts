@@ -32,7 +32,8 @@ export class JobNotQueuedError extends SundialError {
 /**
  * Stores each job (status `queued`), then sends the ones due within the queue's longest delay in one
  * batch; later ones are parked in the due index for the tick. A job the queue refuses is parked too,
- * so an accepted job is never lost. Items fail independently: one item's error never stops another.
+ * so an accepted job is never lost, unless a worker already claimed it (a send that throws may have
+ * delivered). Items fail independently: one item's error never stops another.
  */
 export async function enqueueJobs(
   context: ActionContext,
@@ -85,13 +86,10 @@ export async function enqueueJobs(
   }
   await mapConcurrently(unsent, STORE_CONCURRENCY, async ({ index, status, request }) => {
     try {
-      const parked = await jobStore.createJob({
-        job: request.job,
-        conflictPolicy: 'replace',
-        now,
-        parkUntilDue: true,
-      });
-      outcomes[index] = { ok: true, status, queued: 'parked', job: parked.job };
+      // Only a job nobody claimed: a send that threw may still have delivered the message, and a
+      // claimed job stays `sent`.
+      const parked = await jobStore.parkUnclaimedJob(request.job.id);
+      if (parked) outcomes[index] = { ok: true, status, queued: 'parked', job: parked };
     } catch (error) {
       outcomes[index] = { ok: false, error: new JobNotQueuedError(request.job.id, { cause: error }) };
     }

@@ -26,6 +26,7 @@ const WRITE_METHODS = new Set([
   'leaseSchedule',
   'releaseSchedule',
   'createJob',
+  'parkUnclaimedJob',
   'claimJob',
   'finishJob',
   'retryJob',
