@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import { concurrencyContract } from './concurrency-contract';
 import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
+import { listingCursorContract } from './listing-cursor-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
@@ -29,6 +30,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('schedule leases', () => scheduleLeaseContract(current));
     describe('jobs', () => jobContract(current));
     describe('parking unsent jobs', () => jobParkingContract(current));
+    describe('listing cursors', () => listingCursorContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
   });
 }

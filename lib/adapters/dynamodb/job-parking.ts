@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { ConflictingIdError, LeaseLostError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
@@ -6,7 +7,7 @@ import { type DueHit, leaseDueItems } from './due-index';
 import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
 import { isExpired, itemToJob, newJobItem } from './job-items';
-import { conditionFailure, type StoreContext } from './store-context';
+import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { jobKey, shardKeys, shardOf, ttlSeconds } from './table-design';
 
 /**
@@ -18,7 +19,9 @@ export async function createJob(
   context: StoreContext,
   input: CreateJobInput,
 ): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
-  const item = newJobItem(input.job, input.now);
+  // Unique per call, so that only our own earlier try (a retried put) counts as "already written": an
+  // identical job added by another call in the same millisecond is a conflict.
+  const item: StoredItem = { ...newJobItem(input.job, input.now), createToken: randomUUID() };
   if (input.parkUntilDue) {
     item.dueShard = shardKeys.dueJob(shardOf(input.job.id, context.shards));
     item.dueAt = input.job.runAt;

@@ -13,6 +13,7 @@ import type {
   JobStore,
   RetryJobInput,
 } from '../../core/ports/job-store';
+import { jobListing } from '../page-cursor';
 import { pageAfter } from './memory-pages';
 
 /** A job as kept in memory: the domain job plus where it waits in the due index, if parked. */
@@ -150,7 +151,7 @@ export class MemoryJobStore implements JobStore {
           (filter.status === undefined || job.status === filter.status),
       )
       .sort((a, b) => (position(a) < position(b) ? -1 : 1));
-    return pageAfter(matching, page, position, present);
+    return pageAfter(matching, page, jobListing(filter), position, present);
   }
 
   async cancelJob(

@@ -1,4 +1,5 @@
 import { CronExpressionParser, type CronFieldCollection } from 'cron-parser';
+import { quote, shorten } from '../../quote';
 import type { Parsed } from '../timestamps';
 import { type CronFieldTexts, findCronFieldProblem, splitCronFields } from './cron-syntax';
 
@@ -58,7 +59,7 @@ export function parseCronExpression(expression: string): Parsed<CronSchedule> {
 }
 
 function invalid(expression: string, problem: string): { ok: false; problem: string } {
-  return { ok: false, problem: `invalid cron expression '${expression}': ${problem}` };
+  return { ok: false, problem: `invalid cron expression ${quote(expression)}: ${shorten(problem, 300)}` };
 }
 
 function toSchedule(fields: CronFieldCollection, texts: CronFieldTexts): CronSchedule {
