@@ -4,11 +4,13 @@ import { formatPath } from './issues';
 
 /**
  * Payloads are stored as DynamoDB maps, which nest at most 32 levels and hold numbers of magnitude
- * 1e-130 to below 1e126; checking here means the store never refuses what the API accepted.
+ * at least 1e-130; the SDK's document mapping refuses numbers beyond ±(2^53 - 1) (it could not read
+ * them back exactly). Checking here means the store never refuses what the API accepted.
  */
 export const PAYLOAD_MAX_DEPTH = 30;
-const LARGEST_STORABLE_NUMBER = 9.99e125;
 const SMALLEST_STORABLE_NUMBER = 1e-130;
+/** DynamoDB refuses map keys (attribute names) of 64 KiB or more. */
+const MAX_KEY_BYTES = 65_535;
 
 /** What is wrong with a payload, and where inside it (`['list', 1, 'key']`; empty for the whole payload). */
 export interface PayloadProblem {
@@ -69,6 +71,13 @@ function jsonShapeProblem(value: unknown, path: (string | number)[]): PayloadPro
       }
       const keys = Object.keys(value);
       if (keys.includes('')) return problem('must not have empty object keys');
+      const longKey = keys.find((key) => Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES);
+      if (longKey !== undefined) {
+        return {
+          path: [...path, longKey],
+          message: `must not be a key longer than ${MAX_KEY_BYTES} bytes (UTF-8)`,
+        };
+      }
       if (keys.includes(UNSTORABLE_KEY)) {
         return {
           path: [...path, UNSTORABLE_KEY],
@@ -96,8 +105,8 @@ function firstProblem(
 function numberProblem(value: number): string | undefined {
   if (!Number.isFinite(value)) return 'must be JSON: numbers must be finite';
   const magnitude = Math.abs(value);
-  if (magnitude > LARGEST_STORABLE_NUMBER || (magnitude !== 0 && magnitude < SMALLEST_STORABLE_NUMBER)) {
-    return 'must hold numbers of magnitude 1e-130 to 9.99e125 only (pass larger or smaller numbers as strings)';
+  if (magnitude > Number.MAX_SAFE_INTEGER || (magnitude !== 0 && magnitude < SMALLEST_STORABLE_NUMBER)) {
+    return `must hold numbers from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, and of magnitude at least 1e-130 (pass other numbers as strings)`;
   }
   return undefined;
 }

@@ -53,6 +53,52 @@ describe('the admin API on DynamoDB', () => {
     expect(h.logs).toEqual([]);
   });
 
+  it('answers invalid_input for payload numbers the document client cannot write exactly', async () => {
+    const h = dynamoHarness();
+
+    const answers = await Promise.all(
+      [2 ** 53, -1e17, 1.5e20].map((n, index) =>
+        h.admin({ action: 'add_job', task: 'cleanup', job_id: `big-${index}`, payload: { list: [n] } }),
+      ),
+    );
+    const largest = await h.admin({
+      action: 'add_job',
+      task: 'cleanup',
+      job_id: 'largest',
+      payload: { n: Number.MAX_SAFE_INTEGER, m: -Number.MAX_SAFE_INTEGER, tiny: 1e-130 },
+    });
+
+    expect(answers.map((answer) => errorOf(answer).details)).toEqual(
+      answers.map(() => [{ path: 'payload.list[0]', message: expect.stringContaining('9007199254740991') }]),
+    );
+    expect(largest.ok).toBe(true);
+    expect(await h.ok({ action: 'get_job', job_id: 'largest' })).toMatchObject({
+      job: { payload: { n: Number.MAX_SAFE_INTEGER, m: -Number.MAX_SAFE_INTEGER, tiny: 1e-130 } },
+    });
+    expect(h.logs).toEqual([]);
+  });
+
+  it('answers invalid_input for a payload key DynamoDB cannot store (64 KiB or more)', async () => {
+    const h = dynamoHarness();
+    const longest = 'k'.repeat(65_535);
+
+    const tooLong = await h.admin({
+      action: 'add_job',
+      task: 'cleanup',
+      payload: { a: { [`${longest}k`]: 1 } },
+    });
+    const accepted = await h.admin({ action: 'add_job', task: 'cleanup', payload: { [longest]: 1 } });
+
+    expect(errorOf(tooLong).details).toEqual([
+      {
+        path: expect.stringMatching(/^payload\.a\.k{60}… \(65536 characters\)$/),
+        message: 'must not be a key longer than 65535 bytes (UTF-8)',
+      },
+    ]);
+    expect(accepted.ok).toBe(true);
+    expect(h.logs).toEqual([]);
+  });
+
   it('answers invalid_input on cursor for tampered and foreign cursors', async () => {
     const h = dynamoHarness();
     for (const id of ['c1', 'c2', 'c3']) {

@@ -200,7 +200,12 @@ describe('add_schedule input', () => {
     [
       'a number DynamoDB cannot store',
       { n: 1e300 },
-      'payload.n: must hold numbers of magnitude 1e-130 to 9.99e125 only (pass larger or smaller numbers as strings)',
+      'payload.n: must hold numbers from -9007199254740991 to 9007199254740991, and of magnitude at least 1e-130 (pass other numbers as strings)',
+    ],
+    [
+      'a number the document client cannot write exactly',
+      { n: 2 ** 53 },
+      'payload.n: must hold numbers from -9007199254740991 to 9007199254740991, and of magnitude at least 1e-130 (pass other numbers as strings)',
     ],
     ['an empty object key', { '': 1 }, 'payload: must not have empty object keys'],
     [
