@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
+import { quote } from '../core/quote';
 import { type Refusal, readBoundedBody, refuseBody } from './bounded-body';
 import { localLambdaContext } from './lambda-context';
 import { refuseBrowserCrossSite } from './request-guard';
@@ -81,7 +82,7 @@ async function route(
   for (const extra of options.extraRoutes ?? []) {
     if (await extra(request, body, response)) return;
   }
-  sendJson(response, 404, { message: `no route for ${request.method} ${request.url}` });
+  sendJson(response, 404, { message: `no route for ${request.method} ${quote(request.url ?? '')}` });
 }
 
 async function invoke(options: LambdaEndpointOptions, name: string, body: Buffer, response: ServerResponse) {
@@ -91,7 +92,7 @@ async function invoke(options: LambdaEndpointOptions, name: string, body: Buffer
     sendJson(
       response,
       404,
-      { Type: 'User', message: `Function not found: ${name} (local functions: ${known})` },
+      { Type: 'User', message: `Function not found: ${quote(name)} (local functions: ${known})` },
       {
         'x-amzn-ErrorType': 'ResourceNotFoundException',
       },
