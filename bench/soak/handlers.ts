@@ -8,7 +8,7 @@ import type { CrashableWorkers } from './worker-crashes';
 /** The soak's tasks time out after this long; an overrunning handler ignores its signal past it. */
 export const SOAK_TIMEOUT_SECONDS = 3;
 
-/** A value DynamoDB cannot store (numbers end at 9.99e125): the job must end as an error, never re-run. */
+/** A value DynamoDB cannot store (1e200: past what it keeps exactly): the job must end as an error, never re-run. */
 const UNSTORABLE = { n: 1e200 };
 
 /**

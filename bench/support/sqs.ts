@@ -4,8 +4,8 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { startFauxqs } from 'fauxqs';
 import { createQueueWithDeadLetterQueue } from '../../lib/local/local-resources';
+import { startSqsEmulator } from '../../lib/local/sqs-emulator';
 
 const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 
@@ -24,8 +24,8 @@ export interface BenchSqs {
 }
 
 export async function startBenchSqs(): Promise<BenchSqs> {
-  const server = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
-  const endpoint = `http://127.0.0.1:${server.port}`;
+  const server = await startSqsEmulator();
+  const { endpoint } = server;
   const client = new SQSClient({ endpoint, ...LOCAL });
   const requests: SqsRequestCounts = {};
   client.middlewareStack.add(

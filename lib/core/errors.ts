@@ -1,3 +1,5 @@
+import { quote, quoteId, shorten } from './quote';
+
 /**
  * Every error Sundial raises on purpose derives from {@link SundialError}. Each has a stable
  * machine-readable `code` (used by the admin API) and a message that says what was wrong, where,
@@ -19,18 +21,41 @@ export interface ValidationIssue {
   message: string;
 }
 
-/** The caller's input is invalid. Lists every problem found, each naming its field. Nothing was written. */
+/** At most this many problems are reported, then how many more there were. */
+export const MAX_REPORTED_ISSUES = 20;
+const MAX_PATH_CHARS = 200;
+const MAX_ISSUE_MESSAGE_CHARS = 1_000;
+
+/**
+ * The caller's input is invalid. Lists the problems found (the first {@link MAX_REPORTED_ISSUES}, then
+ * how many more), each naming its field. Nothing was written.
+ */
 export class ValidationError extends SundialError {
   readonly issues: readonly ValidationIssue[];
 
   constructor(issues: readonly ValidationIssue[], options?: { cause?: unknown }) {
-    super('invalid_input', issues.map(formatIssue).join('; '), options);
-    this.issues = issues;
+    const reported = boundedIssues(issues);
+    super('invalid_input', reported.map(formatIssue).join('; '), options);
+    this.issues = reported;
   }
 
   static single(path: string, message: string): ValidationError {
     return new ValidationError([{ path, message }]);
   }
+}
+
+/**
+ * Paths and messages can hold what the caller sent (field names, values a payload schema quotes), and a
+ * request can have any number of problems: the answer stays small whatever came in.
+ */
+function boundedIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  const bounded = issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({
+    path: shorten(issue.path, MAX_PATH_CHARS),
+    message: shorten(issue.message, MAX_ISSUE_MESSAGE_CHARS),
+  }));
+  const more = issues.length - bounded.length;
+  if (more > 0) bounded.push({ path: '', message: `and ${more} more problem${more === 1 ? '' : 's'}` });
+  return bounded;
 }
 
 function formatIssue(issue: ValidationIssue): string {
@@ -42,20 +67,20 @@ export class ConflictingIdError extends SundialError {
   constructor(kind: 'schedule' | 'job', id: string) {
     super(
       'conflicting_id',
-      `${kind} '${id}' already exists; use conflict_policy 'replace' or 'do_nothing' to change how conflicts are handled`,
+      `${kind} ${quoteId(id)} already exists; use conflict_policy 'replace' or 'do_nothing' to change how conflicts are handled`,
     );
   }
 }
 
 export class ScheduleNotFoundError extends SundialError {
   constructor(readonly scheduleId: string) {
-    super('schedule_not_found', `schedule '${scheduleId}' does not exist`);
+    super('schedule_not_found', `schedule ${quoteId(scheduleId)} does not exist`);
   }
 }
 
 export class JobNotFoundError extends SundialError {
   constructor(readonly jobId: string) {
-    super('job_not_found', `job '${jobId}' does not exist (or its result has expired)`);
+    super('job_not_found', `job ${quoteId(jobId)} does not exist (or its result has expired)`);
   }
 }
 
@@ -66,7 +91,7 @@ export class TaskNotFoundError extends SundialError {
   ) {
     super(
       'unknown_task',
-      `task '${taskId}' is not registered; known tasks: ${known.length ? known.join(', ') : '(none: add a module to functions/)'}`,
+      `task ${quote(taskId)} is not registered; known tasks: ${known.length ? known.join(', ') : '(none: add a module to functions/)'}`,
     );
   }
 }
@@ -76,7 +101,7 @@ export class VersionConflictError extends SundialError {
   constructor(scheduleId: string, expected: number) {
     super(
       'version_conflict',
-      `schedule '${scheduleId}' was changed concurrently (expected version ${expected})`,
+      `schedule ${quoteId(scheduleId)} was changed concurrently (expected version ${expected})`,
     );
   }
 }
@@ -91,7 +116,7 @@ export class LeaseLostError extends SundialError {
 /** The job is already claimed, running or finished: this delivery must not run it again. */
 export class JobAlreadyClaimedError extends SundialError {
   constructor(jobId: string) {
-    super('job_already_claimed', `job '${jobId}' was already claimed`);
+    super('job_already_claimed', `job ${quoteId(jobId)} was already claimed`);
   }
 }
 

@@ -1,17 +1,27 @@
 import { jsonByteLength } from './limits';
+import { shorten } from './quote';
 
 /**
  * What the store can keep and give back unchanged: payloads and return values are stored as DynamoDB
- * maps, which nest at most 32 levels and hold numbers of magnitude 1e-130 to below 1e126. One rule set
- * for both, so the store never refuses what the admin API or a handler's return was allowed to pass.
+ * maps, which nest at most 32 levels, hold numbers of magnitude at least 1e-130, and name keys with at
+ * most 64 KiB; the SDK's document mapping refuses numbers beyond ±(2^53 − 1) (it could not read them
+ * back exactly). One rule set for both, so the store never refuses what the admin API or a handler's
+ * return was allowed to pass.
  */
 export const STORABLE_MAX_DEPTH = 30;
-const LARGEST_STORABLE_NUMBER = 9.99e125;
 const SMALLEST_STORABLE_NUMBER = 1e-130;
+/** DynamoDB refuses map keys (attribute names) of 64 KiB or more. */
+const MAX_KEY_BYTES = 65_535;
+/**
+ * `__proto__` is refused as a key: JSON.parse makes it an own key, but DynamoDB's document marshaller
+ * assigns keys one by one, so it would drop it (the write then fails), and reading such a map back
+ * would set the prototype of the object handed to the handler.
+ */
+const UNSTORABLE_KEY = '__proto__';
 
-/** Why a value cannot be stored: where (`.items[2].price`; empty for the value itself) and what is allowed. */
+/** Why a value cannot be stored: where (`['items', 2, 'price']`; empty for the value itself) and what is allowed. */
 export interface StorableJsonProblem {
-  path: string;
+  path: (string | number)[];
   message: string;
 }
 
@@ -22,25 +32,31 @@ const NOT_JSON = 'must be JSON: objects, arrays, strings, numbers, booleans and 
  * can. Members whose value is `undefined` are left out, as `JSON.stringify` does.
  */
 export function storableJsonProblem(value: unknown, maxBytes: number): StorableJsonProblem | undefined {
-  const shape = shapeProblem(value, '', 0, new Set());
+  const shape = shapeProblem(value, [], new Set());
   if (shape) return shape;
   const bytes = jsonByteLength(value);
   if (bytes > maxBytes) {
     return {
-      path: '',
+      path: [],
       message: `must be at most ${maxBytes} bytes as UTF-8 JSON (got ${bytes}); store large data elsewhere (S3) and pass its key`,
     };
   }
   return undefined;
 }
 
+/** A problem's path as it reads after the value's name: `.items[2].price` (keys shortened). */
+export function jsonPathSuffix(path: readonly (string | number)[]): string {
+  return path
+    .map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${shorten(segment)}`))
+    .join('');
+}
+
 function shapeProblem(
   value: unknown,
-  path: string,
-  depth: number,
+  path: (string | number)[],
   seen: Set<object>,
 ): StorableJsonProblem | undefined {
-  if (depth > STORABLE_MAX_DEPTH) {
+  if (path.length > STORABLE_MAX_DEPTH) {
     return { path, message: `must not nest deeper than ${STORABLE_MAX_DEPTH} levels` };
   }
   switch (typeof value) {
@@ -50,7 +66,7 @@ function shapeProblem(
     case 'number':
       return numberProblem(value, path);
     case 'object':
-      return value === null ? undefined : containerProblem(value, path, depth, seen);
+      return value === null ? undefined : containerProblem(value, path, seen);
     default:
       return { path, message: NOT_JSON };
   }
@@ -58,22 +74,20 @@ function shapeProblem(
 
 function containerProblem(
   value: object,
-  path: string,
-  depth: number,
+  path: (string | number)[],
   seen: Set<object>,
 ): StorableJsonProblem | undefined {
   if (seen.has(value)) return { path, message: 'must not refer to itself (a cycle)' };
   const isArray = Array.isArray(value);
   if (!isArray) {
-    const prototype = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) return { path, message: NOT_JSON };
-    if (Object.hasOwn(value, '')) return { path, message: 'must not have empty object keys' };
+    const keyProblem = objectKeyProblem(value, path);
+    if (keyProblem) return keyProblem;
   }
   seen.add(value);
   try {
     for (const [key, item] of Object.entries(value)) {
       if (!isArray && item === undefined) continue;
-      const problem = shapeProblem(item, isArray ? `${path}[${key}]` : `${path}.${key}`, depth + 1, seen);
+      const problem = shapeProblem(item, [...path, isArray ? Number(key) : key], seen);
       if (problem) return problem;
     }
     return undefined;
@@ -82,14 +96,34 @@ function containerProblem(
   }
 }
 
-function numberProblem(value: number, path: string): StorableJsonProblem | undefined {
+function objectKeyProblem(value: object, path: (string | number)[]): StorableJsonProblem | undefined {
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return { path, message: NOT_JSON };
+  const keys = Object.keys(value);
+  if (keys.includes('')) return { path, message: 'must not have empty object keys' };
+  const longKey = keys.find((key) => Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES);
+  if (longKey !== undefined) {
+    return {
+      path: [...path, longKey],
+      message: `must not be a key longer than ${MAX_KEY_BYTES} bytes (UTF-8)`,
+    };
+  }
+  if (keys.includes(UNSTORABLE_KEY)) {
+    return {
+      path: [...path, UNSTORABLE_KEY],
+      message: 'must not be a key named __proto__ (it cannot be stored faithfully); rename it',
+    };
+  }
+  return undefined;
+}
+
+function numberProblem(value: number, path: (string | number)[]): StorableJsonProblem | undefined {
   if (!Number.isFinite(value)) return { path, message: 'must be JSON: numbers must be finite' };
   const magnitude = Math.abs(value);
-  if (magnitude > LARGEST_STORABLE_NUMBER || (magnitude !== 0 && magnitude < SMALLEST_STORABLE_NUMBER)) {
+  if (magnitude > Number.MAX_SAFE_INTEGER || (magnitude !== 0 && magnitude < SMALLEST_STORABLE_NUMBER)) {
     return {
       path,
-      message:
-        'must hold numbers of magnitude 1e-130 to 9.99e125 only (pass larger or smaller numbers as strings)',
+      message: `must hold numbers from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, and of magnitude at least 1e-130 (pass other numbers as strings)`,
     };
   }
   return undefined;

@@ -1,5 +1,6 @@
 /**
- * DynamoDB Local (Amazon's jar) for tests, benchmarks and the local platform.
+ * DynamoDB Local (Amazon's jar) for tests, benchmarks and the local platform, listening on 127.0.0.1
+ * only (see dynamodb-local-launcher.ts).
  *
  * The jar comes from the npm package `amplify-dynamodb-simulator` (fetched with `npm pack`, never installed):
  * only its `emulator/` folder is kept, in `<repo>/.cache/dynamodb-local/`.
@@ -11,12 +12,14 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
+import { LAUNCHER_MAIN_CLASS, loopbackLauncherXml } from './dynamodb-local-launcher';
 
 const execFileAsync = promisify(execFile);
 
@@ -84,14 +87,18 @@ export async function ensureDynamoDbLocalJar(): Promise<string> {
   }
 }
 
-/** Starts DynamoDB Local and resolves once it answers `ListTables`. */
+/** Starts DynamoDB Local on 127.0.0.1 only and resolves once it answers `ListTables`. */
 export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const folder = await ensureDynamoDbLocalJar();
   const port = options.port ?? (await freePort());
   const storage = options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory'];
   if (options.dataDir) await mkdir(resolve(options.dataDir), { recursive: true });
-  const args = ['-jar', JAR_NAME, ...storage, '-sharedDb', '-port', String(port), '-disableTelemetry'];
-  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', ...args], {
+  const launcherDir = await mkdtemp(join(tmpdir(), 'sundial-dynamodb-launcher-'));
+  const launcher = join(launcherDir, 'loopback.xml');
+  const args = [...storage, '-sharedDb', '-port', String(port), '-disableTelemetry'];
+  await writeFile(launcher, loopbackLauncherXml(args));
+  const javaOptions = ['-Djava.library.path=./DynamoDBLocal_lib', '-Djava.net.preferIPv4Stack=true'];
+  const child = spawn('java', [...javaOptions, '-cp', JAR_NAME, LAUNCHER_MAIN_CLASS, launcher], {
     cwd: folder,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -108,6 +115,8 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
         cause: error,
       },
     );
+  } finally {
+    await rm(launcherDir, { recursive: true, force: true });
   }
   return { endpoint, port, stop };
 }

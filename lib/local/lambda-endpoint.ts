@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
+import { quote } from '../core/quote';
+import { type Refusal, readBoundedBody, refuseBody } from './bounded-body';
 import { localLambdaContext } from './lambda-context';
 import { refuseBrowserCrossSite } from './request-guard';
 
@@ -20,7 +22,17 @@ export interface LambdaEndpointOptions {
 }
 
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations\/?$/;
+/** Lambda's limit for a synchronous Invoke payload; bodies past it are refused while they stream. */
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/** Lambda's answer to an Invoke payload over the limit (any route of this port gets it). */
+const TOO_LARGE: Refusal = {
+  status: 413,
+  headers: { 'content-type': 'application/json', 'x-amzn-ErrorType': 'RequestTooLargeException' },
+  body: JSON.stringify({
+    Type: 'User',
+    message: `Request must be smaller than ${MAX_PAYLOAD_BYTES} bytes for the InvokeFunction operation`,
+  }),
+};
 
 /**
  * Serves the Lambda Invoke API on 127.0.0.1 only (and refuses browsers' cross-site requests), so `aws lambda invoke --endpoint-url` and
@@ -38,8 +50,12 @@ export async function startLambdaEndpoint(
       sendJson(response, 403, { message: refusal });
       return;
     }
-    readBody(request)
-      .then((body) => route(options, request, body, response))
+    readBoundedBody(request, MAX_PAYLOAD_BYTES)
+      .then((body) =>
+        body === undefined
+          ? refuseBody(request, response, TOO_LARGE)
+          : route(options, request, body, response),
+      )
       .catch((error: unknown) =>
         sendJson(response, 500, { message: `local endpoint error: ${String(error)}` }),
       );
@@ -66,7 +82,7 @@ async function route(
   for (const extra of options.extraRoutes ?? []) {
     if (await extra(request, body, response)) return;
   }
-  sendJson(response, 404, { message: `no route for ${request.method} ${request.url}` });
+  sendJson(response, 404, { message: `no route for ${request.method} ${quote(request.url ?? '')}` });
 }
 
 async function invoke(options: LambdaEndpointOptions, name: string, body: Buffer, response: ServerResponse) {
@@ -76,20 +92,9 @@ async function invoke(options: LambdaEndpointOptions, name: string, body: Buffer
     sendJson(
       response,
       404,
-      { Type: 'User', message: `Function not found: ${name} (local functions: ${known})` },
+      { Type: 'User', message: `Function not found: ${quote(name)} (local functions: ${known})` },
       {
         'x-amzn-ErrorType': 'ResourceNotFoundException',
-      },
-    );
-    return;
-  }
-  if (body.length > MAX_PAYLOAD_BYTES) {
-    sendJson(
-      response,
-      413,
-      { Type: 'User', message: 'Request payload is larger than 6 MB' },
-      {
-        'x-amzn-ErrorType': 'RequestTooLargeException',
       },
     );
     return;
@@ -130,15 +135,6 @@ function functionNameOf(nameOrArn: string): string {
   const parts = nameOrArn.split(':');
   const functionIndex = parts.indexOf('function');
   return functionIndex >= 0 ? (parts[functionIndex + 1] ?? nameOrArn) : nameOrArn;
-}
-
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
 }
 
 export function sendJson(

@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { startFauxqs } from 'fauxqs';
 import { readConfig } from '../runtime/config';
 import { buildRuntimeDependencies, type RuntimeDeps } from '../runtime/dependencies';
 import { type AdminHandler, createAdminHandler } from '../runtime/handlers/admin';
@@ -23,6 +22,7 @@ import {
 import { prettyLogSink } from './pretty-log';
 import { type PutEventsEntry, startPutEventsServer } from './put-events-server';
 import { restoreQueueSnapshot, saveQueueSnapshot } from './queue-snapshot';
+import { startSqsEmulator } from './sqs-emulator';
 import { watchTasks } from './task-watcher';
 import { startTickLoop } from './tick-loop';
 import { startWorkerPollers } from './worker-pollers';
@@ -91,13 +91,13 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const dynamodb = new DynamoDBClient({ ...clientSettings, endpoint: dynamo.endpoint });
     await ensureLocalTable(dynamodb);
 
-    const fauxqs = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
-    const sqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
+    const emulator = await startSqsEmulator();
+    const sqsEndpoint = emulator.endpoint;
     const sqs = new SQSClient({ ...clientSettings, endpoint: sqsEndpoint });
     const snapshotFile = options.dataDir ? join(options.dataDir, 'queue.json') : undefined;
     stack.push(async () => {
-      if (snapshotFile) await saveQueueSnapshot(fauxqs, LOCAL_QUEUE_NAME, snapshotFile);
-      await fauxqs.stop();
+      if (snapshotFile) await saveQueueSnapshot(emulator, LOCAL_QUEUE_NAME, snapshotFile);
+      await emulator.stop();
     });
     const queues = await createQueueWithDeadLetterQueue(sqs, {
       name: LOCAL_QUEUE_NAME,

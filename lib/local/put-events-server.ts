@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Refusal, readBoundedBody, refuseBody } from './bounded-body';
 
 /** One entry of a `PutEvents` request, as the EventBridge JSON protocol spells it. */
 export interface PutEventsEntry {
@@ -28,6 +29,16 @@ export interface PutEventsServer {
 }
 
 const TARGET = 'AWSEvents.PutEvents';
+/** Far above what Sundial sends (ten events a request); bodies past it are refused while they stream. */
+const MAX_BODY_BYTES = 1024 * 1024;
+const TOO_LARGE: Refusal = {
+  status: 413,
+  headers: { 'content-type': 'application/x-amz-json-1.1' },
+  body: JSON.stringify({
+    __type: 'RequestTooLargeException',
+    message: `the local PutEvents endpoint takes requests of at most ${MAX_BODY_BYTES} bytes`,
+  }),
+};
 
 /**
  * A local stand-in for EventBridge that understands only `PutEvents` (JSON 1.1 protocol), so the real
@@ -46,7 +57,12 @@ export async function startPutEventsServer(options: PutEventsServerOptions = {})
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, options: PutEventsServerOptions) {
-  const body = await readBody(request);
+  const raw = await readBoundedBody(request, MAX_BODY_BYTES);
+  if (raw === undefined) {
+    refuseBody(request, response, TOO_LARGE);
+    return;
+  }
+  const body = raw.toString('utf8');
   if (request.method !== 'POST' || request.headers['x-amz-target'] !== TARGET) {
     reply(response, 400, {
       __type: 'UnknownOperationException',
@@ -70,15 +86,6 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   const accepted = entries.filter((_, index) => !results[index]?.ErrorCode);
   if (accepted.length > 0) options.onEvents?.(accepted);
   reply(response, 200, { FailedEntryCount: entries.length - accepted.length, Entries: results });
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 function reply(response: ServerResponse, status: number, body: unknown): void {

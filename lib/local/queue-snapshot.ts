@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { FauxqsServer } from 'fauxqs';
+import type { SqsEmulator } from './sqs-emulator';
 
 interface SavedMessage {
   body: string;
@@ -16,11 +16,11 @@ interface SavedMessage {
  * store's idempotent claims make the next tick resend only what it still owns.)
  */
 export async function saveQueueSnapshot(
-  server: FauxqsServer,
+  emulator: Pick<SqsEmulator, 'inspectQueue'>,
   queueName: string,
   file: string,
 ): Promise<number> {
-  const queue = server.inspectQueue(queueName);
+  const queue = await emulator.inspectQueue(queueName);
   if (!queue) return 0;
   const saved: SavedMessage[] = [
     ...queue.messages.ready.map((message) => ({ body: message.body, visibleAt: 0 })),

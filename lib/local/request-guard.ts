@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { quote } from '../core/quote';
 
 /**
  * The local endpoint has no authentication (like DynamoDB Local), so it must not be reachable from a
@@ -9,10 +10,10 @@ import type { IncomingMessage } from 'node:http';
 export function refuseBrowserCrossSite(request: IncomingMessage, port: number): string | undefined {
   const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
   const host = request.headers.host ?? '';
-  if (!allowedHosts.includes(host)) return `Host '${host}' is not this local endpoint`;
+  if (!allowedHosts.includes(host)) return `Host ${quote(host)} is not this local endpoint`;
   const origin = request.headers.origin;
   if (origin !== undefined && !allowedHosts.some((allowed) => origin === `http://${allowed}`)) {
-    return `cross-site request from '${origin}' refused`;
+    return `cross-site request from ${quote(origin)} refused`;
   }
   return undefined;
 }

@@ -3,6 +3,8 @@ import { concurrencyContract } from './concurrency-contract';
 import { counterContract } from './counter-contract';
 import { dedupeContract } from './dedupe-contract';
 import { jobContract } from './job-contract';
+import { jobParkingContract } from './job-parking-contract';
+import { listingCursorContract } from './listing-cursor-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
@@ -31,6 +33,8 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('jobs', () => jobContract(current));
     describe('task counters', () => counterContract(current));
     describe('dedupe records', () => dedupeContract(current));
+    describe('parking unsent jobs', () => jobParkingContract(current));
+    describe('listing cursors', () => listingCursorContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
   });
 }

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { InvokeCommand, LambdaClient, ResourceNotFoundException } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLambdaEndpoint } from '../../lib/local/lambda-endpoint';
+import { streamUntilAnswered } from '../support/streamed-upload';
 
 let url: string;
 let close: () => Promise<void>;
@@ -92,6 +93,47 @@ describe('the local Lambda Invoke endpoint', () => {
 
     expect(answer.status).toBe(400);
     expect(answer.body).toContain('Could not parse request body into json');
+  });
+
+  describe('refuses a body over 6 MB while it streams, without reading the rest', () => {
+    const invocations = () => `${url}/2015-03-31/functions/echo/invocations`;
+    const LARGE = 64 * 1024 * 1024;
+
+    it('answers 413 at once when Content-Length says the body is too large', async () => {
+      const answer = await streamUntilAnswered(invocations(), { totalBytes: LARGE, declareLength: true });
+
+      expect(answer.status).toBe(413);
+      expect(answer.headers['x-amzn-errortype']).toBe('RequestTooLargeException');
+      expect(answer.sentAllBeforeAnswer).toBe(false);
+    });
+
+    it('answers 413 once a body without Content-Length passes the limit', async () => {
+      const answer = await streamUntilAnswered(invocations(), { totalBytes: LARGE, declareLength: false });
+
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toMatchObject({ Type: 'User' });
+      expect(answer.sentAllBeforeAnswer).toBe(false);
+      expect(answer.sentBeforeAnswer).toBeLessThan(LARGE / 2);
+    });
+
+    it('refuses a too-large body on every route of the port, not only invocations', async () => {
+      const answer = await streamUntilAnswered(`${url}/api/admin`, {
+        totalBytes: LARGE,
+        declareLength: false,
+      });
+
+      expect(answer.status).toBe(413);
+      expect(answer.sentAllBeforeAnswer).toBe(false);
+    });
+
+    it('still takes a body of exactly 6 MB', async () => {
+      const payload = JSON.stringify('x'.repeat(6 * 1024 * 1024 - 2));
+
+      const answer = await post('/2015-03-31/functions/echo/invocations', payload);
+
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).received).toHaveLength(6 * 1024 * 1024 - 2);
+    });
   });
 
   it('refuses cross-site browser requests and foreign Host headers', async () => {

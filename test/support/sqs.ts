@@ -1,6 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { createQueueWithDeadLetterQueue } from '../../lib/local/local-resources';
+import { startSqsEmulator } from '../../lib/local/sqs-emulator';
 import { assertLocalEndpoint } from './dynamodb';
 
 const LOCAL_REGION = 'us-east-1';
@@ -15,8 +15,8 @@ export interface LocalSqs {
 
 /** Starts the SQS emulator on a free port, bound to 127.0.0.1 (about 100 ms). */
 export async function startLocalSqs(): Promise<LocalSqs> {
-  const server: FauxqsServer = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
-  const endpoint = `http://127.0.0.1:${server.port}`;
+  const server = await startSqsEmulator();
+  const { endpoint } = server;
   const client = localSqsClient(endpoint);
   return {
     endpoint,

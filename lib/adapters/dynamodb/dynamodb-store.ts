@@ -137,6 +137,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return parking.createJob(this.context, input);
   }
 
+  parkUnclaimedJob(jobId: string): Promise<Job | undefined> {
+    return parking.parkUnclaimedJob(this.context, jobId);
+  }
+
   claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
     return claims.claimJob(this.context, input);
   }

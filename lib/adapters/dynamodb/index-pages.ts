@@ -1,13 +1,19 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ValidationError } from '../../core/errors';
+import { LIMITS } from '../../core/limits';
 import type { Page, PageRequest } from '../../core/model/page';
+import { decodeCursor, encodeCursor, exactRecord, type Listing } from '../page-cursor';
 import type { StoreContext, StoredItem } from './store-context';
 
 export interface IndexPageInput<T> {
   operation: string;
   query: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>;
-  /** The attributes of an index entry's key (index keys and table keys): what a cursor holds. */
-  keyAttributes: readonly string[];
+  /**
+   * The attributes of an index entry's key (index keys and table keys), what a cursor holds, each with
+   * the check a cursor's value must pass to be used as `ExclusiveStartKey`.
+   */
+  cursorKey: Readonly<Record<string, (value: unknown) => boolean>>;
+  /** The listing and filter the cursor belongs to. */
+  listing: Listing;
   page: PageRequest;
   /** Turns index entries into results (aligned with the input); `undefined` drops an entry. */
   resolve: (entries: StoredItem[]) => Promise<(T | undefined)[]>;
@@ -21,7 +27,12 @@ export interface IndexPageInput<T> {
 export async function readIndexPage<T>(context: StoreContext, input: IndexPageInput<T>): Promise<Page<T>> {
   const limit = Math.max(1, input.page.limit);
   const items: T[] = [];
-  let startKey = decodeCursor(input.page.cursor);
+  const keyAttributes = Object.keys(input.cursorKey);
+  let startKey: StoredItem | undefined = decodeCursor(
+    input.page.cursor,
+    input.listing,
+    exactRecord(input.cursorKey),
+  );
   for (;;) {
     const output = await context.query(input.operation, {
       ...input.query,
@@ -36,7 +47,7 @@ export async function readIndexPage<T>(context: StoreContext, input: IndexPageIn
       items.push(result);
       if (items.length === limit) {
         const more = position < entries.length - 1 || output.LastEvaluatedKey !== undefined;
-        return more ? { items, cursor: encodeCursor(pick(entry, input.keyAttributes)) } : { items };
+        return more ? { items, cursor: encodeCursor(input.listing, pick(entry, keyAttributes)) } : { items };
       }
     }
     if (!output.LastEvaluatedKey) return { items };
@@ -48,20 +59,21 @@ function pick(entry: StoredItem, attributes: readonly string[]): StoredItem {
   return Object.fromEntries(attributes.map((attribute) => [attribute, entry[attribute]]));
 }
 
-function encodeCursor(key: StoredItem): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
+/** A cursor check: the value is `expected`. */
+export function equalTo(expected: unknown): (value: unknown) => boolean {
+  return (value) => value === expected;
 }
 
-function decodeCursor(cursor: string | undefined): StoredItem | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (key && typeof key === 'object' && !Array.isArray(key)) return key as StoredItem;
-  } catch {
-    // reported below
-  }
-  throw ValidationError.single(
-    'cursor',
-    `'${cursor}' is not a cursor returned by this listing; omit it to start over`,
-  );
+/** A cursor check for a table key `pk`: an id of this kind, as long as ids can be. */
+export function keyWithPrefix(prefix: string): (value: unknown) => boolean {
+  return (value) =>
+    typeof value === 'string' &&
+    value.startsWith(prefix) &&
+    value.length > prefix.length &&
+    value.length <= prefix.length + 2 * LIMITS.idLength + 1;
+}
+
+/** A cursor check for a number attribute of the key: an epoch in milliseconds. */
+export function epochMs(value: unknown): boolean {
+  return Number.isSafeInteger(value);
 }

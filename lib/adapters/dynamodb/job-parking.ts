@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { ConflictingIdError, LeaseLostError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
@@ -6,7 +7,7 @@ import { type DueHit, leaseDueItems } from './due-index';
 import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
 import { isExpired, itemToJob, newJobItem } from './job-items';
-import { conditionFailure, type StoreContext } from './store-context';
+import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import {
   jobKey,
   RESULT_EXPIRY_ATTRIBUTE,
@@ -26,7 +27,9 @@ export async function createJob(
   context: StoreContext,
   input: CreateJobInput,
 ): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
-  const item = newJobItem(input.job, input.now);
+  // Unique per call, so that only our own earlier try (a retried put) counts as "already written": an
+  // identical job added by another call in the same millisecond is a conflict.
+  const item: StoredItem = { ...newJobItem(input.job, input.now), createToken: randomUUID() };
   if (input.parkUntilDue) {
     item.dueShard = shardKeys.dueJob(shardOf(input.job.id, context.shards));
     item.dueAt = input.job.runAt;
@@ -57,6 +60,30 @@ export async function createJob(
     if (sameItem(old, item)) return { status: 'added', job }; // our own earlier try succeeded
     if (input.conflictPolicy === 'do_nothing') return { status: 'kept', job: itemToJob(old) };
     throw new ConflictingIdError('job', input.job.id);
+  }
+}
+
+/**
+ * Parks a job at its own `runAt` after a send that failed or may have failed, conditional on nobody
+ * having claimed it (`queued`, attempt 0): a claimed job's message did go out, and overwriting it would
+ * run it again.
+ */
+export async function parkUnclaimedJob(context: StoreContext, jobId: string): Promise<Job | undefined> {
+  const update = new Expressions().set('dueShard', shardKeys.dueJob(shardOf(jobId, context.shards)));
+  update.setExpression('dueAt', update.name('runAt'));
+  const condition =
+    `attribute_exists(${update.name('pk')}) AND ${update.name('status')} = ${update.value('queued')}` +
+    ` AND ${update.name('attempt')} = ${update.value(0)}`;
+  try {
+    const output = await context.update('parkUnclaimedJob', {
+      Key: jobKey(jobId),
+      ...update.buildUpdate(condition),
+      ReturnValues: 'ALL_NEW',
+    });
+    return itemToJob(output.Attributes ?? {});
+  } catch (error) {
+    conditionFailure(error);
+    return undefined;
   }
 }
 

@@ -3,10 +3,11 @@ import { ValidationError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { JobFilter } from '../../core/ports/job-store';
-import { readIndexPage } from './index-pages';
+import { jobListing } from '../page-cursor';
+import { epochMs, equalTo, keyWithPrefix, readIndexPage } from './index-pages';
 import { isExpired, itemToJob } from './job-items';
 import type { StoreContext } from './store-context';
-import { INDEX_NAMES, type ItemKey, jobKey, shardKeys } from './table-design';
+import { INDEX_NAMES, type ItemKey, JOB_PREFIX, jobKey, shardKeys } from './table-design';
 
 export async function getJob(context: StoreContext, id: string, now: EpochMs): Promise<Job | undefined> {
   const output = await context.get('getJob', { Key: jobKey(id), ConsistentRead: true });
@@ -44,7 +45,13 @@ export async function listJobs(
       ExpressionAttributeValues: { ':partition': partitionValue },
       ScanIndexForward: false,
     },
-    keyAttributes: [partitionAttribute, 'runAt', 'pk', 'sk'],
+    cursorKey: {
+      [partitionAttribute]: equalTo(partitionValue),
+      runAt: epochMs,
+      pk: keyWithPrefix(JOB_PREFIX),
+      sk: equalTo('JOB'),
+    },
+    listing: jobListing(filter),
     page,
     resolve: async (entries) => {
       const found = await context.batchGet('listJobs', entries.map(keyOf), false);

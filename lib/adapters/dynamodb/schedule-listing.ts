@@ -1,11 +1,12 @@
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule } from '../../core/model/schedule';
 import type { ScheduleFilter } from '../../core/ports/schedule-store';
+import { scheduleListing } from '../page-cursor';
 import { Expressions } from './expressions';
-import { readIndexPage } from './index-pages';
+import { equalTo, keyWithPrefix, readIndexPage } from './index-pages';
 import { itemToSchedule, scheduleKeyOf } from './schedule-items';
 import type { StoreContext } from './store-context';
-import { INDEX_NAMES, ITEM_KINDS } from './table-design';
+import { INDEX_NAMES, ITEM_KINDS, SCHEDULE_PREFIX } from './table-design';
 
 /** Schedules in id order from the `by-kind` index (filters run on its projected attributes), then read whole. */
 export function listSchedules(
@@ -33,7 +34,12 @@ export function listSchedules(
       ExpressionAttributeNames,
       ExpressionAttributeValues,
     },
-    keyAttributes: ['kind', 'pk', 'sk'],
+    cursorKey: {
+      kind: equalTo(ITEM_KINDS.schedule),
+      pk: keyWithPrefix(SCHEDULE_PREFIX),
+      sk: equalTo('SCHEDULE'),
+    },
+    listing: scheduleListing(filter),
     page,
     resolve: async (entries) => {
       const found = await context.batchGet('listSchedules', entries.map(scheduleKeyOf));

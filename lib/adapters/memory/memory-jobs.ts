@@ -15,6 +15,7 @@ import {
   type JobStore,
   type RetryJobInput,
 } from '../../core/ports/job-store';
+import { jobListing } from '../page-cursor';
 import { pageAfter } from './memory-pages';
 
 /**
@@ -53,6 +54,13 @@ export class MemoryJobStore implements JobStore {
     };
     this.jobs.set(job.id, job);
     return { status: visible ? 'replaced' : 'added', job: present(job) };
+  }
+
+  async parkUnclaimedJob(jobId: string): Promise<Job | undefined> {
+    const job = this.jobs.get(jobId);
+    if (job?.status !== 'queued' || job.attempt !== 0) return undefined;
+    job.parkedUntil = job.runAt;
+    return present(job);
   }
 
   async claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
@@ -164,7 +172,7 @@ export class MemoryJobStore implements JobStore {
           (filter.status === undefined || job.status === filter.status),
       )
       .sort((a, b) => (position(a) < position(b) ? -1 : 1));
-    return pageAfter(matching, page, position, present);
+    return pageAfter(matching, page, jobListing(filter), position, present);
   }
 
   async cancelJob(

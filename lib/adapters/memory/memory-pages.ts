@@ -1,19 +1,23 @@
-import { ValidationError } from '../../core/errors';
 import type { Page, PageRequest } from '../../core/model/page';
+import { decodeCursor, encodeCursor, type Listing } from '../page-cursor';
+
+/** Position keys are ids with a sort prefix: longer ones were never handed out. */
+const MAX_POSITION_CHARS = 1_000;
 
 /**
  * One page of `sorted` (already filtered and ordered), starting after the item whose position key is in
- * the cursor. Position keys are unique strings that sort like the listing.
+ * the cursor. Position keys are unique strings that sort like the listing; cursors are bound to `listing`.
  */
 export function pageAfter<T, R>(
   sorted: readonly T[],
   page: PageRequest,
+  listing: Listing,
   positionOf: (item: T) => string,
   present: (item: T) => R,
 ): Page<R> {
   let start = 0;
-  if (page.cursor !== undefined) {
-    const after = decode(page.cursor);
+  const after = decodeCursor(page.cursor, listing, readPosition);
+  if (after !== undefined) {
     const index = sorted.findIndex((item) => positionOf(item) === after);
     start = index >= 0 ? index + 1 : sorted.filter((item) => positionOf(item) <= after).length;
   }
@@ -22,23 +26,10 @@ export function pageAfter<T, R>(
   const last = items.at(-1);
   const more = start + limit < sorted.length;
   return more && last !== undefined
-    ? { items: items.map(present), cursor: encode(positionOf(last)) }
+    ? { items: items.map(present), cursor: encodeCursor(listing, positionOf(last)) }
     : { items: items.map(present) };
 }
 
-function encode(position: string): string {
-  return Buffer.from(JSON.stringify({ after: position })).toString('base64url');
-}
-
-function decode(cursor: string): string {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
-    if (typeof parsed.after === 'string') return parsed.after;
-  } catch {
-    // reported below
-  }
-  throw ValidationError.single(
-    'cursor',
-    `'${cursor}' is not a cursor returned by this listing; omit it to start over`,
-  );
+function readPosition(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= MAX_POSITION_CHARS ? value : undefined;
 }

@@ -16,6 +16,7 @@ import type {
   ScheduleFilter,
   ScheduleStore,
 } from '../../core/ports/schedule-store';
+import { scheduleListing } from '../page-cursor';
 import { pageAfter } from './memory-pages';
 
 /**
@@ -61,7 +62,7 @@ export class MemoryScheduleStore implements ScheduleStore {
           (filter.paused === undefined || schedule.paused === filter.paused),
       )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return pageAfter(matching, page, (schedule) => schedule.id, copy);
+    return pageAfter(matching, page, scheduleListing(filter), (schedule) => schedule.id, copy);
   }
 
   async updateSchedule(

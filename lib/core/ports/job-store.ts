@@ -122,6 +122,14 @@ export interface JobStore {
   createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }>;
 
   /**
+   * Parks a job in the due index at its `runAt` (the tick sends it) after its send failed or may have
+   * failed, but only while nobody has claimed it: `queued` at attempt 0. A job that was claimed (its
+   * message did go out), finished, retried or cancelled is left as it is and `undefined` returned, as
+   * for an unknown id.
+   */
+  parkUnclaimedJob(jobId: string): Promise<Job | undefined>;
+
+  /**
    * Claims one delivery. Succeeds only if the job has no item yet, or is `queued`/`retrying` with a
    * stored attempt lower than `attempt`, or is `running` without a slot and with a lease that ended
    * before `now` and a lower attempt (a redelivered message takes over a run whose worker vanished),

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../clock';
 import { ValidationError } from '../errors';
+import { quote } from '../quote';
 import { MAX_WALL_TIME, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND } from './calendar';
 import { calendarIntervalFireTimes } from './calendar-interval-source';
 import { allOf, anyOf, DEFAULT_MAX_ITERATIONS, DEFAULT_THRESHOLD_SECONDS } from './combined-sources';
@@ -154,6 +155,6 @@ function optionalInstant(text: string | undefined, path: string): EpochMs | unde
 
 function zoneAt(name: string | undefined, path: string): ZoneRules {
   if (name === undefined) return zoneRules('UTC');
-  if (!isKnownTimeZone(name)) throw ValidationError.single(path, `unknown time zone '${name}'`);
+  if (!isKnownTimeZone(name)) throw ValidationError.single(path, `unknown time zone ${quote(name)}`);
   return zoneRules(name);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quote } from '../quote';
 import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND } from './calendar';
 import { parseCronExpression } from './cron/cron-expression';
 import { type Parsed, parseIsoDate, parseIsoInstant } from './timestamps';
@@ -33,7 +34,7 @@ const timezoneSchema = z.string().superRefine((name, context) => {
   if (!isKnownTimeZone(name)) {
     context.addIssue({
       code: 'custom',
-      message: `unknown time zone '${name}'; use an IANA name such as 'Europe/Berlin', 'America/New_York' or 'UTC'`,
+      message: `unknown time zone ${quote(name)}; use an IANA name such as 'Europe/Berlin', 'America/New_York' or 'UTC'`,
     });
   }
 });

@@ -1,4 +1,5 @@
 import type { EpochMs } from '../clock';
+import { quote } from '../quote';
 import { daysFromCivil, daysInMonth, MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE } from './calendar';
 
 /** Either the parsed value or a sentence saying what is wrong with the text and what to write instead. */
@@ -21,7 +22,7 @@ const INSTANT_EXAMPLE = "e.g. '2026-03-29T02:30:00Z' or '2026-03-29T02:30:00+01:
 export function parseIsoInstant(text: string): Parsed<EpochMs> {
   const match = INSTANT_PATTERN.exec(text);
   if (!match) {
-    return { ok: false, problem: `'${text}' is not an ISO-8601 date-time; write ${INSTANT_EXAMPLE}` };
+    return { ok: false, problem: `${quote(text)} is not an ISO-8601 date-time; write ${INSTANT_EXAMPLE}` };
   }
   const [
     ,
@@ -40,7 +41,7 @@ export function parseIsoInstant(text: string): Parsed<EpochMs> {
   if (!zulu && !sign) {
     return {
       ok: false,
-      problem: `'${text}' has no UTC offset, so it is ambiguous: add 'Z' for UTC or an offset such as '+01:00'`,
+      problem: `${quote(text)} has no UTC offset, so it is ambiguous: add 'Z' for UTC or an offset such as '+01:00'`,
     };
   }
   const date = civilDate(Number(year), Number(month), Number(day));
@@ -57,7 +58,7 @@ export function parseIsoInstant(text: string): Parsed<EpochMs> {
     offsetHours > 18 ||
     offsetMinutes > 59
   ) {
-    return { ok: false, problem: `'${text}' is not a valid date-time; write ${INSTANT_EXAMPLE}` };
+    return { ok: false, problem: `${quote(text)} is not a valid date-time; write ${INSTANT_EXAMPLE}` };
   }
   const milliseconds = Number(fraction.padEnd(3, '0').slice(0, 3));
   const offsetMs = (sign === '-' ? -1 : 1) * (offsetHours * MS_PER_HOUR + offsetMinutes * MS_PER_MINUTE);
@@ -76,7 +77,7 @@ export function parseIsoDate(text: string): Parsed<number> {
   const match = DATE_PATTERN.exec(text);
   const date = match ? civilDate(Number(match[1]), Number(match[2]), Number(match[3])) : undefined;
   if (date === undefined) {
-    return { ok: false, problem: `'${text}' is not a valid date; write YYYY-MM-DD, e.g. '2026-01-31'` };
+    return { ok: false, problem: `${quote(text)} is not a valid date; write YYYY-MM-DD, e.g. '2026-01-31'` };
   }
   return { ok: true, value: date };
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ValidationIssue } from '../errors';
+import { quote, shorten } from '../quote';
 import { TRIGGER_FIELDS, TRIGGER_TYPES, type TriggerType } from './schema';
 
 type ZodIssue = z.core.$ZodIssue;
@@ -30,7 +31,10 @@ export function toValidationIssues(
     const path = formatPath(basePath, issue.path);
     if (issue.code === 'unrecognized_keys') {
       const owner = valueAt(input, issue.path);
-      return issue.keys.map((key) => ({ path: `${path}.${key}`, message: unknownFieldMessage(owner) }));
+      return issue.keys.map((key) => ({
+        path: `${path}.${shorten(key)}`,
+        message: unknownFieldMessage(owner),
+      }));
     }
     return [{ path, message: describeIssue(issue, valueAt(input, issue.path)) }];
   });
@@ -76,7 +80,7 @@ function unknownFieldMessage(owner: unknown): string {
 export function formatPath(basePath: string, segments: readonly PropertyKey[]): string {
   return segments.reduce<string>((path, segment) => {
     if (typeof segment === 'number') return `${path}[${segment}]`;
-    const name = String(segment);
+    const name = shorten(String(segment));
     return path === '' ? name : `${path}.${name}`;
   }, basePath);
 }
@@ -96,7 +100,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function show(value: unknown): string {
-  if (typeof value === 'string') return `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
+  if (typeof value === 'string') return quote(value, 40);
   if (Array.isArray(value)) return 'an array';
   if (value === null) return 'null';
   if (typeof value === 'object') return 'an object';

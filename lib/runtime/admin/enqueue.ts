@@ -4,6 +4,7 @@ import type { Job } from '../../core/model/job';
 import type { ConflictPolicy } from '../../core/model/schedule';
 import { type JobMessage, queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
+import { quoteId } from '../../core/quote';
 import { type ActionContext, mapConcurrently } from './context';
 
 export interface EnqueueRequest {
@@ -23,18 +24,56 @@ export class JobNotQueuedError extends SundialError {
   constructor(jobId: string, options?: { cause?: unknown }) {
     super(
       'unavailable',
-      `job '${jobId}' was stored but could not be queued; add it again with conflict_policy 'replace'`,
+      `job ${quoteId(jobId)} was stored but could not be queued; add it again with conflict_policy 'replace'`,
       options,
     );
   }
 }
 
 /**
- * Stores each job (status `queued`), then sends the ones due within the queue's longest delay in one
- * batch; later ones are parked in the due index for the tick. A job the queue refuses is parked too,
- * so an accepted job is never lost. Items fail independently: one item's error never stops another.
+ * Stores and sends jobs as {@link enqueueDistinct} does. A job id given more than once is handled as
+ * separate calls would handle it, in order: its k-th occurrence goes in the k-th round, after the
+ * earlier ones were stored and sent, so the conflict policy decides (two writes of one id in flight at
+ * once would race, and either could win).
  */
 export async function enqueueJobs(
+  context: ActionContext,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueOutcome[]> {
+  const outcomes: EnqueueOutcome[] = [];
+  for (const round of roundsOfDistinctIds(requests)) {
+    const roundOutcomes = await enqueueDistinct(
+      context,
+      round.map((index) => requests[index] as EnqueueRequest),
+    );
+    round.forEach((index, position) => {
+      outcomes[index] = roundOutcomes[position] as EnqueueOutcome;
+    });
+  }
+  return outcomes;
+}
+
+/** Indexes of `requests` in rounds: round k holds the k-th occurrence of each job id. */
+function roundsOfDistinctIds(requests: readonly EnqueueRequest[]): number[][] {
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  requests.forEach((request, index) => {
+    const occurrence = seen.get(request.job.id) ?? 0;
+    seen.set(request.job.id, occurrence + 1);
+    const round = rounds[occurrence] ?? [];
+    round.push(index);
+    rounds[occurrence] = round;
+  });
+  return rounds;
+}
+
+/**
+ * Stores each job (status `queued`), then sends the ones due within the queue's longest delay in one
+ * batch; later ones are parked in the due index for the tick. A job the queue refuses is parked too,
+ * so an accepted job is never lost, unless a worker already claimed it (a send that throws may have
+ * delivered). Items fail independently: one item's error never stops another.
+ */
+async function enqueueDistinct(
   context: ActionContext,
   requests: readonly EnqueueRequest[],
 ): Promise<EnqueueOutcome[]> {
@@ -85,13 +124,10 @@ export async function enqueueJobs(
   }
   await mapConcurrently(unsent, STORE_CONCURRENCY, async ({ index, status, request }) => {
     try {
-      const parked = await jobStore.createJob({
-        job: request.job,
-        conflictPolicy: 'replace',
-        now,
-        parkUntilDue: true,
-      });
-      outcomes[index] = { ok: true, status, queued: 'parked', job: parked.job };
+      // Only a job nobody claimed: a send that threw may still have delivered the message, and a
+      // claimed job stays `sent`.
+      const parked = await jobStore.parkUnclaimedJob(request.job.id);
+      if (parked) outcomes[index] = { ok: true, status, queued: 'parked', job: parked };
     } catch (error) {
       outcomes[index] = { ok: false, error: new JobNotQueuedError(request.job.id, { cause: error }) };
     }

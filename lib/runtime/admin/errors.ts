@@ -1,9 +1,10 @@
 import { SundialError } from '../../core/errors';
+import { quote, quoteId } from '../../core/quote';
 
 /** The request named an action the admin API does not have. */
 export class UnknownActionError extends SundialError {
   constructor(action: string, known: readonly string[]) {
-    super('unknown_action', `unknown action '${action}'; actions: ${known.join(', ')}`);
+    super('unknown_action', `unknown action ${quote(action)}; actions: ${known.join(', ')}`);
   }
 }
 
@@ -22,7 +23,7 @@ export class NoResultYetError extends SundialError {
   ) {
     super(
       'no_result_yet',
-      `job '${jobId}' has no result yet (status ${status}); ask again once it has finished`,
+      `job ${quoteId(jobId)} has no result yet (status ${status}); ask again once it has finished`,
     );
   }
 }
@@ -35,7 +36,7 @@ export class JobNotCancellableError extends SundialError {
   ) {
     super(
       'job_not_cancellable',
-      `job '${jobId}' cannot be cancelled: it is ${status}; only queued or retrying jobs can be cancelled`,
+      `job ${quoteId(jobId)} cannot be cancelled: it is ${status}; only queued or retrying jobs can be cancelled`,
     );
   }
 }

@@ -4,7 +4,7 @@ import type { JsonValue } from '../../core/json';
 import { LIMITS } from '../../core/limits';
 import { COALESCE_POLICIES, CONFLICT_POLICIES } from '../../core/model/schedule';
 import { parseIsoInstant } from '../../core/triggers/timestamps';
-import { payloadProblem } from './json-payload';
+import { findPayloadProblem } from './json-payload';
 
 /** The zod building blocks of the admin API's input: each field's message says what is allowed. */
 
@@ -61,8 +61,8 @@ export const tags = z
 
 /** Any JSON the store and queue can carry, within the payload size limit. */
 export const payload = z.unknown().transform((value, context): JsonValue => {
-  const problem = payloadProblem(value);
-  if (problem) context.addIssue({ code: 'custom', message: problem });
+  const problem = findPayloadProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem.message, path: problem.path });
   return value as JsonValue;
 });
 

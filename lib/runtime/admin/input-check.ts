@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { EpochMs } from '../../core/clock';
 import { TaskNotFoundError, ValidationError, type ValidationIssue } from '../../core/errors';
 import type { JsonValue } from '../../core/json';
+import { quote } from '../../core/quote';
 import type { TriggerSpec } from '../../core/triggers';
 import type { RegisteredTask, TaskRegistry } from './deps';
 import { collectIssues, joinPath, parseStrict } from './issues';
@@ -88,7 +89,7 @@ export class InputCheck {
       if (this.issues.length === 0) throw new TaskNotFoundError(this.unknownTask, known);
       this.issues.push({
         path: this.path('task'),
-        message: `'${this.unknownTask}' is not a registered task; known tasks: ${known.join(', ') || '(none)'}`,
+        message: `${quote(this.unknownTask)} is not a registered task; known tasks: ${known.join(', ') || '(none)'}`,
       });
     }
     if (this.issues.length > 0) throw new ValidationError(this.issues);

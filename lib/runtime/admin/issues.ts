@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../../core/errors';
+import { shorten } from '../../core/quote';
 
 /** `trigger.expression`, `jobs[3].payload.team`: how field paths read in messages. */
 export function formatPath(segments: readonly PropertyKey[], prefix = ''): string {
   let path = prefix;
   for (const segment of segments) {
     if (typeof segment === 'number') path += `[${segment}]`;
-    else path += path ? `.${String(segment)}` : String(segment);
+    else path += path ? `.${shorten(String(segment))}` : shorten(String(segment));
   }
   return path;
 }
@@ -36,7 +37,10 @@ export function issuesFromZod(
           : allowedFields.length > 0
             ? `; allowed fields: ${allowedFields.join(', ')}`
             : '; this action takes no fields';
-      return issue.keys.map((key) => ({ path: joinPath(path, key), message: `unknown field${allowed}` }));
+      return issue.keys.map((key) => ({
+        path: joinPath(path, shorten(key)),
+        message: `unknown field${allowed}`,
+      }));
     }
     if (issue.code === 'invalid_type' && issue.input === undefined) {
       return [{ path, message: 'required' }];

@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { TaskNotFoundError, type ValidationIssue } from '../../core/errors';
 import type { JsonValue } from '../../core/json';
+import { shorten } from '../../core/quote';
 import type { RegisteredTask, TaskRegistry } from './deps';
 import { TaskConfigurationError } from './errors';
 import { joinPath } from './issues';
@@ -50,7 +51,7 @@ function standardPath(path: StandardSchemaV1.Issue['path']): string {
   let text = '';
   for (const segment of path ?? []) {
     const key = typeof segment === 'object' ? segment.key : segment;
-    text += typeof key === 'number' ? `[${key}]` : text ? `.${String(key)}` : String(key);
+    text += typeof key === 'number' ? `[${key}]` : text ? `.${shorten(String(key))}` : shorten(String(key));
   }
   return text;
 }

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../core/json';
 import { LIMITS } from '../../core/limits';
-import { storableJsonProblem } from '../../core/storable-json';
+import { jsonPathSuffix, storableJsonProblem } from '../../core/storable-json';
 
 export type CheckedReturnValue = { ok: true; value: JsonValue | undefined } | { ok: false; problem: string };
 
@@ -11,6 +11,7 @@ export type CheckedReturnValue = { ok: true; value: JsonValue | undefined } | { 
 export function checkReturnValue(value: unknown): CheckedReturnValue {
   if (value === undefined) return { ok: true, value: undefined };
   const problem = storableJsonProblem(value, LIMITS.returnValueBytes);
-  if (problem) return { ok: false, problem: `return value${problem.path}: ${problem.message}` };
+  if (problem)
+    return { ok: false, problem: `return value${jsonPathSuffix(problem.path)}: ${problem.message}` };
   return { ok: true, value: value as JsonValue };
 }

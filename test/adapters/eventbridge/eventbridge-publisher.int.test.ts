@@ -11,6 +11,7 @@ import {
   startPutEventsServer,
 } from '../../../lib/local/put-events-server';
 import { assertLocalEndpoint } from '../../support/dynamodb';
+import { streamUntilAnswered } from '../../support/streamed-upload';
 
 let server: PutEventsServer | undefined;
 
@@ -96,5 +97,27 @@ describe('EventBridgePublisher (against the local PutEvents endpoint)', () => {
     expect(new URL(server.endpoint).hostname).toBe('127.0.0.1');
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ __type: 'UnknownOperationException' });
+  });
+
+  it('refuses a body over 1 MiB while it streams, before the client has sent it all', async () => {
+    server = await startPutEventsServer();
+    const headers = { 'x-amz-target': 'AWSEvents.PutEvents' };
+
+    const chunked = await streamUntilAnswered(server.endpoint, {
+      totalBytes: 64 * 1024 * 1024,
+      declareLength: false,
+      headers,
+    });
+    const declared = await streamUntilAnswered(server.endpoint, {
+      totalBytes: 64 * 1024 * 1024,
+      declareLength: true,
+      headers,
+    });
+
+    for (const answer of [chunked, declared]) {
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toMatchObject({ __type: 'RequestTooLargeException' });
+      expect(answer.sentAllBeforeAnswer).toBe(false);
+    }
   });
 });

@@ -112,6 +112,49 @@ describe('add_job', () => {
     ]);
   });
 
+  it('does not run a job again when the send throws after the queue took the message', async () => {
+    // Prepare: the queue delivers each message to a worker that runs it, then the send call throws
+    const h = createHarness();
+    h.queue.send = async (messages) => {
+      for (const message of messages) {
+        const now = h.clock.now();
+        await h.store.claimJob({
+          job: message.job,
+          attempt: 1,
+          owner: 'worker',
+          now,
+          leaseUntil: now + MINUTE,
+        });
+        await h.store.finishJob({
+          jobId: message.job.id,
+          owner: 'worker',
+          result: { outcome: 'success', startedAt: now, finishedAt: now, attempt: 1 },
+          expiresAt: now + 60 * MINUTE,
+        });
+      }
+      throw new Error('socket hang up');
+    };
+
+    // Act
+    const result = await h.ok<AddedJob>({ action: 'add_job', task: 'cleanup', job_id: 'ran' });
+
+    // Assess: the finished job stays finished and nothing waits for the tick to send it again
+    expect(result).toMatchObject({ status: 'added', queued: 'sent' });
+    expect(await h.store.getJob('ran', T0)).toMatchObject({ status: 'success', attempt: 1 });
+    expect(await h.store.acquireDueJobs('tick', T0, T0 + 60 * MINUTE, MINUTE, 10)).toEqual([]);
+  });
+
+  it('parks a job whose send threw before the queue took it', async () => {
+    const h = createHarness();
+    h.queue.refuse = 'throw';
+
+    const result = await h.ok<AddedJob>({ action: 'add_job', task: 'cleanup', job_id: 'unsent' });
+
+    expect(result).toMatchObject({ status: 'added', queued: 'parked', job: { status: 'queued' } });
+    const due = await h.store.acquireDueJobs('tick', T0, T0 + MINUTE, MINUTE, 10);
+    expect(due.map((job) => job.id)).toEqual(['unsent']);
+  });
+
   describe('conflict policies', () => {
     it('rejects an existing job id by default', async () => {
       const h = createHarness();

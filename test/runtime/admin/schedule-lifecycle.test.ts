@@ -77,7 +77,9 @@ describe('get_schedule, list_schedules and remove_schedule', () => {
     const error = errorOf(await h.call({ action: 'list_schedules', cursor: 'garbage' }));
 
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toContain("cursor: 'garbage' is not a cursor returned by this listing");
+    expect(error.message).toBe(
+      "cursor: 'garbage' is not a cursor of this listing (a cursor pages only the action and filters that returned it); omit it to start over",
+    );
   });
 
   it('removes a schedule, and says schedule_not_found the second time', async () => {

@@ -195,15 +195,24 @@ describe('add_schedule input', () => {
     [
       'a non-JSON value',
       { when: new Date(0) },
-      'payload: must be JSON: objects, arrays, strings, numbers, booleans and null only',
+      'payload.when: must be JSON: objects, arrays, strings, numbers, booleans and null only',
     ],
     [
       'a number DynamoDB cannot store',
       { n: 1e300 },
-      'payload: must hold numbers of magnitude 1e-130 to 9.99e125 only (pass larger or smaller numbers as strings)',
+      'payload.n: must hold numbers from -9007199254740991 to 9007199254740991, and of magnitude at least 1e-130 (pass other numbers as strings)',
+    ],
+    [
+      'a number the document client cannot write exactly',
+      { n: 2 ** 53 },
+      'payload.n: must hold numbers from -9007199254740991 to 9007199254740991, and of magnitude at least 1e-130 (pass other numbers as strings)',
     ],
     ['an empty object key', { '': 1 }, 'payload: must not have empty object keys'],
-    ['nesting deeper than the store allows', nested(40), 'payload: must not nest deeper than 30 levels'],
+    [
+      'nesting deeper than the store allows',
+      nested(40),
+      `payload${'.next'.repeat(31)}: must not nest deeper than 30 levels`,
+    ],
   ])('rejects a payload with %s', async (_name, payload, message) => {
     const h = createHarness();
 

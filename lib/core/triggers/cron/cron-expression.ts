@@ -1,5 +1,6 @@
 import type { CronFieldCollection } from 'cron-parser';
 import { LIMITS } from '../../limits';
+import { quote, shorten } from '../../quote';
 import type { Parsed } from '../timestamps';
 import { canonicalFields } from './cron-canonical';
 import { expandCronFields } from './cron-library';
@@ -81,7 +82,7 @@ function checkedFields(expression: string): Parsed<CronFieldTexts> {
 }
 
 function invalid(expression: string, problem: string): { ok: false; problem: string } {
-  return { ok: false, problem: `invalid cron expression '${expression}': ${problem}` };
+  return { ok: false, problem: `invalid cron expression ${quote(expression)}: ${shorten(problem, 300)}` };
 }
 
 /** Lookup tables from cron-parser's fields; whether a field is restricted goes by the text as written. */

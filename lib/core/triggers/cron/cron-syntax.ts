@@ -1,3 +1,5 @@
+import { quote, shorten } from '../../quote';
+
 /**
  * Checks a cron expression against the syntax Sundial supports and explains the first problem
  * in words, saying what is allowed. cron-parser, which expands what passes, accepts more (`H`, `?`,
@@ -54,7 +56,7 @@ export function splitCronFields(
     if (expanded === undefined) {
       return {
         ok: false,
-        problem: `unknown shortcut '${trimmed}'; allowed: ${Object.keys(CRON_SHORTCUTS).join(', ')}`,
+        problem: `unknown shortcut ${quote(trimmed)}; allowed: ${Object.keys(CRON_SHORTCUTS).join(', ')}`,
       };
     }
     return splitCronFields(expanded);
@@ -88,7 +90,7 @@ export function findCronFieldProblem(fields: CronFieldTexts): string | undefined
 function fieldProblem(text: string, rule: FieldRule): string | undefined {
   const items = text.split(',');
   if (items.some((item) => item.includes('#')) && items.length > 1) {
-    return `'#' cannot be combined with other values in the ${rule.label} field ('${text}')`;
+    return `'#' cannot be combined with other values in the ${rule.label} field (${quote(text)})`;
   }
   for (const item of items) {
     const problem = itemProblem(item, rule);
@@ -107,14 +109,15 @@ function itemProblem(item: string, rule: FieldRule): string | undefined {
   if (/L/i.test(withoutNames(item, rule))) return lastProblem(item, rule);
   if (item.includes('#')) return nthProblem(item, rule);
   const [base = '', step, ...rest] = item.split('/');
-  if (rest.length > 0) return `'${item}' has more than one '/' (${rule.label} field)`;
+  if (rest.length > 0) return `${quote(item)} has more than one '/' (${rule.label} field)`;
   if (step !== undefined) {
-    if (!/^\d+$/.test(step)) return `step '${step}' must be a whole number (${rule.label} field)`;
+    if (!/^\d+$/.test(step)) return `step ${quote(step)} must be a whole number (${rule.label} field)`;
     if (Number(step) < 1) return 'step must be at least 1';
   }
   if (base === '*') return undefined;
   const bounds = base.split('-');
-  if (bounds.length > 2) return `'${base}' is not a range; write low-high, e.g. 1-5 (${rule.label} field)`;
+  if (bounds.length > 2)
+    return `${quote(base)} is not a range; write low-high, e.g. 1-5 (${rule.label} field)`;
   const values: number[] = [];
   for (const bound of bounds) {
     const value = fieldValue(bound, rule);
@@ -123,7 +126,7 @@ function itemProblem(item: string, rule: FieldRule): string | undefined {
   }
   const [low = 0, high = low] = values;
   if (high < low) {
-    return `range ${base} must go from low to high (${rule.label} field); wrap-around ranges are not supported`;
+    return `range ${shorten(base)} must go from low to high (${rule.label} field); wrap-around ranges are not supported`;
   }
   return undefined;
 }
@@ -139,13 +142,13 @@ function lastProblem(item: string, rule: FieldRule): string | undefined {
     const value = fieldValue(item.slice(0, -1), rule);
     return typeof value === 'string' ? value : undefined;
   }
-  return `'${item}' is not allowed: 'L' may only stand alone in the day-of-month field (last day of the month) or follow one weekday in the day-of-week field (5L = last Friday)`;
+  return `${quote(item)} is not allowed: 'L' may only stand alone in the day-of-month field (last day of the month) or follow one weekday in the day-of-week field (5L = last Friday)`;
 }
 
 function nthProblem(item: string, rule: FieldRule): string | undefined {
   const [weekday = '', nth = ''] = item.split('#');
   if (rule !== DAY_OF_WEEK || !/^[1-5]$/.test(nth) || /[-/]/.test(weekday)) {
-    return `'${item}' is not allowed: write <weekday>#<1-5> in the day-of-week field (5#3 = third Friday)`;
+    return `${quote(item)} is not allowed: write <weekday>#<1-5> in the day-of-week field (5#3 = third Friday)`;
   }
   const value = fieldValue(weekday, rule);
   return typeof value === 'string' ? value : undefined;
@@ -156,7 +159,7 @@ function fieldValue(text: string, rule: FieldRule): number | string {
   if (/^\d+$/.test(text)) {
     const value = Number(text);
     if (value < rule.min || value > rule.max) {
-      return `${text} is not a valid ${rule.label} (allowed ${rule.min}-${rule.max})`;
+      return `${shorten(text)} is not a valid ${rule.label} (allowed ${rule.min}-${rule.max})`;
     }
     return value;
   }
@@ -164,7 +167,7 @@ function fieldValue(text: string, rule: FieldRule): number | string {
   if (nameIndex >= 0) return rule.min + nameIndex;
   if (rule.names) {
     const names = rule.names;
-    return `'${text}' is not a valid ${rule.label}: use ${rule.min}-${rule.max} or ${names[0]}-${names[names.length - 1]}`;
+    return `${quote(text)} is not a valid ${rule.label}: use ${rule.min}-${rule.max} or ${names[0]}-${names[names.length - 1]}`;
   }
-  return `'${text}' is not a valid ${rule.label} (allowed ${rule.min}-${rule.max})`;
+  return `${quote(text)} is not a valid ${rule.label} (allowed ${rule.min}-${rule.max})`;
 }

@@ -26,6 +26,7 @@ const WRITE_METHODS = new Set([
   'leaseSchedule',
   'releaseSchedule',
   'createJob',
+  'parkUnclaimedJob',
   'claimJob',
   'finishJob',
   'retryJob',
@@ -35,10 +36,11 @@ const WRITE_METHODS = new Set([
   'repairCounters',
 ]);
 
-/** The in-memory store, recording the name of every write method called on it. */
-export function recordingStore(): { store: MemoryStore; writes: string[] } {
+/** A store (the in-memory one by default), recording the name of every write method called on it. */
+export function recordingStore(): { store: MemoryStore; writes: string[] };
+export function recordingStore<Store extends object>(target: Store): { store: Store; writes: string[] };
+export function recordingStore(target: object = new MemoryStore()): { store: object; writes: string[] } {
   const writes: string[] = [];
-  const target = new MemoryStore();
   const store = new Proxy(target, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);

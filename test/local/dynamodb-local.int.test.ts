@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { startDynamoDbLocal } from '../../lib/local/dynamodb-local';
+import { localDynamoDbClient } from '../support/dynamodb';
+import { listeningSockets } from '../support/listening-sockets';
+
+const onLinux = existsSync('/proc/net/tcp');
+const portOf = (url: string) => Number(new URL(url).port);
+
+describe('DynamoDB Local as Sundial starts it', () => {
+  it('keeps its tables in a data folder across restarts (arguments reach it through the launcher)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sundial data & <more> '));
+    try {
+      const first = await startDynamoDbLocal({ dataDir });
+      const client = localDynamoDbClient(first.endpoint);
+      await client.send(
+        new CreateTableCommand({
+          TableName: 'kept',
+          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
+      );
+      client.destroy();
+      await first.stop();
+
+      const second = await startDynamoDbLocal({ dataDir });
+      const again = localDynamoDbClient(second.endpoint);
+      const tables = await again.send(new ListTablesCommand({}));
+      again.destroy();
+      await second.stop();
+
+      expect(tables.TableNames).toContain('kept');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(onLinux)("the test harness's instance listens on loopback only", () => {
+    const port = portOf(inject('dynamodbEndpoint'));
+
+    const sockets = listeningSockets(1).filter((socket) => socket.port === port);
+
+    expect(sockets.length).toBeGreaterThan(0);
+    expect(sockets.filter((socket) => !socket.loopback)).toEqual([]);
+  });
+});
