@@ -1,7 +1,7 @@
 import type { AdminHandler } from '../../lib/runtime/handlers/admin';
 import { sleep } from '../support/parallel';
 import { fireJobIds, type SoakSchedule, soakPayload } from './plan';
-import type { ExecutionRecorder } from './recorder';
+import type { ExecutionRecorder, StartRecord } from './recorder';
 
 export type ChurnKind = 'pause' | 'resume' | 'update' | 'remove';
 
@@ -111,9 +111,10 @@ export interface ChurnVerdict {
 }
 
 /**
- * What the churn schedules must have done: nothing of a paused or removed schedule starts after the call
- * returned (until a resume is called), nothing runs an old payload after an update returned, and every
- * fire away from a change ran exactly once (the caller checks that, with `mustRun`).
+ * What the churn schedules must have done: no fire of a paused or removed schedule starts (for the first
+ * time) after the call returned (until a resume is called), no fire first started after an update
+ * returned runs the old payload, and every fire away from a change ran exactly once (the caller checks
+ * that, with `mustRun`).
  */
 export function checkChurn(
   schedules: readonly SoakSchedule[],
@@ -141,7 +142,13 @@ export function checkChurn(
       const off = inactive.some(([from, to]) => fireTime >= from && fireTime < to);
       (nearChange || off ? verdict.mayRun : verdict.mustRun).add(id);
     }
+    // A fire's first start is what a change governs: the retries of a fire that started before the
+    // change continue as that job (with its payload), as ADR 0002 says.
+    const firstStarts = new Map<string, StartRecord>();
     for (const start of recorder.starts.get(schedule.id) ?? []) {
+      if (!firstStarts.has(start.jobId)) firstStarts.set(start.jobId, start);
+    }
+    for (const start of firstStarts.values()) {
       const stopped = made.find(
         (call, index) =>
           (call.kind === 'pause' || call.kind === 'remove') &&
