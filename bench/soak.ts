@@ -34,21 +34,22 @@ const USAGE = `Usage: npm run soak -- [options]
   --minutes <n>        how long the schedules fire (default 5)
   --schedules <n>      how many (default 2000)
   --workers <n>        worker pollers (default 16)
-  --drain-seconds <n>  how long recovery may take after the window (default 120)
+  --drain-seconds <n>  how long recovery may take after the window (default 360: a limited task's
+                       backlog waits in slot backoffs of up to 300 s)
   --ci                 about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks`;
 
 const flags = readFlags(USAGE, {
   minutes: 5,
   schedules: 2000,
   workers: 16,
-  'drain-seconds': 120,
+  'drain-seconds': 360,
   ci: false,
 });
 const windowMs = flags.ci ? 30_000 : flags.minutes * 60_000;
 const scheduleCount = flags.ci ? 200 : flags.schedules;
-const churnCount = Math.max(8, Math.round(scheduleCount * 0.04));
-const intervals = flags.ci ? [1, 2, 3, 5] : [5, 10, 15, 20, 30];
-const drainMs = (flags.ci ? 90 : flags['drain-seconds']) * 1000;
+const churnCount = Math.max(8, Math.round(scheduleCount * 0.01));
+const intervals = flags.ci ? [1, 2, 3, 5] : [10, 15, 20, 30, 60];
+const drainMs = (flags.ci ? 150 : flags['drain-seconds']) * 1000;
 const FAULT_RATES = {
   tickCrash: 0.02,
   workerCrash: 0.005,

@@ -70,6 +70,7 @@ export async function checkSoak(input: {
     violations.push(
       `${doubleStarts.length} job(s) started again after completing, or ran one attempt twice: ${sample(doubleStarts)}`,
     );
+    for (const id of doubleStarts.slice(0, 3)) violations.push(`  ${await historyOf(id, recorder, store)}`);
   }
   if (input.churnViolations.length > 0) {
     violations.push(
