@@ -31,7 +31,7 @@ const TICK_BUDGET_MS = 40_000;
 const ADMIN_TIMEOUT_SECONDS = 60;
 
 /**
- * Sundial: scheduled jobs on DynamoDB, SQS, EventBridge and Lambda (DESIGN.md §2).
+ * Sundial: scheduled jobs on DynamoDB, SQS, EventBridge and Lambda (the README's architecture).
  *
  * Creates the table, the jobs queue with its DLQ, the tick (an EventBridge rule every `tickRate`
  * minutes), the worker (an SQS event source with partial batch failures), the admin Lambda (invoked

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 
-/** DESIGN.md §3: what each layer may import besides itself (a layer sits on the ones it names). */
+/** The layers of the README's architecture: what each may import besides itself (a layer sits on the ones it names). */
 const allowed: Record<string, readonly string[]> = {
   core: [],
   adapters: ['core'],
@@ -51,7 +51,7 @@ function layerViolations(libRoot: string): string[] {
   return violations;
 }
 
-describe('layering (DESIGN.md §3)', () => {
+describe('layering (one-way imports)', () => {
   it('imports only in the allowed direction between lib/ layers', () => {
     expect(layerViolations(join(root, 'lib'))).toEqual([]);
   });

@@ -9,7 +9,7 @@ import { nextMatchingWallTime } from './cron-wall-search';
 const MAX_ROUNDS = 100;
 
 /**
- * The fire times of a cron schedule in a zone, with Sundial's DST policy (DESIGN.md §6):
+ * The fire times of a cron schedule in a zone, with Sundial's DST policy (docs/triggers.md):
  * - a schedule whose hour field is `*` follows real time: in a gap the wall times that do not exist
  *   simply do not occur (an hourly job stays 60 minutes apart), and in an overlap it fires at both
  *   occurrences of a matching wall time (every real hour);
