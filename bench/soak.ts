@@ -12,9 +12,10 @@
  */
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
 import { checkSoak } from './soak/checks';
-import { checkChurn, runChurn } from './soak/churn';
+import { cancelledByStop, checkChurn, runChurn } from './soak/churn';
 import { crashingReleases, duplicatingQueue, Faults, injectThrottling } from './soak/faults';
 import { SOAK_TIMEOUT_SECONDS, soakHandler } from './soak/handlers';
+import { JobTrace } from './soak/job-trace';
 import { MetricTotals } from './soak/metric-totals';
 import { expectedJobIds, SOAK_TASKS, type SoakTask, soakPayload, soakSchedules } from './soak/plan';
 import { ExecutionRecorder } from './soak/recorder';
@@ -77,13 +78,15 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const faults = new Faults(FAULT_RATES, THROTTLE_BURSTS);
   const recorder = new ExecutionRecorder();
+  const trace = new JobTrace();
   const metrics = new MetricTotals();
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
   const dynamoClient = dynamo.newClient();
   injectThrottling(dynamoClient, faults);
   try {
     let crashes: CrashableWorkers | undefined;
-    const handlerEnv = { recorder, faults, crashes: () => crashes };
+    const handlerEnv = { recorder, faults, trace, crashes: () => crashes };
+    const caller = () => crashes?.caller() ?? 'tick/admin';
     const runtime = await benchRuntime(dynamo, sqs, {
       tasks: Object.fromEntries(
         (Object.keys(SOAK_TASKS) as SoakTask[]).map((task) => [
@@ -105,11 +108,12 @@ async function main(): Promise<number> {
     const redrive = new DeadLetterRedrive(sqs.client, runtime.queue.queueUrl, runtime.queue.dlqUrl);
     const faulty: RuntimeDeps = {
       ...runtime.deps,
+      jobStore: trace.store(runtime.deps.jobStore, caller),
       scheduleStore: crashingReleases(runtime.store, faults),
-      queue: duplicatingQueue(runtime.deps.queue, faults, redrive.copy),
+      queue: trace.queue(duplicatingQueue(runtime.deps.queue, faults, redrive.copy), caller),
       metricsSink: (line) => metrics.add(line),
     };
-    crashes = new CrashableWorkers(faulty, faults, recorder);
+    crashes = new CrashableWorkers(faulty, faults, recorder, trace);
     const admin = runtime.newAdmin(() => faulty);
 
     const firstFire = Math.ceil(Date.now() / 1000) * 1000 + 10_000 + scheduleCount * 5;
@@ -168,7 +172,7 @@ async function main(): Promise<number> {
     faults.stop();
     log(`window over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; faults off, draining…`);
     const drainStarted = Date.now();
-    const churnChecks = checkChurn(schedules, churnCalls, recorder);
+    const churnChecks = checkChurn(schedules, churnCalls, recorder, trace);
     const mustRun = new Set([...expected, ...churnChecks.mustRun]);
     const depth = async (url: string) => (await queueDepth(sqs.client, url)).total;
     await waitFor(
@@ -187,11 +191,20 @@ async function main(): Promise<number> {
       expected: mustRun,
       allowed: churnChecks.mayRun,
       recorder,
+      trace,
       store: runtime.store,
       queueDepth: () => depth(runtime.queue.queueUrl),
       dlqDepth: () => depth(runtime.queue.dlqUrl),
       taskOf: (jobId) => taskOfSchedule.get(jobId.slice(0, jobId.indexOf('@'))) ?? '?',
       churnViolations: churnChecks.violations,
+      callsOf: (jobId) => {
+        const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
+        return (churnCalls.get(jobId.slice(0, jobId.indexOf('@'))) ?? [])
+          .map((call) => `${call.kind} +${call.calledAt - fire}…+${call.returnedAt - fire} ms`)
+          .join(', ');
+      },
+      cancelledByChange: (jobId, job) =>
+        cancelledByStop(churnCalls.get(jobId.slice(0, jobId.indexOf('@'))) ?? [], job),
     });
     printSoak({
       verdict,

@@ -1,4 +1,6 @@
 import type { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
+import type { Job } from '../../lib/core/model/job';
+import type { JobTrace } from './job-trace';
 import { SOAK_TASKS, type SoakTask } from './plan';
 import type { ExecutionRecorder } from './recorder';
 
@@ -6,6 +8,8 @@ export interface SoakVerdict {
   expected: number;
   executed: number;
   missing: string[];
+  /** Fires of changed schedules that came up late, after a pause or removal, and were cancelled by it. */
+  cancelledByChange: number;
   twice: string[];
   /** Jobs whose handler started again after a completed execution, or whose same attempt started twice. */
   doubleStarts: string[];
@@ -27,6 +31,8 @@ export async function checkSoak(input: {
   /** Fires that may have completed (at most once): those of changed schedules near their change. */
   allowed: ReadonlySet<string>;
   recorder: ExecutionRecorder;
+  /** What the platform did with each job, for the history of a violation. */
+  trace: JobTrace;
   store: DynamoDbStore;
   queueDepth: () => Promise<number>;
   dlqDepth: () => Promise<number>;
@@ -34,10 +40,19 @@ export async function checkSoak(input: {
   taskOf: (jobId: string) => string;
   /** What the changed schedules did wrong (see `checkChurn`). */
   churnViolations: readonly string[];
+  /** The admin calls made to a job's schedule (churn), relative to its fire time, for a violation's history. */
+  callsOf: (jobId: string) => string;
+  /** Whether the fire `jobId`, which never ran, was cancelled by a pause or removal, as it should. */
+  cancelledByChange: (jobId: string, job: Job | undefined) => boolean;
 }): Promise<SoakVerdict> {
   const { expected, recorder, store } = input;
   const executions = recorder.executions;
-  const missing = [...expected].filter((id) => !executions.has(id));
+  const missing: string[] = [];
+  let cancelledByChange = 0;
+  for (const id of [...expected].filter((jobId) => !executions.has(jobId))) {
+    if (input.cancelledByChange(id, await store.getJob(id, Date.now()))) cancelledByChange += 1;
+    else missing.push(id);
+  }
   const twice = [...executions].filter(([, count]) => count > 1).map(([id]) => id);
   const doubleStarts = [...new Set([...recorder.startedAfterCompletion, ...recorder.attemptStartedTwice])];
   const unexpected = [...executions.keys()].filter((id) => !expected.has(id) && !input.allowed.has(id));
@@ -61,16 +76,22 @@ export async function checkSoak(input: {
     for (const id of missing) byTask.set(input.taskOf(id), (byTask.get(input.taskOf(id)) ?? 0) + 1);
     const tasks = [...byTask].map(([task, count]) => `${task} ${count}`).join(', ');
     violations.push(`${missing.length} fire(s) never ran (${tasks}): ${sample(missing)}`);
+    const shown = [...byTask.keys()].flatMap((task) =>
+      missing.filter((id) => input.taskOf(id) === task).slice(0, 3),
+    );
+    for (const id of shown) violations.push(`  ${await historyOf(id, input.trace, store, input.callsOf)}`);
   }
   if (twice.length > 0) {
     violations.push(`${twice.length} fire(s) completed more than once: ${sample(twice)}`);
-    for (const id of twice.slice(0, 3)) violations.push(`  ${await historyOf(id, recorder, store)}`);
+    for (const id of twice.slice(0, 3))
+      violations.push(`  ${await historyOf(id, input.trace, store, input.callsOf)}`);
   }
   if (doubleStarts.length > 0) {
     violations.push(
       `${doubleStarts.length} job(s) started again after completing, or ran one attempt twice: ${sample(doubleStarts)}`,
     );
-    for (const id of doubleStarts.slice(0, 3)) violations.push(`  ${await historyOf(id, recorder, store)}`);
+    for (const id of doubleStarts.slice(0, 3))
+      violations.push(`  ${await historyOf(id, input.trace, store, input.callsOf)}`);
   }
   if (input.churnViolations.length > 0) {
     violations.push(
@@ -93,6 +114,7 @@ export async function checkSoak(input: {
     expected: expected.size,
     executed: executions.size,
     missing,
+    cancelledByChange,
     twice,
     doubleStarts,
     unexpected,
@@ -106,14 +128,22 @@ export async function checkSoak(input: {
 }
 
 /** What the handlers and the store saw of one job: for a violation's report. */
-async function historyOf(jobId: string, recorder: ExecutionRecorder, store: DynamoDbStore): Promise<string> {
-  const scheduleId = jobId.slice(0, jobId.indexOf('@'));
-  const starts = (recorder.starts.get(scheduleId) ?? []).filter((start) => start.jobId === jobId);
+async function historyOf(
+  jobId: string,
+  trace: JobTrace,
+  store: DynamoDbStore,
+  callsOf: (jobId: string) => string,
+): Promise<string> {
   const job = await store.getJob(jobId, Date.now());
   const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
-  const runs = starts.map((start) => `attempt ${start.attempt} at +${start.at - fire} ms`).join(', ');
   const stored = job
     ? `${job.status}, attempt ${job.attempt}, ${job.result?.error?.type ?? job.result?.outcome ?? 'no result'}`
     : 'no record';
-  return `${jobId}: started ${runs}; stored: ${stored}`;
+  const lines = trace.describe(jobId, fire).map((line) => `    ${line}`);
+  const calls = callsOf(jobId);
+  return [
+    `${jobId}: stored ${stored}; what happened (from its fire time):`,
+    ...(calls ? [`    schedule changes: ${calls}`] : []),
+    ...lines,
+  ].join('\n');
 }

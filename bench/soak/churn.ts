@@ -1,5 +1,6 @@
 import type { AdminHandler } from '../../lib/runtime/handlers/admin';
 import { sleep } from '../support/parallel';
+import type { JobTrace } from './job-trace';
 import { fireJobIds, type SoakSchedule, soakPayload } from './plan';
 import type { ExecutionRecorder, StartRecord } from './recorder';
 
@@ -114,12 +115,15 @@ export interface ChurnVerdict {
  * What the churn schedules must have done: no fire of a paused or removed schedule starts (for the first
  * time) after the call returned (until a resume is called), no fire first started after an update
  * returned runs the old payload, and every fire away from a change ran exactly once (the caller checks
- * that, with `mustRun`).
+ * that, with `mustRun`). A fire starts when its run is claimed (ADR 0002: the job's `started_at`; the
+ * worker checks the schedule right after, so a handler may begin a few ms after a call that returned
+ * between the check and the handler), and a takeover continues the run it takes over.
  */
 export function checkChurn(
   schedules: readonly SoakSchedule[],
   calls: ReadonlyMap<string, readonly ChurnCall[]>,
   recorder: ExecutionRecorder,
+  trace: JobTrace,
 ): ChurnVerdict {
   const verdict: ChurnVerdict = {
     mustRun: new Set(),
@@ -149,26 +153,54 @@ export function checkChurn(
       if (!firstStarts.has(start.jobId)) firstStarts.set(start.jobId, start);
     }
     for (const start of firstStarts.values()) {
+      const startedAt = trace.claimOfRun(start.jobId, start.attempt, start.at) ?? start.at;
       const stopped = made.find(
         (call, index) =>
           (call.kind === 'pause' || call.kind === 'remove') &&
-          call.returnedAt < start.at &&
-          !made.slice(index + 1).some((later) => later.kind === 'resume' && later.calledAt <= start.at),
+          call.returnedAt < startedAt &&
+          !made.slice(index + 1).some((later) => later.kind === 'resume' && later.calledAt <= startedAt),
       );
       if (stopped) {
         verdict.violations.push(
-          `${start.jobId} started ${start.at - stopped.returnedAt} ms after ${stopped.kind}_schedule returned`,
+          `${start.jobId} started ${startedAt - stopped.returnedAt} ms after ${stopped.kind}_schedule returned`,
         );
       }
-      const update = made.findLast((call) => call.kind === 'update' && call.returnedAt < start.at);
+      const update = made.findLast((call) => call.kind === 'update' && call.returnedAt < startedAt);
       if (update && start.rev < update.rev) {
         verdict.violations.push(
-          `${start.jobId} ran payload revision ${start.rev} ${start.at - update.returnedAt} ms after the update to revision ${update.rev} returned`,
+          `${start.jobId} ran payload revision ${start.rev} ${startedAt - update.returnedAt} ms after the update to revision ${update.rev} returned`,
         );
       }
     }
   }
   return verdict;
+}
+
+/**
+ * Whether a fire that never ran was cancelled, as it should be, by a pause or removal made before the
+ * worker checked it: a fire delayed by faults (a worker crash and its lease, throttling) can come up
+ * after a change made long after its fire time. After a pause and a resume it is `ScheduleChanged`: a
+ * resume skips the fire times before it unless asked to replay them (ADR 0002); a fire cancelled by a
+ * payload update is replaced (and its replacement runs), so it never counts here.
+ */
+export function cancelledByStop(
+  calls: readonly ChurnCall[],
+  job:
+    | {
+        status: string;
+        finishedAt: number | null;
+        result: { error?: { type: string; message: string } } | null;
+      }
+    | undefined,
+): boolean {
+  const error = job?.result?.error;
+  if (job?.status !== 'cancelled' || job.finishedAt === null || !error) return false;
+  const skippedByResume = error.type === 'ScheduleChanged' && error.message.includes('does not fire then');
+  if (!skippedByResume && error.type !== 'SchedulePaused' && error.type !== 'ScheduleRemoved') return false;
+  const finishedAt = job.finishedAt;
+  return calls.some(
+    (call) => (call.kind === 'pause' || call.kind === 'remove') && call.calledAt <= finishedAt,
+  );
 }
 
 /** [from, to) periods in which the schedule is paused or removed (from the call that stopped it to the resume's answer). */

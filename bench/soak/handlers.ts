@@ -1,6 +1,7 @@
 import type { JobContext } from '../../lib/runtime/tasks/define-task';
 import { sleep } from '../support/parallel';
 import type { Faults } from './faults';
+import type { JobTrace } from './job-trace';
 import { SOAK_TASKS, type SoakPayload, type SoakTask } from './plan';
 import type { ExecutionRecorder } from './recorder';
 import type { CrashableWorkers } from './worker-crashes';
@@ -18,7 +19,12 @@ const UNSTORABLE = { n: 1e200 };
  */
 export function soakHandler(
   task: SoakTask,
-  env: { recorder: ExecutionRecorder; faults: Faults; crashes: () => CrashableWorkers | undefined },
+  env: {
+    recorder: ExecutionRecorder;
+    faults: Faults;
+    trace: JobTrace;
+    crashes: () => CrashableWorkers | undefined;
+  },
 ) {
   const { recorder, faults } = env;
   return async (payload: SoakPayload, context: JobContext) => {
@@ -31,6 +37,11 @@ export function soakHandler(
       rev: payload.rev,
     });
     crashes?.started(context.jobId);
+    env.trace.add(
+      context.jobId,
+      crashes?.caller() ?? '?',
+      `handler starts attempt ${context.attempt} payload rev ${payload.rev}`,
+    );
     const stop = () => {
       recorder.end(task);
       crashes?.ended(context.jobId);

@@ -21,6 +21,8 @@ export class ExecutionRecorder {
   readonly starts = new Map<string, StartRecord[]>();
   /** Executions that completed inside an invocation that then crashed (the run is retried: not counted). */
   discardedByCrash = 0;
+  /** Executions taken back because their result could not be written while their lease lasted. */
+  resultsNotWritten = 0;
   /** Starts of a job whose earlier run died with its worker: the run cut off by a crash, retried. */
   rerunsAfterCrash = 0;
   /** Jobs started again after an execution of theirs had completed and been recorded: double executions. */
@@ -62,6 +64,16 @@ export class ExecutionRecorder {
   }
 
   /** An invocation died: the executions it completed never got their results written. */
+  /**
+   * Executions whose result could not be written at all (the store unavailable for the whole lease):
+   * to the platform that is a run cut off, retried by the next delivery, like a crash.
+   */
+  notRecorded(jobIds: readonly string[]): void {
+    this.discard(jobIds);
+    this.discardedByCrash -= jobIds.length;
+    this.resultsNotWritten += jobIds.length;
+  }
+
   discard(jobIds: readonly string[]): void {
     for (const jobId of jobIds) {
       const count = (this.executions.get(jobId) ?? 0) - 1;

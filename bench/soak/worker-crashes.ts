@@ -1,11 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { StoreUnavailableError } from '../../lib/core/errors';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { type Faults, InjectedCrash } from './faults';
+import type { JobTrace } from './job-trace';
 import type { ExecutionRecorder } from './recorder';
 
 /** One worker invocation, as a process that may die. */
 interface Invocation {
+  /** `inv<n>`, for the job trace. */
+  label: string;
   crashed: boolean;
   /** Jobs whose handler completed but whose result is not written yet. */
   unacknowledged: Set<string>;
@@ -13,6 +17,8 @@ interface Invocation {
   discarded: Set<string>;
   /** Jobs whose handler runs now in this invocation. */
   inFlight: Set<string>;
+  /** Jobs whose last `finishJob` failed because the store was unavailable. */
+  storeUnavailable: Set<string>;
   die: (error: Error) => void;
 }
 
@@ -26,12 +32,21 @@ const never = <T>() => new Promise<T>(() => {});
  */
 export class CrashableWorkers {
   private readonly context = new AsyncLocalStorage<Invocation>();
+  private invocations = 0;
 
   constructor(
     private readonly base: RuntimeDeps,
     private readonly faults: Faults,
     private readonly recorder: ExecutionRecorder,
+    private readonly trace: JobTrace,
   ) {}
+
+  /** Who makes a call now, for the job trace: the worker invocation (and whether it died), or `tick/admin`. */
+  readonly caller = (): string => {
+    const invocation = this.context.getStore();
+    if (!invocation) return 'tick/admin';
+    return invocation.crashed ? `${invocation.label} (dead)` : invocation.label;
+  };
 
   /** The dependencies of the current invocation (pass as the worker handler's `getDeps`). */
   readonly deps = (): RuntimeDeps => {
@@ -79,16 +94,36 @@ export class CrashableWorkers {
       die = reject;
     });
     died.catch(() => {});
+    this.invocations += 1;
     const invocation: Invocation = {
+      label: `inv${this.invocations}`,
       crashed: false,
       unacknowledged: new Set(),
       discarded: new Set(),
       inFlight: new Set(),
+      storeUnavailable: new Set(),
       die,
     };
+    for (const record of event.Records) {
+      this.trace.add(
+        jobIdInBody(record.body),
+        invocation.label,
+        `received ${describeBody(record.body)} (receive ${record.attributes.ApproximateReceiveCount})`,
+      );
+    }
     const run = this.context.run(invocation, () => handler(event));
     return Promise.race([run, died]).then((response) => {
+      // Completed, but no result written while the lease lasted: the worker let the run go (a later
+      // delivery takes it over), as a crash would have.
+      const notWritten = [...invocation.unacknowledged].filter((jobId) =>
+        invocation.storeUnavailable.has(jobId),
+      );
+      for (const jobId of notWritten)
+        this.trace.add(jobId, invocation.label, 'completed, result never written');
+      if (notWritten.length > 0) this.recorder.notRecorded(notWritten);
       if (!this.faults.strike('lostDelete')) return response;
+      for (const record of event.Records)
+        this.trace.add(jobIdInBody(record.body), invocation.label, 'deletes lost');
       return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
     });
   }
@@ -97,7 +132,10 @@ export class CrashableWorkers {
     invocation.crashed = true;
     for (const jobId of invocation.unacknowledged) invocation.discarded.add(jobId);
     this.recorder.discard([...invocation.unacknowledged]);
-    for (const jobId of invocation.inFlight) this.recorder.cutOffByCrash(jobId);
+    for (const jobId of invocation.inFlight) {
+      this.recorder.cutOffByCrash(jobId);
+      this.trace.add(jobId, invocation.label, 'invocation died while the handler ran');
+    }
     invocation.die(new InjectedCrash('worker invocation died mid-job'));
   }
 
@@ -110,10 +148,20 @@ export class CrashableWorkers {
         return (...args: unknown[]) => {
           if (invocation.crashed) return never();
           const result = value.apply(object, args) as Promise<unknown>;
-          return result.then((answer) => {
-            if (property === 'finishJob') this.acknowledge(invocation, args[0] as { jobId: string });
-            return invocation.crashed ? never() : answer;
-          });
+          return result.then(
+            (answer) => {
+              if (property === 'finishJob') this.acknowledge(invocation, args[0] as { jobId: string });
+              return invocation.crashed ? never() : answer;
+            },
+            (error: unknown) => {
+              if (property === 'finishJob') {
+                const { jobId } = args[0] as { jobId: string };
+                if (error instanceof StoreUnavailableError) invocation.storeUnavailable.add(jobId);
+                else invocation.storeUnavailable.delete(jobId);
+              }
+              throw error;
+            },
+          );
         };
       },
     });
@@ -124,4 +172,27 @@ export class CrashableWorkers {
     invocation.unacknowledged.delete(input.jobId);
     if (invocation.discarded.delete(input.jobId)) this.recorder.complete(input.jobId);
   }
+}
+
+interface BodyFields {
+  job?: { id?: unknown };
+  attempt?: unknown;
+  revision?: { version?: unknown };
+}
+
+function parseBody(body: string): BodyFields {
+  try {
+    return JSON.parse(body) as BodyFields;
+  } catch {
+    return {};
+  }
+}
+
+function jobIdInBody(body: string): string {
+  return String(parseBody(body).job?.id ?? '?');
+}
+
+function describeBody(body: string): string {
+  const { attempt, revision } = parseBody(body);
+  return `attempt ${String(attempt)}${revision ? ` rev v${String(revision.version)}` : ''}`;
 }

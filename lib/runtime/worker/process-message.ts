@@ -6,6 +6,7 @@ import type { JobMessage } from '../../core/ports/job-queue';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS, queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import type { Logger } from '../observability/logger';
+import { jobRequestOf } from '../scheduling/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import { slotWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
@@ -44,7 +45,7 @@ async function processJob(
 ): Promise<MessageOutcome> {
   const { clock } = ctx.deps;
   const elsewhere = (stored: Job | undefined) =>
-    onClaimedElsewhere(ctx, record, job, attempt, stored, logger, fire);
+    onClaimedElsewhere(ctx, record, attempt, stored, logger, fire);
   const early = job.runAt - clock.now();
   // SQS delays at most 900 s and in whole seconds: a far-ahead job hops through the queue again,
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
@@ -157,7 +158,6 @@ async function processJob(
 async function onClaimedElsewhere(
   ctx: WorkerContext,
   record: SQSRecord,
-  job: JobRequest,
   attempt: number,
   stored: Job | undefined,
   logger: Logger,
@@ -170,8 +170,12 @@ async function onClaimedElsewhere(
     logger.warn('taking over a run whose lease ended (its worker vanished)', {
       stoppedAttempt: stored.attempt,
     });
-    // Like the reaper's messages, a takeover carries no start deadline: the run had started in time.
-    return processJob(ctx, record, { ...job, startDeadline: null }, stored.attempt + 1, logger, fire);
+    // The takeover continues the run as stored (the message may be older: sent before a schedule change),
+    // and like the reaper's messages carries no start deadline: the run had started in time.
+    const run: JobRequest = { ...jobRequestOf(stored), startDeadline: null };
+    const takeover =
+      fire && stored.startedAt !== null ? { ...fire, takenOverClaimAt: stored.startedAt } : fire;
+    return processJob(ctx, record, run, stored.attempt + 1, logger, takeover);
   }
   ctx.counters.duplicates += 1;
   logger.debug('duplicate delivery dropped', { status: stored?.status });

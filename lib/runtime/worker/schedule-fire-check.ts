@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { EpochMs } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { JobError } from '../../core/model/job';
 import type { JobMessageBody } from '../../core/model/job-message';
@@ -16,6 +18,12 @@ import type { MessageOutcome, WorkerContext } from './worker-context';
 export interface ScheduleFire {
   /** The schedule's revision the fire was sent under; null for messages sent before revisions existed. */
   revision: ScheduleRevision | null;
+  /**
+   * When this delivery takes over a run whose worker vanished: when that run was claimed. The run may
+   * have started its handler, so a change made after that claim does not govern it: it is retried as
+   * the same job. A change made before it does: the vanished worker cannot have got past its check.
+   */
+  takenOverClaimAt?: EpochMs;
 }
 
 /** The fire a message is the first delivery of, if it is one (retries of a fire that started are not checked). */
@@ -45,6 +53,9 @@ export type FireVerdict = { run: true } | FireCancellation;
  *   one of the current trigger's at or after `firesFrom`; otherwise the current definition does not
  *   run it (a new trigger, or a resume that skips the fire times missed while paused).
  * A fire the current revision sent itself as well is deduplicated at claim: the job id is the same.
+ * A takeover (`job` is then the run taken over, as stored) is a retry of that run when the schedule
+ * changed after the run was claimed, or when the run is of the current definition; otherwise the run
+ * was stale and never got past its check: the fire is decided as if it had not started.
  */
 export function fireVerdict(
   schedule: Schedule | undefined,
@@ -56,11 +67,16 @@ export function fireVerdict(
   if (!schedule) {
     return cancelled('ScheduleRemoved', `schedule '${scheduleId}' was removed after this fire was sent`);
   }
+  const takeover = fire.takenOverClaimAt !== undefined;
+  if (takeover && schedule.updatedAt > (fire.takenOverClaimAt ?? 0)) return { run: true };
   if (schedule.paused) {
     return cancelled('SchedulePaused', `schedule '${scheduleId}' was paused after this fire was sent`);
   }
   const current = revisionOf(schedule);
-  if (fire.revision !== null && sameRevision(fire.revision, current)) return { run: true };
+  const runsCurrent = takeover
+    ? job.task === schedule.task && isDeepStrictEqual(job.payload, schedule.payload)
+    : fire.revision !== null && sameRevision(fire.revision, current);
+  if (runsCurrent) return { run: true };
 
   const changed = `schedule '${scheduleId}' changed (now version ${current.version}) after this fire was sent`;
   const fireTime = job.fireTime;

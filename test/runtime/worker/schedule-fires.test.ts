@@ -13,6 +13,7 @@ import { workerHarness } from './harness';
 interface Run {
   fireTime: number;
   payload: JsonValue;
+  attempt: number;
 }
 
 const iso = (instant: number) => new Date(instant).toISOString();
@@ -25,8 +26,8 @@ const every10s = { type: 'interval', seconds: 10, start_at: iso(T0) } as const;
 function platform() {
   const runs: Run[] = [];
   const beat = {
-    handler: (payload: JsonValue, { fireTime }: { fireTime: Date | null }) => {
-      runs.push({ fireTime: (fireTime?.getTime() ?? 0) - T0, payload });
+    handler: (payload: JsonValue, { fireTime, attempt }: { fireTime: Date | null; attempt: number }) => {
+      runs.push({ fireTime: (fireTime?.getTime() ?? 0) - T0, payload, attempt });
     },
   };
   const worker = workerHarness({ beat });
@@ -65,6 +66,26 @@ function platform() {
       const [message] = worker.queue.sent.splice(index, 1);
       if (!message) throw new Error(`no message for the fire at +${seconds}s`);
       return message;
+    },
+    /** A worker claims `message` and vanishes (before or while it runs the handler): its lease ends later. */
+    async claimAndVanish(message: JobMessage | undefined) {
+      if (!message) throw new Error('no message to claim');
+      const now = worker.clock.now();
+      const claim = await worker.store.claimJob({
+        job: message.job,
+        attempt: message.attempt,
+        owner: 'worker-vanished',
+        now,
+        leaseUntil: now + 30 * SECOND,
+        reclaimCancelledFire: true,
+      });
+      if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
+    },
+    /** The runs of the fire at `T0 + seconds`, as `attempt:v<payload v>`. */
+    runsOf(seconds: number): string[] {
+      return runs
+        .filter((run) => run.fireTime === seconds * SECOND)
+        .map((run) => `${run.attempt}:v${(run.payload as { v: number }).v}`);
     },
     /** The fire times (seconds after T0) that ran, with the payload's `v`. */
     ranAs(): string[] {
@@ -251,5 +272,68 @@ describe('worker: fires already sent when their schedule changes', () => {
     // Assess
     expect(summary).toMatchObject({ release: 'superseded', jobsSent: 10 });
     expect(p.ranAs()).toEqual(fires(0, 90, 2));
+  });
+
+  it('retries a fire whose worker vanished after claiming it as the same job when the schedule changed afterwards', async () => {
+    // Prepare: the +20 fire is claimed (its handler may have started) by a worker that then vanishes
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(15);
+    const message = p.takeMessage(20);
+    p.clock.set(T0 + 20 * SECOND);
+    await p.claimAndVanish(message);
+    p.clock.advance(SECOND);
+    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+
+    // Act: the message comes back after the run's lease ended and takes the run over
+    p.clock.advance(60 * SECOND);
+    await p.deliver(message);
+    await p.deliverDue(200);
+
+    // Assess: a retry of the run that started before the change (attempt 2, its payload), never a second attempt 1
+    expect(p.runsOf(20)).toEqual(['2:v1']);
+    const job = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
+    expect(job).toMatchObject({ status: 'success', attempt: 2 });
+  });
+
+  it('runs a fire as the new definition when its worker vanished after a claim made after the change', async () => {
+    // Prepare: the update returned, then a worker claimed the +20 fire and vanished before reading the schedule
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(15);
+    const message = p.takeMessage(20);
+    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    p.clock.set(T0 + 20 * SECOND);
+    await p.claimAndVanish(message);
+
+    // Act
+    p.clock.advance(60 * SECOND);
+    await p.deliver(message);
+    await p.deliverDue(200);
+
+    // Assess: the old payload never runs after the update returned
+    expect(p.runsOf(20)).toEqual(['1:v2']);
+  });
+
+  it('retries a run of the current definition taken over by a message sent before the change', async () => {
+    // Prepare: the update's fire message for +20 (a replacement) is claimed by a worker that vanishes;
+    // the message sent before the update is still in the queue
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(15);
+    const stale = p.takeMessage(20);
+    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    p.clock.set(T0 + 20 * SECOND);
+    await p.deliver(stale);
+    const replacement = p.queue.drain().find((message) => message.job.fireTime === T0 + 20 * SECOND);
+    await p.claimAndVanish(replacement);
+
+    // Act: the stale message comes back (its delete was lost) after the run's lease ended
+    p.clock.advance(60 * SECOND);
+    await p.deliver(stale);
+    await p.deliverDue(200);
+
+    // Assess: the run is retried as what it was, the new definition
+    expect(p.runsOf(20)).toEqual(['2:v2']);
   });
 });

@@ -1,0 +1,131 @@
+import type { JobMessage, JobQueue } from '../../lib/core/ports/job-queue';
+import type { JobStore } from '../../lib/core/ports/job-store';
+
+/** One store or queue call about a job: when, by whom, what was asked and what came back. */
+interface TraceEntry {
+  at: number;
+  who: string;
+  what: string;
+}
+
+const TRACED_CALLS = new Set([
+  'claimJob',
+  'finishJob',
+  'retryJob',
+  'cancelJob',
+  'parkUnclaimedJob',
+  'markJobSent',
+]);
+
+/**
+ * What the platform did with each job during the soak, for the report of a violation: every claim,
+ * ending and cancellation (with its outcome), and every message sent for it (attempt and revision).
+ * Kept per job id; a few entries per fire.
+ */
+export class JobTrace {
+  private readonly entries = new Map<string, TraceEntry[]>();
+  /** Successful claims per job id: attempt and time. */
+  private readonly claims = new Map<string, { attempt: number; at: number }[]>();
+
+  /**
+   * When the run that a handler started as `attempt` at `startedAt` was claimed, as the platform counts
+   * a fire's start: a takeover (attempt n + 1 of a run whose worker vanished) continues the run of attempt
+   * n, claimed earlier. Undefined when no such claim was seen.
+   */
+  claimOfRun(jobId: string, attempt: number, startedAt: number): number | undefined {
+    const before = (this.claims.get(jobId) ?? []).filter((claim) => claim.at <= startedAt);
+    const own = before.findLast((claim) => claim.attempt === attempt);
+    if (attempt === 1 || own === undefined) return own?.at;
+    return before.findLast((claim) => claim.attempt === attempt - 1)?.at ?? own.at;
+  }
+
+  add(jobId: string, who: string, what: string): void {
+    const list = this.entries.get(jobId) ?? [];
+    list.push({ at: Date.now(), who, what });
+    this.entries.set(jobId, list);
+  }
+
+  /** The entries of `jobId`, times relative to `origin` (ms). */
+  describe(jobId: string, origin: number): string[] {
+    return (this.entries.get(jobId) ?? []).map(
+      (entry) => `+${entry.at - origin} ms ${entry.who}: ${entry.what}`,
+    );
+  }
+
+  /** A job store that records the job calls made through it as `who()` says. */
+  store(store: JobStore, who: () => string): JobStore {
+    return new Proxy(store, {
+      get: (target, property) => {
+        const value = Reflect.get(target, property);
+        if (typeof value !== 'function') return value;
+        if (typeof property !== 'string' || !TRACED_CALLS.has(property)) return value.bind(target);
+        return async (first: unknown, ...rest: unknown[]) => {
+          const input = typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};
+          const jobId = typeof first === 'string' ? first : jobIdOf(input);
+          const asked = askedOf(property, input);
+          try {
+            const answer: unknown = await value.call(target, first, ...rest);
+            if (property === 'claimJob' && (answer as { status?: string }).status === 'claimed') {
+              const claims = this.claims.get(jobId) ?? [];
+              claims.push({ attempt: Number(input.attempt), at: Date.now() });
+              this.claims.set(jobId, claims);
+            }
+            this.add(jobId, who(), `${property}(${asked}) → ${answerOf(answer)}`);
+            return answer;
+          } catch (error) {
+            this.add(jobId, who(), `${property}(${asked}) threw ${(error as Error).name}`);
+            throw error;
+          }
+        };
+      },
+    });
+  }
+
+  /** A queue that records the job messages sent through it as `who()` says. */
+  queue(queue: JobQueue, who: () => string): JobQueue {
+    return {
+      send: async (messages: readonly JobMessage[]) => {
+        const result = await queue.send(messages);
+        const failed = new Set(result.failed);
+        for (const message of messages) {
+          const revision = message.revision ? ` rev v${message.revision.version}` : '';
+          this.add(
+            message.job.id,
+            who(),
+            `send attempt ${message.attempt}${revision} delay ${message.delaySeconds ?? 0}s${failed.has(message.job.id) ? ' FAILED' : ''}`,
+          );
+        }
+        return result;
+      },
+      changeVisibility: (receiptHandle, seconds) => queue.changeVisibility(receiptHandle, seconds),
+    };
+  }
+}
+
+function jobIdOf(input: Record<string, unknown>): string {
+  if (typeof input.jobId === 'string') return input.jobId;
+  const job = input.job as { id?: unknown } | undefined;
+  return typeof job?.id === 'string' ? job.id : '?';
+}
+
+function askedOf(call: string, input: Record<string, unknown>): string {
+  if (call === 'claimJob') {
+    const reclaim = input.reclaimCancelledFire ? ' reclaim' : '';
+    return `attempt ${String(input.attempt)} owner ${String(input.owner).slice(-6)}${reclaim}`;
+  }
+  if (call === 'finishJob') {
+    const result = input.result as { outcome?: string; attempt?: number } | undefined;
+    const reclaim = input.reclaimable ? ' reclaimable' : '';
+    return `${result?.outcome} owner ${String(input.owner).slice(-6)}${reclaim}`;
+  }
+  if (call === 'retryJob')
+    return `attempt ${String(input.failedAttempt)} owner ${String(input.owner).slice(-6)}`;
+  return '';
+}
+
+function answerOf(answer: unknown): string {
+  if (answer === undefined) return 'undefined';
+  const outcome = answer as { status?: string; job?: { status?: string; attempt?: number } };
+  const job = outcome.job ?? (answer as { status?: string; attempt?: number });
+  return `${outcome.status ?? '?'}${job && job !== answer ? ` (stored ${job.status} attempt ${job.attempt})` : ''}`;
+}
