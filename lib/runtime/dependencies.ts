@@ -12,7 +12,7 @@ import type { JobQueue } from '../core/ports/job-queue';
 import type { JobStore } from '../core/ports/job-store';
 import type { ScheduleStore } from '../core/ports/schedule-store';
 import { type RuntimeConfig, readConfig } from './config';
-import { createLogger, type LineSink, type Logger, stdoutSink } from './observability/logger';
+import { createLogger, type LineSink, type RuntimeLogger, stdoutSink } from './observability/logger';
 
 /** Everything the tick, worker and admin handlers use; built once per cold start. */
 export interface RuntimeDeps {
@@ -26,7 +26,7 @@ export interface RuntimeDeps {
   clock: Clock;
   /** Uniform in [0, 1): jitter and backoff. */
   random: () => number;
-  logger: Logger;
+  logger: RuntimeLogger;
   /** Where CloudWatch EMF metric documents are written (stdout in Lambda). */
   metricsSink: LineSink;
 }
