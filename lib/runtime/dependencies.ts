@@ -1,6 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { storeClient } from '../adapters/dynamodb/client';
 import { DynamoDbStore } from '../adapters/dynamodb/dynamodb-store';
 import { discardingPublisher, EventBridgePublisher } from '../adapters/eventbridge/eventbridge-publisher';
 import { SqsDeadLetterQueue } from '../adapters/sqs/sqs-dead-letter-queue';
@@ -53,7 +54,7 @@ export interface RuntimeClients {
 export function buildRuntimeDependencies(config: RuntimeConfig, clients: RuntimeClients = {}): RuntimeDeps {
   const logger = createLogger({ level: config.logLevel });
   const store = new DynamoDbStore({
-    client: clients.dynamodb ?? new DynamoDBClient({}),
+    client: clients.dynamodb ?? storeClient(),
     tableName: config.tableName,
     shards: config.shards,
   });
