@@ -1,3 +1,4 @@
+import { sleep } from '../../core/clock';
 import { StoreUnavailableError } from '../../core/errors';
 
 export interface RetryPolicy {
@@ -54,7 +55,7 @@ export function isTransient(error: unknown): boolean {
 
 export type Sleep = (ms: number) => Promise<void>;
 
-export const defaultSleep: Sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+export const defaultSleep: Sleep = sleep;
 
 /**
  * Runs `call` and retries transient failures with exponential backoff and full jitter; after

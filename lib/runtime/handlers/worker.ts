@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sleep } from '../concurrency';
+import { sleep } from '../../core/clock';
 import type { RuntimeDeps } from '../dependencies';
 import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 import type { TaskRegistry } from '../tasks/registry';
