@@ -62,7 +62,7 @@ const FAULT_RATES = {
   unstorableReturn: 0.01,
   overrun: 0.25,
 };
-/** Every 15 s, 3 s in which every DynamoDB request is throttled (the store and SDK give up within ~1 s). */
+/** Every 15 s, 3 s in which every DynamoDB request is throttled (the store gives up within ~1 s). */
 const THROTTLE_BURSTS = { everySeconds: 15, lastingSeconds: 3 };
 /** Short leases (task timeout 3 s + 10 s margin; schedules 10 s) so recovery fits in the run. */
 const SOAK_ENV = {

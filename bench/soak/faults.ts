@@ -24,7 +24,7 @@ export interface FaultRates {
   overrun: number;
 }
 
-/** Bursts in which every DynamoDB request is throttled: longer than the store's and the SDK's retries. */
+/** Bursts in which every DynamoDB request is throttled: longer than the store's retries (the SDK does not retry). */
 export interface ThrottleBursts {
   everySeconds: number;
   lastingSeconds: number;
@@ -144,7 +144,10 @@ export function duplicatingQueue(
   };
 }
 
-/** Makes some requests of `client` fail with throttling before they reach DynamoDB. */
+/**
+ * Makes some requests of `client` fail with throttling before they reach DynamoDB. The store retries
+ * whole `send` calls (its client sends each request once), so every try passes through this middleware.
+ */
 export function injectThrottling(client: DynamoDBClient, faults: Faults): void {
   client.middlewareStack.add(
     (next) => async (args) => {

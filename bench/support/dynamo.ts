@@ -1,5 +1,6 @@
-import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { storeClient } from '../../lib/adapters/dynamodb/client';
 import { createTableInput } from '../../lib/adapters/dynamodb/table-design';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { inParallel } from './parallel';
@@ -19,12 +20,7 @@ export interface BenchDynamo {
 export async function startBenchDynamo(): Promise<BenchDynamo> {
   const dynamo = await startDynamoDbLocal();
   const newClient = () =>
-    new DynamoDBClient({
-      endpoint: dynamo.endpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-      maxAttempts: 1,
-    });
+    storeClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const client = newClient();
   return {
     endpoint: dynamo.endpoint,

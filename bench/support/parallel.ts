@@ -1,6 +1,6 @@
-import { mapWithConcurrency } from '../../lib/runtime/concurrency';
+import { mapWithConcurrency } from '../../lib/core/concurrency';
 
-export { sleep } from '../../lib/runtime/concurrency';
+export { sleep } from '../../lib/core/clock';
 
 /** Calls `work(0..count-1)` with at most `concurrency` calls in flight. */
 export async function inParallel(

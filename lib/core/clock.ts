@@ -16,6 +16,11 @@ export interface Clock {
 /** The real wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** Resolves after `ms` of real time (at once for `ms <= 0`). */
+export function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
 /** A clock that only moves when told to: for tests, simulations and benchmarks. */
 export class ManualClock implements Clock {
   constructor(private current: EpochMs) {}

@@ -11,7 +11,7 @@ export const RUNTIME_MODULES = {
   dependencies: { file: 'lib/runtime/dependencies.ts', name: 'runtimeDependencies' },
   registry: { file: 'lib/runtime/tasks/registry.ts', name: 'staticTaskRegistry' },
   worker: { file: 'lib/runtime/lambda/worker.ts', name: 'createWorkerLambdaHandler' },
-  admin: { file: 'lib/runtime/handlers/admin.ts', name: 'createAdminHandler' },
+  admin: { file: 'lib/runtime/lambda/admin.ts', name: 'createAdminLambdaHandler' },
   /** The tick needs no task registry: its entry point is a plain module. */
   tick: { file: 'lib/runtime/lambda/tick.ts', name: 'handler' },
 } as const;

@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { storeClient } from '../adapters/dynamodb/client';
 import { readConfig } from '../runtime/config';
 import { buildRuntimeDependencies, type RuntimeDeps } from '../runtime/dependencies';
 import { type AdminHandler, createAdminHandler } from '../runtime/handlers/admin';
@@ -88,7 +88,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     );
     stack.push(dynamo.stop);
     const clientSettings = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
-    const dynamodb = new DynamoDBClient({ ...clientSettings, endpoint: dynamo.endpoint });
+    const dynamodb = storeClient({ ...clientSettings, endpoint: dynamo.endpoint });
     await ensureLocalTable(dynamodb);
 
     const emulator = await startSqsEmulator();

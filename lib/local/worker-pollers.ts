@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { pollOnce } from '../adapters/sqs/event-source';
+import { sleep } from '../core/clock';
 import type { WorkerHandler } from '../runtime/handlers/worker';
 import { localLambdaContext } from './lambda-context';
 
@@ -38,7 +39,7 @@ export function startWorkerPollers(options: WorkerPollersOptions): { stop(): Pro
       } catch (error) {
         if (!running) return;
         options.onError(error);
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await sleep(1_000);
       }
     }
   };

@@ -1,6 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { storeClient } from '../adapters/dynamodb/client';
 import { DynamoDbStore } from '../adapters/dynamodb/dynamodb-store';
 import { discardingPublisher, EventBridgePublisher } from '../adapters/eventbridge/eventbridge-publisher';
 import { SqsDeadLetterQueue } from '../adapters/sqs/sqs-dead-letter-queue';
@@ -12,7 +13,7 @@ import type { JobQueue } from '../core/ports/job-queue';
 import type { JobStore } from '../core/ports/job-store';
 import type { ScheduleStore } from '../core/ports/schedule-store';
 import { type RuntimeConfig, readConfig } from './config';
-import { createLogger, type LineSink, type Logger, stdoutSink } from './observability/logger';
+import { createLogger, type LineSink, type RuntimeLogger, stdoutSink } from './observability/logger';
 
 /** Everything the tick, worker and admin handlers use; built once per cold start. */
 export interface RuntimeDeps {
@@ -26,7 +27,7 @@ export interface RuntimeDeps {
   clock: Clock;
   /** Uniform in [0, 1): jitter and backoff. */
   random: () => number;
-  logger: Logger;
+  logger: RuntimeLogger;
   /** Where CloudWatch EMF metric documents are written (stdout in Lambda). */
   metricsSink: LineSink;
 }
@@ -53,7 +54,7 @@ export interface RuntimeClients {
 export function buildRuntimeDependencies(config: RuntimeConfig, clients: RuntimeClients = {}): RuntimeDeps {
   const logger = createLogger({ level: config.logLevel });
   const store = new DynamoDbStore({
-    client: clients.dynamodb ?? new DynamoDBClient({}),
+    client: clients.dynamodb ?? storeClient(),
     tableName: config.tableName,
     shards: config.shards,
   });

@@ -80,7 +80,7 @@ describe('generated Lambda entries', () => {
 
   it('builds the admin handler from the same registry', () => {
     expect(entrySource('admin', tasks, PROJECT_ROOT)).toContain(
-      'export const handler = createAdminHandler(runtimeDependencies, staticTaskRegistry({ "long-report": task_long_report, "quick-task": task_quick_task }));',
+      'export const handler = createAdminLambdaHandler(runtimeDependencies, staticTaskRegistry({ "long-report": task_long_report, "quick-task": task_quick_task }));',
     );
   });
 

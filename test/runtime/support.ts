@@ -1,4 +1,4 @@
-import type { SQSRecord } from 'aws-lambda';
+import type { Context, SQSRecord } from 'aws-lambda';
 import { MemoryStore } from '../../lib/adapters/memory/memory-store';
 import { ManualClock } from '../../lib/core/clock';
 import type { JsonValue } from '../../lib/core/json';
@@ -85,11 +85,7 @@ export function testRuntime(config: Partial<RuntimeConfig> = {}): TestRuntime {
     events: publisher,
     clock,
     random: () => 0.5,
-    logger: createLogger({
-      level: 'debug',
-      sink: (line) => logLines.push(JSON.parse(line)),
-      now: () => clock.now(),
-    }),
+    logger: createLogger({ level: 'debug', sink: (line) => logLines.push(JSON.parse(line)) }),
     metricsSink: (line) => metricLines.push(JSON.parse(line)),
   };
   return { deps, store, queue, publisher, clock, logLines, metricLines };
@@ -150,5 +146,23 @@ export function sqsRecord(
     eventSource: 'aws:sqs',
     eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:jobs',
     awsRegion: 'us-east-1',
+  };
+}
+
+/** The context Lambda passes to an invocation of `functionName`. */
+export function lambdaContext(functionName: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: `2026/03/02/[$LATEST]${requestId}`,
+    getRemainingTimeInMillis: () => 60_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   };
 }

@@ -1,11 +1,12 @@
 import {
   CreateTableCommand,
   DeleteTableCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import { storeClient } from '../../lib/adapters/dynamodb/client';
 import { createTableInput, TTL_ATTRIBUTE } from '../../lib/adapters/dynamodb/table-design';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/dynamodb-local';
 
@@ -36,11 +37,10 @@ export function assertLocalEndpoint(endpoint: string | undefined): string {
 }
 
 export function localDynamoDbClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
+  return storeClient({
     endpoint: assertLocalEndpoint(endpoint),
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
-    maxAttempts: 1,
   });
 }
 

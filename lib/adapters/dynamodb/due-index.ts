@@ -1,4 +1,5 @@
 import type { EpochMs } from '../../core/clock';
+import { mapWithConcurrency } from '../../core/concurrency';
 import type { StoreContext, StoredItem } from './store-context';
 import { INDEX_NAMES, type ItemKey } from './table-design';
 
@@ -61,7 +62,7 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
         ExclusiveStartKey: startKey,
       });
       const hits = await candidates(context, input, page.Items ?? []);
-      await forEachInFlight(hits, LEASES_IN_FLIGHT_PER_SHARD, tryLease);
+      await mapWithConcurrency(hits, LEASES_IN_FLIGHT_PER_SHARD, tryLease);
       startKey = page.LastEvaluatedKey;
     } while (startKey);
   };
@@ -91,19 +92,4 @@ async function candidates<T>(
     const free = typeof leaseUntil !== 'number' || leaseUntil < input.now;
     return free && (input.isCandidate?.(item) ?? true);
   });
-}
-
-async function forEachInFlight<T>(
-  items: readonly T[],
-  inFlight: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(inFlight, items.length) }, worker));
 }

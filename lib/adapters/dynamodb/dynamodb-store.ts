@@ -30,7 +30,7 @@ import * as claims from './job-claims';
 import * as endings from './job-endings';
 import * as parking from './job-parking';
 import * as jobReads from './job-reads';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
+import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
 import * as leases from './schedule-leases';
 import * as listing from './schedule-listing';
 import * as scheduleWrites from './schedule-writes';
@@ -38,15 +38,20 @@ import { StoreContext } from './store-context';
 import { DEFAULT_SHARDS } from './table-design';
 
 export interface DynamoDbStoreOptions {
-  /** A document client, or a plain client (wrapped with `removeUndefinedValues`). */
+  /**
+   * A document client, or a plain client (wrapped with `removeUndefinedValues`). Build it with
+   * `storeClient()`: the store retries, so its SDK client must send each request once.
+   */
   client: DynamoDBDocumentClient | DynamoDBClient;
   tableName: string;
   /** Due and running index shards. Never change it for an existing table. @default 16 */
   shards?: number;
-  /** Total tries for a request failing with throttling or transient errors. @default 6 */
+  /** Total tries for a request failing with throttling or transient errors (or leaving keys unprocessed). @default 6 */
   maxAttempts?: number;
   /** Backoff between tries (full jitter). @default { baseDelayMs: 25, maxDelayMs: 1000 } */
   backoff?: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
+  /** How the store waits between tries. @default setTimeout */
+  sleep?: Sleep;
   /** Receives the capacity consumed by every request (asks DynamoDB for `ReturnConsumedCapacity`). */
   capacityMeter?: CapacityMeter;
 }
@@ -78,6 +83,7 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
       options.tableName,
       options.shards ?? DEFAULT_SHARDS,
       retry,
+      options.sleep ?? defaultSleep,
       options.capacityMeter,
     );
   }

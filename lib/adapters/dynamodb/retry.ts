@@ -1,3 +1,4 @@
+import { sleep } from '../../core/clock';
 import { StoreUnavailableError } from '../../core/errors';
 
 export interface RetryPolicy {
@@ -29,9 +30,18 @@ const TRANSIENT_CANCELLATION_CODES = new Set([
 
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
 
+/** BatchGetItem left keys unprocessed (throttled reads): the caller asks for them again. */
+export class UnprocessedKeysError extends Error {
+  constructor(readonly count: number) {
+    super(`${count} ${count === 1 ? 'key' : 'keys'} still unprocessed by BatchGetItem`);
+    this.name = 'UnprocessedKeysError';
+  }
+}
+
 /** Throttling, conflicts with other transactions and server/network hiccups: worth another try. */
 export function isTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof UnprocessedKeysError) return true;
   if (TRANSIENT_ERROR_NAMES.has(error.name)) return true;
   const code = (error as NodeJS.ErrnoException).code;
   if (code && TRANSIENT_NETWORK_CODES.has(code)) return true;
@@ -43,15 +53,20 @@ export function isTransient(error: unknown): boolean {
   return false;
 }
 
+export type Sleep = (ms: number) => Promise<void>;
+
+export const defaultSleep: Sleep = sleep;
+
 /**
  * Runs `call` and retries transient failures with exponential backoff and full jitter; after
- * `maxAttempts` tries throws `StoreUnavailableError` (the last error as its cause). Other errors pass through.
+ * `maxAttempts` tries throws `StoreUnavailableError` (the last error as its cause). Other errors pass
+ * through. This is the store's only retry layer: its SDK client sends each request once (client.ts).
  */
 export async function withRetries<T>(
   operation: string,
   policy: RetryPolicy,
   call: () => Promise<T>,
-  sleep: (ms: number) => Promise<void> = defaultSleep,
+  sleep: Sleep = defaultSleep,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -63,8 +78,4 @@ export async function withRetries<T>(
       await sleep(Math.random() * ceiling);
     }
   }
-}
-
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
 }

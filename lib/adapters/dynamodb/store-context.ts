@@ -1,8 +1,6 @@
 import type { AttributeValue, ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
-  type BatchGetCommandInput,
-  type BatchGetCommandOutput,
   DeleteCommand,
   type DeleteCommandInput,
   type DynamoDBDocumentClient,
@@ -19,7 +17,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { plainItem } from './attribute-values';
 import type { CapacityMeter, RequestKind } from './capacity';
-import { type RetryPolicy, withRetries } from './retry';
+import { type RetryPolicy, type Sleep, UnprocessedKeysError, withRetries } from './retry';
 import type { ItemKey } from './table-design';
 
 export type StoredItem = Record<string, unknown>;
@@ -28,7 +26,8 @@ type WithoutTable<T> = Omit<T, 'TableName' | 'ReturnConsumedCapacity'>;
 
 /**
  * Everything the operation modules share: the document client, the table, the shard count, the retry
- * policy and the optional capacity meter. Each request is retried on transient errors and metered.
+ * policy (and how to wait between tries) and the optional capacity meter. Each request is retried on
+ * transient errors and metered.
  */
 export class StoreContext {
   constructor(
@@ -36,6 +35,7 @@ export class StoreContext {
     readonly tableName: string,
     readonly shards: number,
     private readonly retry: RetryPolicy,
+    private readonly sleep: Sleep,
     private readonly meter?: CapacityMeter,
   ) {}
 
@@ -73,7 +73,11 @@ export class StoreContext {
     );
   }
 
-  /** Reads items by key (100 per request, unprocessed keys retried); returns them by `pk`. */
+  /**
+   * Reads items by key (100 per request); returns them by `pk`. Keys DynamoDB leaves unprocessed
+   * (throttled reads) are requested again after a backoff; every request of a hundred keys counts
+   * towards one budget of the retry policy's tries, and then `StoreUnavailableError`.
+   */
   async batchGet(
     operation: string,
     keys: readonly ItemKey[],
@@ -82,21 +86,25 @@ export class StoreContext {
     const found = new Map<string, StoredItem>();
     const unique = [...new Map(keys.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
     for (let start = 0; start < unique.length; start += 100) {
-      let pending: BatchGetCommandInput['RequestItems'] = {
-        [this.tableName]: { Keys: unique.slice(start, start + 100), ConsistentRead: consistent },
-      };
-      for (let round = 0; pending && Object.keys(pending).length > 0; round++) {
-        const request = pending;
-        const output: BatchGetCommandOutput = await this.run(operation, 'read', () =>
-          this.client.send(
-            new BatchGetCommand({ RequestItems: request, ReturnConsumedCapacity: this.capacityMode() }),
-          ),
+      let pending: Record<string, unknown>[] = unique.slice(start, start + 100).map((key) => ({ ...key }));
+      const request = () =>
+        this.client.send(
+          new BatchGetCommand({
+            RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: consistent } },
+            ReturnConsumedCapacity: this.capacityMode(),
+          }),
         );
-        for (const item of output.Responses?.[this.tableName] ?? []) found.set(String(item.pk), item);
-        pending = output.UnprocessedKeys;
-        if (pending && Object.keys(pending).length > 0)
-          await new Promise((done) => setTimeout(done, 10 * 2 ** round));
-      }
+      await withRetries(
+        operation,
+        this.retry,
+        async () => {
+          const output = this.metered(operation, 'read', await request());
+          for (const item of output.Responses?.[this.tableName] ?? []) found.set(String(item.pk), item);
+          pending = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+          if (pending.length > 0) throw new UnprocessedKeysError(pending.length);
+        },
+        this.sleep,
+      );
     }
     return found;
   }
@@ -111,12 +119,16 @@ export class StoreContext {
     return this.meter ? 'INDEXES' : undefined;
   }
 
-  private async run<T extends { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }>(
-    operation: string,
-    kind: RequestKind,
-    call: () => Promise<T>,
-  ): Promise<T> {
-    const output = await withRetries(operation, this.retry, call);
+  private run<T extends Metered>(operation: string, kind: RequestKind, call: () => Promise<T>): Promise<T> {
+    return withRetries(
+      operation,
+      this.retry,
+      async () => this.metered(operation, kind, await call()),
+      this.sleep,
+    );
+  }
+
+  private metered<T extends Metered>(operation: string, kind: RequestKind, output: T): T {
     if (this.meter && output.ConsumedCapacity) {
       const consumed = output.ConsumedCapacity;
       this.meter.record(operation, kind, Array.isArray(consumed) ? consumed : [consumed]);
@@ -124,6 +136,8 @@ export class StoreContext {
     return output;
   }
 }
+
+type Metered = { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
 
 /**
  * When `error` is a failed condition, the item as it was (with ReturnValuesOnConditionCheckFailure

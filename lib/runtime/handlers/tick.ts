@@ -1,5 +1,5 @@
 import type { RuntimeDeps } from '../dependencies';
-import { writeMetrics } from '../observability/metrics';
+import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 import { runTick, type TickState, type TickSummary } from '../tick/run-tick';
 import { writeRunningJobsMetrics } from '../tick/running-jobs-metric';
 
@@ -20,21 +20,15 @@ export function createTickHandler(getDeps: () => RuntimeDeps): TickHandler {
       ...fields,
       maxFireLagMs: fireLagMs.length ? Math.max(...fireLagMs) : 0,
     });
-    writeMetrics(
-      deps.config.metricsNamespace,
-      { Service: 'tick' },
-      [
-        { name: 'SchedulesProcessed', unit: 'Count', values: [summary.schedulesProcessed] },
-        { name: 'JobsEnqueued', unit: 'Count', values: [summary.jobsEnqueued + summary.parkedJobsSent] },
-        { name: 'SendFailures', unit: 'Count', values: [summary.sendFailures] },
-        { name: 'FireLag', unit: 'Milliseconds', values: fireLagMs },
-        { name: 'TickDuration', unit: 'Milliseconds', values: [summary.durationMs] },
-        { name: 'JobsReaped', unit: 'Count', values: [summary.jobsReaped] },
-        { name: 'TickErrors', unit: 'Count', values: [summary.errors] },
-      ],
-      deps.clock.now(),
-      deps.metricsSink,
-    );
+    writeMetrics(metricsOutputOf(deps), { Service: 'tick' }, [
+      { name: 'SchedulesProcessed', unit: 'Count', values: [summary.schedulesProcessed] },
+      { name: 'JobsEnqueued', unit: 'Count', values: [summary.jobsEnqueued + summary.parkedJobsSent] },
+      { name: 'SendFailures', unit: 'Count', values: [summary.sendFailures] },
+      { name: 'FireLag', unit: 'Milliseconds', values: fireLagMs },
+      { name: 'TickDuration', unit: 'Milliseconds', values: [summary.durationMs] },
+      { name: 'JobsReaped', unit: 'Count', values: [summary.jobsReaped] },
+      { name: 'TickErrors', unit: 'Count', values: [summary.errors] },
+    ]);
     await writeRunningJobsMetrics(deps);
     return summary;
   };

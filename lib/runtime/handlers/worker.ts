@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sleep } from '../concurrency';
+import { sleep } from '../../core/clock';
 import type { RuntimeDeps } from '../dependencies';
-import { writeMetrics } from '../observability/metrics';
+import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 import type { TaskRegistry } from '../tasks/registry';
 import { JobEventBatch } from '../worker/job-events';
 import { processMessage } from '../worker/process-message';
@@ -55,21 +55,15 @@ export function createWorkerHandler(
     await ctx.events.flush();
 
     const { counters } = ctx;
-    writeMetrics(
-      deps.config.metricsNamespace,
-      { Service: 'worker' },
-      [
-        { name: 'JobsSucceeded', unit: 'Count', values: [counters.succeeded] },
-        { name: 'JobsFailed', unit: 'Count', values: [counters.failed] },
-        { name: 'JobsRetried', unit: 'Count', values: [counters.retried] },
-        { name: 'JobsMissed', unit: 'Count', values: [counters.missed] },
-        { name: 'JobsDeferred', unit: 'Count', values: [counters.deferred] },
-        { name: 'UnreadableMessages', unit: 'Count', values: [counters.unreadable] },
-        { name: 'StartLag', unit: 'Milliseconds', values: counters.startLagMs },
-      ],
-      deps.clock.now(),
-      deps.metricsSink,
-    );
+    writeMetrics(metricsOutputOf(deps), { Service: 'worker' }, [
+      { name: 'JobsSucceeded', unit: 'Count', values: [counters.succeeded] },
+      { name: 'JobsFailed', unit: 'Count', values: [counters.failed] },
+      { name: 'JobsRetried', unit: 'Count', values: [counters.retried] },
+      { name: 'JobsMissed', unit: 'Count', values: [counters.missed] },
+      { name: 'JobsDeferred', unit: 'Count', values: [counters.deferred] },
+      { name: 'UnreadableMessages', unit: 'Count', values: [counters.unreadable] },
+      { name: 'StartLag', unit: 'Milliseconds', values: counters.startLagMs },
+    ]);
     const response = {
       batchItemFailures: event.Records.flatMap((record, index) =>
         outcomes[index] === 'retry_later' ? [{ itemIdentifier: record.messageId }] : [],

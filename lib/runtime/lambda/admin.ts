@@ -1,18 +1,24 @@
-import { runtimeDependencies } from '../dependencies';
+import type { Context } from 'aws-lambda';
+import type { RuntimeDeps } from '../dependencies';
 import { type AdminHandler, createAdminHandler } from '../handlers/admin';
-import { staticTaskRegistry } from '../tasks/registry';
+import type { TaskRegistry } from '../tasks/registry';
+import { withLambdaContext } from './lambda-context';
+
+export type AdminLambdaHandler = (event: unknown, context: Context) => ReturnType<AdminHandler>;
 
 /**
- * Builds the admin Lambda's handler from the task modules, keyed by task id, like the worker's: the
- * admin API checks task ids and payloads against the same registry the workers run. The CDK app
- * generates an entry file that imports every module of `functions/` and calls this.
+ * The admin Lambda's handler: the admin API over the task registry the workers run, with the Lambda
+ * context on every log line. The CDK app generates an entry file that imports every module of
+ * `functions/` and calls this with a static registry.
  *
  * @example
  * // generated admin entry
- * import * as httpPing from '../functions/http-ping';
  * import * as sendReport from '../functions/send-report';
- * export const handler = createAdminLambdaHandler({ 'http-ping': httpPing, 'send-report': sendReport });
+ * export const handler = createAdminLambdaHandler(runtimeDependencies, staticTaskRegistry({ 'send-report': sendReport }));
  */
-export function createAdminLambdaHandler(modules: Record<string, unknown>): AdminHandler {
-  return createAdminHandler(runtimeDependencies, staticTaskRegistry(modules));
+export function createAdminLambdaHandler(
+  getDeps: () => RuntimeDeps,
+  registry: TaskRegistry,
+): AdminLambdaHandler {
+  return withLambdaContext(getDeps, createAdminHandler(getDeps, registry));
 }

@@ -1,12 +1,16 @@
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { RuntimeDeps } from '../dependencies';
-import { createWorkerHandler, type WorkerHandler } from '../handlers/worker';
+import { createWorkerHandler } from '../handlers/worker';
 import type { TaskRegistry } from '../tasks/registry';
+import { withLambdaContext } from './lambda-context';
+
+export type WorkerLambdaHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /**
  * The worker Lambda's handler. The CDK app generates an entry file that imports every module of
  * `functions/` and calls this with a static registry.
  *
- * Unlike the local platform, it ends the sandbox when a handler that ignored its abort signal still
+ * Every log line carries the Lambda context. Unlike the local platform, it ends the sandbox when a handler that ignored its abort signal still
  * runs at the end of the invocation ({@link exitSandbox}).
  *
  * @example
@@ -14,8 +18,11 @@ import type { TaskRegistry } from '../tasks/registry';
  * import * as sendReport from '../functions/send-report';
  * export const handler = createWorkerLambdaHandler(runtimeDependencies, staticTaskRegistry({ 'send-report': sendReport }));
  */
-export function createWorkerLambdaHandler(getDeps: () => RuntimeDeps, registry: TaskRegistry): WorkerHandler {
-  return createWorkerHandler(getDeps, registry, { endSandbox: exitSandbox });
+export function createWorkerLambdaHandler(
+  getDeps: () => RuntimeDeps,
+  registry: TaskRegistry,
+): WorkerLambdaHandler {
+  return withLambdaContext(getDeps, createWorkerHandler(getDeps, registry, { endSandbox: exitSandbox }));
 }
 
 /**

@@ -1,3 +1,6 @@
+import type { LogItem } from '@aws-lambda-powertools/logger';
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
 import type { LogLevel } from '../config';
 
 export type LogFields = Record<string, unknown>;
@@ -12,7 +15,14 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+/** The runtime's root logger: its lines (and its children's) also carry the Lambda invocation's context. */
+export interface RuntimeLogger extends Logger {
+  /**
+   * Adds the invocation's request id, function name and cold start to every later line; a Lambda entry
+   * calls it at the start of each invocation (a sandbox runs one invocation at a time).
+   */
+  addLambdaContext(context: Context): void;
+}
 
 export type LineSink = (line: string) => void;
 
@@ -21,47 +31,79 @@ export const stdoutSink: LineSink = (line) => {
 };
 
 export interface LoggerOptions {
+  /** Lambda's Advanced Logging Controls (`AWS_LAMBDA_LOG_LEVEL`), when set, take precedence. @default 'info' */
   level?: LogLevel;
+  /** Where each JSON line goes. @default stdout */
   sink?: LineSink;
-  now?: () => number;
   fields?: LogFields;
 }
 
-/** A JSON-lines logger (CloudWatch Logs indexes the fields). */
-export function createLogger(options: LoggerOptions = {}): Logger {
-  const threshold = SEVERITY[options.level ?? 'info'];
-  const sink = options.sink ?? stdoutSink;
-  const now = options.now ?? Date.now;
-  const base = options.fields ?? {};
-  const write = (level: LogLevel) => (message: string, fields?: LogFields) => {
-    if (SEVERITY[level] < threshold) return;
-    sink(
-      JSON.stringify(
-        { level, time: new Date(now()).toISOString(), message, ...base, ...fields },
-        errorReplacer,
-      ),
-    );
-  };
+/**
+ * JSON lines in the format of Powertools for AWS Lambda (`level`, `message`, `timestamp`, `service`,
+ * the Lambda context, then the fields), which CloudWatch Logs indexes. Errors in fields keep their
+ * name, message, stack and causes, nothing else of them.
+ */
+export function createLogger(options: LoggerOptions = {}): RuntimeLogger {
+  const SinkLogger = sinkLoggerClass(options.sink ?? stdoutSink);
+  const powertools = new SinkLogger({
+    serviceName: 'sundial',
+    logLevel: (options.level ?? 'info').toUpperCase() as Uppercase<LogLevel>,
+    jsonReplacerFn: errorReplacer,
+  });
   return {
-    debug: write('debug'),
-    info: write('info'),
-    warn: write('warn'),
-    error: write('error'),
-    child: (fields) => createLogger({ ...options, fields: { ...base, ...fields } }),
+    ...fieldLogger(powertools, options.fields ?? {}),
+    addLambdaContext: (context) => powertools.addContext(context),
   };
 }
 
-/** Errors logged as fields keep their name and message (JSON.stringify would print `{}`). */
+/**
+ * Children share their root's Powertools logger (and so the invocation's context), adding their fields
+ * to each line; Powertools' own `createChild` would build a logger per job and mark each one's first
+ * line as a cold start.
+ */
+function fieldLogger(powertools: PowertoolsLogger, base: LogFields): Logger {
+  const merged = (fields?: LogFields) => ({ ...base, ...fields });
+  return {
+    debug: (message, fields) => powertools.debug(message, merged(fields)),
+    info: (message, fields) => powertools.info(message, merged(fields)),
+    warn: (message, fields) => powertools.warn(message, merged(fields)),
+    error: (message, fields) => powertools.error(message, merged(fields)),
+    child: (fields) => fieldLogger(powertools, merged(fields)),
+  };
+}
+
+/** A Powertools logger writing to `sink` (a class per sink: Powertools may print while it is being constructed). */
+function sinkLoggerClass(sink: LineSink) {
+  return class SinkLogger extends PowertoolsLogger {
+    protected override printLog(_logLevel: number, log: LogItem): void {
+      log.prepareForPrint();
+      sink(JSON.stringify(log.getAttributes(), this.getJsonReplacer()));
+    }
+  };
+}
+
+/**
+ * An error is logged as its name, message, stack and chain of causes; nothing else of it: AWS SDK errors
+ * carry the items they read (`Item`, `CancellationReasons`), payloads and results included. Runs before
+ * Powertools' own replacer, which would log every property.
+ */
 function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message };
-  return value;
+  return value instanceof Error ? describeError(value, new Set()) : value;
+}
+
+function describeError(error: Error, seen: Set<Error>): LogFields {
+  seen.add(error);
+  const { name, message, stack, cause } = error;
+  const chained = cause instanceof Error && !seen.has(cause) ? { cause: describeError(cause, seen) } : {};
+  return { name, message, stack, ...chained };
 }
 
 /** A logger that drops everything: for tests that do not look at logs. */
-export const silentLogger: Logger = {
+export const silentLogger: RuntimeLogger = {
   debug: () => {},
   info: () => {},
   warn: () => {},
   error: () => {},
   child: () => silentLogger,
+  addLambdaContext: () => {},
 };

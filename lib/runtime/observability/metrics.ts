@@ -1,4 +1,6 @@
-import { type LineSink, stdoutSink } from './logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Clock } from '../../core/clock';
+import type { LineSink, Logger } from './logger';
 
 export type MetricUnit = 'Count' | 'Milliseconds';
 
@@ -9,59 +11,73 @@ export interface Metric {
   values: readonly number[];
 }
 
-/** CloudWatch accepts at most 100 values per metric in one EMF document. */
-const MAX_VALUES_PER_DOCUMENT = 100;
-
-/**
- * Renders metrics as CloudWatch Embedded Metric Format documents (one JSON line each), which Lambda's
- * log stream turns into metrics without API calls. Distributions longer than 100 values are split
- * over several documents. Format: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
- */
-export function emfDocuments(
-  namespace: string,
-  dimensions: Record<string, string>,
-  metrics: readonly Metric[],
-  timestamp: number,
-): string[] {
-  const present = metrics.filter((metric) => metric.values.length > 0);
-  const rounds = Math.max(
-    0,
-    ...present.map((metric) => Math.ceil(metric.values.length / MAX_VALUES_PER_DOCUMENT)),
-  );
-  const documents: string[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const slices = present
-      .map((metric) => ({
-        metric,
-        values: metric.values.slice(round * MAX_VALUES_PER_DOCUMENT, (round + 1) * MAX_VALUES_PER_DOCUMENT),
-      }))
-      .filter((slice) => slice.values.length > 0);
-    const document: Record<string, unknown> = {
-      _aws: {
-        Timestamp: timestamp,
-        CloudWatchMetrics: [
-          {
-            Namespace: namespace,
-            Dimensions: [Object.keys(dimensions)],
-            Metrics: slices.map(({ metric }) => ({ Name: metric.name, Unit: metric.unit })),
-          },
-        ],
-      },
-      ...dimensions,
-    };
-    for (const { metric, values } of slices) document[metric.name] = values.length === 1 ? values[0] : values;
-    documents.push(JSON.stringify(document));
-  }
-  return documents;
+/** Where metrics go: the namespace, the time they are stamped with, the sink, and a logger for Powertools' warnings. */
+export interface MetricsOutput {
+  namespace: string;
+  timestamp: number;
+  sink: LineSink;
+  logger: Logger;
 }
 
-/** Writes EMF documents to stdout (or the given sink). */
+/** The metrics output of the runtime's dependencies. */
+export function metricsOutputOf(deps: {
+  config: { metricsNamespace: string };
+  clock: Clock;
+  metricsSink: LineSink;
+  logger: Logger;
+}): MetricsOutput {
+  return {
+    namespace: deps.config.metricsNamespace,
+    timestamp: deps.clock.now(),
+    sink: deps.metricsSink,
+    logger: deps.logger,
+  };
+}
+
+/**
+ * Writes metrics as CloudWatch Embedded Metric Format documents (one JSON line each) with Powertools
+ * Metrics; Lambda's log stream turns them into metrics without API calls. Every metric gets exactly
+ * `dimensions` (lib/infra/metrics.ts reads them by these). Metrics without values are left out; a
+ * distribution of more than 100 values is spread over several documents, as CloudWatch requires.
+ */
 export function writeMetrics(
-  namespace: string,
+  output: MetricsOutput,
   dimensions: Record<string, string>,
   metrics: readonly Metric[],
-  timestamp: number,
-  sink: LineSink = stdoutSink,
 ): void {
-  for (const document of emfDocuments(namespace, dimensions, metrics, timestamp)) sink(document);
+  const emf = new SinkMetrics(output, dimensions);
+  for (const metric of metrics) {
+    for (const value of metric.values) emf.addMetric(metric.name, metric.unit, value);
+  }
+  emf.publishStoredMetrics();
+}
+
+class SinkMetrics extends Metrics {
+  constructor(
+    private readonly output: MetricsOutput,
+    dimensions: Record<string, string>,
+  ) {
+    super({
+      namespace: output.namespace,
+      logger: {
+        debug: () => {},
+        info: () => {},
+        warn: (...content: unknown[]) => output.logger.warn(`metrics: ${content.join(' ')}`),
+        error: (...content: unknown[]) => output.logger.error(`metrics: ${content.join(' ')}`),
+      },
+    });
+    // Powertools adds a `service` dimension by default, which would make these metrics other ones.
+    this.clearDefaultDimensions();
+    this.setDefaultDimensions(dimensions);
+  }
+
+  /** Writes the stored metrics to the sink instead of the process console (also when 100 values filled a document). */
+  override publishStoredMetrics(): this {
+    if (this.hasStoredMetrics() && !this.isDisabled()) {
+      this.setTimestamp(this.output.timestamp);
+      this.output.sink(JSON.stringify(this.serializeMetrics()));
+    }
+    this.clearMetrics();
+    return this;
+  }
 }

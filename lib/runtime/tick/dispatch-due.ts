@@ -1,5 +1,5 @@
+import { mapWithConcurrency } from '../../core/concurrency';
 import type { Schedule } from '../../core/model/schedule';
-import { mapWithConcurrency } from '../concurrency';
 import type { Logger } from '../observability/logger';
 import {
   type DispatchDeps,

@@ -1,5 +1,5 @@
 import type { RuntimeDeps } from '../dependencies';
-import { writeMetrics } from '../observability/metrics';
+import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 
 /** The EMF metric of jobs running per task (lib/infra/metrics.ts graphs it by `Service` and `Task`). */
 export const RUNNING_JOBS_METRIC = 'RunningJobs';
@@ -19,14 +19,10 @@ export async function writeRunningJobsMetrics(
     deps.logger.warn('could not read the task counters for the RunningJobs metric', { error });
     return;
   }
-  const timestamp = deps.clock.now();
+  const output = metricsOutputOf(deps);
   for (const [task, running] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
-    writeMetrics(
-      deps.config.metricsNamespace,
-      { Service: 'tick', Task: task },
-      [{ name: RUNNING_JOBS_METRIC, unit: 'Count', values: [Math.max(0, running)] }],
-      timestamp,
-      deps.metricsSink,
-    );
+    writeMetrics(output, { Service: 'tick', Task: task }, [
+      { name: RUNNING_JOBS_METRIC, unit: 'Count', values: [Math.max(0, running)] },
+    ]);
   }
 }

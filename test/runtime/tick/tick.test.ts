@@ -133,7 +133,7 @@ describe('tick', () => {
     const summaries = runtime.logLines.filter((line) => line.message === 'tick finished');
     expect(summaries).toHaveLength(1);
     expect(summaries[0]).toMatchObject({
-      level: 'info',
+      level: 'INFO',
       schedulesProcessed: 1,
       jobsEnqueued: 4,
       maxFireLagMs: 2000,

@@ -161,7 +161,7 @@ describe('worker: results the store cannot take (DynamoDB Local)', () => {
     // Assess: the message is deleted (a kept one would take the run over once its lease ended)
     expect(runs).toBe(1);
     expect(first.batchItemFailures).toEqual([]);
-    expect(worker.logLines.some((line) => line.level === 'error' && line.jobId === 'store-down-1')).toBe(
+    expect(worker.logLines.some((line) => line.level === 'ERROR' && line.jobId === 'store-down-1')).toBe(
       true,
     );
   });

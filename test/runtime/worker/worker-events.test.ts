@@ -84,7 +84,7 @@ describe('worker: job events', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect((await worker.store.getJob('ok-1', worker.clock.now()))?.status).toBe('success');
     expect(worker.logLines).toContainEqual(
-      expect.objectContaining({ level: 'error', message: 'publishing job events failed' }),
+      expect.objectContaining({ level: 'ERROR', message: 'publishing job events failed' }),
     );
   });
 

@@ -1,3 +1,4 @@
+import { mapWithConcurrency } from '../../../core/concurrency';
 import { type AdminErrorBody, AdminUnavailableError } from '../../admin/answer';
 import type { AdminClient } from '../../admin/client';
 
@@ -32,17 +33,11 @@ export async function submitSchedules(
   items: readonly unknown[],
   options: SubmitOptions,
 ): Promise<ItemOutcome[]> {
-  const outcomes: ItemOutcome[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      outcomes[index] = await submitSchedule(items[index], index, options);
-      options.onProgress(1);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, items.length) }, worker));
-  return outcomes;
+  return mapWithConcurrency(items, options.concurrency, async (item, index) => {
+    const outcome = await submitSchedule(item, index, options);
+    options.onProgress(1);
+    return outcome;
+  });
 }
 
 async function submitSchedule(item: unknown, index: number, options: SubmitOptions): Promise<ItemOutcome> {
