@@ -10,6 +10,7 @@
  * its limit, counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a
  * one-minute variant with fewer schedules, the same faults and checks.
  */
+import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
 import { checkSoak } from './soak/checks';
 import { cancelledByStop, checkChurn, runChurn } from './soak/churn';
@@ -22,35 +23,20 @@ import { ExecutionRecorder } from './soak/recorder';
 import { DeadLetterRedrive } from './soak/redrive';
 import { printSoak } from './soak/report';
 import { CrashableWorkers } from './soak/worker-crashes';
-import { readFlags } from './support/args';
 import { startBenchDynamo } from './support/dynamo';
+import { soakFlags } from './support/flags';
 import { sleep } from './support/parallel';
 import { startPollers, waitFor } from './support/pollers';
 import { benchRuntime } from './support/runtime';
 import { seedSchedules } from './support/schedules';
 import { queueDepth, startBenchSqs } from './support/sqs';
 
-const USAGE = `Usage: npm run soak -- [options]
-
-  --minutes <n>        how long the schedules fire (default 5)
-  --schedules <n>      how many (default 2000)
-  --workers <n>        worker pollers (default 16)
-  --drain-seconds <n>  how long recovery may take after the window (default 360: a limited task's
-                       backlog waits in slot backoffs of up to 300 s)
-  --ci                 about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks`;
-
-const flags = readFlags(USAGE, {
-  minutes: 5,
-  schedules: 2000,
-  workers: 16,
-  'drain-seconds': 360,
-  ci: false,
-});
+const flags = parseScriptFlags(soakFlags());
 const windowMs = flags.ci ? 30_000 : flags.minutes * 60_000;
 const scheduleCount = flags.ci ? 200 : flags.schedules;
 const churnCount = Math.max(8, Math.round(scheduleCount * 0.01));
 const intervals = flags.ci ? [1, 2, 3, 5] : [10, 15, 20, 30, 60];
-const drainMs = (flags.ci ? 150 : flags['drain-seconds']) * 1000;
+const drainMs = (flags.ci ? 150 : flags.drainSeconds) * 1000;
 const FAULT_RATES = {
   tickCrash: 0.02,
   workerCrash: 0.005,

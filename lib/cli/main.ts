@@ -1,62 +1,33 @@
+import { CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { systemClock } from '../core/clock';
-import { type Command, EXIT_INVALID_INPUT, EXIT_OK } from './command';
-import { dashboardCommand } from './commands/dashboard';
-import { importCommand } from './commands/import';
-import { jobsCommand } from './commands/jobs';
-import { previewCommand } from './commands/preview';
-import { schedulesCommand } from './commands/schedules';
-import { tasksCommand } from './commands/tasks';
+import { EXIT_OK, EXIT_USAGE, type Invocation } from './command';
+import { usageHint } from './help-text';
 import type { CliIo } from './io';
+import { buildProgram } from './program';
 import { reportError } from './report-error';
-
-/** Every command, in the order `sundial --help` lists them. New commands get a file in `commands/` and a line here. */
-const COMMANDS: readonly Command[] = [
-  schedulesCommand,
-  jobsCommand,
-  tasksCommand,
-  importCommand,
-  dashboardCommand,
-  previewCommand,
-];
-
-function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((command) => command.name.length));
-  const lines = COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
-  return `Usage: sundial <command> [options]
-
-Commands:
-${lines.join('\n')}
-
-Commands that manage schedules and jobs talk to the admin API: the local platform (npm start) when
-it answers on 127.0.0.1:$SUNDIAL_PORT (default 4750), else the deployed stack's admin Lambda.
-Exit codes: 0 done, 1 the operation failed, 2 the input was wrong.
-
-Run 'sundial <command> --help' for a command's options and examples.
-`;
-}
 
 /**
  * Runs one `sundial` invocation in-process and resolves to its exit code: 0 done, 1 the operation
- * failed, 2 invalid input (the message on stderr names the flag or field; no stack trace).
+ * failed, 2 the command line was wrong, 3 internal error (the message on stderr names the flag or
+ * field; no stack trace).
  *
  * @example
  * const code = await run(['schedules', 'list', '--json'], { stdout: process.stdout, stderr: process.stderr, clock: systemClock });
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...args] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    (name === undefined ? io.stderr : io.stdout).write(mainHelp());
-    return name === undefined ? EXIT_INVALID_INPUT : EXIT_OK;
-  }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (!command) {
-    io.stderr.write(`error: unknown command '${name}'\n\n${mainHelp()}`);
-    return EXIT_INVALID_INPUT;
-  }
+  const invocation: Invocation = { io, exitCode: EXIT_OK };
+  const program = buildProgram(invocation);
+  let running: CommandUnknownOpts = program;
+  program.hook('preAction', (_program, actionCommand) => {
+    running = actionCommand;
+  });
   try {
-    return await command.run(args, io);
+    await program.parseAsync([...argv], { from: 'user' });
+    return invocation.exitCode;
   } catch (error) {
-    return reportError(error, io.stderr, command.name);
+    // Commander has written its message (or the help) already; it exits 0 only for help.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    return reportError(error, io.stderr, usageHint(running));
   }
 }
 

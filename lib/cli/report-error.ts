@@ -1,27 +1,20 @@
 import { AdminAnswerError, AdminUnavailableError } from './admin/answer';
-import {
-  EXIT_INTERNAL_ERROR,
-  EXIT_INVALID_INPUT,
-  EXIT_OPERATION_FAILED,
-  isParseArgsError,
-  UsageError,
-} from './command';
+import { EXIT_INTERNAL_ERROR, EXIT_OPERATION_FAILED, EXIT_USAGE, UsageError } from './command';
 import type { TextOutput } from './io';
 
 /**
- * Writes what went wrong to stderr, without a stack trace, and returns the exit code: 2 for input
- * the user must fix (flags, or the admin API's `invalid_input`, `unknown_task`, `unknown_action`),
- * 1 for an operation that failed or an admin API that could not be reached.
+ * Writes what went wrong to stderr, without a stack trace, and returns the exit code: 2 for a
+ * command line the user must fix, 1 for an admin API that answered with an error or could not be
+ * reached, 3 for anything unexpected (a bug). `usageHint` points at the running command's help.
  */
-export function reportError(error: unknown, stderr: TextOutput, command: string): number {
-  if (error instanceof UsageError || isParseArgsError(error)) {
-    const help = error instanceof UsageError && error.command ? error.command : command;
-    stderr.write(`error: ${error.message}\nRun 'sundial ${help} --help' for usage.\n`);
-    return EXIT_INVALID_INPUT;
+export function reportError(error: unknown, stderr: TextOutput, usageHint: string): number {
+  if (error instanceof UsageError) {
+    stderr.write(`error: ${error.message}\n${usageHint}\n`);
+    return EXIT_USAGE;
   }
   if (error instanceof AdminAnswerError) {
     stderr.write(describeAnswerError(error));
-    return error.isBadInput ? EXIT_INVALID_INPUT : EXIT_OPERATION_FAILED;
+    return EXIT_OPERATION_FAILED;
   }
   if (error instanceof AdminUnavailableError) {
     stderr.write(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);

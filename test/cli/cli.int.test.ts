@@ -288,7 +288,7 @@ describe('sundial import', () => {
 });
 
 describe('exit codes and messages', () => {
-  it('exits 2 with every field path when the admin API rejects the input', async () => {
+  it('exits 1 with every field path when the admin API rejects the input', async () => {
     const result = await cli([
       'schedules',
       'add',
@@ -301,7 +301,7 @@ describe('exit codes and messages', () => {
       '--jitter',
       '2h',
     ]);
-    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(result.stderr.split('\n')).toEqual([
       'error: invalid_input: the admin API rejected 3 fields:',
       '  max_jitter_seconds (--jitter): must be a whole number from 0 to 3600',
@@ -311,12 +311,22 @@ describe('exit codes and messages', () => {
     ]);
   });
 
-  it('exits 2 for an unknown task', async () => {
+  it('exits 1 for an unknown task', async () => {
     const result = await cli(['schedules', 'add', '--task', 'reprot', '--every', '1m']);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       "error: unknown_task: task 'reprot' is not registered; known tasks: echo, explode, report\n",
     );
+  });
+
+  it('sends a negative number as the flag’s value, so the admin API names the field and its flag', async () => {
+    const result = await cli(['jobs', 'list', '--task', 'echo', '--limit', '-5']);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(
+      /^error: invalid_input: the admin API rejected 1 field:\n {2}limit \(--limit\): /,
+    );
+    const joined = await cli(['jobs', 'list', '--task', 'echo', '--limit=-5']);
+    expect(joined).toEqual(result);
   });
 
   it('exits 1 with a hint when the local platform is not running', async () => {

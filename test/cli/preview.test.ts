@@ -128,11 +128,11 @@ describe('sundial preview rejects invalid input with exit code 2 and one message
     ],
     [
       ['preview', '0 9 * * *', '--from', '2026-03-08T02:30:00'],
-      "error: --from: '2026-03-08T02:30:00' has no UTC offset, so it is ambiguous: add 'Z' for UTC or an offset such as '+01:00'",
+      "error: option '--from <ISO>' argument '2026-03-08T02:30:00' is invalid. '2026-03-08T02:30:00' has no UTC offset, so it is ambiguous: add 'Z' for UTC or an offset such as '+01:00'",
     ],
     [
       ['preview', '0 9 * * *', '--count', '1001'],
-      "error: --count: must be a whole number from 1 to 1000 (got '1001')",
+      "error: option '--count <n>' argument '1001' is invalid. Expected a whole number from 1 to 1000.",
     ],
     [
       ['preview', '0 9 * * *', '--timezone', 'Europe/Berlim'],
@@ -142,26 +142,29 @@ describe('sundial preview rejects invalid input with exit code 2 and one message
       ['preview', '0', '9', '*', '*', '*'],
       "error: quote the cron expression as one argument: sundial preview '0 9 * * *'",
     ],
-    [['preview', '--trigger', '{"type":'], 'error: --trigger: not valid JSON'],
-    [['preview', '0 9 * * *', '--every', '5'], "error: Unknown option '--every'"],
+    [
+      ['preview', '--trigger', '{"type":'],
+      `error: option '--trigger <json>' argument '{"type":' is invalid. Not valid JSON (`,
+    ],
+    [['preview', '0 9 * * *', '--every', '5'], "error: unknown option '--every'"],
     [['preview'], "error: give a cron expression ('*/5 * * * *') or --trigger '<JSON>'"],
-    [['schedule'], "error: unknown command 'schedule'"],
+    [['schedule'], "error: unknown command 'schedule'\n(Did you mean schedules?)"],
   ])('%j', async (args, message) => {
     const result = await sundial(args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr.startsWith(message)).toBe(true);
+    expect(result.stderr.startsWith(message), result.stderr).toBe(true);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('exits 1 on an internal error, without a stack trace', async () => {
+  it('exits 3 on an internal error, without a stack trace', async () => {
     const brokenClock = {
       now(): number {
         throw new Error('clock unavailable');
       },
     };
     const result = await sundial(['preview', '0 9 * * *'], brokenClock);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'internal error: clock unavailable\n' });
+    expect(result).toEqual({ code: 3, stdout: '', stderr: 'internal error: clock unavailable\n' });
   });
 });
 

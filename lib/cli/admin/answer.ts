@@ -15,9 +15,6 @@ export interface FieldProblem {
   message: string;
 }
 
-/** Codes that mean the request was wrong (exit 2): fix the input and run again. */
-const BAD_INPUT_CODES = new Set(['invalid_input', 'unknown_task', 'unknown_action']);
-
 /**
  * The admin API answered `{ ok: false }`. `fieldFlags` maps request fields to the flags that set
  * them (`max_jitter_seconds` → `--jitter`), so a message can point at what the user typed.
@@ -34,10 +31,6 @@ export class AdminAnswerError extends Error {
     this.name = 'AdminAnswerError';
     this.code = error.code;
     this.details = fieldProblems(error.details);
-  }
-
-  get isBadInput(): boolean {
-    return BAD_INPUT_CODES.has(this.code);
   }
 }
 

@@ -13,15 +13,7 @@ export const DEFAULT_STACK = 'Sundial';
 const LOCAL_PROBE_TIMEOUT_MS = 300;
 const LOCAL_HINT = 'is the local platform running? start it with npm start';
 
-/** The flags every command that talks to the admin API accepts (node:util parseArgs options). */
-export const TARGET_OPTIONS = {
-  local: { type: 'boolean' },
-  function: { type: 'string' },
-  stack: { type: 'string' },
-  profile: { type: 'string' },
-  region: { type: 'string' },
-} as const;
-
+/** The flags every command that talks to the admin API accepts (declared in `admin-command.ts`). */
 export interface TargetFlags {
   local?: boolean | undefined;
   function?: string | undefined;
@@ -29,13 +21,6 @@ export interface TargetFlags {
   profile?: string | undefined;
   region?: string | undefined;
 }
-
-export const TARGET_HELP = `Where the admin API is (default: the local platform if it answers, else the stack 'Sundial'):
-  --local             the local platform (npm start) at http://127.0.0.1:$SUNDIAL_PORT (default ${DEFAULT_LOCAL_PORT})
-  --function <name>   the admin Lambda's name or ARN (default: env SUNDIAL_ADMIN_FUNCTION)
-  --stack <name>      read the admin function from this stack's outputs (default ${DEFAULT_STACK})
-  --profile <name>    AWS profile (default: the SDK's usual chain: AWS_PROFILE, env credentials, …)
-  --region <region>   AWS region (default: AWS_REGION or the profile's region)`;
 
 export function localPlatformUrl(io: CliIo): string {
   const port = envOf(io).SUNDIAL_PORT ?? String(DEFAULT_LOCAL_PORT);

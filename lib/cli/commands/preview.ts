@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type Command, InvalidArgumentError } from '@commander-js/extra-typings';
 import type { EpochMs } from '../../core/clock';
 import { ValidationError } from '../../core/errors';
 import {
@@ -10,33 +10,22 @@ import {
   type TriggerSpec,
   triggerTimezone,
 } from '../../core/triggers';
-import { type Command, EXIT_OK, UsageError } from '../command';
+import { type CommandBuilder, UsageError } from '../command';
 import { isoInZone, renderFireTimeTable } from '../format/fire-times';
-import type { CliIo } from '../io';
+import { examplesHelp, reflow } from '../help-text';
+import { jsonValue, wholeNumberFrom } from '../option-values';
 
 const DEFAULT_COUNT = 10;
 const MAX_COUNT = 1_000;
 
-const HELP = `Usage:
-  sundial preview '<cron expression>' [--timezone <zone>] [--from <ISO>] [--count <n>] [--json]
-  sundial preview --trigger '<trigger JSON>' [--from <ISO>] [--count <n>] [--json]
+const DESCRIPTION = `Shows the fire times at or after --from: in the trigger's time zone (with its UTC offset and
+abbreviation) and in UTC. Nothing is stored; use it to check a schedule before adding it.`;
 
-Shows the fire times at or after --from: in the trigger's time zone (with its UTC offset and
-abbreviation) and in UTC. Nothing is stored; use it to check a schedule before adding it.
-
-Options:
-  --trigger <json>   a trigger: cron, interval, calendar_interval, date, and, or (docs/triggers.md)
-  --timezone <zone>  IANA time zone of a cron expression (default UTC)
-  --from <ISO>       first instant to consider, with Z or an offset (default now)
-  --count <n>        how many fire times, 1-${MAX_COUNT} (default ${DEFAULT_COUNT})
-  --json             print only a JSON array of ISO-8601 times in the trigger's time zone
-  -h, --help         show this help
-
-Examples:
-  sundial preview '30 2 * * *' --timezone America/New_York --from 2026-03-07T00:00:00Z --count 3
-  sundial preview --trigger '{"type": "interval", "minutes": 90}' --json
-  sundial preview --trigger '{"type": "calendar_interval", "months": 1, "start_date": "2026-01-31", "hour": 9, "timezone": "Europe/Berlin"}'
-`;
+const EXAMPLES = [
+  "sundial preview '30 2 * * *' --timezone America/New_York --from 2026-03-07T00:00:00Z --count 3",
+  `sundial preview --trigger '{"type": "interval", "minutes": 90}' --json`,
+  `sundial preview --trigger '{"type": "calendar_interval", "months": 1, "start_date": "2026-01-31", "hour": 9, "timezone": "Europe/Berlin"}'`,
+];
 
 interface PreviewRequest {
   trigger: TriggerSpec;
@@ -44,19 +33,40 @@ interface PreviewRequest {
   title: string;
   from: EpochMs;
   count: number;
-  json: boolean;
 }
 
-export const previewCommand: Command = {
-  name: 'preview',
-  summary: 'show the next fire times of a trigger or cron expression',
-  help: HELP,
-  async run(args, io) {
-    const request = parsePreviewArgs(args, io);
-    if (request === 'help') {
-      io.stdout.write(HELP);
-      return EXIT_OK;
-    }
+function declarePreview(parent: Command) {
+  return parent
+    .command('preview')
+    .usage("['<cron expression>' | --trigger '<trigger JSON>'] [options]")
+    .summary('show the next fire times of a trigger or cron expression')
+    .description(reflow(DESCRIPTION))
+    .addHelpText('after', examplesHelp(EXAMPLES))
+    .argument('[expression...]', "a cron expression, quoted as one argument: '*/5 * * * *'")
+    .option(
+      '--trigger <json>',
+      'a trigger: cron, interval, calendar_interval, date, and, or (docs/triggers.md)',
+      jsonValue,
+    )
+    .option('--timezone <zone>', 'IANA time zone of a cron expression (default: UTC)')
+    .option('--from <ISO>', 'first instant to consider, with Z or an offset (default: now)', instantValue)
+    .option(
+      '--count <n>',
+      `how many fire times, 1-${MAX_COUNT}`,
+      wholeNumberFrom(1, MAX_COUNT),
+      DEFAULT_COUNT,
+    )
+    .option('--json', "print only a JSON array of ISO-8601 times in the trigger's time zone");
+}
+
+type PreviewOptions = ReturnType<ReturnType<typeof declarePreview>['opts']>;
+
+/** `sundial preview`: fire times computed locally, no admin API. */
+export const previewCommand: CommandBuilder = (parent, invocation) => {
+  const command = declarePreview(parent);
+  command.action(async (expression, options) => {
+    const { io } = invocation;
+    const request = previewRequest(expression, options, options.from ?? io.clock.now());
     let fires: EpochMs[];
     try {
       fires = previewFireTimes(request.trigger, request.from, request.count);
@@ -65,75 +75,43 @@ export const previewCommand: Command = {
       throw error;
     }
     const zone = triggerTimezone(request.trigger);
-    io.stdout.write(request.json ? jsonOutput(fires, zone) : tableOutput(fires, zone, request));
-    return EXIT_OK;
-  },
+    io.stdout.write(options.json ? jsonOutput(fires, zone) : tableOutput(fires, zone, request));
+  });
 };
 
-function parsePreviewArgs(args: readonly string[], io: CliIo): PreviewRequest | 'help' {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      trigger: { type: 'string' },
-      timezone: { type: 'string' },
-      from: { type: 'string' },
-      count: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) return 'help';
-  const from = values.from === undefined ? io.clock.now() : parseFrom(values.from);
-  const count = values.count === undefined ? DEFAULT_COUNT : parseCount(values.count);
-  const json = values.json;
-  if (values.trigger !== undefined) {
-    if (positionals.length > 0) throw new UsageError('give either a cron expression or --trigger, not both');
-    if (values.timezone !== undefined) {
+function previewRequest(expression: string[], options: PreviewOptions, from: EpochMs): PreviewRequest {
+  const { count } = options;
+  if (options.trigger !== undefined) {
+    if (expression.length > 0) throw new UsageError('give either a cron expression or --trigger, not both');
+    if (options.timezone !== undefined) {
       throw new UsageError(
         '--timezone: only applies to a cron expression; put "timezone" in the --trigger JSON',
       );
     }
-    return { trigger: parseTriggerJson(values.trigger), title: 'the trigger', from, count, json };
+    return { trigger: parseTriggerOption(options.trigger), title: 'the trigger', from, count };
   }
-  const [expression, ...extra] = positionals;
-  if (expression === undefined)
+  const [cron, ...extra] = expression;
+  if (cron === undefined)
     throw new UsageError("give a cron expression ('*/5 * * * *') or --trigger '<JSON>'");
   if (extra.length > 0) {
     throw new UsageError(
-      `quote the cron expression as one argument: sundial preview '${positionals.join(' ')}'`,
+      `quote the cron expression as one argument: sundial preview '${expression.join(' ')}'`,
     );
   }
-  const trigger = parseCronShortcut(expression, values.timezone);
-  const canonical = canonicalCronExpression(expression);
-  const readAs = canonical === expression ? '' : ` (read as '${canonical}')`;
-  return { trigger, title: `cron '${expression}'${readAs}`, from, count, json };
+  const trigger = parseCronShortcut(cron, options.timezone);
+  const canonical = canonicalCronExpression(cron);
+  const readAs = canonical === cron ? '' : ` (read as '${canonical}')`;
+  return { trigger, title: `cron '${cron}'${readAs}`, from, count };
 }
 
-function parseFrom(text: string): EpochMs {
+function instantValue(text: string): EpochMs {
   const parsed = parseIsoInstant(text);
-  if (!parsed.ok) throw new UsageError(`--from: ${parsed.problem}`);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.problem);
   return parsed.value;
 }
 
-function parseCount(text: string): number {
-  const count = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(count >= 1 && count <= MAX_COUNT)) {
-    throw new UsageError(`--count: must be a whole number from 1 to ${MAX_COUNT} (got '${text}')`);
-  }
-  return count;
-}
-
-function parseTriggerJson(text: string): TriggerSpec {
-  let input: unknown;
-  try {
-    input = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(
-      `--trigger: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
+/** The trigger's fields are checked here, so each problem is reported with its path (not the whole JSON). */
+function parseTriggerOption(input: unknown): TriggerSpec {
   try {
     return parseTrigger(input);
   } catch (error) {

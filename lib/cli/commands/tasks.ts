@@ -1,23 +1,17 @@
 import { callAdmin } from '../admin/client';
 import type { WireTask } from '../admin/wire';
 import { adminCommand } from '../admin-command';
-import { noPositionals } from '../args';
 import { renderTaskTable } from '../format/jobs';
 import { commandGroup } from '../group';
 
 const listTasksCommand = adminCommand({
   name: 'list',
   summary: 'list the deployed tasks, their running jobs and options',
-  usage: `Usage: sundial tasks list
-
-Every deployed task (admin API list_tasks): jobs running now against its maxRunningJobs limit,
-timeout, misfire grace, retries, how long results are kept, events, and whether it checks payloads.
-
-Options:`,
+  description: `Every deployed task (admin API list_tasks): jobs running now against its maxRunningJobs limit,
+timeout, misfire grace, retries, how long results are kept, events, and whether it checks payloads.`,
   examples: ['sundial tasks list', 'sundial tasks list --json'],
-  options: {},
-  async execute({ positionals, admin, print }) {
-    noPositionals(positionals);
+  declare: (command) => command,
+  async execute({ admin, print }) {
     const result = await callAdmin<{ tasks: WireTask[] }>(await admin(), { action: 'list_tasks' });
     print(result, () => renderTaskTable(result.tasks));
     return undefined;

@@ -1,23 +1,15 @@
 import { adminCommand } from '../../admin-command';
-import { onePositional, text } from '../../args';
-import { EXIT_OK, EXIT_OPERATION_FAILED, UsageError } from '../../command';
+import { EXIT_OK, EXIT_OPERATION_FAILED } from '../../command';
 import { ProgressBar } from '../../format/progress';
 import { renderTable } from '../../format/table';
+import { policyValue, wholeNumberFrom } from '../../option-values';
 import { readImportFile } from './read-file';
 import { type ItemOutcome, JOBS_PER_CALL, submitJobs, submitSchedules } from './submit';
 
 const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 64;
-
-export const importCommand = adminCommand({
-  name: 'import',
-  summary: 'add many schedules and jobs from a JSON or YAML file',
-  usage: `Usage: sundial import <file.json|file.yaml> [--concurrency <n>] [--conflict <policy>]
-
-Adds every schedule (add_schedule, a few at a time) and job (add_jobs, ${JOBS_PER_CALL} per call) of the file,
-shows a progress bar on a terminal, then one line per item. Each item succeeds or fails on its own;
-the exit code is 1 when any failed. The file holds the admin API's fields (snake_case):
-
+const FILE_EXAMPLE = `
+A file to import:
   schedules:
     - id: nightly
       task: send-report
@@ -25,27 +17,44 @@ the exit code is 1 when any failed. The file holds the admin API's fields (snake
       payload: { team: ops, recipients: [ops@example.com] }
       tags: [reports]
   jobs:
-    - { job_id: backfill-1, task: send-report, payload: { team: ops, recipients: [ops@example.com] } }
+    - { job_id: backfill-1, task: send-report, payload: { team: ops, recipients: [ops@example.com] } }`;
 
-Options:
-  --concurrency <n>    schedules added at once, 1-${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})
-  --conflict <policy>  for items without conflict_policy: exception (default), replace or do_nothing`,
+export const importCommand = adminCommand({
+  name: 'import',
+  summary: 'add many schedules and jobs from a JSON or YAML file',
+  usage: '<file.json|file.yaml> [options]',
+  description: `Adds every schedule (add_schedule, a few at a time) and job (add_jobs, ${JOBS_PER_CALL} per call) of the
+file, shows a progress bar on a terminal, then one line per item. Each item succeeds or fails on its
+own; the exit code is 1 when any failed. The file holds the admin API's fields (snake_case), as in
+the example below.`,
   examples: ['sundial import schedules.yaml', 'sundial import backfill.json --conflict do_nothing --json'],
-  options: { concurrency: { type: 'string' }, conflict: { type: 'string' } },
-  async execute({ values, positionals, io, admin, print }) {
-    const path = onePositional(positionals, 'file', 'sundial import <file.json|file.yaml>');
-    const concurrency = concurrencyFlag(text(values, 'concurrency'));
+  declare: (command) =>
+    command
+      .addHelpText('after', FILE_EXAMPLE)
+      .argument('<file>', 'a .json, .yaml or .yml file of schedules and/or jobs')
+      .option(
+        '--concurrency <n>',
+        `schedules added at once, 1-${MAX_CONCURRENCY}`,
+        wholeNumberFrom(1, MAX_CONCURRENCY),
+        DEFAULT_CONCURRENCY,
+      )
+      .option(
+        '--conflict <policy>',
+        'for items without conflict_policy: exception (default), replace or do_nothing',
+        policyValue,
+      ),
+  async execute({ args: [path], options, io, admin, print }) {
     const file = await readImportFile(path, io.cwd ?? process.cwd());
     const client = await admin();
     const progress = new ProgressBar(io.stderr, 'Importing', file.schedules.length + file.jobs.length);
-    const options = {
+    const submitOptions = {
       client,
-      concurrency,
-      conflictPolicy: text(values, 'conflict')?.replace(/-/g, '_'),
+      concurrency: options.concurrency,
+      conflictPolicy: options.conflict,
       onProgress: (settled: number) => progress.advance(settled),
     };
-    const schedules = await submitSchedules(file.schedules, options);
-    const jobs = await submitJobs(file.jobs, options);
+    const schedules = await submitSchedules(file.schedules, submitOptions);
+    const jobs = await submitJobs(file.jobs, submitOptions);
     progress.finish();
     const outcomes = [...schedules, ...jobs];
     const failed = outcomes.filter((outcome) => !outcome.ok).length;
@@ -54,17 +63,6 @@ Options:
     return failed > 0 ? EXIT_OPERATION_FAILED : EXIT_OK;
   },
 });
-
-function concurrencyFlag(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_CONCURRENCY;
-  const count = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(count >= 1 && count <= MAX_CONCURRENCY)) {
-    throw new UsageError(
-      `--concurrency: must be a whole number from 1 to ${MAX_CONCURRENCY} (got '${value}')`,
-    );
-  }
-  return count;
-}
 
 /**
  * One line per item, failures with the admin API's code and message, then the totals:

@@ -1,20 +1,13 @@
 import { callAdmin } from '../../admin/client';
 import type { WireSchedule } from '../../admin/wire';
 import { adminCommand } from '../../admin-command';
-import { definedFields, flag, onePositional, text } from '../../args';
 import { UsageError } from '../../command';
 import { localWithRelative } from '../../format/instants';
 import { upcomingFire } from '../../format/next-fire';
 import { renderScheduleDetails } from '../../format/schedules';
 import type { CliIo } from '../../io';
-import {
-  conflictField,
-  expectedVersionField,
-  SCHEDULE_FIELD_HELP,
-  SCHEDULE_FIELD_OPTIONS,
-  scheduleFieldFlags,
-  scheduleFields,
-} from './fields';
+import { definedFields, numberField, policyValue } from '../../option-values';
+import { scheduleFieldFlags, scheduleFields, withScheduleFieldOptions } from './fields';
 
 interface ScheduleWritten {
   status?: string;
@@ -25,40 +18,32 @@ interface ScheduleWritten {
 export const addScheduleCommand = adminCommand({
   name: 'add',
   summary: 'add a schedule: a trigger bound to a task and a payload',
-  usage: `Usage: sundial schedules add --task <task> (--cron '<expr>' | --every <duration> | --at <ISO> | --trigger <json>) [options]
-
-Stores a schedule (admin API add_schedule). Fire times inside the next 90 s are dispatched at once.
-The admin API checks every field and reports each problem with its path.
-
-Options:
-  --id <id>                 the schedule's id (default: a generated UUID)
-${SCHEDULE_FIELD_HELP}
-  --paused                  add it paused
-  --conflict <policy>       when the id exists: exception (default), replace or do_nothing`,
+  usage: "--task <task> (--cron '<expr>' | --every <duration> | --at <ISO> | --trigger <json>) [options]",
+  description: `Stores a schedule (admin API add_schedule). Fire times inside the next 90 s are dispatched at once.
+The admin API checks every field and reports each problem with its path.`,
   examples: [
     `sundial schedules add --id nightly --task send-report --cron '0 9 * * MON-FRI' --timezone Europe/Berlin --payload '{"team":"ops","recipients":["ops@example.com"]}'`,
     'sundial schedules add --id ping --task http-ping --every 30s --payload \'{"url":"https://example.com"}\' --tag monitoring',
     `sundial schedules add --id launch --task send-report --at 2026-05-01T09:30:00+02:00 --payload '{"team":"launch","recipients":["a@example.com"]}'`,
     `sundial schedules add --id nightly --task send-report --cron '0 3 * * *' --conflict replace --misfire-grace 10m --jitter 30s`,
   ],
-  options: {
-    id: { type: 'string' },
-    ...SCHEDULE_FIELD_OPTIONS,
-    paused: { type: 'boolean' },
-    conflict: { type: 'string' },
-  },
-  async execute({ values, positionals, io, admin, print }) {
-    if (positionals.length > 0) {
-      throw new UsageError(`unexpected argument '${positionals[0]}'; give the id with --id`);
-    }
+  declare: (command) =>
+    withScheduleFieldOptions(command.option('--id <id>', "the schedule's id (default: a generated UUID)"))
+      .option('--paused', 'add it paused')
+      .option(
+        '--conflict <policy>',
+        'when the id exists: exception (default), replace or do_nothing',
+        policyValue,
+      ),
+  async execute({ options, io, admin, print }) {
     const request = definedFields({
       action: 'add_schedule',
-      id: text(values, 'id'),
-      ...scheduleFields(values),
-      paused: flag(values, 'paused') ? true : undefined,
-      conflict_policy: conflictField(values),
+      id: options.id,
+      ...scheduleFields(options),
+      paused: options.paused,
+      conflict_policy: options.conflict,
     });
-    const result = await callAdmin<ScheduleWritten>(await admin(), request, scheduleFieldFlags(values));
+    const result = await callAdmin<ScheduleWritten>(await admin(), request, scheduleFieldFlags(options));
     const verb = { added: 'Added', replaced: 'Replaced', kept: 'Kept the existing' }[
       result.status ?? 'added'
     ];
@@ -70,23 +55,21 @@ ${SCHEDULE_FIELD_HELP}
 export const updateScheduleCommand = adminCommand({
   name: 'update',
   summary: 'change some fields of a schedule',
-  usage: `Usage: sundial schedules update <id> [options]
-
-Changes only the fields whose flags are given (admin API update_schedule). A new trigger gets a new
-next fire time counted from now; --payload and --tag replace the stored payload and tags.
-
-Options:
-${SCHEDULE_FIELD_HELP}
-  --expected-version <n>    fail with version_conflict if the schedule changed since version n`,
+  description: `Changes only the fields whose flags are given (admin API update_schedule). A new trigger gets a new
+next fire time counted from now; --payload and --tag replace the stored payload and tags.`,
   examples: [
     `sundial schedules update nightly --cron '30 6 * * MON-FRI' --timezone Europe/Berlin`,
     `sundial schedules update nightly --payload '{"team":"finance","recipients":["cfo@example.com"]}' --expected-version 3`,
     'sundial schedules update ping --every 1m --jitter 5s',
   ],
-  options: { ...SCHEDULE_FIELD_OPTIONS, 'expected-version': { type: 'string' } },
-  async execute({ values, positionals, io, admin, print }) {
-    const id = onePositional(positionals, 'schedule id', 'sundial schedules update <id> [options]');
-    const changes = scheduleFields(values);
+  declare: (command) =>
+    withScheduleFieldOptions(command.argument('<id>', 'the schedule id')).option(
+      '--expected-version <n>',
+      'fail with version_conflict if the schedule changed since version n',
+      numberField,
+    ),
+  async execute({ args: [id], options, io, admin, print }) {
+    const changes = scheduleFields(options);
     if (Object.keys(changes).length === 0) {
       throw new UsageError(
         'nothing to change: give at least one of --task, --cron, --every, --at, --trigger, --payload, --tag, --coalesce, --misfire-grace, --jitter',
@@ -96,9 +79,9 @@ ${SCHEDULE_FIELD_HELP}
       action: 'update_schedule',
       id,
       ...changes,
-      expected_version: expectedVersionField(values),
+      expected_version: options.expectedVersion,
     });
-    const result = await callAdmin<ScheduleWritten>(await admin(), request, scheduleFieldFlags(values));
+    const result = await callAdmin<ScheduleWritten>(await admin(), request, scheduleFieldFlags(options));
     print(result, () => writtenSummary('Updated schedule', result, io));
     return undefined;
   },

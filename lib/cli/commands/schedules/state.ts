@@ -1,23 +1,17 @@
 import { callAdmin } from '../../admin/client';
 import type { WireJob, WireSchedule } from '../../admin/wire';
 import { adminCommand } from '../../admin-command';
-import { flag, onePositional } from '../../args';
 import { localWithRelative } from '../../format/instants';
 import { writtenSummary } from './add-update';
 
 export const pauseScheduleCommand = adminCommand({
   name: 'pause',
   summary: 'stop a schedule: nothing of it starts until resumed',
-  usage: `Usage: sundial schedules pause <id>
-
-Pauses a schedule (admin API pause_schedule): nothing of it starts until resumed, not even the fires
-already sent to the queue. Idempotent.
-
-Options:`,
+  description: `Pauses a schedule (admin API pause_schedule): nothing of it starts until resumed, not even the fires
+already sent to the queue. Idempotent.`,
   examples: ['sundial schedules pause nightly'],
-  options: {},
-  async execute({ positionals, admin, print }) {
-    const id = onePositional(positionals, 'schedule id', 'sundial schedules pause <id>');
+  declare: (command) => command.argument('<id>', 'the schedule id'),
+  async execute({ args: [id], admin, print }) {
     const result = await callAdmin<{ schedule: WireSchedule }>(await admin(), {
       action: 'pause_schedule',
       id,
@@ -30,22 +24,19 @@ Options:`,
 export const resumeScheduleCommand = adminCommand({
   name: 'resume',
   summary: 'resume a paused schedule',
-  usage: `Usage: sundial schedules resume <id> [--replay-missed]
-
-Resumes a schedule (admin API resume_schedule). By default the fire times missed while paused are
+  description: `Resumes a schedule (admin API resume_schedule). By default the fire times missed while paused are
 skipped; with --replay-missed they are due at once and the schedule's coalesce policy and misfire
-grace decide which run.
-
-Options:
-  --replay-missed    run the fire times missed while paused (per the coalesce policy)`,
+grace decide which run.`,
   examples: ['sundial schedules resume nightly', 'sundial schedules resume cleanup --replay-missed'],
-  options: { 'replay-missed': { type: 'boolean' } },
-  async execute({ values, positionals, io, admin, print }) {
-    const id = onePositional(positionals, 'schedule id', 'sundial schedules resume <id>');
+  declare: (command) =>
+    command
+      .argument('<id>', 'the schedule id')
+      .option('--replay-missed', 'run the fire times missed while paused (per the coalesce policy)'),
+  async execute({ args: [id], options, io, admin, print }) {
     const request = {
       action: 'resume_schedule',
       id,
-      ...(flag(values, 'replay-missed') ? { replay_missed: true } : {}),
+      ...(options.replayMissed ? { replay_missed: true } : {}),
     };
     const result = await callAdmin<{ dispatched_jobs: number; schedule: WireSchedule }>(
       await admin(),
@@ -59,15 +50,11 @@ Options:
 export const removeScheduleCommand = adminCommand({
   name: 'remove',
   summary: 'delete a schedule (its jobs and results stay until they expire)',
-  usage: `Usage: sundial schedules remove <id>
-
-Deletes a schedule (admin API remove_schedule). A second removal fails with schedule_not_found.
-
-Options:`,
+  description:
+    'Deletes a schedule (admin API remove_schedule). A second removal fails with schedule_not_found.',
   examples: ['sundial schedules remove nightly'],
-  options: {},
-  async execute({ positionals, admin, print }) {
-    const id = onePositional(positionals, 'schedule id', 'sundial schedules remove <id>');
+  declare: (command) => command.argument('<id>', 'the schedule id'),
+  async execute({ args: [id], admin, print }) {
     const result = await callAdmin<{ id: string; removed: boolean }>(await admin(), {
       action: 'remove_schedule',
       id,
@@ -80,16 +67,11 @@ Options:`,
 export const runScheduleCommand = adminCommand({
   name: 'run',
   summary: 'queue one job of a schedule now, outside its fire times',
-  usage: `Usage: sundial schedules run <id>
-
-Queues one job now with the schedule's task and payload (admin API run_schedule_now); the schedule
-itself is unchanged. Follow it with 'sundial jobs get <job id>' or 'sundial jobs result <job id>'.
-
-Options:`,
+  description: `Queues one job now with the schedule's task and payload (admin API run_schedule_now); the schedule
+itself is unchanged. Follow it with 'sundial jobs get <job id>' or 'sundial jobs result <job id>'.`,
   examples: ['sundial schedules run nightly', 'sundial schedules run nightly --json'],
-  options: {},
-  async execute({ positionals, io, admin, print }) {
-    const id = onePositional(positionals, 'schedule id', 'sundial schedules run <id>');
+  declare: (command) => command.argument('<id>', 'the schedule id'),
+  async execute({ args: [id], io, admin, print }) {
     const result = await callAdmin<{ job: WireJob }>(await admin(), { action: 'run_schedule_now', id });
     const { job } = result;
     print(result, () =>

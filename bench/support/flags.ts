@@ -1,0 +1,51 @@
+import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { positiveNumber, wholeNumberFrom } from '../../lib/local/script-flags';
+
+/** The flags of `npm run bench` (bench/run.ts), with their help. */
+export function benchFlags() {
+  return new Command('npm run bench --')
+    .description(
+      'Tick throughput, fire lag and cost per job on DynamoDB Local and fauxqs; writes latest.md and chart.svg.',
+    )
+    .addOption(
+      new Option('--sizes <list>', 'due schedules per tick-throughput run, comma-separated')
+        .default([1000, 10_000, 50_000], '1000,10000,50000')
+        .argParser(sizeList),
+    )
+    .option('--lag-schedules <n>', 'schedules of the fire-lag run (0 skips it)', wholeNumberFrom(0), 1000)
+    .option('--lag-interval <s>', 'their interval in seconds', positiveNumber, 5)
+    .option('--lag-seconds <s>', 'how long they fire', positiveNumber, 120)
+    .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
+    .option('--raw-writes <n>', 'writes of the raw-ceiling run', wholeNumberFrom(1), 10_000)
+    .addOption(
+      new Option('--out <dir>', 'where latest.md and chart.svg go').default('bench/results', 'bench/results'),
+    )
+    .option('--quick', '1000 schedules, a 30 s fire-lag run: a smoke test in about a minute');
+}
+
+/** The flags of `npm run soak` (bench/soak.ts), with their help. */
+export function soakFlags() {
+  return new Command('npm run soak --')
+    .description(
+      'Second-level schedules under injected faults on DynamoDB Local and fauxqs, then checks; exits 1 on a violation.',
+    )
+    .option('--minutes <n>', 'how long the schedules fire', positiveNumber, 5)
+    .option('--schedules <n>', 'how many', wholeNumberFrom(1), 2000)
+    .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 16)
+    .option(
+      '--drain-seconds <n>',
+      "how long recovery may take after the window (a limited task's backlog waits in slot backoffs of up to 300 s)",
+      wholeNumberFrom(0),
+      360,
+    )
+    .option('--ci', 'about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks');
+}
+
+/** `1000,10000` → `[1000, 10000]`. */
+function sizeList(text: string): number[] {
+  const sizes = text.split(',').map((size) => (/^\d+$/.test(size.trim()) ? Number(size) : 0));
+  if (sizes.some((size) => size <= 0)) {
+    throw new InvalidArgumentError('Expected whole numbers above 0, separated by commas.');
+  }
+  return sizes;
+}

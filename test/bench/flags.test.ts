@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { benchFlags, soakFlags } from '../../bench/support/flags';
+import { parseCollecting } from '../support/script-flags';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('npm run bench flags', () => {
+  it('has the documented defaults', () => {
+    expect(parseCollecting(benchFlags(), []).flags).toEqual({
+      sizes: [1000, 10_000, 50_000],
+      lagSchedules: 1000,
+      lagInterval: 5,
+      lagSeconds: 120,
+      workers: 32,
+      rawWrites: 10_000,
+      out: 'bench/results',
+    });
+  });
+
+  it('reads typed values given as --flag value or --flag=value', () => {
+    const { flags } = parseCollecting(benchFlags(), [
+      '--sizes=500,2000',
+      '--lag-schedules',
+      '0',
+      '--lag-interval=2.5',
+      '--workers',
+      '4',
+      '--out',
+      '/tmp/bench',
+      '--quick',
+    ]);
+    expect(flags).toMatchObject({
+      sizes: [500, 2000],
+      lagSchedules: 0,
+      lagInterval: 2.5,
+      workers: 4,
+      out: '/tmp/bench',
+      quick: true,
+    });
+  });
+
+  it.each([
+    [['--sizes', '1000,many'], "error: option '--sizes <list>' argument '1000,many' is invalid."],
+    [['--workers', '-4'], "error: option '--workers <n>' argument '-4' is invalid."],
+    [['--lag-schedules', '-1'], "error: option '--lag-schedules <n>' argument '-1' is invalid."],
+    [['--quik'], "error: unknown option '--quik'\n(Did you mean --quick?)"],
+  ])('exits 2 on %j, naming the flag', (argv, message) => {
+    const result = parseCollecting(benchFlags(), argv);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.startsWith(message), result.stderr).toBe(true);
+  });
+
+  it('prints the generated help with every flag and exits 0', () => {
+    const result = parseCollecting(benchFlags(), ['--help']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: npm run bench -- \[options\]\n/);
+    for (const flag of ['--sizes <list>', '--lag-schedules <n>', '--lag-interval <s>', '--lag-seconds <s>']) {
+      expect(result.stdout).toContain(`\n  ${flag} `);
+    }
+    for (const flag of ['--workers <n>', '--raw-writes <n>', '--out <dir>', '--quick']) {
+      expect(result.stdout).toContain(`\n  ${flag} `);
+    }
+  });
+});
+
+describe('npm run soak flags', () => {
+  it('takes --ci, as .ci/run does, and keeps the defaults of the others', () => {
+    expect(parseCollecting(soakFlags(), ['--ci']).flags).toEqual({
+      minutes: 5,
+      schedules: 2000,
+      workers: 16,
+      drainSeconds: 360,
+      ci: true,
+    });
+  });
+
+  it('reads --minutes=2 and --drain-seconds 0', () => {
+    expect(parseCollecting(soakFlags(), ['--minutes=2', '--drain-seconds', '0']).flags).toMatchObject({
+      minutes: 2,
+      drainSeconds: 0,
+    });
+  });
+
+  it('exits 2 on a negative number of schedules, naming the flag', () => {
+    const result = parseCollecting(soakFlags(), ['--schedules', '-5']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/^error: option '--schedules <n>' argument '-5' is invalid\. /);
+  });
+
+  it('prints the generated help with every flag and exits 0', () => {
+    const result = parseCollecting(soakFlags(), ['--help']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: npm run soak -- \[options\]\n/);
+    for (const flag of ['--minutes <n>', '--schedules <n>', '--workers <n>', '--drain-seconds <n>', '--ci']) {
+      expect(result.stdout).toContain(`\n  ${flag} `);
+    }
+  });
+});
