@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects:
- * - `unit`: pure tests, no network, fake time.
+ * Three projects; `npm test` runs them all.
+ * - `unit`: pure tests, no network, fake time; runs in seconds. Its files share the modules loaded in
+ *   their worker (no isolation: loading zod, luxon and the SDK once per worker, not once per file,
+ *   is most of the speed), so they mock no module (test/architecture/shared-modules.test.ts).
+ * - `infra`: the CDK stack's assertions and an offline `cdk synth`. Its files share one worker without
+ *   isolation, so test/infra/support.ts synthesizes each stack once per run (aws-cdk-lib loads once too).
+ *   One worker in its own group: after the others, so it never holds back their two workers.
  * - `integration`: real DynamoDB Local (and the SQS emulator), started once per run by the global setup.
  */
 export default defineConfig({
@@ -14,14 +19,28 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.int.test.ts', 'test/**/*.e2e.test.ts'],
+          exclude: ['test/**/*.int.test.ts', 'test/**/*.e2e.test.ts', 'test/infra/**'],
           environment: 'node',
+          isolate: false,
+        },
+      },
+      {
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          environment: 'node',
+          isolate: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
         },
       },
       {
         test: {
           name: 'integration',
           include: ['test/**/*.int.test.ts', 'test/**/*.e2e.test.ts'],
+          exclude: ['test/infra/**'],
           environment: 'node',
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,

@@ -1,22 +1,8 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import sparticuzChromium from '@sparticuz/chromium';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 
-/** Debian's chromium, installed by scripts/ensure-chromium.sh: never a downloaded browser. */
-export const CHROMIUM = '/usr/bin/chromium';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+/** Points the dashboard tests at another Chromium (say, on macOS, where the npm package's Linux build cannot run). */
+export const CHROMIUM_OVERRIDE = 'SUNDIAL_TEST_CHROMIUM';
 
 export interface HeadlessChromium {
   context: BrowserContext;
@@ -24,20 +10,41 @@ export interface HeadlessChromium {
 }
 
 /**
- * Real headless Chromium with a fresh profile, a 1280×800 window. Fails (never skips) when
- * chromium is missing, saying how to install it.
+ * The Chromium that ships inside the npm package `@sparticuz/chromium` (Linux x64/arm64): unpacked
+ * into the temp folder on first use (a few seconds), reused after that. Nothing installed by hand.
  */
-export async function launchChromium(): Promise<HeadlessChromium> {
-  if (!existsSync(CHROMIUM)) {
+async function executablePath(): Promise<string> {
+  const override = process.env[CHROMIUM_OVERRIDE];
+  if (override) return override;
+  if (process.platform !== 'linux') {
     throw new Error(
-      `${CHROMIUM} is not installed; the dashboard tests need it: run scripts/ensure-chromium.sh (as root)`,
+      `@sparticuz/chromium ships a Linux build only; set ${CHROMIUM_OVERRIDE} to a Chromium or Chrome executable`,
     );
   }
-  const profile = await mkdtemp(join(tmpdir(), 'sundial-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+  return sparticuzChromium.executablePath();
+}
+
+/**
+ * The package's flags for sandbox-less containers, less those that switch off the web's security model
+ * (same-origin policy, mixed content): the dashboard must work in a browser as its users run it.
+ */
+const ARGS = sparticuzChromium.args.filter(
+  (arg) =>
+    ![
+      '--disable-web-security',
+      '--allow-running-insecure-content',
+      '--disable-site-isolation-trials',
+    ].includes(arg),
+);
+
+/** Real headless Chromium with a fresh profile, a 1280×800 window, UTC and an en-GB locale. */
+export async function launchChromium(): Promise<HeadlessChromium> {
+  const browser: Browser = await chromium.launch({
+    executablePath: await executablePath(),
+    args: ARGS,
     headless: true,
-    args: CHROMIUM_ARGS,
+  });
+  const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
     timezoneId: 'UTC',
     locale: 'en-GB',
@@ -46,7 +53,7 @@ export async function launchChromium(): Promise<HeadlessChromium> {
     context,
     async close() {
       await context.close();
-      await rm(profile, { recursive: true, force: true });
+      await browser.close();
     },
   };
 }

@@ -1,57 +1,22 @@
-import { resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireJob, WireSchedule } from '../../lib/cli/admin/wire';
 import { run } from '../../lib/cli/main';
 import { systemClock } from '../../lib/core/clock';
-import { type CliPlatform, startCliPlatform, waitFor } from '../cli/support';
-import { type HeadlessChromium, launchChromium } from './browser';
+import { type CliPlatform, waitFor } from '../cli/support';
+import { type DashboardDemo, startDashboardDemo } from './demo';
 
-const SCREENSHOT = resolve(import.meta.dirname, '../../docs/dashboard.png');
-
+let demo: DashboardDemo;
 let sundial: CliPlatform;
-let chromium: HeadlessChromium;
 let page: Page;
 
 beforeAll(async () => {
-  chromium = await launchChromium();
-  sundial = await startCliPlatform();
-  // Prepare: schedules added through the CLI, as a user would.
-  await sundial.json([
-    'schedules',
-    'add',
-    '--id',
-    'nightly-report',
-    '--task',
-    'report',
-    '--cron',
-    '0 9 * * MON-FRI',
-    '--timezone',
-    'Europe/Berlin',
-    '--payload',
-    '{"team":"ops"}',
-  ]);
-  await sundial.json(['schedules', 'add', '--id', 'heartbeat', '--task', 'echo', '--every', '5s']);
-  await sundial.json([
-    'schedules',
-    'add',
-    '--id',
-    'quarter-hourly',
-    '--task',
-    'echo',
-    '--cron',
-    '*/15 * * * *',
-    '--timezone',
-    'America/New_York',
-  ]);
-  await sundial.json(['schedules', 'add', '--id', 'failing-export', '--task', 'explode', '--every', '20s']);
-  page = await chromium.context.newPage();
-  await page.goto(`${sundial.platform.url}/`);
+  demo = await startDashboardDemo();
+  ({ sundial, page } = demo);
 }, 120_000);
 
 afterAll(async () => {
-  await chromium?.close();
-  await sundial?.stop();
+  await demo?.stop();
 });
 
 /** The accessible name of the focused element (evaluated in the page). */
@@ -175,16 +140,5 @@ describe('the dashboard in headless Chromium', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<title>Sundial dashboard</title>');
     expect(await running).toBe(0);
-  });
-
-  it('writes the README screenshot when UPDATE_SCREENSHOT=1', async () => {
-    if (process.env.UPDATE_SCREENSHOT !== '1') return;
-    await waitFor(
-      async () => page.locator('#result-list li').count(),
-      (count) => count >= 6,
-      30_000,
-    );
-    await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: SCREENSHOT });
   });
 });

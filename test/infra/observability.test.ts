@@ -1,19 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EMF } from '../../lib/infra/metrics';
 import { PROJECT_ROOT } from '../../lib/infra/sundial';
-import { logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from './support';
+import { customizedStack, logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthesized } from './support';
 
 let synth: Synthesized;
 let topic: string;
 beforeAll(() => {
-  synth = synthesize((stack) => ({
-    alarmTopic: new sns.Topic(stack, 'Alerts'),
-    fireLagP99ThresholdMs: 3000,
-  }));
+  // an alarm topic, a 3 s fire-lag threshold and a tick every 2 minutes
+  synth = customizedStack();
   topic = logicalId(synth.template, 'AWS::SNS::Topic', 'Alerts');
 }, SYNTH_TIMEOUT_MS);
 
@@ -48,7 +45,10 @@ describe('alarms', () => {
         Match.objectLike({ Expression: 'FILL(errors, 0) + FILL(throttles, 0) + FILL(reported, 0)' }),
         Match.objectLike({
           Id: 'errors',
-          MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'Errors' }) }),
+          MetricStat: Match.objectLike({
+            Period: 2 * 60,
+            Metric: Match.objectLike({ MetricName: 'Errors' }),
+          }),
         }),
         Match.objectLike({
           Id: 'throttles',
@@ -70,7 +70,7 @@ describe('alarms', () => {
   it('fire when no tick ran for five tick periods, treating missing data as breaching', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'Invocations',
-      Period: 300,
+      Period: 5 * 2 * 60,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'breaching',

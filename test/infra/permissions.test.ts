@@ -5,7 +5,7 @@ import {
   JOB_PREFIX,
   TASK_PREFIX,
 } from '../../lib/adapters/dynamodb/table-design';
-import { logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from './support';
+import { defaultStack, logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthesized } from './support';
 
 interface Statement {
   actions: string[];
@@ -16,7 +16,7 @@ interface Statement {
 let synth: Synthesized;
 let ids: { table: string; queue: string; dlq: string; bus: string };
 beforeAll(() => {
-  synth = synthesize();
+  synth = defaultStack();
   ids = {
     table: logicalId(synth.template, 'AWS::DynamoDB::Table', 'SundialTable'),
     queue: logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesJobsQueue'),

@@ -1,6 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import * as events from 'aws-cdk-lib/aws-events';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   GLOBAL_SECONDARY_INDEXES,
@@ -8,19 +6,19 @@ import {
   TTL_ATTRIBUTE,
 } from '../../lib/adapters/dynamodb/table-design';
 import {
+  customizedStack,
+  defaultStack,
   logicalId,
   resourcesOf,
   SYNTH_TIMEOUT_MS,
   type Synthesized,
-  synthesize,
-  synthesizeStack,
 } from './support';
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 
 let synth: Synthesized;
 beforeAll(() => {
-  synth = synthesizeStack();
+  synth = defaultStack();
 }, SYNTH_TIMEOUT_MS);
 
 describe('stack', () => {
@@ -261,19 +259,10 @@ describe('outputs', () => {
   });
 });
 
-describe('with other props', () => {
+describe('with every setting away from its default', () => {
   let other: Synthesized;
   beforeAll(() => {
-    other = synthesize((stack) => ({
-      removalPolicy: RemovalPolicy.DESTROY,
-      tickRate: 2,
-      lookaheadSeconds: 150,
-      workerBatchSize: 5,
-      workerMaxConcurrency: 50,
-      tickReservedConcurrency: null,
-      tracing: false,
-      eventBus: events.EventBus.fromEventBusName(stack, 'SharedBus', 'shared-bus'),
-    }));
+    other = customizedStack();
   }, SYNTH_TIMEOUT_MS);
 
   it('drops deletion protection and deletes the table when the removal policy is DESTROY', () => {

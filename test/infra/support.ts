@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { SundialProps } from '../../lib/infra/props';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { PROJECT_ROOT, Sundial } from '../../lib/infra/sundial';
 import { SundialStack } from '../../lib/infra/sundial-stack';
 
@@ -11,8 +13,9 @@ export const FIXTURE_FUNCTIONS = join(import.meta.dirname, 'fixtures', 'function
 export const BAD_FUNCTIONS = join(import.meta.dirname, 'fixtures', 'bad-functions');
 
 /**
- * Templates skip the cyclical-dependency check (15 s on this template; one test in resources.test.ts
- * runs it). A synth takes ~3 s (a child process reads the task modules); far longer on a loaded machine. */
+ * Templates skip the cyclical-dependency check (one test in resources.test.ts runs it). A synth takes
+ * a few seconds (a child process reads the task modules); far longer on a loaded machine.
+ */
 export const SYNTH_TIMEOUT_MS = 60_000;
 
 /** The feature flags of cdk.json, so tests synthesize what `cdk synth` does. */
@@ -37,34 +40,55 @@ export interface Synthesized {
 
 const ENV = { account: '123456789012', region: 'us-east-1' };
 
-/** The deployable stack (with its outputs) over the fixture tasks, synthesized once. */
-export function synthesizeStack(props: SundialProps = {}): Synthesized {
-  const app = testApp();
-  const stack = new SundialStack(app, 'Test', {
-    env: ENV,
-    sundial: { functionsDir: FIXTURE_FUNCTIONS, ...props },
-  });
-  return {
-    app,
-    stack,
-    sundial: stack.sundial,
-    template: Template.fromStack(stack, { skipCyclicalDependenciesCheck: true }),
+/**
+ * Builds on the first call and returns the same value after. The infra project runs its files in one
+ * worker without isolation, so a stack built this way is synthesized once per test run.
+ */
+function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => {
+    built ??= { value: build() };
+    return built.value;
   };
 }
 
-/** A Sundial in a plain stack; `props` may create what it refers to (a topic, a bus) in that stack. */
-export function synthesize(props: SundialProps | ((stack: Stack) => SundialProps) = {}): Synthesized {
+const templateOf = (stack: Stack) => Template.fromStack(stack, { skipCyclicalDependenciesCheck: true });
+
+/**
+ * The deployable stack over the fixture tasks, built as bin/app.ts builds it: with its outputs and
+ * cdk-nag's AwsSolutions checks registered as a validation plugin, so its one synth fails on any
+ * unacknowledged finding.
+ */
+export const defaultStack = once((): Synthesized => {
+  const app = testApp();
+  const stack = new SundialStack(app, 'Test', { env: ENV, sundial: { functionsDir: FIXTURE_FUNCTIONS } });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack, sundial: stack.sundial, template: templateOf(stack) };
+});
+
+/**
+ * A Sundial in a plain stack with every optional setting away from its default: removal policy
+ * DESTROY, tickRate 2, lookahead 150 s, worker batch 5 and concurrency 50, no reserved tick
+ * concurrency, no tracing, a shared bus, an alarm topic and a 3 s fire-lag threshold.
+ */
+export const customizedStack = once((): Synthesized => {
   const app = testApp();
   const stack = new Stack(app, 'Test', { env: ENV });
-  const resolved = typeof props === 'function' ? props(stack) : props;
-  const sundial = new Sundial(stack, 'Sundial', { functionsDir: FIXTURE_FUNCTIONS, ...resolved });
-  return {
-    app,
-    stack,
-    sundial,
-    template: Template.fromStack(stack, { skipCyclicalDependenciesCheck: true }),
-  };
-}
+  const sundial = new Sundial(stack, 'Sundial', {
+    functionsDir: FIXTURE_FUNCTIONS,
+    removalPolicy: RemovalPolicy.DESTROY,
+    tickRate: 2,
+    lookaheadSeconds: 150,
+    workerBatchSize: 5,
+    workerMaxConcurrency: 50,
+    tickReservedConcurrency: null,
+    tracing: false,
+    eventBus: events.EventBus.fromEventBusName(stack, 'SharedBus', 'shared-bus'),
+    alarmTopic: new sns.Topic(stack, 'Alerts', { enforceSSL: true }),
+    fireLagP99ThresholdMs: 3000,
+  });
+  return { app, stack, sundial, template: templateOf(stack) };
+});
 
 /** The resources of one type, by logical id. */
 export function resourcesOf(

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalPlatform, startLocalPlatform } from '../../lib/local/platform';
@@ -21,7 +20,7 @@ afterAll(async () => {
 
 const portOf = (url: string) => Number(new URL(url).port);
 
-describe.runIf(existsSync('/proc/net/tcp'))('the local platform (npm start) on the network', () => {
+describe('the local platform (npm start) on the network', () => {
   it('listens on 127.0.0.1 only: every socket of this process and its children is loopback', () => {
     const sockets = listeningSockets();
 

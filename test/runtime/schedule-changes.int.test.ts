@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../lib/core/json';
 import { type AdminResponse, createAdminApi } from '../../lib/runtime/admin';
 import { adminDependencies } from '../../lib/runtime/handlers/admin';
+import { messagesInQueue } from '../support/sqs';
 import { waitFor } from '../support/wait';
 import { runInBackground, taskRegistry, useLocalServices } from './real-runtime';
 
@@ -16,8 +17,6 @@ interface Run {
   fireTime: number;
   payload: JsonValue;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The real tick, worker and admin API on DynamoDB Local and the SQS emulator, with one task `beat`
@@ -59,6 +58,14 @@ async function everySecondSchedule(payload: JsonValue = { v: 1 }) {
       const job = await runtime.store.getJob(run.jobId, Date.now());
       return job?.startedAt ?? Number.NaN;
     },
+    /** Waits until the fire at or after `instant` has run. */
+    async runPast(instant: number) {
+      await waitFor(
+        async () => runs.some((run) => run.fireTime >= instant),
+        (done) => done,
+        instant - Date.now() + 30 * SECOND,
+      );
+    },
     async jobsOfSchedule() {
       const page = await runtime.store.listJobs({ scheduleId: 'beat' }, { limit: 500 }, Date.now());
       return page.items;
@@ -99,7 +106,11 @@ describe('schedule changes take effect for fires already sent to the queue', () 
       // Act
       await beat.admin({ action, id: 'beat' });
       const returnedAt = Date.now();
-      await sleep((LOOKAHEAD_SECONDS + 2) * SECOND);
+      // every fire sent before the call has come up and been handled: the queue is empty
+      await waitFor(
+        () => messagesInQueue(local.sqs().client, beat.runtime.queue.queueUrl),
+        (count) => count === 0,
+      );
       await platform.stop();
 
       // Assess: every run was claimed (started) before the call returned
@@ -125,7 +136,7 @@ describe('schedule changes take effect for fires already sent to the queue', () 
     // Act
     await beat.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
     const returnedAt = Date.now();
-    await sleep((LOOKAHEAD_SECONDS + 3) * SECOND);
+    await beat.runPast(returnedAt + (LOOKAHEAD_SECONDS + 3) * SECOND);
     await platform.stop();
     const stoppedAt = Date.now();
 
@@ -155,13 +166,16 @@ describe('schedule changes take effect for fires already sent to the queue', () 
       (count) => count >= 2,
     );
 
-    // Act: paused for 1.5 s, far less than the window of fires already sent
+    // Act: paused until a fire came due and was cancelled, far less than the window of fires already sent
     await beat.admin({ action: 'pause_schedule', id: 'beat' });
     const pausedAt = Date.now();
-    await sleep(1_500);
+    await waitFor(
+      () => beat.jobsOfSchedule(),
+      (jobs) => jobs.some((job) => job.status === 'cancelled' && (job.fireTime ?? 0) > pausedAt),
+    );
     const resumeCalledAt = Date.now();
     await beat.admin({ action: 'resume_schedule', id: 'beat' });
-    await sleep((LOOKAHEAD_SECONDS + 3) * SECOND);
+    await beat.runPast(resumeCalledAt + (LOOKAHEAD_SECONDS + 3) * SECOND);
     await platform.stop();
     const stoppedAt = Date.now();
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export interface ListeningSocket {
   pid: number;
@@ -14,6 +14,9 @@ export interface ListeningSocket {
  * tcp6 for LISTEN sockets and maps their inodes to processes through /proc/<pid>/fd).
  */
 export function listeningSockets(rootPid = process.pid): ListeningSocket[] {
+  if (!existsSync('/proc/net/tcp')) {
+    throw new Error('listing the listening sockets of a process reads /proc/net/tcp, which only Linux has');
+  }
   const owners = new Map<string, number>();
   for (const pid of processTree(rootPid)) {
     for (const inode of socketInodes(pid)) owners.set(inode, pid);

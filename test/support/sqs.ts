@@ -1,4 +1,4 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createQueueWithDeadLetterQueue } from '../../lib/local/local-resources';
 import { startSqsEmulator } from '../../lib/local/sqs-emulator';
 import { assertLocalEndpoint } from './dynamodb';
@@ -60,4 +60,17 @@ export async function createTestQueue(
     ...(options.maximumMessageSizeBytes ? { maximumMessageSizeBytes: options.maximumMessageSizeBytes } : {}),
   });
   return { queueUrl: queue.queueUrl, queueArn: queue.queueArn, dlqUrl: queue.deadLetterQueueUrl };
+}
+
+/** How many messages a queue holds: visible, received but not yet deleted, and still delayed. */
+export async function messagesInQueue(client: SQSClient, queueUrl: string): Promise<number> {
+  const counts = [
+    'ApproximateNumberOfMessages',
+    'ApproximateNumberOfMessagesNotVisible',
+    'ApproximateNumberOfMessagesDelayed',
+  ] as const;
+  const { Attributes = {} } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...counts] }),
+  );
+  return counts.reduce((sum, name) => sum + Number(Attributes[name] ?? 0), 0);
 }

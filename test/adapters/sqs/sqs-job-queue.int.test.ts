@@ -5,7 +5,7 @@ import { pollOnce } from '../../../lib/adapters/sqs/event-source';
 import { type SendFailure, SqsJobQueue } from '../../../lib/adapters/sqs/sqs-job-queue';
 import { decodeJobMessage } from '../../../lib/core/model/job-message';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
-import { createTestQueue, type LocalSqs, startLocalSqs } from '../../support/sqs';
+import { createTestQueue, type LocalSqs, messagesInQueue, startLocalSqs } from '../../support/sqs';
 import { batchLimitedClient } from './batch-limited-client';
 
 let sqs: LocalSqs;
@@ -54,11 +54,16 @@ function jobIdsOf(bodies: readonly string[]): string[] {
     .sort();
 }
 
-async function receiveAll(queueUrl: string, expected: number) {
+/** Receives until `expected` messages came; each receive waits up to `waitSeconds` for one to come up. */
+async function receiveAll(queueUrl: string, expected: number, waitSeconds = 0) {
   const bodies: string[] = [];
   for (let round = 0; round < 20 && bodies.length < expected; round++) {
     const output = await sqs.client.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: waitSeconds,
+      }),
     );
     bodies.push(...(output.Messages ?? []).map((received) => received.Body ?? ''));
   }
@@ -112,8 +117,7 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
     // Act
     await queue.send([message('later', { delaySeconds: 1 })]);
     const immediately = await receiveAll(queueUrl, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const afterDelay = await receiveAll(queueUrl, 1);
+    const afterDelay = await receiveAll(queueUrl, 1, 5);
 
     // Assess
     expect(immediately).toEqual([]);
@@ -270,8 +274,7 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
     // Act
     await queue.changeVisibility(receiptHandle, 1);
     const hidden = await receiveAll(queueUrl, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const back = await receiveAll(queueUrl, 1);
+    const back = await receiveAll(queueUrl, 1, 5);
 
     // Assess
     expect(hidden).toEqual([]);
@@ -296,11 +299,10 @@ describe('pollOnce (the SQS event source mapping, locally)', () => {
       })),
     });
 
-    // Act
+    // Act: poll (each receive waits for the poison to come back) until the redrive policy moved it
     const received: number[] = [];
-    for (let round = 0; round < 4; round++) {
-      received.push(await pollOnce({ client: sqs.client, queueUrl }, failPoison));
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+    while (received.length < 8 && (await messagesInQueue(sqs.client, dlqUrl)) === 0) {
+      received.push(await pollOnce({ client: sqs.client, queueUrl, waitTimeSeconds: 2 }, failPoison));
     }
     const inDlq = await receiveAll(dlqUrl, 1);
 

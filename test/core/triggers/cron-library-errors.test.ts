@@ -1,15 +1,10 @@
-import { describe, expect, it, vi } from 'vitest';
+import { CronExpressionParser } from 'cron-parser';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseCronExpression } from '../../../lib/core/triggers/cron/cron-expression';
 
-/** cron-parser as a stand-in that fails with whatever message a test gives it. */
-const failure = vi.hoisted(() => ({ message: '' }));
-vi.mock('cron-parser', () => ({
-  CronExpressionParser: {
-    parse: () => {
-      throw new Error(failure.message);
-    },
-  },
-}));
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('cron-parser errors, in Sundial’s words', () => {
   it.each([
@@ -24,7 +19,11 @@ describe('cron-parser errors, in Sundial’s words', () => {
       'it never fires: none of its months has that day of the month (February has at most 29 days; April, June, September and November have 30)',
     ],
   ])('turns cron-parser’s %j into Sundial’s words', (libraryMessage, expression, problem) => {
-    failure.message = libraryMessage;
+    // cron-parser fails with the message under test
+    vi.spyOn(CronExpressionParser, 'parse').mockImplementation(() => {
+      throw new Error(libraryMessage);
+    });
+
     expect(parseCronExpression(expression)).toEqual({
       ok: false,
       problem: `invalid cron expression '${expression}': ${problem}`,

@@ -61,3 +61,8 @@ export function recordFor(
 ) {
   return sqsRecord({ job: jobRequest(id, { task, ...overrides }), attempt });
 }
+
+/** Lets every pending promise chain and I/O callback run (with fake timers, setImmediate stays real). */
+export async function settle(): Promise<void> {
+  for (let round = 0; round < 20; round++) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { T0 } from '../support';
-import { recordFor, workerHarness } from './harness';
+import { recordFor, settle, workerHarness } from './harness';
 
 describe('worker: running jobs', () => {
   it('runs the handler and records a success result that expires after resultTtlSeconds', async () => {
@@ -221,8 +221,16 @@ describe('worker: the timeout counts from the handler start', () => {
       { jobStore: slowClaims },
     );
 
-    // Act
-    await worker.deliver([recordFor('slow-claim-1', 'slow')]);
+    // Act: the handler's 0.8 s pass on a fake clock
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const delivered = worker.deliver([recordFor('slow-claim-1', 'slow')]);
+      await settle();
+      await vi.advanceTimersByTimeAsync(800);
+      await delivered;
+    } finally {
+      vi.useRealTimers();
+    }
 
     // Assess
     const job = await base.store.getJob('slow-claim-1', worker.clock.now());

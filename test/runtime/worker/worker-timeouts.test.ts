@@ -1,11 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { T0 } from '../support';
-import { recordFor, workerHarness } from './harness';
-
-/** Lets every pending promise chain and I/O callback run (setImmediate is not faked here). */
-async function settle(): Promise<void> {
-  for (let round = 0; round < 20; round++) await new Promise((resolve) => setImmediate(resolve));
-}
+import { recordFor, settle, workerHarness } from './harness';
 
 /** A handler that ignores its signal and settles only when the test says so. */
 function stubbornRun() {
