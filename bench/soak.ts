@@ -158,12 +158,11 @@ async function main(): Promise<number> {
     faults.stop();
     log(`window over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; faults off, draining…`);
     const drainStarted = Date.now();
-    const churnChecks = checkChurn(schedules, churnCalls, recorder, trace);
-    const mustRun = new Set([...expected, ...churnChecks.mustRun]);
+    const beforeDrain = checkChurn(schedules, churnCalls, recorder, trace);
     const depth = async (url: string) => (await queueDepth(sqs.client, url)).total;
     await waitFor(
       async () =>
-        [...mustRun].every((id) => recorder.executions.has(id)) &&
+        [...expected, ...beforeDrain.mustRun].every((id) => recorder.executions.has(id)) &&
         (await depth(runtime.queue.dlqUrl)) === 0 &&
         (await depth(runtime.queue.queueUrl)) === 0 &&
         [...(await runtime.store.runningCounts()).values()].every((running) => running === 0),
@@ -172,6 +171,9 @@ async function main(): Promise<number> {
     const drainSeconds = (Date.now() - drainStarted) / 1000;
     ticking = false;
     await Promise.all([...ticks, pollers.stop(), redrive.stop()]);
+    // Judged after the drain: how late fires were (and so how close to a change one may be cancelled) is known then.
+    const churnChecks = checkChurn(schedules, churnCalls, recorder, trace);
+    const mustRun = new Set([...expected, ...churnChecks.mustRun]);
 
     const verdict = await checkSoak({
       expected: mustRun,
@@ -200,6 +202,7 @@ async function main(): Promise<number> {
       pollers: pollers.stats,
       redrive,
       churnCalls: churnChecks.calls,
+      inFlightMarginMs: churnChecks.inFlightMarginMs,
       payloadBytes: schedules.map((schedule) => schedule.payloadBytes),
       drainSeconds,
       seconds: (Date.now() - startedAt) / 1000,

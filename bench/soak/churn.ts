@@ -1,7 +1,7 @@
 import type { AdminHandler } from '../../lib/runtime/handlers/admin';
 import { sleep } from '../support/parallel';
 import type { JobTrace } from './job-trace';
-import { fireJobIds, type SoakSchedule, soakPayload } from './plan';
+import { fireJobIds, SOAK_TASKS, type SoakSchedule, soakPayload } from './plan';
 import type { ExecutionRecorder, StartRecord } from './recorder';
 
 export type ChurnKind = 'pause' | 'resume' | 'update' | 'remove';
@@ -14,8 +14,31 @@ export interface ChurnCall {
   rev: number;
 }
 
-/** Fires due this long before a change may still be waiting (crash, lease expiry): the change may cancel them. */
-const IN_FLIGHT_MARGIN_MS = 20_000;
+/** At least this long before a change, a fire may still be waiting (crash, lease expiry): the change may cancel it. */
+const MIN_IN_FLIGHT_MARGIN_MS = 20_000;
+
+/**
+ * How late the fires of the schedules nobody changed (of tasks without a limit) first started in this run (ms after their fire
+ * time, the largest): a fire of a changed schedule due that long before a pause or removal may not have
+ * started yet when it came (a late tick, a crashed worker's lease, throttling), and is then cancelled by it.
+ */
+export function maxLatenessMs(schedules: readonly SoakSchedule[], recorder: ExecutionRecorder): number {
+  let latest = 0;
+  // Only tasks without a limit, like the changed schedules' task: a limited task's fires also wait for slots.
+  const unlimited = schedules.filter(
+    (candidate) => !candidate.churn && SOAK_TASKS[candidate.task].maxRunningJobs === undefined,
+  );
+  for (const schedule of unlimited) {
+    const seen = new Set<string>();
+    for (const start of recorder.starts.get(schedule.id) ?? []) {
+      if (seen.has(start.jobId)) continue;
+      seen.add(start.jobId);
+      const fireTime = Number(start.jobId.slice(start.jobId.indexOf('@') + 1));
+      latest = Math.max(latest, start.at - fireTime);
+    }
+  }
+  return latest;
+}
 
 /** What the soak does to the `index`th churn schedule, at which offset (ms) into the window. */
 function scriptOf(
@@ -109,6 +132,8 @@ export interface ChurnVerdict {
   mayRun: Set<string>;
   violations: string[];
   calls: Record<ChurnKind, number>;
+  /** Fires due this long before a change count as possibly still on their way when it came. */
+  inFlightMarginMs: number;
 }
 
 /**
@@ -125,11 +150,13 @@ export function checkChurn(
   recorder: ExecutionRecorder,
   trace: JobTrace,
 ): ChurnVerdict {
+  const inFlightMarginMs = Math.max(MIN_IN_FLIGHT_MARGIN_MS, maxLatenessMs(schedules, recorder));
   const verdict: ChurnVerdict = {
     mustRun: new Set(),
     mayRun: new Set(),
     violations: [],
     calls: { pause: 0, resume: 0, update: 0, remove: 0 },
+    inFlightMarginMs,
   };
   for (const schedule of schedules.filter((candidate) => candidate.churn)) {
     const made = calls.get(schedule.id) ?? [];
@@ -139,7 +166,7 @@ export function checkChurn(
       const nearChange = made.some(
         (call) =>
           (call.kind !== 'resume' &&
-            fireTime >= call.calledAt - IN_FLIGHT_MARGIN_MS &&
+            fireTime >= call.calledAt - inFlightMarginMs &&
             fireTime < call.returnedAt) ||
           (call.kind === 'resume' && fireTime >= call.calledAt && fireTime < call.returnedAt),
       );

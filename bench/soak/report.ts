@@ -15,6 +15,7 @@ export function printSoak(input: {
   pollers: PollerStats;
   redrive: Pick<DeadLetterRedrive, 'copied' | 'redriven'>;
   churnCalls: Record<ChurnKind, number>;
+  inFlightMarginMs: number;
   payloadBytes: readonly number[];
   drainSeconds: number;
   seconds: number;
@@ -37,7 +38,9 @@ export function printSoak(input: {
     `payloads: ${payloadSummary(input.payloadBytes)}`,
     `schedule changes mid-run: ${Object.entries(input.churnCalls)
       .map(([kind, count]) => `${kind} ${count}`)
-      .join(', ')}`,
+      .join(
+        ', ',
+      )}; fires due up to ${(input.inFlightMarginMs / 1000).toFixed(0)} s before a change may be cancelled by it (the latest first start of an unchanged schedule's fire)`,
     `dead letters: ${input.redrive.copied} copied to the DLQ, ${input.redrive.redriven} redriven to the jobs queue`,
     `runtime: succeeded ${metrics.get('JobsSucceeded')}, reaped ${metrics.get('JobsReaped')}, retried ${metrics.get('JobsRetried')}, deferred (no slot / attempt still running) ${metrics.get('JobsDeferred')}, failed ${metrics.get('JobsFailed')}, missed ${metrics.get('JobsMissed')}, tick errors ${metrics.get('TickErrors')}, send failures ${metrics.get('SendFailures')}`,
     `worker invocations ${input.pollers.invocations} (${input.pollers.messages} messages)`,
