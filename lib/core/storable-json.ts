@@ -1,4 +1,5 @@
-import { jsonByteLength } from './limits';
+import type { JsonValue } from './json';
+import { jsonByteLength, LIMITS } from './limits';
 import { shorten } from './quote';
 
 /**
@@ -42,6 +43,15 @@ export function storableJsonProblem(value: unknown, maxBytes: number): StorableJ
     };
   }
   return undefined;
+}
+
+/** The first reason a payload cannot be stored and sent as is (within `LIMITS.payloadBytes`), or undefined. */
+export function payloadProblem(value: unknown): StorableJsonProblem | undefined {
+  return storableJsonProblem(value, LIMITS.payloadBytes);
+}
+
+export function isStorablePayload(value: unknown): value is JsonValue {
+  return payloadProblem(value) === undefined;
 }
 
 /** A problem's path as it reads after the value's name: `.items[2].price` (keys shortened). */

@@ -1,6 +1,8 @@
 import { beforeEach, expect, it } from 'vitest';
 import { ConflictingIdError, LeaseLostError, ValidationError } from '../../lib/core/errors';
+import { LIMITS } from '../../lib/core/limits';
 import type { JobResult } from '../../lib/core/model/job';
+import { parksBeyondQueueDelay } from '../../lib/core/ports/job-queue';
 import {
   failure,
   jobRequest,
@@ -278,6 +280,30 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect(raced).toEqual([]);
     expect(wrongOwner).toBeInstanceOf(LeaseLostError);
     expect(afterSent).toEqual([]);
+  });
+
+  it('parks a retry exactly when the core rule says it lies beyond the queue’s longest delay', async () => {
+    const retryAt = {
+      near: T0 + LIMITS.maxQueueDelaySeconds * SECOND,
+      far: T0 + LIMITS.maxQueueDelaySeconds * SECOND + 1,
+    };
+    for (const id of ['near', 'far'] as const) {
+      await store.claimJob(claim(id, 1, 'w'));
+      await store.retryJob({
+        jobId: id,
+        owner: 'w',
+        failedAttempt: 1,
+        error: { type: 'E', message: 'm' },
+        retryAt: retryAt[id],
+        now: T0,
+      });
+    }
+
+    const due = await store.acquireDueJobs('tick', T0 + 20 * MINUTE, T0 + 30 * MINUTE, MINUTE, 10);
+
+    expect(parksBeyondQueueDelay(retryAt.near, T0)).toBe(false);
+    expect(parksBeyondQueueDelay(retryAt.far, T0)).toBe(true);
+    expect(due.map((job) => job.id)).toEqual(['far']);
   });
 
   it('creates admin jobs with conflict policies, parked until due when asked', async () => {

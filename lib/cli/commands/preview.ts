@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { EpochMs } from '../../core/clock';
 import { ValidationError } from '../../core/errors';
+import { isoInZone } from '../../core/instants';
 import {
   canonicalCronExpression,
   MaxIterationsReachedError,
@@ -11,7 +12,7 @@ import {
   triggerTimezone,
 } from '../../core/triggers';
 import { type Command, EXIT_OK, UsageError } from '../command';
-import { isoInZone, renderFireTimeTable } from '../format/fire-times';
+import { renderFireTimeTable } from '../format/fire-times';
 import type { CliIo } from '../io';
 
 const DEFAULT_COUNT = 10;

@@ -5,19 +5,6 @@ import type { EpochMs } from '../../core/clock';
 const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-IN', 'en-NZ'];
 
 /**
- * An ISO-8601 string with the zone's offset (`Z` in UTC), milliseconds only when there are some.
- *
- * @example
- * isoInZone(Date.parse('2026-03-08T07:00:00Z'), 'America/New_York'); // '2026-03-08T03:00:00-04:00'
- */
-export function isoInZone(instant: EpochMs, zone: string): string {
-  return (
-    DateTime.fromMillis(instant, { zone }).toISO({ suppressMilliseconds: true }) ??
-    new Date(instant).toISOString()
-  );
-}
-
-/**
  * The short name of the zone at `instant` (`EDT`, `CEST`), or undefined where the locale data
  * only has a `GMT+9` style name: the numeric offset beside it says the same.
  */

@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock';
+import { isoInZone } from '../../core/instants';
 import type { WireFireTime, WireSchedule } from '../admin/wire';
-import { isoInZone } from './fire-times';
 import { localTime, localWithRelative } from './instants';
 import { upcomingFire } from './next-fire';
 import { relativeTime } from './relative-time';

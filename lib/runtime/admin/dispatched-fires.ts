@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock';
-import { type Job, scheduleJobId } from '../../core/model/job';
+import type { Job } from '../../core/model/job';
+import { parseFireJobId, scheduleJobId } from '../../core/model/job-id';
 import type { Schedule } from '../../core/model/schedule';
 import { compileTrigger } from '../../core/triggers';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
@@ -63,10 +64,9 @@ export function dispatchedFireTimes(schedule: Schedule, context: ActionContext, 
 
 /** The job of `jobId` when it names a dispatched fire without a job record (checked by the caller). */
 export async function dispatchedFireJob(jobId: string, context: ActionContext): Promise<Job | undefined> {
-  const match = /^(.+)@(\d+)$/.exec(jobId);
-  if (!match) return undefined;
-  const [, scheduleId = '', fireTimeText = ''] = match;
-  const fireTime = Number(fireTimeText);
+  const fire = parseFireJobId(jobId);
+  if (!fire) return undefined;
+  const { scheduleId, fireTime } = fire;
   const schedule = await context.deps.scheduleStore.getSchedule(scheduleId);
   if (!schedule) return undefined;
   const range = dispatchedRange(schedule, context.now, context);

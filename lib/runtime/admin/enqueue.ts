@@ -1,8 +1,7 @@
 import { SundialError } from '../../core/errors';
-import { LIMITS } from '../../core/limits';
 import type { Job } from '../../core/model/job';
 import type { ConflictPolicy } from '../../core/model/schedule';
-import { type JobMessage, queueDelaySeconds } from '../../core/ports/job-queue';
+import { type JobMessage, parksBeyondQueueDelay, queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import { quoteId } from '../../core/quote';
 import { type ActionContext, mapConcurrently } from './context';
@@ -83,7 +82,7 @@ async function enqueueDistinct(
     requests,
     STORE_CONCURRENCY,
     async (request): Promise<EnqueueOutcome> => {
-      const parkUntilDue = request.job.runAt - now > LIMITS.maxQueueDelaySeconds * 1000;
+      const parkUntilDue = parksBeyondQueueDelay(request.job.runAt, now);
       try {
         const created = await jobStore.createJob({ ...request, now, parkUntilDue });
         const queued = created.status === 'kept' ? 'not_sent' : parkUntilDue ? 'parked' : 'sent';

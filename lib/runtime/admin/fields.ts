@@ -2,23 +2,19 @@ import { z } from 'zod';
 import type { EpochMs } from '../../core/clock';
 import type { JsonValue } from '../../core/json';
 import { LIMITS } from '../../core/limits';
+import { ID_PATTERN, ID_RULE } from '../../core/model/job-id';
 import { COALESCE_POLICIES, CONFLICT_POLICIES } from '../../core/model/schedule';
+import { payloadProblem } from '../../core/storable-json';
 import { parseIsoInstant } from '../../core/triggers/timestamps';
-import { findPayloadProblem } from './json-payload';
 
 /** The zod building blocks of the admin API's input: each field's message says what is allowed. */
-
-const ID_CHARACTERS = /^[A-Za-z0-9._:-]+$/;
 
 /** Schedule and job ids. `@` is excluded: it separates a schedule id from a fire time in job ids. */
 export const identifier = z
   .string({ error: 'must be a string' })
   .min(1, { error: 'must not be empty' })
   .max(LIMITS.idLength, { error: `must be at most ${LIMITS.idLength} characters` })
-  .regex(ID_CHARACTERS, {
-    error:
-      'may contain only letters, digits and . _ : - (not @, which separates a schedule id from a fire time)',
-  });
+  .regex(ID_PATTERN, { error: ID_RULE });
 
 /** A task id: checked against the registry afterwards, so only its form is checked here. */
 export const taskId = z
@@ -61,7 +57,7 @@ export const tags = z
 
 /** Any JSON the store and queue can carry, within the payload size limit. */
 export const payload = z.unknown().transform((value, context): JsonValue => {
-  const problem = findPayloadProblem(value);
+  const problem = payloadProblem(value);
   if (problem) context.addIssue({ code: 'custom', message: problem.message, path: problem.path });
   return value as JsonValue;
 });

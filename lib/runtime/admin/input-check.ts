@@ -3,10 +3,10 @@ import type { EpochMs } from '../../core/clock';
 import { TaskNotFoundError, ValidationError, type ValidationIssue } from '../../core/errors';
 import type { JsonValue } from '../../core/json';
 import { quote } from '../../core/quote';
+import { isStorablePayload } from '../../core/storable-json';
 import type { TriggerSpec } from '../../core/triggers';
 import type { RegisteredTask, TaskRegistry } from './deps';
 import { collectIssues, joinPath, parseStrict } from './issues';
-import { isStorablePayload } from './json-payload';
 import { payloadSchemaIssues } from './task-payload';
 import { resolveTrigger } from './trigger-input';
 

@@ -1,11 +1,16 @@
 import { ScheduleNotFoundError } from '../../core/errors';
-import { parseTrigger, previewFireTimes, type TriggerSpec, triggerTimezone } from '../../core/triggers';
+import { isoInZone, isoUtc } from '../../core/instants';
+import {
+  anchorIntervals,
+  parseTrigger,
+  previewFireTimes,
+  type TriggerSpec,
+  triggerTimezone,
+} from '../../core/triggers';
 import type { ActionContext } from './context';
 import { InputCheck } from './input-check';
 import { collectIssues } from './issues';
 import { previewScheduleParams } from './schemas';
-import { anchorIntervals } from './trigger-input';
-import { isoInZone, isoUtc } from './wire';
 
 /**
  * `preview_schedule`: the next `count` fire times (default 10, at most 1000) from `from` (default now)

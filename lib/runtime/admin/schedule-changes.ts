@@ -1,4 +1,5 @@
 import { ScheduleNotFoundError, VersionConflictError } from '../../core/errors';
+import { runNowJobId } from '../../core/model/job-id';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
 import type { JobRequest } from '../../core/ports/job-store';
 import { compileTrigger } from '../../core/triggers';
@@ -126,8 +127,4 @@ export async function runScheduleNow(raw: Record<string, unknown>, context: Acti
   const [outcome] = await enqueueJobs(context, [{ job, conflictPolicy: 'exception' }]);
   if (!outcome?.ok) throw outcome?.error;
   return { job: wireJob(outcome.job) };
-}
-
-export function runNowJobId(scheduleId: string, uniqueId: string): string {
-  return `${scheduleId}@run-${uniqueId}`;
 }

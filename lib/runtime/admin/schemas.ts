@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../core/limits';
 import { JOB_STATUSES } from '../../core/model/job';
+import { isJobId, JOB_ID_RULE } from '../../core/model/job-id';
 import {
   booleanFlag,
   coalesce,
@@ -129,10 +130,8 @@ export const listTasksParams = z.strictObject({});
  * `nightly@run-…`), so reading a job accepts one `@` between two identifiers.
  */
 function identifierOrFireId() {
-  const message = `must be a job id: at most ${LIMITS.idLength * 2} characters from letters, digits and . _ : -, with at most one @`;
   return z
     .string({ error: 'must be a string' })
     .min(1, { error: 'must not be empty' })
-    .max(LIMITS.idLength * 2, { error: message })
-    .regex(/^[A-Za-z0-9._:-]+(@[A-Za-z0-9._:-]+)?$/, { error: message });
+    .refine(isJobId, { error: JOB_ID_RULE });
 }

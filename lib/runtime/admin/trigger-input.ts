@@ -1,14 +1,12 @@
 import type { EpochMs } from '../../core/clock';
 import { ValidationError } from '../../core/errors';
-import { compileTrigger, parseTrigger, type TriggerSpec } from '../../core/triggers';
+import { isoUtc } from '../../core/instants';
+import { anchorIntervals, compileTrigger, parseTrigger, type TriggerSpec } from '../../core/triggers';
 import type { ResolvedTrigger } from './input-check';
-import { isoUtc } from './wire';
 
 /**
- * Parses a trigger from the caller, anchors every `interval` without `start_at` at `now` (as
- * APScheduler does: the first fire is now, then every interval), and finds its first fire time at or
- * after `now`. The anchored trigger is what gets stored, so the schedule's fire times never depend on
- * when something reads it. A trigger with no fire time left (a `date` in the past, an `end_at` that
+ * Parses a trigger from the caller, anchors its intervals at `now` ({@link anchorIntervals}), and
+ * finds its first fire time at or after `now`. A trigger with no fire time left (a `date` in the past, an `end_at` that
  * has passed) is rejected: it would never run.
  *
  * @throws ValidationError naming each problem under `path` (`trigger.expression: …`).
@@ -23,19 +21,6 @@ export function resolveTrigger(input: unknown, path: string, now: EpochMs): Reso
     );
   }
   return { trigger, nextFireAt };
-}
-
-/** Fills `start_at = now` into every interval trigger that has none, nested ones included. */
-export function anchorIntervals(trigger: TriggerSpec, now: EpochMs): TriggerSpec {
-  switch (trigger.type) {
-    case 'interval':
-      return trigger.start_at === undefined ? { ...trigger, start_at: isoUtc(now) } : trigger;
-    case 'and':
-    case 'or':
-      return { ...trigger, triggers: trigger.triggers.map((child) => anchorIntervals(child, now)) };
-    default:
-      return trigger;
-  }
 }
 
 function finishedHint(trigger: TriggerSpec): string {

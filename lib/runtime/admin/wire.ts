@@ -1,6 +1,6 @@
-import { DateTime } from 'luxon';
 import type { WireJob, WireJobResult, WireSchedule, WireTask } from '../../core/admin-wire';
 import type { EpochMs } from '../../core/clock';
+import { isoInZone, isoUtc } from '../../core/instants';
 import type { Job, JobResult } from '../../core/model/job';
 import type { Schedule } from '../../core/model/schedule';
 import { triggerTimezone } from '../../core/triggers';
@@ -10,18 +10,6 @@ import type { RegisteredTask } from './deps';
 /** Instants and records as they appear on the wire: snake_case fields, ISO-8601 times, seconds. */
 
 export type { WireJob, WireJobResult, WireSchedule, WireTask };
-
-/** `2026-03-29T09:00:00Z` (milliseconds only when there are any). */
-export function isoUtc(instant: EpochMs): string {
-  return DateTime.fromMillis(instant, { zone: 'utc' }).toISO({ suppressMilliseconds: true }) ?? '';
-}
-
-/** The same instant as wall-clock time in `timezone`, with its offset: `2026-03-29T11:00:00+02:00`. */
-export function isoInZone(instant: EpochMs, timezone: string): string {
-  return (
-    DateTime.fromMillis(instant, { zone: timezone }).toISO({ suppressMilliseconds: true }) ?? isoUtc(instant)
-  );
-}
 
 function isoOrNull(instant: EpochMs | null): string | null {
   return instant === null ? null : isoUtc(instant);
