@@ -1,6 +1,5 @@
 import type { JsonValue } from './json';
 import { jsonByteLength, LIMITS } from './limits';
-import { shorten } from './quote';
 
 /**
  * What the store can keep and give back unchanged: payloads and return values are stored as DynamoDB
@@ -52,13 +51,6 @@ export function payloadProblem(value: unknown): StorableJsonProblem | undefined 
 
 export function isStorablePayload(value: unknown): value is JsonValue {
   return payloadProblem(value) === undefined;
-}
-
-/** A problem's path as it reads after the value's name: `.items[2].price` (keys shortened). */
-export function jsonPathSuffix(path: readonly (string | number)[]): string {
-  return path
-    .map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${shorten(segment)}`))
-    .join('');
 }
 
 function shapeProblem(

@@ -211,13 +211,13 @@ describe('messages', () => {
         details: [
           { path: 'trigger.expression', message: 'bad step' },
           { path: 'payload.team.name', message: 'expected string' },
-          { path: 'colour', message: 'unknown field' },
+          { path: 'colour', message: 'is not a known field' },
         ],
       },
       { trigger: '--cron', payload: '--payload' },
     );
     expect(describeAnswerError(error)).toBe(
-      'error: invalid_input: the admin API rejected 3 fields:\n  trigger.expression (--cron): bad step\n  payload.team.name (--payload): expected string\n  colour: unknown field\n',
+      'error: invalid_input: the admin API rejected 3 fields:\n  trigger.expression (--cron): bad step\n  payload.team.name (--payload): expected string\n  colour: is not a known field\n',
     );
     expect(error.isBadInput).toBe(true);
     expect(new AdminAnswerError({ code: 'version_conflict', message: 'stale' }).isBadInput).toBe(false);

@@ -5,8 +5,8 @@ import type { JsonValue } from '../../core/json';
 import { quote } from '../../core/quote';
 import { isStorablePayload } from '../../core/storable-json';
 import type { TriggerSpec } from '../../core/triggers';
+import { collectIssues, joinPath, parseWithIssues } from '../../core/validation';
 import type { RegisteredTask, TaskRegistry } from './deps';
-import { collectIssues, joinPath, parseStrict } from './issues';
 import { payloadSchemaIssues } from './task-payload';
 import { resolveTrigger } from './trigger-input';
 
@@ -34,7 +34,7 @@ export class InputCheck {
 
   /** The parsed parameters, or undefined when the schema found problems (recorded). */
   params<Schema extends z.ZodObject>(schema: Schema, raw: unknown): z.output<Schema> | undefined {
-    const parsed = parseStrict(schema, raw, this.prefix);
+    const parsed = parseWithIssues(schema, raw, this.prefix);
     if ('issues' in parsed) {
       this.issues.push(...parsed.issues);
       return undefined;

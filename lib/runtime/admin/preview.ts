@@ -7,9 +7,9 @@ import {
   type TriggerSpec,
   triggerTimezone,
 } from '../../core/triggers';
+import { collectIssues } from '../../core/validation';
 import type { ActionContext } from './context';
 import { InputCheck } from './input-check';
-import { collectIssues } from './issues';
 import { previewScheduleParams } from './schemas';
 
 /**

@@ -72,10 +72,10 @@ function route(request: unknown): { handler: ActionHandler; params: Record<strin
   }
   const { action, ...params } = request as Record<string, unknown>;
   if (action === undefined) {
-    throw ValidationError.single('action', `required; one of ${ACTION_NAMES.join(', ')}`);
+    throw ValidationError.single('action', `is required: must be one of ${ACTION_NAMES.join(', ')}`);
   }
   if (typeof action !== 'string') {
-    throw ValidationError.single('action', `must be a string; one of ${ACTION_NAMES.join(', ')}`);
+    throw ValidationError.single('action', `must be a string, one of ${ACTION_NAMES.join(', ')}`);
   }
   if (!Object.hasOwn(ACTIONS, action)) throw new UnknownActionError(action, ACTION_NAMES);
   return { handler: ACTIONS[action as AdminAction], params };

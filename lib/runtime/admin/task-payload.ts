@@ -1,10 +1,9 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { TaskNotFoundError, type ValidationIssue } from '../../core/errors';
 import type { JsonValue } from '../../core/json';
-import { shorten } from '../../core/quote';
+import { formatPath } from '../../core/validation';
 import type { RegisteredTask, TaskRegistry } from './deps';
 import { TaskConfigurationError } from './errors';
-import { joinPath } from './issues';
 
 /** The registered task, or a `TaskNotFoundError` that lists the known tasks. */
 export function requireTask(registry: TaskRegistry, id: string): RegisteredTask {
@@ -41,17 +40,5 @@ export function payloadSchemaIssues(
     );
   }
   if (!result.issues) return [];
-  return result.issues.map((issue) => ({
-    path: joinPath(path, standardPath(issue.path)),
-    message: issue.message,
-  }));
-}
-
-function standardPath(path: StandardSchemaV1.Issue['path']): string {
-  let text = '';
-  for (const segment of path ?? []) {
-    const key = typeof segment === 'object' ? segment.key : segment;
-    text += typeof key === 'number' ? `[${key}]` : text ? `.${shorten(String(key))}` : shorten(String(key));
-  }
-  return text;
+  return result.issues.map((issue) => ({ path: formatPath(issue.path ?? [], path), message: issue.message }));
 }

@@ -36,7 +36,9 @@ describe('the request envelope', () => {
     const error = errorOf(await h.admin({ task: 'cleanup' }));
 
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toMatch(/^action: required; one of add_schedule, get_schedule, .*, list_tasks$/);
+    expect(error.message).toMatch(
+      /^action: is required: must be one of add_schedule, get_schedule, .*, list_tasks$/,
+    );
   });
 
   it('answers unknown_action for an action it does not have, listing the actions', async () => {
@@ -77,14 +79,14 @@ describe('add_schedule input', () => {
     expect(error.message).toBe(
       [
         'max_jitter_seconds: must be a whole number from 0 to 3600',
-        `colour: unknown field; allowed fields: ${ALLOWED_SCHEDULE_FIELDS}`,
+        `colour: is not a known field; allowed fields: ${ALLOWED_SCHEDULE_FIELDS}`,
         "trigger.expression: invalid cron expression '*/0 * * * *': step must be at least 1",
         'payload.team: Too small: expected string to have >=1 characters',
       ].join('; '),
     );
     expect(error.details).toEqual([
       { path: 'max_jitter_seconds', message: 'must be a whole number from 0 to 3600' },
-      { path: 'colour', message: `unknown field; allowed fields: ${ALLOWED_SCHEDULE_FIELDS}` },
+      { path: 'colour', message: `is not a known field; allowed fields: ${ALLOWED_SCHEDULE_FIELDS}` },
       {
         path: 'trigger.expression',
         message: "invalid cron expression '*/0 * * * *': step must be at least 1",
@@ -126,7 +128,7 @@ describe('add_schedule input', () => {
 
     const error = await rejected(h, { action: 'add_schedule' });
 
-    expect(error.message).toBe('task: required; trigger: required');
+    expect(error.message).toBe('task: is required; trigger: is required');
   });
 
   it("rejects ids with '@' or too long, naming the rule", async () => {
@@ -322,7 +324,7 @@ describe('other actions’ input', () => {
 
     const error = await rejected(h, { action: 'list_tasks', verbose: true });
 
-    expect(error.message).toBe('verbose: unknown field; this action takes no fields');
+    expect(error.message).toBe('verbose: is not a known field; no fields are allowed here');
   });
 
   it('rejects an update whose fields are invalid before reading anything it would write', async () => {
