@@ -1,3 +1,4 @@
+import type { AdminAction, AdminResults } from '../../core/admin-contract';
 import type { EpochMs } from '../../core/clock';
 import type { AdminDeps } from './deps';
 
@@ -10,7 +11,11 @@ export interface ActionContext {
   newId: () => string;
 }
 
-export type ActionHandler = (params: Record<string, unknown>, context: ActionContext) => Promise<unknown>;
+/** Serves one action: its raw fields in (validated by the handler, which reports every problem), its result out. */
+export type ActionHandler<Action extends AdminAction> = (
+  raw: Record<string, unknown>,
+  context: ActionContext,
+) => Promise<AdminResults[Action]>;
 
 /** Runs `work` over `items` with at most `limit` calls in flight, keeping the order of results. */
 export async function mapConcurrently<Item, Result>(

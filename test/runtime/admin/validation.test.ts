@@ -123,6 +123,28 @@ describe('add_schedule input', () => {
     );
   });
 
+  it('rejects an and trigger whose triggers never fire together, on add and on preview', async () => {
+    const h = createHarness();
+    const neverTogether = {
+      type: 'and',
+      threshold_seconds: 0,
+      max_iterations: 10,
+      triggers: [
+        { type: 'interval', seconds: 2, start_at: '2026-01-01T00:00:00Z' },
+        { type: 'interval', seconds: 2, start_at: '2026-01-01T00:00:01Z' },
+      ],
+    };
+
+    const added = await rejected(h, { action: 'add_schedule', task: 'cleanup', trigger: neverTogether });
+    const previewed = await rejected(h, { action: 'preview_schedule', trigger: neverTogether });
+
+    for (const error of [added, previewed]) {
+      expect(error.details).toEqual([
+        { path: 'trigger', message: expect.stringMatching(/^the 'and' trigger found no instant where all/) },
+      ]);
+    }
+  });
+
   it('says which fields are required', async () => {
     const h = createHarness();
 

@@ -1,10 +1,10 @@
-import type { EpochMs } from '../../core/clock';
-import type { Job } from '../../core/model/job';
-import { parseFireJobId, scheduleJobId } from '../../core/model/job-id';
-import type { Schedule } from '../../core/model/schedule';
-import { compileTrigger } from '../../core/triggers';
-import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
-import type { ActionContext } from './context';
+import type { EpochMs } from '../../../core/clock';
+import type { Job } from '../../../core/model/job';
+import { parseFireJobId, scheduleJobId } from '../../../core/model/job-id';
+import type { Schedule } from '../../../core/model/schedule';
+import { compileTrigger } from '../../../core/triggers';
+import { resultTtlSecondsOf, TASK_DEFAULTS } from '../../tasks/define-task';
+import type { ActionContext } from '../context';
 
 /**
  * A fire the tick sent to the queue exists only as a message until a worker claims it: writing a job

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { EpochMs } from '../../core/clock';
-import type { JsonValue } from '../../core/json';
-import { LIMITS } from '../../core/limits';
-import { ID_PATTERN, ID_RULE } from '../../core/model/job-id';
-import { COALESCE_POLICIES, CONFLICT_POLICIES } from '../../core/model/schedule';
-import { payloadProblem } from '../../core/storable-json';
-import { parseIsoInstant } from '../../core/triggers/timestamps';
+import type { EpochMs } from '../clock';
+import type { JsonValue } from '../json';
+import { LIMITS } from '../limits';
+import { ID_PATTERN, ID_RULE, isJobId, JOB_ID_RULE } from '../model/job-id';
+import { COALESCE_POLICIES, CONFLICT_POLICIES } from '../model/schedule';
+import { payloadProblem } from '../storable-json';
+import { parseIsoInstant } from '../triggers/timestamps';
 
-/** The zod building blocks of the admin API's input: each field's message says what is allowed. */
+/** The zod building blocks of the admin API's requests: each field's message says what is allowed. */
 
 /** Schedule and job ids. `@` is excluded: it separates a schedule id from a fire time in job ids. */
 export const identifier = z
@@ -15,6 +15,15 @@ export const identifier = z
   .min(1, { error: 'must not be empty' })
   .max(LIMITS.idLength, { error: `must be at most ${LIMITS.idLength} characters` })
   .regex(ID_PATTERN, { error: ID_RULE });
+
+/**
+ * Job ids include the ids of schedule fires and run-now jobs (`nightly@1774771200000`,
+ * `nightly@run-…`), so reading a job accepts one `@` between two identifiers.
+ */
+export const jobId = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .refine(isJobId, { error: JOB_ID_RULE });
 
 /** A task id: checked against the registry afterwards, so only its form is checked here. */
 export const taskId = z
@@ -44,14 +53,13 @@ export const misfireGraceSeconds = wholeNumber(1, ONE_YEAR_SECONDS).nullable();
 
 export const maxJitterSeconds = wholeNumber(0, 3600);
 
+export const tag = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(LIMITS.tagLength, { error: `must be at most ${LIMITS.tagLength} characters` });
+
 export const tags = z
-  .array(
-    z
-      .string({ error: 'must be a string' })
-      .min(1, { error: 'must not be empty' })
-      .max(LIMITS.tagLength, { error: `must be at most ${LIMITS.tagLength} characters` }),
-    { error: 'must be an array of strings' },
-  )
+  .array(tag, { error: 'must be an array of strings' })
   .max(LIMITS.tagsPerSchedule, { error: `must hold at most ${LIMITS.tagsPerSchedule} tags` })
   .transform((values) => [...new Set(values)]);
 

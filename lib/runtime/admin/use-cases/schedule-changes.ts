@@ -1,16 +1,21 @@
-import { ScheduleNotFoundError, VersionConflictError } from '../../core/errors';
-import { runNowJobId } from '../../core/model/job-id';
-import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
-import type { JobRequest } from '../../core/ports/job-store';
-import { compileTrigger } from '../../core/triggers';
-import type { ActionContext } from './context';
+import {
+  SCHEDULE_CHANGE_FIELDS,
+  scheduleChangesOfRequest,
+  wireJob,
+  wireSchedule,
+} from '../../../core/admin-contract';
+import { resumeScheduleParams, updateScheduleParams } from '../../../core/admin-contract/schedules';
+import { ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
+import { runNowJobId } from '../../../core/model/job-id';
+import type { Schedule } from '../../../core/model/schedule';
+import type { JobRequest } from '../../../core/ports/job-store';
+import { compileTrigger } from '../../../core/triggers';
+import type { ActionContext, ActionHandler } from '../context';
+import { InputCheck } from '../validation/input-check';
+import { requireTask } from '../validation/task-payload';
 import { dispatchIfInsideWindow } from './dispatch-now';
 import { enqueueJobs } from './enqueue';
-import { InputCheck } from './input-check';
 import { validIdParams } from './schedules';
-import { resumeScheduleParams, SCHEDULE_CHANGE_FIELDS, updateScheduleParams } from './schemas';
-import { requireTask } from './task-payload';
-import { wireJob, wireSchedule } from './wire';
 
 /** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
 const UPDATE_ATTEMPTS = 3;
@@ -21,7 +26,7 @@ const UPDATE_ATTEMPTS = 3;
  * checked against the task it will run with. With `expected_version` the update fails with
  * `version_conflict` if the schedule changed since that version.
  */
-export async function updateSchedule(raw: Record<string, unknown>, context: ActionContext) {
+export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, context) => {
   for (let attempt = 1; ; attempt++) {
     const check = new InputCheck(context.deps.tasks);
     const parsed = check.params(updateScheduleParams, raw);
@@ -38,17 +43,7 @@ export async function updateSchedule(raw: Record<string, unknown>, context: Acti
     const { params } = check.valid({ params: parsed });
     if (!current) throw new ScheduleNotFoundError(params.id);
 
-    const changes: ScheduleChanges = {
-      ...(params.task !== undefined && { task: params.task }),
-      ...(resolved !== undefined && { trigger: resolved.trigger }),
-      ...(params.payload !== undefined && { payload: params.payload }),
-      ...(params.coalesce !== undefined && { coalesce: params.coalesce }),
-      ...(params.misfire_grace_seconds !== undefined && {
-        misfireGraceSeconds: params.misfire_grace_seconds,
-      }),
-      ...(params.max_jitter_seconds !== undefined && { maxJitterSeconds: params.max_jitter_seconds }),
-      ...(params.tags !== undefined && { tags: params.tags }),
-    };
+    const changes = scheduleChangesOfRequest(params, resolved?.trigger);
     const nextFireAt = resolved ? resolved.nextFireAt : current.nextFireAt;
     try {
       const updated = await context.deps.scheduleStore.updateSchedule(
@@ -70,7 +65,7 @@ export async function updateSchedule(raw: Record<string, unknown>, context: Acti
       if (!retry) throw error;
     }
   }
-}
+};
 
 /**
  * `resume_schedule`: fire times missed while paused are skipped (the next fire time is counted from
@@ -78,7 +73,7 @@ export async function updateSchedule(raw: Record<string, unknown>, context: Acti
  * coalesce policy and misfire grace decide what runs. Fires sent before the pause and cancelled by it
  * are claimed again by the resumed schedule's fires. Resuming an active schedule changes nothing.
  */
-export async function resumeSchedule(raw: Record<string, unknown>, context: ActionContext) {
+export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   const { params } = check.valid({ params: check.params(resumeScheduleParams, raw) });
   const current = await context.deps.scheduleStore.getSchedule(params.id);
@@ -90,7 +85,7 @@ export async function resumeSchedule(raw: Record<string, unknown>, context: Acti
   const resumed = await context.deps.scheduleStore.resumeSchedule(params.id, nextFireAt, context.now, from);
   const dispatch = await dispatchIfInsideWindow(context, resumed);
   return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
-}
+};
 
 /**
  * Where the resumed schedule's fire times start: now, or when replaying, after the last dispatched fire
@@ -108,7 +103,7 @@ function resumeFrom(schedule: Schedule, replayMissed: boolean, context: ActionCo
  * schedule itself is unchanged). Its id `<scheduleId>@run-<uuid>` cannot collide with a fire's
  * `<scheduleId>@<epochMs>`.
  */
-export async function runScheduleNow(raw: Record<string, unknown>, context: ActionContext) {
+export const runScheduleNow: ActionHandler<'run_schedule_now'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
   const schedule = await context.deps.scheduleStore.getSchedule(params.id);
   if (!schedule) throw new ScheduleNotFoundError(params.id);
@@ -127,4 +122,4 @@ export async function runScheduleNow(raw: Record<string, unknown>, context: Acti
   const [outcome] = await enqueueJobs(context, [{ job, conflictPolicy: 'exception' }]);
   if (!outcome?.ok) throw outcome?.error;
   return { job: wireJob(outcome.job) };
-}
+};

@@ -1,7 +1,7 @@
-import type { Job } from '../../core/model/job';
-import type { Page, PageRequest } from '../../core/model/page';
-import type { JobFilter } from '../../core/ports/job-store';
-import type { ActionContext } from './context';
+import type { Job } from '../../../core/model/job';
+import type { Page, PageRequest } from '../../../core/model/page';
+import type { JobFilter } from '../../../core/ports/job-store';
+import type { ActionContext } from '../context';
 import { dispatchedFireTimes, queuedFireJob } from './dispatched-fires';
 
 /** Stored jobs are read in pages of this size while looking for the records of dispatched fires. */

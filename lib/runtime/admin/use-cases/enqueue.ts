@@ -1,10 +1,11 @@
-import { SundialError } from '../../core/errors';
-import type { Job } from '../../core/model/job';
-import type { ConflictPolicy } from '../../core/model/schedule';
-import { type JobMessage, parksBeyondQueueDelay, queueDelaySeconds } from '../../core/ports/job-queue';
-import type { JobRequest } from '../../core/ports/job-store';
-import { quoteId } from '../../core/quote';
-import { type ActionContext, mapConcurrently } from './context';
+import type { AddedJob } from '../../../core/admin-contract';
+import { SundialError } from '../../../core/errors';
+import type { Job } from '../../../core/model/job';
+import type { ConflictPolicy } from '../../../core/model/schedule';
+import { type JobMessage, parksBeyondQueueDelay, queueDelaySeconds } from '../../../core/ports/job-queue';
+import type { JobRequest } from '../../../core/ports/job-store';
+import { quoteId } from '../../../core/quote';
+import { type ActionContext, mapConcurrently } from '../context';
 
 export interface EnqueueRequest {
   job: JobRequest;
@@ -13,7 +14,7 @@ export interface EnqueueRequest {
 
 /** `parked`: the job waits in the due index (it starts later than the queue can delay it) and the tick sends it. */
 export type EnqueueOutcome =
-  | { ok: true; status: 'added' | 'replaced' | 'kept'; queued: 'sent' | 'parked' | 'not_sent'; job: Job }
+  | { ok: true; status: AddedJob['status']; queued: AddedJob['queued']; job: Job }
   | { ok: false; error: unknown };
 
 const STORE_CONCURRENCY = 16;

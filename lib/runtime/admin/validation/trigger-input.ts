@@ -1,19 +1,25 @@
-import type { EpochMs } from '../../core/clock';
-import { ValidationError } from '../../core/errors';
-import { isoUtc } from '../../core/instants';
-import { anchorIntervals, compileTrigger, parseTrigger, type TriggerSpec } from '../../core/triggers';
+import type { EpochMs } from '../../../core/clock';
+import { ValidationError } from '../../../core/errors';
+import { isoUtc } from '../../../core/instants';
+import {
+  anchorIntervals,
+  compileTrigger,
+  MaxIterationsReachedError,
+  parseTrigger,
+  type TriggerSpec,
+} from '../../../core/triggers';
 import type { ResolvedTrigger } from './input-check';
 
 /**
  * Parses a trigger from the caller, anchors its intervals at `now` ({@link anchorIntervals}), and
- * finds its first fire time at or after `now`. A trigger with no fire time left (a `date` in the past, an `end_at` that
- * has passed) is rejected: it would never run.
+ * finds its first fire time at or after `now`. A trigger with no fire time left (a `date` in the past,
+ * an `end_at` that has passed, `and` triggers that never fire together) is rejected: it would never run.
  *
  * @throws ValidationError naming each problem under `path` (`trigger.expression: …`).
  */
 export function resolveTrigger(input: unknown, path: string, now: EpochMs): ResolvedTrigger {
   const trigger = anchorIntervals(parseTrigger(input, path), now);
-  const nextFireAt = compileTrigger(trigger).next(now);
+  const nextFireAt = searchingFireTimes(path, () => compileTrigger(trigger).next(now));
   if (nextFireAt === undefined) {
     throw ValidationError.single(
       path,
@@ -21,6 +27,16 @@ export function resolveTrigger(input: unknown, path: string, now: EpochMs): Reso
     );
   }
   return { trigger, nextFireAt };
+}
+
+/** Runs a search for fire times; an `and` trigger whose triggers never coincide is a problem at `path`. */
+export function searchingFireTimes<Found>(path: string, search: () => Found): Found {
+  try {
+    return search();
+  } catch (error) {
+    if (error instanceof MaxIterationsReachedError) throw ValidationError.single(path, error.message);
+    throw error;
+  }
 }
 
 function finishedHint(trigger: TriggerSpec): string {

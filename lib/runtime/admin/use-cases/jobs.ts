@@ -1,37 +1,42 @@
-import { JobNotFoundError } from '../../core/errors';
-import { isFinalStatus } from '../../core/model/job';
-import { jobRequestOf } from '../scheduling/job-messages';
-import type { ActionContext } from './context';
+import {
+  type AddedJob,
+  type AdminResponse,
+  DEFAULT_PAYLOAD,
+  wireJob,
+  wireJobResult,
+} from '../../../core/admin-contract';
+import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from '../../../core/admin-contract/jobs';
+import { JobNotFoundError } from '../../../core/errors';
+import { isFinalStatus } from '../../../core/model/job';
+import { jobRequestOf } from '../../scheduling/job-messages';
+import type { ActionContext, ActionHandler } from '../context';
+import { JobNotCancellableError, NoResultYetError } from '../errors';
+import { failure, success } from '../protocol/response';
+import { InputCheck } from '../validation/input-check';
 import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
-import { JobNotCancellableError, NoResultYetError } from './errors';
-import { InputCheck } from './input-check';
-import { type AdminResponse, failure, success } from './response';
 import { listJobsWithDispatchedFires } from './schedule-job-listing';
-import { DEFAULT_PAYLOAD } from './schedules';
-import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from './schemas';
-import { wireJob, wireJobResult } from './wire';
 
 /**
  * `add_job`: one job of a task, now or at `run_at` (a past `run_at` means now). Jobs starting within
  * 15 minutes go to the queue delayed; later ones wait in the store until the tick sends them.
  */
-export async function addJob(raw: Record<string, unknown>, context: ActionContext) {
+export const addJob: ActionHandler<'add_job'> = async (raw, context) => {
   const request = checkedJobRequest(raw, context, '');
   const [outcome] = await enqueueJobs(context, [request]);
   if (!outcome?.ok) throw outcome?.error;
   return addedJob(outcome);
-}
+};
 
 /**
  * `add_jobs`: up to `LIMITS.bulkJobs` jobs in one call. Each item succeeds or fails on its own, and the
  * answer has one entry per item, in order: `{ ok: true, result }` or `{ ok: false, error }`.
  */
-export async function addJobs(raw: Record<string, unknown>, context: ActionContext) {
+export const addJobs: ActionHandler<'add_jobs'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   const { params } = check.valid({ params: check.params(addJobsParams, raw) });
 
-  const items: Array<{ request: EnqueueRequest } | { response: AdminResponse }> = params.jobs.map(
+  const items: Array<{ request: EnqueueRequest } | { response: AdminResponse<AddedJob> }> = params.jobs.map(
     (item, index) => {
       try {
         return { request: checkedJobRequest(item, context, `jobs[${index}]`) };
@@ -42,7 +47,7 @@ export async function addJobs(raw: Record<string, unknown>, context: ActionConte
   );
   const requests = items.flatMap((item) => ('request' in item ? [item.request] : []));
   const outcomes = (await enqueueJobs(context, requests)).values();
-  const results = items.map((item): AdminResponse => {
+  const results = items.map((item): AdminResponse<AddedJob> => {
     if ('response' in item) return item.response;
     const outcome = outcomes.next().value as EnqueueOutcome;
     return outcome.ok
@@ -51,9 +56,9 @@ export async function addJobs(raw: Record<string, unknown>, context: ActionConte
   });
   const added = results.filter((result) => result.ok).length;
   return { added, failed: results.length - added, results };
-}
+};
 
-function addedJob(outcome: Extract<EnqueueOutcome, { ok: true }>) {
+function addedJob(outcome: Extract<EnqueueOutcome, { ok: true }>): AddedJob {
   return { status: outcome.status, queued: outcome.queued, job: wireJob(outcome.job) };
 }
 
@@ -89,16 +94,16 @@ function validJobId(raw: Record<string, unknown>, context: ActionContext) {
 }
 
 /** `get_job`: a stored job, or a fire the tick sent to the queue that has not started yet (`queued`). */
-export async function getJob(raw: Record<string, unknown>, context: ActionContext) {
+export const getJob: ActionHandler<'get_job'> = async (raw, context) => {
   const jobId = validJobId(raw, context);
   const job =
     (await context.deps.jobStore.getJob(jobId, context.now)) ?? (await dispatchedFireJob(jobId, context));
   if (!job) throw new JobNotFoundError(jobId);
   return { job: wireJob(job) };
-}
+};
 
 /** `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page. */
-export async function listJobs(raw: Record<string, unknown>, context: ActionContext) {
+export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   const parsed = check.params(listJobsParams, raw);
   if (raw.schedule_id === undefined && raw.task === undefined) {
@@ -115,10 +120,10 @@ export async function listJobs(raw: Record<string, unknown>, context: ActionCont
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );
   return { jobs: page.items.map(wireJob), cursor: page.cursor ?? null };
-}
+};
 
 /** `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying. */
-export async function getJobResult(raw: Record<string, unknown>, context: ActionContext) {
+export const getJobResult: ActionHandler<'get_job_result'> = async (raw, context) => {
   const jobId = validJobId(raw, context);
   const job = await context.deps.jobStore.getJob(jobId, context.now);
   if (!job) throw new JobNotFoundError(jobId);
@@ -128,14 +133,14 @@ export async function getJobResult(raw: Record<string, unknown>, context: Action
     status: job.status,
     result: job.result === null ? null : wireJobResult(job.result),
   };
-}
+};
 
 /**
  * `cancel_job`: a job that has not started never will. Works for jobs the store knows and for fires a
  * tick already sent to the queue (`<scheduleId>@<fireTime>`, while `get_job` shows them as queued);
  * cancelling twice is fine.
  */
-export async function cancelJob(raw: Record<string, unknown>, context: ActionContext) {
+export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
   const jobId = validJobId(raw, context);
   const { jobStore } = context.deps;
   const existing = await jobStore.getJob(jobId, context.now);
@@ -155,4 +160,4 @@ export async function cancelJob(raw: Record<string, unknown>, context: ActionCon
     throw new JobNotCancellableError(jobId, current?.status ?? 'running');
   }
   return { job: wireJob(cancelled) };
-}
+};

@@ -1,11 +1,11 @@
-import { TASK_DEFAULTS } from '../tasks/define-task';
-import type { ActionContext } from './context';
-import { InputCheck } from './input-check';
-import { listTasksParams } from './schemas';
-import { wireTask } from './wire';
+import { listTasksParams } from '../../../core/admin-contract/tasks';
+import { TASK_DEFAULTS } from '../../tasks/define-task';
+import type { ActionHandler } from '../context';
+import { wireTask } from '../protocol/wire-task';
+import { InputCheck } from '../validation/input-check';
 
 /** `list_tasks`: every registered task with its options and the jobs it has running now. */
-export async function listTasks(raw: Record<string, unknown>, context: ActionContext) {
+export const listTasks: ActionHandler<'list_tasks'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   check.valid({ params: check.params(listTasksParams, raw) });
   const running = await context.deps.jobStore.runningCounts();
@@ -13,4 +13,4 @@ export async function listTasks(raw: Record<string, unknown>, context: ActionCon
   return {
     tasks: context.deps.tasks.all().map((task) => wireTask(task, running.get(task.id) ?? 0, defaultTtl)),
   };
-}
+};

@@ -1,9 +1,9 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { TaskNotFoundError, type ValidationIssue } from '../../core/errors';
-import type { JsonValue } from '../../core/json';
-import { formatPath } from '../../core/validation';
-import type { RegisteredTask, TaskRegistry } from './deps';
-import { TaskConfigurationError } from './errors';
+import { TaskNotFoundError, type ValidationIssue } from '../../../core/errors';
+import type { JsonValue } from '../../../core/json';
+import { formatPath } from '../../../core/validation';
+import type { RegisteredTask, TaskRegistry } from '../deps';
+import { TaskConfigurationError } from '../errors';
 
 /** The registered task, or a `TaskNotFoundError` that lists the known tasks. */
 export function requireTask(registry: TaskRegistry, id: string): RegisteredTask {

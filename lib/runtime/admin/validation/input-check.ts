@@ -1,12 +1,12 @@
 import type { z } from 'zod';
-import type { EpochMs } from '../../core/clock';
-import { TaskNotFoundError, ValidationError, type ValidationIssue } from '../../core/errors';
-import type { JsonValue } from '../../core/json';
-import { quote } from '../../core/quote';
-import { isStorablePayload } from '../../core/storable-json';
-import type { TriggerSpec } from '../../core/triggers';
-import { collectIssues, joinPath, parseWithIssues } from '../../core/validation';
-import type { RegisteredTask, TaskRegistry } from './deps';
+import type { EpochMs } from '../../../core/clock';
+import { TaskNotFoundError, ValidationError, type ValidationIssue } from '../../../core/errors';
+import type { JsonValue } from '../../../core/json';
+import { quote } from '../../../core/quote';
+import { isStorablePayload } from '../../../core/storable-json';
+import type { TriggerSpec } from '../../../core/triggers';
+import { collectIssues, joinPath, parseWithIssues } from '../../../core/validation';
+import type { RegisteredTask, TaskRegistry } from '../deps';
 import { payloadSchemaIssues } from './task-payload';
 import { resolveTrigger } from './trigger-input';
 

@@ -1,6 +1,6 @@
-import type { Schedule } from '../../core/model/schedule';
-import { dispatchLeasedSchedule } from '../scheduling/dispatch';
-import type { ActionContext } from './context';
+import type { Schedule } from '../../../core/model/schedule';
+import { dispatchLeasedSchedule } from '../../scheduling/dispatch';
+import type { ActionContext } from '../context';
 
 export interface DispatchNowOutcome {
   schedule: Schedule;

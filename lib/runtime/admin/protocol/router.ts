@@ -1,17 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '../../core/errors';
-import type { ActionContext, ActionHandler } from './context';
-import type { AdminDeps } from './deps';
-import { UnknownActionError } from './errors';
-import { addJob, addJobs, cancelJob, getJob, getJobResult, listJobs } from './jobs';
-import { previewSchedule } from './preview';
-import { type AdminResponse, failure, success } from './response';
-import { resumeSchedule, runScheduleNow, updateSchedule } from './schedule-changes';
-import { addSchedule, getSchedule, listSchedules, pauseSchedule, removeSchedule } from './schedules';
-import { listTasks } from './tasks';
+import {
+  ACTION_NAMES,
+  type AdminAction,
+  type AdminResponse,
+  type AdminResults,
+  isAdminAction,
+} from '../../../core/admin-contract';
+import { ValidationError } from '../../../core/errors';
+import type { ActionContext, ActionHandler } from '../context';
+import type { AdminDeps } from '../deps';
+import { UnknownActionError } from '../errors';
+import { addJob, addJobs, cancelJob, getJob, getJobResult, listJobs } from '../use-cases/jobs';
+import { previewSchedule } from '../use-cases/preview';
+import { resumeSchedule, runScheduleNow, updateSchedule } from '../use-cases/schedule-changes';
+import {
+  addSchedule,
+  getSchedule,
+  listSchedules,
+  pauseSchedule,
+  removeSchedule,
+} from '../use-cases/schedules';
+import { listTasks } from '../use-cases/tasks';
+import { failure, success } from './response';
 
-/** Every action of the admin API, by its wire name. */
-export const ACTIONS = {
+/** The use case serving each action of the contract; a missing action or a wrong result type fails to compile. */
+const ACTIONS: { readonly [Action in AdminAction]: ActionHandler<Action> } = {
   add_schedule: addSchedule,
   get_schedule: getSchedule,
   list_schedules: listSchedules,
@@ -28,10 +41,7 @@ export const ACTIONS = {
   get_job_result: getJobResult,
   cancel_job: cancelJob,
   list_tasks: listTasks,
-} satisfies Record<string, ActionHandler>;
-
-export type AdminAction = keyof typeof ACTIONS;
-export const ACTION_NAMES = Object.keys(ACTIONS) as AdminAction[];
+};
 
 export interface AdminRequestMeta {
   /** Shown in `internal_error` answers and logged with the failure (the Lambda request id in AWS). */
@@ -57,16 +67,26 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
   return async (request, meta) => {
     const requestId = meta?.requestId ?? newId();
     try {
-      const { handler, params } = route(request);
+      const { action, params } = route(request);
       const context: ActionContext = { deps, now: deps.clock.now(), requestId, newId };
-      return success(await handler(params, context));
+      return success(await serve(action, params, context));
     } catch (error) {
       return failure(error, requestId, deps.logger);
     }
   };
 }
 
-function route(request: unknown): { handler: ActionHandler; params: Record<string, unknown> } {
+function serve<Action extends AdminAction>(
+  action: Action,
+  params: Record<string, unknown>,
+  context: ActionContext,
+): Promise<AdminResults[Action]> {
+  const handler: ActionHandler<Action> = ACTIONS[action];
+  return handler(params, context);
+}
+
+/** The action and its fields, from the envelope `{ "action": "...", ...fields }`. */
+function route(request: unknown): { action: AdminAction; params: Record<string, unknown> } {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     throw ValidationError.single('', `the request must be a JSON object: { "action": "...", ...fields }`);
   }
@@ -77,6 +97,6 @@ function route(request: unknown): { handler: ActionHandler; params: Record<strin
   if (typeof action !== 'string') {
     throw ValidationError.single('action', `must be a string, one of ${ACTION_NAMES.join(', ')}`);
   }
-  if (!Object.hasOwn(ACTIONS, action)) throw new UnknownActionError(action, ACTION_NAMES);
-  return { handler: ACTIONS[action as AdminAction], params };
+  if (!isAdminAction(action)) throw new UnknownActionError(action, ACTION_NAMES);
+  return { action, params };
 }

@@ -1,23 +1,24 @@
-import { ScheduleNotFoundError } from '../../core/errors';
-import { isoInZone, isoUtc } from '../../core/instants';
+import { previewScheduleParams } from '../../../core/admin-contract/schedules';
+import { ScheduleNotFoundError } from '../../../core/errors';
+import { isoInZone, isoUtc } from '../../../core/instants';
 import {
   anchorIntervals,
   parseTrigger,
   previewFireTimes,
   type TriggerSpec,
   triggerTimezone,
-} from '../../core/triggers';
-import { collectIssues } from '../../core/validation';
-import type { ActionContext } from './context';
-import { InputCheck } from './input-check';
-import { previewScheduleParams } from './schemas';
+} from '../../../core/triggers';
+import { collectIssues } from '../../../core/validation';
+import type { ActionHandler } from '../context';
+import { InputCheck } from '../validation/input-check';
+import { searchingFireTimes } from '../validation/trigger-input';
 
 /**
  * `preview_schedule`: the next `count` fire times (default 10, at most 1000) from `from` (default now)
  * of a trigger, or of a stored schedule's trigger, each in UTC and in the trigger's timezone.
  * An interval without `start_at` is anchored at now, as `add_schedule` would store it.
  */
-export async function previewSchedule(raw: Record<string, unknown>, context: ActionContext) {
+export const previewSchedule: ActionHandler<'preview_schedule'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   const parsed = check.params(previewScheduleParams, raw);
   if (raw.id === undefined && raw.trigger === undefined) {
@@ -41,11 +42,12 @@ export async function previewSchedule(raw: Record<string, unknown>, context: Act
   }
   const from = params.from ?? context.now;
   const timezone = triggerTimezone(trigger);
-  const fireTimes = previewFireTimes(trigger, from, params.count);
+  const previewed: TriggerSpec = trigger;
+  const fireTimes = searchingFireTimes('trigger', () => previewFireTimes(previewed, from, params.count));
   return {
     trigger,
     timezone,
     from: isoUtc(from),
     fire_times: fireTimes.map((instant) => ({ utc: isoUtc(instant), local: isoInZone(instant, timezone) })),
   };
-}
+};
