@@ -27,7 +27,7 @@ Options:
     noPositionals(positionals);
     const port = portFlag(text(values, 'port'));
     const client = await admin();
-    await callAdmin(client, { action: 'list_tasks' });
+    await callAdmin(client, 'list_tasks', {});
     const server = await startDashboardServer({
       port,
       clock: io.clock,

@@ -1,6 +1,5 @@
 import { isKnownTimeZone } from '../../core/triggers';
 import { callAdmin } from '../admin/client';
-import type { JobPage, WireJob, WireJobResult } from '../admin/wire';
 import { adminCommand } from '../admin-command';
 import type { FlagValues } from '../args';
 import {
@@ -60,7 +59,6 @@ Options:
     noPositionals(positionals);
     const payload = text(values, 'payload');
     const request = definedFields({
-      action: 'add_job',
       task: text(values, 'task'),
       payload: payload === undefined ? undefined : jsonFlag('payload', payload),
       run_at: runAt(values, io.clock.now()),
@@ -74,11 +72,7 @@ Options:
       job_id: '--id',
       conflict_policy: '--conflict',
     };
-    const result = await callAdmin<{ status: string; queued: string; job: WireJob }>(
-      await admin(),
-      request,
-      fieldFlags,
-    );
+    const result = await callAdmin(await admin(), 'add_job', request, fieldFlags);
     const { job } = result;
     const queued =
       { sent: 'sent to the queue', parked: 'parked until a tick sends it', not_sent: 'kept as it was' }[
@@ -122,7 +116,7 @@ ${ZONE_HELP}`,
   async execute({ values, positionals, io, admin, print }) {
     const jobId = onePositional(positionals, 'job id', 'sundial jobs get <job id>');
     const zone = displayZone(values);
-    const result = await callAdmin<{ job: WireJob }>(await admin(), { action: 'get_job', job_id: jobId });
+    const result = await callAdmin(await admin(), 'get_job', { job_id: jobId });
     print(result, () => renderJobDetails(result.job, zone, io.clock));
     return undefined;
   },
@@ -159,7 +153,6 @@ ${ZONE_HELP}`,
     const zone = displayZone(values);
     const limit = text(values, 'limit');
     const request = definedFields({
-      action: 'list_jobs',
       schedule_id: text(values, 'schedule'),
       task: text(values, 'task'),
       status: text(values, 'status'),
@@ -173,7 +166,7 @@ ${ZONE_HELP}`,
       limit: '--limit',
       cursor: '--cursor',
     };
-    const result = await callAdmin<JobPage>(await admin(), request, fieldFlags);
+    const result = await callAdmin(await admin(), 'list_jobs', request, fieldFlags);
     print(result, () => {
       const more = result.cursor === null ? '' : `\n\nMore jobs: add --cursor ${result.cursor}`;
       return `${renderJobTable(result.jobs, zone, io.clock)}${more}`;
@@ -197,10 +190,7 @@ ${ZONE_HELP}`,
   async execute({ values, positionals, io, admin, print }) {
     const jobId = onePositional(positionals, 'job id', 'sundial jobs result <job id>');
     const zone = displayZone(values);
-    const result = await callAdmin<{ job_id: string; status: string; result: WireJobResult }>(await admin(), {
-      action: 'get_job_result',
-      job_id: jobId,
-    });
+    const result = await callAdmin(await admin(), 'get_job_result', { job_id: jobId });
     print(result, () => renderJobResult(result.result, zone, io.clock));
     return undefined;
   },
@@ -219,7 +209,7 @@ Options:`,
   options: {},
   async execute({ positionals, admin, print }) {
     const jobId = onePositional(positionals, 'job id', 'sundial jobs cancel <job id>');
-    const result = await callAdmin<{ job: WireJob }>(await admin(), { action: 'cancel_job', job_id: jobId });
+    const result = await callAdmin(await admin(), 'cancel_job', { job_id: jobId });
     print(result, () => `Cancelled job '${result.job.id}' (${result.job.task}).`);
     return undefined;
   },

@@ -1,5 +1,4 @@
 import { callAdmin } from '../admin/client';
-import type { WireTask } from '../admin/wire';
 import { adminCommand } from '../admin-command';
 import { noPositionals } from '../args';
 import { renderTaskTable } from '../format/jobs';
@@ -18,7 +17,7 @@ Options:`,
   options: {},
   async execute({ positionals, admin, print }) {
     noPositionals(positionals);
-    const result = await callAdmin<{ tasks: WireTask[] }>(await admin(), { action: 'list_tasks' });
+    const result = await callAdmin(await admin(), 'list_tasks', {});
     print(result, () => renderTaskTable(result.tasks));
     return undefined;
   },

@@ -12,10 +12,15 @@ export const ACTION_NAMES = Object.keys(ADMIN_REQUESTS) as AdminAction[];
 /** What each action answers in `{ ok: true, result }`. */
 export interface AdminResults extends ScheduleResults, JobResults, TaskResults {}
 
-/** The fields an action's request may carry, checked by the admin API (a value of the wrong type is its to report). */
-export type AdminFields<Action extends AdminAction> = {
-  readonly [Field in keyof z.input<(typeof ADMIN_REQUESTS)[Action]>]?: unknown;
-};
+/**
+ * The fields an action's request may carry. Their names are checked when compiled; their values by
+ * the admin API, whose messages name the rule (the CLI forwards what the user typed).
+ */
+export type AdminFields<Action extends AdminAction> = string extends keyof RequestInput<Action>
+  ? Record<string, never>
+  : { readonly [Field in keyof RequestInput<Action>]?: unknown };
+
+type RequestInput<Action extends AdminAction> = z.input<(typeof ADMIN_REQUESTS)[Action]>;
 
 /** An action's fields after validation. */
 export type AdminParams<Action extends AdminAction> = z.output<(typeof ADMIN_REQUESTS)[Action]>;

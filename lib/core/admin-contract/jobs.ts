@@ -124,7 +124,7 @@ export interface JobResults {
   add_jobs: { added: number; failed: number; results: AdminResponse<AddedJob>[] };
   get_job: { job: WireJob };
   list_jobs: { jobs: WireJob[]; cursor: string | null };
-  get_job_result: { job_id: string; status: ResultOutcome; result: WireJobResult | null };
+  get_job_result: { job_id: string; status: ResultOutcome; result: WireJobResult };
   cancel_job: { job: WireJob };
 }
 

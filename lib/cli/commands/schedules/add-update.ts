@@ -16,12 +16,6 @@ import {
   scheduleFields,
 } from './fields';
 
-interface ScheduleWritten {
-  status?: string;
-  dispatched_jobs: number;
-  schedule: WireSchedule;
-}
-
 export const addScheduleCommand = adminCommand({
   name: 'add',
   summary: 'add a schedule: a trigger bound to a task and a payload',
@@ -52,17 +46,14 @@ ${SCHEDULE_FIELD_HELP}
       throw new UsageError(`unexpected argument '${positionals[0]}'; give the id with --id`);
     }
     const request = definedFields({
-      action: 'add_schedule',
       id: text(values, 'id'),
       ...scheduleFields(values),
       paused: flag(values, 'paused') ? true : undefined,
       conflict_policy: conflictField(values),
     });
-    const result = await callAdmin<ScheduleWritten>(await admin(), request, scheduleFieldFlags(values));
-    const verb = { added: 'Added', replaced: 'Replaced', kept: 'Kept the existing' }[
-      result.status ?? 'added'
-    ];
-    print(result, () => writtenSummary(`${verb ?? 'Added'} schedule`, result, io));
+    const result = await callAdmin(await admin(), 'add_schedule', request, scheduleFieldFlags(values));
+    const verb = { added: 'Added', replaced: 'Replaced', kept: 'Kept the existing' }[result.status];
+    print(result, () => writtenSummary(`${verb} schedule`, result, io));
     return undefined;
   },
 });
@@ -93,12 +84,11 @@ ${SCHEDULE_FIELD_HELP}
       );
     }
     const request = definedFields({
-      action: 'update_schedule',
       id,
       ...changes,
       expected_version: expectedVersionField(values),
     });
-    const result = await callAdmin<ScheduleWritten>(await admin(), request, scheduleFieldFlags(values));
+    const result = await callAdmin(await admin(), 'update_schedule', request, scheduleFieldFlags(values));
     print(result, () => writtenSummary('Updated schedule', result, io));
     return undefined;
   },

@@ -1,5 +1,4 @@
 import { callAdmin } from '../../admin/client';
-import type { SchedulePage, WireFireTime, WireSchedule } from '../../admin/wire';
 import { adminCommand } from '../../admin-command';
 import { definedFields, flag, noPositionals, numberField, onePositional, text } from '../../args';
 import { UsageError } from '../../command';
@@ -46,7 +45,6 @@ Options:
       throw new UsageError('give --cursor or --all, not both');
     const limit = text(values, 'limit');
     const request = definedFields({
-      action: 'list_schedules',
       task: text(values, 'task'),
       tag: text(values, 'tag'),
       paused: flag(values, 'paused') ? true : flag(values, 'active') ? false : undefined,
@@ -55,10 +53,10 @@ Options:
     });
     const client = await admin();
     const flags = { limit: '--limit', cursor: '--cursor', task: '--task', tag: '--tag' };
-    let page = await callAdmin<SchedulePage>(client, request, flags);
+    let page = await callAdmin(client, 'list_schedules', request, flags);
     const schedules = [...page.schedules];
     while (flag(values, 'all') && page.cursor !== null) {
-      page = await callAdmin<SchedulePage>(client, { ...request, cursor: page.cursor }, flags);
+      page = await callAdmin(client, 'list_schedules', { ...request, cursor: page.cursor }, flags);
       schedules.push(...page.schedules);
     }
     const result = { schedules, cursor: page.cursor };
@@ -84,7 +82,7 @@ Options:`,
   options: {},
   async execute({ positionals, io, admin, print }) {
     const id = onePositional(positionals, 'schedule id', 'sundial schedules get <id>');
-    const result = await callAdmin<{ schedule: WireSchedule }>(await admin(), { action: 'get_schedule', id });
+    const result = await callAdmin(await admin(), 'get_schedule', { id });
     print(result, () => renderScheduleDetails(result.schedule, io.clock));
     return undefined;
   },
@@ -110,12 +108,11 @@ Options:
     const id = onePositional(positionals, 'schedule id', 'sundial schedules preview <id>');
     const count = text(values, 'count');
     const request = definedFields({
-      action: 'preview_schedule',
       id,
       from: text(values, 'from'),
       count: count === undefined ? undefined : numberField(count),
     });
-    const result = await callAdmin<{ timezone: string; fire_times: WireFireTime[] }>(await admin(), request, {
+    const result = await callAdmin(await admin(), 'preview_schedule', request, {
       from: '--from',
       count: '--count',
     });

@@ -1,5 +1,4 @@
 import { callAdmin } from '../../admin/client';
-import type { WireJob, WireSchedule } from '../../admin/wire';
 import { adminCommand } from '../../admin-command';
 import { flag, onePositional } from '../../args';
 import { localWithRelative } from '../../format/instants';
@@ -18,10 +17,7 @@ Options:`,
   options: {},
   async execute({ positionals, admin, print }) {
     const id = onePositional(positionals, 'schedule id', 'sundial schedules pause <id>');
-    const result = await callAdmin<{ schedule: WireSchedule }>(await admin(), {
-      action: 'pause_schedule',
-      id,
-    });
+    const result = await callAdmin(await admin(), 'pause_schedule', { id });
     print(result, () => `Paused schedule '${id}'. Resume it with: sundial schedules resume ${id}`);
     return undefined;
   },
@@ -43,14 +39,10 @@ Options:
   async execute({ values, positionals, io, admin, print }) {
     const id = onePositional(positionals, 'schedule id', 'sundial schedules resume <id>');
     const request = {
-      action: 'resume_schedule',
       id,
       ...(flag(values, 'replay-missed') ? { replay_missed: true } : {}),
     };
-    const result = await callAdmin<{ dispatched_jobs: number; schedule: WireSchedule }>(
-      await admin(),
-      request,
-    );
+    const result = await callAdmin(await admin(), 'resume_schedule', request);
     print(result, () => writtenSummary('Resumed schedule', result, io));
     return undefined;
   },
@@ -68,10 +60,7 @@ Options:`,
   options: {},
   async execute({ positionals, admin, print }) {
     const id = onePositional(positionals, 'schedule id', 'sundial schedules remove <id>');
-    const result = await callAdmin<{ id: string; removed: boolean }>(await admin(), {
-      action: 'remove_schedule',
-      id,
-    });
+    const result = await callAdmin(await admin(), 'remove_schedule', { id });
     print(result, () => `Removed schedule '${id}'.`);
     return undefined;
   },
@@ -90,7 +79,7 @@ Options:`,
   options: {},
   async execute({ positionals, io, admin, print }) {
     const id = onePositional(positionals, 'schedule id', 'sundial schedules run <id>');
-    const result = await callAdmin<{ job: WireJob }>(await admin(), { action: 'run_schedule_now', id });
+    const result = await callAdmin(await admin(), 'run_schedule_now', { id });
     const { job } = result;
     print(result, () =>
       [

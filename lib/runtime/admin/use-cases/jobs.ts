@@ -127,12 +127,9 @@ export const getJobResult: ActionHandler<'get_job_result'> = async (raw, context
   const jobId = validJobId(raw, context);
   const job = await context.deps.jobStore.getJob(jobId, context.now);
   if (!job) throw new JobNotFoundError(jobId);
-  if (!isFinalStatus(job.status)) throw new NoResultYetError(jobId, job.status);
-  return {
-    job_id: job.id,
-    status: job.status,
-    result: job.result === null ? null : wireJobResult(job.result),
-  };
+  // A finished job always has its result; the check only spares the caller a null.
+  if (!isFinalStatus(job.status) || job.result === null) throw new NoResultYetError(jobId, job.status);
+  return { job_id: job.id, status: job.status, result: wireJobResult(job.result) };
 };
 
 /**
