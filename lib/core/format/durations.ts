@@ -1,4 +1,9 @@
-import type { EpochMs } from '../../core/clock';
+import type { EpochMs } from '../clock';
+
+/**
+ * Times and durations in words, the same in the CLI and the dashboard (which runs this in the
+ * browser: nothing here may use Node or luxon).
+ */
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

@@ -1,4 +1,4 @@
-import type { TriggerSpec } from '../../core/triggers';
+import type { TriggerSpec } from '../triggers';
 
 const INTERVAL_UNITS = [
   ['weeks', 'w'],
@@ -10,10 +10,12 @@ const INTERVAL_UNITS = [
 
 const CALENDAR_UNITS = ['years', 'months', 'weeks', 'days'] as const;
 
+const twoDigits = (value: number) => String(value).padStart(2, '0');
+
 /**
- * A trigger in one short line for tables: `cron 0 9 * * MON-FRI`, `every 1h30m`,
- * `every 1 month at 09:00`, `once at 2026-05-01T07:30:00Z`, `or(2 triggers)`. The time zone is
- * shown in its own column.
+ * A trigger in one short line, for the CLI's tables and the dashboard: `cron 0 9 * * MON-FRI`,
+ * `every 1h30m`, `every 1 month at 09:00`, `once at 2026-05-01T07:30:00Z`, `or(2 triggers)`. The
+ * time zone is shown beside it.
  *
  * @example
  * describeTrigger({ type: 'interval', minutes: 90 }); // 'every 90m'
@@ -34,9 +36,9 @@ export function describeTrigger(trigger: TriggerSpec): string {
         const value = trigger[unit];
         return value ? [`${value} ${value === 1 ? unit.slice(0, -1) : unit}`] : [];
       });
-      const time = [trigger.hour ?? 0, trigger.minute ?? 0].map((part) => String(part).padStart(2, '0'));
-      const seconds = trigger.second ? `:${String(trigger.second).padStart(2, '0')}` : '';
-      return `every ${steps.join(' ')} at ${time.join(':')}${seconds}`;
+      const time = `${twoDigits(trigger.hour ?? 0)}:${twoDigits(trigger.minute ?? 0)}`;
+      const seconds = trigger.second ? `:${twoDigits(trigger.second)}` : '';
+      return `every ${steps.join(' ')} at ${time}${seconds}`;
     }
     case 'date':
       return `once at ${trigger.run_at}`;

@@ -1,24 +1,29 @@
 // Upcoming fires across schedules: a track per schedule over the next hour (visual only), and an
 // ordered list of the next fires for everyone, screen readers included.
 
-import { clockTime, element, relativeTime } from './format.js';
+import type { WireSchedule } from '../../core/admin-contract';
+import { relativeTime } from '../../core/format/durations';
+import { clockTime } from '../../core/format/time-in-zone';
+import { element } from './dom';
 
 export const WINDOW_MS = 60 * 60 * 1000;
 const AXIS_STEP_MS = 10 * 60 * 1000;
 const LISTED = 10;
 const TRACKS = 8;
 
+/** Fire times (epoch ms) of an active schedule, from `preview_schedule`. */
+export interface UpcomingFires {
+  schedule: WireSchedule;
+  fires: number[];
+}
+
 /**
- * @param {HTMLElement} chart the visual timeline (aria-hidden)
- * @param {HTMLOListElement} list the next fires as text
+ * @param chart the visual timeline (aria-hidden)
+ * @param list the next fires as text
  */
-export function createTimelineView(chart, list) {
+export function createTimelineView(chart: HTMLElement, list: HTMLOListElement) {
   return {
-    /**
-     * @param {Array<{ schedule: { id: string, timezone: string }, fires: number[] }>} upcoming
-     *   fire times (epoch ms) of each active schedule, from `preview_schedule`
-     */
-    render(upcoming, now) {
+    render(upcoming: readonly UpcomingFires[], now: number): void {
       const inWindow = upcoming
         .map(({ schedule, fires }) => ({
           schedule,
