@@ -10,7 +10,9 @@ import { renderProgress } from '../../lib/cli/format/progress';
 import { renderScheduleTable } from '../../lib/cli/format/schedules';
 import { renderFields, renderTable } from '../../lib/cli/format/table';
 import { describeAnswerError } from '../../lib/cli/report-error';
+import { wireSchedule } from '../../lib/core/admin-contract';
 import { ManualClock } from '../../lib/core/clock';
+import { definition } from '../adapters/store-fixtures';
 
 const NOW = Date.parse('2026-03-02T09:00:00Z');
 const clock = new ManualClock(NOW);
@@ -201,26 +203,26 @@ describe('messages', () => {
   });
 });
 
+/** A schedule as the admin API answers it (the contract's mapper), with `fields` changed. */
 function schedule(fields: Partial<WireSchedule>): WireSchedule {
-  return {
-    id: 'nightly',
-    task: 'send-report',
-    trigger: { type: 'cron', expression: '0 9 * * *' },
-    payload: {},
-    coalesce: 'latest',
-    misfire_grace_seconds: null,
-    max_jitter_seconds: 0,
-    tags: [],
-    paused: false,
-    timezone: 'UTC',
-    next_fire_time: '2026-03-03T09:00:00Z',
-    next_fire_time_local: null,
-    last_fire_time: null,
+  const created = Date.parse('2026-03-01T00:00:00Z');
+  const stored = wireSchedule({
+    ...definition('nightly', {
+      trigger: { type: 'cron', expression: '0 9 * * *' },
+      payload: {},
+      misfireGraceSeconds: null,
+      tags: [],
+    }),
+    nextFireAt: Date.parse('2026-03-03T09:00:00Z'),
+    lastFireAt: null,
+    firesFrom: created,
     version: 1,
-    created_at: '2026-03-01T00:00:00Z',
-    updated_at: '2026-03-01T00:00:00Z',
-    ...fields,
-  };
+    createdAt: created,
+    updatedAt: created,
+    leaseOwner: null,
+    leaseUntil: null,
+  });
+  return { ...stored, ...fields };
 }
 
 function job(fields: Partial<WireJob>): WireJob {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { addScheduleParams } from '../../../lib/core/admin-contract/schedules';
 import { LIMITS } from '../../../lib/core/limits';
 import { createHarness, errorOf, type Harness, nightlyBerlin } from './support/harness';
 
@@ -11,8 +12,8 @@ async function rejected(h: Harness, request: Record<string, unknown>) {
   return error;
 }
 
-const ALLOWED_SCHEDULE_FIELDS =
-  'id, task, trigger, payload, coalesce, misfire_grace_seconds, max_jitter_seconds, tags, paused, conflict_policy';
+/** The fields of add_schedule, as its request schema in the contract has them. */
+const ALLOWED_SCHEDULE_FIELDS = Object.keys(addScheduleParams.shape).join(', ');
 
 describe('the request envelope', () => {
   it.each([[null], ['add_schedule'], [[{ action: 'list_tasks' }]], [42]])(
