@@ -1,6 +1,7 @@
 import { type Command, Option } from '@commander-js/extra-typings';
+import { LOCAL_ADMIN_PORT } from '../core/admin-contract/endpoint';
 import type { AdminClient } from './admin/client';
-import { connectAdmin, DEFAULT_LOCAL_PORT, DEFAULT_STACK } from './admin/target';
+import { connectAdmin, DEFAULT_STACK } from './admin/target';
 import { type CommandBuilder, EXIT_OK } from './command';
 import { examplesHelp, reflow } from './help-text';
 import type { CliIo } from './io';
@@ -17,7 +18,7 @@ function adminSubcommand(parent: Command, name: string) {
     .addOption(
       target(
         '--local',
-        `the local platform (npm start) at http://127.0.0.1:$SUNDIAL_PORT (default: ${DEFAULT_LOCAL_PORT})`,
+        `the local platform (npm start) at http://127.0.0.1:$SUNDIAL_PORT (default: ${LOCAL_ADMIN_PORT})`,
       ),
     )
     .addOption(

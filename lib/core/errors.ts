@@ -1,14 +1,36 @@
 import { quote, quoteId, shorten } from './quote';
 
 /**
+ * The code of every error Sundial raises on purpose. The admin API answers with some of them
+ * (lib/core/admin-contract/errors.ts says which), so a new one must be placed there too.
+ */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'unknown_action'
+  | 'unknown_task'
+  | 'conflicting_id'
+  | 'schedule_not_found'
+  | 'job_not_found'
+  | 'version_conflict'
+  | 'no_result_yet'
+  | 'job_not_cancellable'
+  | 'invalid_task_config'
+  | 'unavailable'
+  | 'store_unavailable'
+  | 'lease_lost'
+  | 'job_already_claimed'
+  | 'non_retryable'
+  | 'trigger_max_iterations';
+
+/**
  * Every error Sundial raises on purpose derives from {@link SundialError}. Each has a stable
  * machine-readable `code` (used by the admin API) and a message that says what was wrong, where,
  * and what is allowed.
  */
 export class SundialError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;

@@ -1,7 +1,10 @@
 /**
- * Size limits, checked where input enters (admin API) and where results are written, so nothing is
- * ever truncated: DynamoDB items hold at most 400 KB (payload and result share one job item) and
- * SQS messages 256 KB (payload plus the job's envelope).
+ * Limits and names shared by every part of Sundial: the runtime, the stack (lib/infra), the local
+ * platform and the CLI import them from here, so none of them keeps its own copy.
+ *
+ * Size limits are checked where input enters (admin API) and where results are written, so nothing is
+ * ever truncated: DynamoDB items hold at most 400 KB (payload and result share one job item) and SQS
+ * messages 256 KB (payload plus the job's envelope).
  */
 export const LIMITS = {
   /** A schedule's or job's payload, as UTF-8 JSON. */
@@ -16,8 +19,26 @@ export const LIMITS = {
   bulkJobs: 1_000,
   /** A cron expression: listing every value of every field by hand takes about 530, real ones far fewer. */
   cronExpressionLength: 512,
-  /** The longest an SQS message can be delayed. */
+  /** The longest an SQS message can be delayed; jobs due later wait in the store (parked). */
   maxQueueDelaySeconds: 900,
+  /** The longest SQS lets a received message stay hidden (12 hours). */
+  maxVisibilityTimeoutSeconds: 43_200,
+  /** The longest a Lambda function may run, and so a handler. */
+  maxLambdaTimeoutSeconds: 900,
+} as const;
+
+/** The log levels of the runtime (`SUNDIAL_LOG_LEVEL`, the construct's `logLevel`), least severe first. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The outputs of the deployed stack, by what they hold; the CLI finds the admin function by its output. */
+export const STACK_OUTPUTS = {
+  adminFunctionName: 'AdminFunctionName',
+  tableName: 'TableName',
+  queueUrl: 'QueueUrl',
+  deadLetterQueueUrl: 'DeadLetterQueueUrl',
+  eventBusName: 'EventBusName',
+  dashboardName: 'DashboardName',
 } as const;
 
 /** The size of a value as UTF-8 JSON, in bytes. */

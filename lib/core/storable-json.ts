@@ -1,5 +1,5 @@
-import { jsonByteLength } from './limits';
-import { shorten } from './quote';
+import type { JsonValue } from './json';
+import { jsonByteLength, LIMITS } from './limits';
 
 /**
  * What the store can keep and give back unchanged: payloads and return values are stored as DynamoDB
@@ -44,11 +44,13 @@ export function storableJsonProblem(value: unknown, maxBytes: number): StorableJ
   return undefined;
 }
 
-/** A problem's path as it reads after the value's name: `.items[2].price` (keys shortened). */
-export function jsonPathSuffix(path: readonly (string | number)[]): string {
-  return path
-    .map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${shorten(segment)}`))
-    .join('');
+/** The first reason a payload cannot be stored and sent as is (within `LIMITS.payloadBytes`), or undefined. */
+export function payloadProblem(value: unknown): StorableJsonProblem | undefined {
+  return storableJsonProblem(value, LIMITS.payloadBytes);
+}
+
+export function isStorablePayload(value: unknown): value is JsonValue {
+  return payloadProblem(value) === undefined;
 }
 
 function shapeProblem(

@@ -1,20 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import { DASHBOARD_ACTIONS, DASHBOARD_HEADER } from './protocol';
 
-/** The header the page sends with every API call: a custom header forces a CORS preflight, which is never approved. */
-export const DASHBOARD_HEADER = 'x-sundial-dashboard';
-
-/** The admin actions the page uses; nothing else is forwarded (no adding, updating or removing from a browser). */
-export const ALLOWED_ACTIONS: ReadonlySet<string> = new Set([
-  'list_schedules',
-  'get_schedule',
-  'pause_schedule',
-  'resume_schedule',
-  'run_schedule_now',
-  'preview_schedule',
-  'list_jobs',
-  'get_job_result',
-  'list_tasks',
-]);
+/** The admin actions the server forwards for the page. */
+export const ALLOWED_ACTIONS: ReadonlySet<string> = new Set(DASHBOARD_ACTIONS);
 
 export interface Rejection {
   status: number;

@@ -2,16 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Clock, systemClock } from '../core/clock';
 import { loadAssets, PAGE_SECURITY_HEADERS } from './assets';
 import { actionProblem, apiRequestProblem, hostProblem, type Rejection } from './guard';
+import { API_PATH, NOW_HEADER } from './protocol';
 import type { ExtraRoute, InvokeAdmin } from './types';
 
-export const API_PATH = '/api/admin';
 /** Requests of the page are a few hundred bytes; anything near this is not from the page. */
 const MAX_API_BODY_BYTES = 64 * 1024;
 
 export interface DashboardRouteOptions {
   /** Forwards an allow-listed admin request (the local platform calls the admin handler; the CLI invokes the Lambda). */
   invokeAdmin: InvokeAdmin;
-  /** The page shows relative times against this clock (sent as `x-sundial-now`). @default systemClock */
+  /** The page shows relative times against this clock (sent as `NOW_HEADER`). @default systemClock */
   clock?: Clock;
 }
 
@@ -74,7 +74,7 @@ async function serveApi(
     const message = `the admin API could not be reached: ${error instanceof Error ? error.message : String(error)}`;
     return reject(response, { status: 502, code: 'unavailable', message });
   }
-  sendJson(response, 200, answer, { 'x-sundial-now': String(clock.now()) });
+  sendJson(response, 200, answer, { [NOW_HEADER]: String(clock.now()) });
 }
 
 function sizeProblem(body: Buffer): Rejection | undefined {

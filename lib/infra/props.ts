@@ -2,9 +2,10 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { LogLevel } from '../core/limits';
 
 /** Log levels the runtime understands (`SUNDIAL_LOG_LEVEL`). */
-export type SundialLogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type SundialLogLevel = LogLevel;
 
 /**
  * Settings of a {@link Sundial} deployment. Every field is optional; the defaults suit a team running

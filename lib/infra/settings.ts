@@ -1,6 +1,7 @@
 import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
+import { LIMITS, LOG_LEVELS } from '../core/limits';
 import { type SundialLogLevel, type SundialProps, WORKER_TIMEOUT_MARGIN_SECONDS } from './props';
 
 /** The props with every default filled in and every value checked. */
@@ -38,11 +39,7 @@ export class SundialPropsError extends Error {
   }
 }
 
-const LOG_LEVELS: readonly SundialLogLevel[] = ['debug', 'info', 'warn', 'error'];
-const MAX_LAMBDA_TIMEOUT_SECONDS = 900;
 const MIN_WORKER_TIMEOUT_SECONDS = 90;
-const MAX_VISIBILITY_TIMEOUT_SECONDS = 12 * 3600;
-const MAX_QUEUE_DELAY_SECONDS = 900;
 
 /**
  * Fills in the defaults and checks every value, collecting all problems (including `taskProblems`,
@@ -62,7 +59,7 @@ export function resolveSettings(
     props.lookaheadSeconds,
     90,
     1,
-    MAX_QUEUE_DELAY_SECONDS,
+    LIMITS.maxQueueDelaySeconds,
   );
   if (isKnown(lookaheadSeconds) && isKnown(tickRate) && lookaheadSeconds <= tickRate * 60) {
     problems.push(
@@ -78,14 +75,14 @@ export function resolveSettings(
   const workerTimeoutSeconds = check.integer(
     'workerTimeoutSeconds',
     props.workerTimeoutSeconds,
-    Math.min(MAX_LAMBDA_TIMEOUT_SECONDS, Math.max(MIN_WORKER_TIMEOUT_SECONDS, neededTimeout)),
+    Math.min(LIMITS.maxLambdaTimeoutSeconds, Math.max(MIN_WORKER_TIMEOUT_SECONDS, neededTimeout)),
     1,
-    MAX_LAMBDA_TIMEOUT_SECONDS,
+    LIMITS.maxLambdaTimeoutSeconds,
   );
   if (longestTask && isKnown(workerTimeoutSeconds) && workerTimeoutSeconds < neededTimeout) {
     const source =
       props.workerTimeoutSeconds === undefined
-        ? 'the longest Lambda timeout (900 s)'
+        ? `the longest Lambda timeout (${LIMITS.maxLambdaTimeoutSeconds} s)`
         : `workerTimeoutSeconds (${workerTimeoutSeconds})`;
     problems.push(
       `task '${longestTask.id}' has timeoutSeconds ${longestTask.timeoutSeconds}, but ${source} leaves less than ${WORKER_TIMEOUT_MARGIN_SECONDS} s beyond it: lower the task's timeoutSeconds to at most ${workerTimeoutSeconds - WORKER_TIMEOUT_MARGIN_SECONDS}${props.workerTimeoutSeconds === undefined ? '' : ` or raise workerTimeoutSeconds to ${neededTimeout}`}`,
@@ -109,7 +106,7 @@ export function resolveSettings(
     problems.push('removalPolicy SNAPSHOT is not supported by DynamoDB tables: use RETAIN or DESTROY');
   }
   const logLevel = props.logLevel ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
 
@@ -145,7 +142,7 @@ export function resolveSettings(
     ),
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
     logLevel,
-    queueVisibilityTimeoutSeconds: Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, 6 * workerTimeoutSeconds),
+    queueVisibilityTimeoutSeconds: Math.min(LIMITS.maxVisibilityTimeoutSeconds, 6 * workerTimeoutSeconds),
   };
   if (problems.length > 0) throw new SundialPropsError(problems);
   return settings;

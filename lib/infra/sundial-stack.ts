@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { STACK_OUTPUTS } from '../core/limits';
 import type { SundialProps } from './props';
 import { Sundial } from './sundial';
 
@@ -16,18 +17,24 @@ export class SundialStack extends Stack {
     super(scope, id, props);
     this.sundial = new Sundial(this, 'Sundial', props.sundial);
     const { adminFunction, table, queue, deadLetterQueue, eventBus } = this.sundial;
-    new CfnOutput(this, 'AdminFunctionName', {
+    new CfnOutput(this, STACK_OUTPUTS.adminFunctionName, {
       value: adminFunction.functionName,
       description: 'Invoke this function for the admin API (aws lambda invoke / the sundial CLI)',
     });
-    new CfnOutput(this, 'TableName', { value: table.tableName, description: 'Schedules, jobs and results' });
-    new CfnOutput(this, 'QueueUrl', { value: queue.queueUrl, description: 'Jobs queue' });
-    new CfnOutput(this, 'DeadLetterQueueUrl', {
+    new CfnOutput(this, STACK_OUTPUTS.tableName, {
+      value: table.tableName,
+      description: 'Schedules, jobs and results',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.queueUrl, { value: queue.queueUrl, description: 'Jobs queue' });
+    new CfnOutput(this, STACK_OUTPUTS.deadLetterQueueUrl, {
       value: deadLetterQueue.queueUrl,
       description: 'Dead-lettered job messages',
     });
-    new CfnOutput(this, 'EventBusName', { value: eventBus.eventBusName, description: 'Job events' });
-    new CfnOutput(this, 'DashboardName', {
+    new CfnOutput(this, STACK_OUTPUTS.eventBusName, {
+      value: eventBus.eventBusName,
+      description: 'Job events',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.dashboardName, {
       value: this.sundial.dashboard.dashboardName,
       description: 'CloudWatch dashboard',
     });

@@ -1,5 +1,5 @@
+import { LOCAL_ADMIN_FUNCTION } from '../core/admin-contract/endpoint';
 import type { LocalPlatform } from './platform';
-import { ADMIN_FUNCTION_NAME } from './platform';
 
 /** What `npm start` prints once everything is up: where things are and how to add a first schedule. */
 const EXAMPLE_PAYLOAD = { team: 'ops', recipients: ['ops@example.com'] };
@@ -22,7 +22,7 @@ export function banner(
     '',
     'Sundial is running locally.',
     '',
-    `  admin API (Lambda Invoke)  ${platform.url}  function '${ADMIN_FUNCTION_NAME}'`,
+    `  admin API (Lambda Invoke)  ${platform.url}  function '${LOCAL_ADMIN_FUNCTION}'`,
     `  dashboard                  ${platform.url}/`,
     `  DynamoDB Local             ${platform.dynamodbEndpoint}  table '${platform.tableName}'`,
     `  SQS emulator               ${platform.sqsEndpoint}`,
@@ -37,7 +37,7 @@ export function banner(
     '',
     'or with the AWS CLI (any credentials; region us-east-1):',
     '',
-    `  aws lambda invoke --endpoint-url ${platform.url} --function-name ${ADMIN_FUNCTION_NAME} \\`,
+    `  aws lambda invoke --endpoint-url ${platform.url} --function-name ${LOCAL_ADMIN_FUNCTION} \\`,
     `    --cli-binary-format raw-in-base64-out --payload '${request}' /dev/stdout`,
     '',
     'Press Ctrl-C to stop.',

@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { storeClient } from '../adapters/dynamodb/client';
+import { LOCAL_ADMIN_FUNCTION, LOCAL_ADMIN_PORT } from '../core/admin-contract/endpoint';
+import { LIMITS } from '../core/limits';
 import { readConfig } from '../runtime/config';
 import { buildRuntimeDependencies, type RuntimeDeps } from '../runtime/dependencies';
 import { type AdminHandler, createAdminHandler } from '../runtime/handlers/admin';
@@ -27,11 +29,11 @@ import { watchTasks } from './task-watcher';
 import { startTickLoop } from './tick-loop';
 import { startWorkerPollers } from './worker-pollers';
 
-export const ADMIN_FUNCTION_NAME = 'sundial-admin';
 export const TICK_FUNCTION_NAME = 'sundial-tick';
-export const DEFAULT_LOCAL_PORT = 4750;
+/** The admin API's port unless `--port` or `SUNDIAL_PORT` says otherwise (the contract's). */
+export const DEFAULT_LOCAL_PORT = LOCAL_ADMIN_PORT;
 const LOCAL_EVENT_BUS = 'sundial-local';
-const WORKER_TIMEOUT_MS = 900_000;
+const WORKER_TIMEOUT_MS = LIMITS.maxLambdaTimeoutSeconds * 1000;
 
 export interface LocalPlatformOptions {
   /** Port of the local Lambda endpoint (and dashboard) on 127.0.0.1; 0 picks a free one. @default 4750 */
@@ -152,7 +154,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const endpoint = await startLambdaEndpoint({
       port: options.port ?? DEFAULT_LOCAL_PORT,
       functions: new Map([
-        [ADMIN_FUNCTION_NAME, { handler: invokeAdmin, timeoutMs: 30_000 }],
+        [LOCAL_ADMIN_FUNCTION, { handler: invokeAdmin, timeoutMs: 30_000 }],
         [TICK_FUNCTION_NAME, { handler: () => tick(), timeoutMs: 60_000 }],
       ]),
       extraRoutes: options.routes?.({ invokeAdmin }) ?? [],

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { LIMITS } from '../core/limits';
 import type { SqsEmulator } from './sqs-emulator';
 
 interface SavedMessage {
@@ -48,7 +49,10 @@ export async function restoreQueueSnapshot(
         Entries: batch.map((message, index) => ({
           Id: String(index),
           MessageBody: message.body,
-          DelaySeconds: Math.min(900, Math.max(0, Math.ceil((message.visibleAt - now) / 1000))),
+          DelaySeconds: Math.min(
+            LIMITS.maxQueueDelaySeconds,
+            Math.max(0, Math.ceil((message.visibleAt - now) / 1000)),
+          ),
         })),
       }),
     );

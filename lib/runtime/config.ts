@@ -1,5 +1,5 @@
 import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
-import { LIMITS } from '../core/limits';
+import { LIMITS, LOG_LEVELS, type LogLevel } from '../core/limits';
 import type { PlanLimits } from '../core/planning';
 import { MAX_RESULT_TTL_SECONDS, TASK_DEFAULTS } from './tasks/define-task';
 
@@ -28,8 +28,7 @@ export interface RuntimeConfig {
   metricsNamespace: string;
 }
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type { LogLevel };
 
 /** Thrown at cold start when the environment is incomplete or wrong; lists every problem. */
 export class ConfigError extends Error {

@@ -1,6 +1,11 @@
 import { beforeEach, expect, it } from 'vitest';
 import { ConflictingIdError, LeaseLostError, ValidationError } from '../../lib/core/errors';
+import type { JsonValue } from '../../lib/core/json';
+import { LIMITS } from '../../lib/core/limits';
 import type { JobResult } from '../../lib/core/model/job';
+import { isJobId, MAX_JOB_ID_LENGTH } from '../../lib/core/model/job-id';
+import { parksBeyondQueueDelay } from '../../lib/core/ports/job-queue';
+import { payloadProblem, STORABLE_MAX_DEPTH } from '../../lib/core/storable-json';
 import {
   failure,
   jobRequest,
@@ -278,6 +283,63 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect(raced).toEqual([]);
     expect(wrongOwner).toBeInstanceOf(LeaseLostError);
     expect(afterSent).toEqual([]);
+  });
+
+  it('parks a retry exactly when the core rule says it lies beyond the queue’s longest delay', async () => {
+    const retryAt = {
+      near: T0 + LIMITS.maxQueueDelaySeconds * SECOND,
+      far: T0 + LIMITS.maxQueueDelaySeconds * SECOND + 1,
+    };
+    for (const id of ['near', 'far'] as const) {
+      await store.claimJob(claim(id, 1, 'w'));
+      await store.retryJob({
+        jobId: id,
+        owner: 'w',
+        failedAttempt: 1,
+        error: { type: 'E', message: 'm' },
+        retryAt: retryAt[id],
+        now: T0,
+      });
+    }
+
+    const due = await store.acquireDueJobs('tick', T0 + 20 * MINUTE, T0 + 30 * MINUTE, MINUTE, 10);
+
+    expect(parksBeyondQueueDelay(retryAt.near, T0)).toBe(false);
+    expect(parksBeyondQueueDelay(retryAt.far, T0)).toBe(true);
+    expect(due.map((job) => job.id)).toEqual(['far']);
+  });
+
+  it('keeps a job whose id is as long as the job-id grammar allows', async () => {
+    const id = `${'s'.repeat(LIMITS.idLength)}@${'r'.repeat(MAX_JOB_ID_LENGTH - LIMITS.idLength - 1)}`;
+
+    await store.createJob({ job: jobRequest(id), conflictPolicy: 'exception', now: T0, parkUntilDue: false });
+
+    expect(isJobId(id)).toBe(true);
+    expect((await store.getJob(id, T0))?.id).toBe(id);
+  });
+
+  it('keeps a payload at the edges of the core storability rule unchanged', async () => {
+    let nested: JsonValue = 'deepest';
+    for (let depth = 1; depth < STORABLE_MAX_DEPTH; depth++) nested = { n: nested };
+    const payload: JsonValue = {
+      largest: Number.MAX_SAFE_INTEGER,
+      smallest: -Number.MAX_SAFE_INTEGER,
+      tiny: 1e-130,
+      zero: 0,
+      nested,
+      ['k'.repeat(65_535)]: true,
+      text: 'x'.repeat(LIMITS.payloadBytes - 65_535 - 1_000),
+    };
+
+    await store.createJob({
+      job: jobRequest('edges', { payload }),
+      conflictPolicy: 'exception',
+      now: T0,
+      parkUntilDue: false,
+    });
+
+    expect(payloadProblem(payload)).toBeUndefined();
+    expect((await store.getJob('edges', T0))?.payload).toEqual(payload);
   });
 
   it('creates admin jobs with conflict policies, parked until due when asked', async () => {

@@ -1,6 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
 import { LeaseLostError } from '../../lib/core/errors';
-import { scheduleJobId } from '../../lib/core/model/job';
+import { scheduleJobId } from '../../lib/core/model/job-id';
 import {
   definition,
   failure,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jsonPathSuffix, STORABLE_MAX_DEPTH, storableJsonProblem } from '../../lib/core/storable-json';
+import { STORABLE_MAX_DEPTH, storableJsonProblem } from '../../lib/core/storable-json';
+import { formatPath } from '../../lib/core/validation';
 
 const LIMIT = 1_000;
 
@@ -39,7 +40,7 @@ describe('storableJsonProblem', () => {
   ])('names where %s is, and what is allowed', (_name, value, path, message) => {
     const problem = storableJsonProblem(value, LIMIT);
 
-    expect(jsonPathSuffix(problem?.path ?? [])).toBe(path);
+    expect(formatPath(problem?.path ?? [], 'value')).toBe(`value${path}`);
     expect(problem?.message).toContain(message);
   });
 

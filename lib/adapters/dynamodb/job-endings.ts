@@ -1,7 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
-import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
+import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import type { FinishJobInput, JobRequest, RetryJobInput } from '../../core/ports/job-store';
 import { returnSlotItem, slotDroppedItem } from './counters';
 import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
@@ -50,7 +50,7 @@ export function finishJob(context: StoreContext, input: FinishJobInput): Promise
  * and returns the slot. A retry further away than the queue can delay is parked in the due index.
  */
 export function retryJob(context: StoreContext, input: RetryJobInput): Promise<Job> {
-  const parked = input.retryAt - input.now > MAX_QUEUE_DELAY_SECONDS * 1000;
+  const parked = parksBeyondQueueDelay(input.retryAt, input.now);
   const shard = shardOf(input.jobId, context.shards);
   const ending = change(
     {

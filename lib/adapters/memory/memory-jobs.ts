@@ -3,7 +3,7 @@ import { ConflictingIdError, LeaseLostError, ValidationError } from '../../core/
 import type { Job, JobResult } from '../../core/model/job';
 import type { Page, PageRequest } from '../../core/model/page';
 import { counterRepair, type TaskCounter } from '../../core/ports/counter-repair';
-import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
+import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import {
   type ClaimJobInput,
   type ClaimOutcome,
@@ -141,7 +141,7 @@ export class MemoryJobStore implements JobStore {
       attempt: job.attempt,
     };
     if (input.error) result.error = structuredClone(input.error);
-    const parked = input.retryAt - input.now > MAX_QUEUE_DELAY_SECONDS * 1000;
+    const parked = parksBeyondQueueDelay(input.retryAt, input.now);
     Object.assign(job, {
       status: 'retrying',
       runAt: input.retryAt,

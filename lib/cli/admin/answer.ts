@@ -1,13 +1,16 @@
-/** The admin API's answers as the CLI sees them (docs/admin-api.md, "Requests and answers"). */
+import type {
+  AdminErrorBody as AdminApiErrorBody,
+  AdminErrorCode,
+  AdminResponse,
+} from '../../core/admin-contract';
 
-export interface AdminErrorBody {
-  code: string;
-  message: string;
-  /** For `invalid_input`: every problem as `{ path, message }`. */
-  details?: unknown;
+/** The admin API's answers as the CLI sees them (the contract: lib/core/admin-contract). */
+export type AdminAnswer<Result = unknown> = AdminResponse<Result>;
+
+/** An error the CLI reports: the admin API's, or `unreachable` when the admin API could not be reached. */
+export interface AdminErrorBody extends Omit<AdminApiErrorBody, 'code'> {
+  code: AdminErrorCode | 'unreachable';
 }
-
-export type AdminAnswer = { ok: true; result: unknown } | { ok: false; error: AdminErrorBody };
 
 /** A field problem of an `invalid_input` answer. */
 export interface FieldProblem {
@@ -20,11 +23,11 @@ export interface FieldProblem {
  * them (`max_jitter_seconds` → `--jitter`), so a message can point at what the user typed.
  */
 export class AdminAnswerError extends Error {
-  readonly code: string;
+  readonly code: AdminErrorCode;
   readonly details: FieldProblem[];
 
   constructor(
-    error: AdminErrorBody,
+    error: AdminApiErrorBody,
     readonly fieldFlags: Readonly<Record<string, string>> = {},
   ) {
     super(error.message);
@@ -59,7 +62,7 @@ export function asAdminAnswer(value: unknown, source: string): AdminAnswer {
   );
 }
 
-function isErrorBody(value: unknown): value is AdminErrorBody {
+function isErrorBody(value: unknown): value is AdminApiErrorBody {
   if (typeof value !== 'object' || value === null) return false;
   const body = value as Record<string, unknown>;
   return typeof body.code === 'string' && typeof body.message === 'string';

@@ -1,9 +1,10 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { STACK_OUTPUTS } from '../../core/limits';
 import { AdminUnavailableError } from './answer';
 import { describeSdkError } from './lambda-admin';
 
-/** The stack output holding the admin function's name (lib/infra/sundial-stack.ts). */
-export const ADMIN_FUNCTION_OUTPUT = 'AdminFunctionName';
+/** The stack output holding the admin function's name (lib/infra/sundial-stack.ts writes it). */
+const ADMIN_FUNCTION_OUTPUT = STACK_OUTPUTS.adminFunctionName;
 
 export interface AwsSettings {
   profile?: string | undefined;

@@ -1,13 +1,11 @@
 import { createConnection } from 'node:net';
+import { LOCAL_ADMIN_FUNCTION, LOCAL_ADMIN_PORT } from '../../core/admin-contract/endpoint';
 import type { CliIo } from '../io';
 import { envOf } from '../io';
 import type { AdminClient } from './client';
 import { LambdaAdminClient } from './lambda-admin';
 import { adminFunctionFromStack } from './stack-outputs';
 
-/** The function name the local platform serves the admin API under. */
-export const LOCAL_ADMIN_FUNCTION = 'sundial-admin';
-export const DEFAULT_LOCAL_PORT = 4750;
 export const DEFAULT_STACK = 'Sundial';
 /** How long to wait for the local platform before trying AWS. */
 const LOCAL_PROBE_TIMEOUT_MS = 300;
@@ -23,7 +21,7 @@ export interface TargetFlags {
 }
 
 export function localPlatformUrl(io: CliIo): string {
-  const port = envOf(io).SUNDIAL_PORT ?? String(DEFAULT_LOCAL_PORT);
+  const port = envOf(io).SUNDIAL_PORT ?? String(LOCAL_ADMIN_PORT);
   return `http://127.0.0.1:${port}`;
 }
 

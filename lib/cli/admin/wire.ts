@@ -1,20 +1,13 @@
-import type { WireJob, WireSchedule } from '../../core/admin-wire';
+import type { AdminResults } from '../../core/admin-contract';
 
-export type { WireJob, WireJobResult, WireSchedule, WireTask } from '../../core/admin-wire';
+/** The admin API's records and pages as the CLI reads them: all from the contract (lib/core/admin-contract). */
+export type {
+  WireFireTime,
+  WireJob,
+  WireJobResult,
+  WireSchedule,
+  WireTask,
+} from '../../core/admin-contract';
 
-/** The admin API's answers as the CLI reads them; the records themselves are defined in lib/core/admin-wire.ts. */
-
-export interface WireFireTime {
-  utc: string;
-  local: string;
-}
-
-export interface SchedulePage {
-  schedules: WireSchedule[];
-  cursor: string | null;
-}
-
-export interface JobPage {
-  jobs: WireJob[];
-  cursor: string | null;
-}
+export type SchedulePage = AdminResults['list_schedules'];
+export type JobPage = AdminResults['list_jobs'];

@@ -25,7 +25,7 @@ credentials. (The local platform, npm start, serves the same dashboard on its ow
     ),
   async execute({ options, io, admin }) {
     const client = await admin();
-    await callAdmin(client, { action: 'list_tasks' });
+    await callAdmin(client, 'list_tasks', {});
     const server = await startDashboardServer({
       port: options.port,
       clock: io.clock,

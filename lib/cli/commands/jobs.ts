@@ -1,6 +1,5 @@
 import { Option } from '@commander-js/extra-typings';
 import { callAdmin } from '../admin/client';
-import type { JobPage, WireJob, WireJobResult } from '../admin/wire';
 import { adminCommand } from '../admin-command';
 import { localWithRelative } from '../format/instants';
 import { renderJobDetails, renderJobResult, renderJobTable } from '../format/jobs';
@@ -49,7 +48,6 @@ sent to the queue at once; later ones wait in the store until a tick sends them.
   async execute({ options, io, admin, print }) {
     const delay = options.in;
     const request = definedFields({
-      action: 'add_job',
       task: options.task,
       payload: options.payload,
       run_at: delay === undefined ? options.runAt : new Date(io.clock.now() + delay * 1000).toISOString(),
@@ -63,11 +61,7 @@ sent to the queue at once; later ones wait in the store until a tick sends them.
       job_id: '--id',
       conflict_policy: '--conflict',
     };
-    const result = await callAdmin<{ status: string; queued: string; job: WireJob }>(
-      await admin(),
-      request,
-      fieldFlags,
-    );
+    const result = await callAdmin(await admin(), 'add_job', request, fieldFlags);
     const { job } = result;
     const queued =
       { sent: 'sent to the queue', parked: 'parked until a tick sends it', not_sent: 'kept as it was' }[
@@ -94,7 +88,7 @@ Job ids of schedule fires are <schedule id>@<fire time in epoch ms>.`,
   ],
   declare: (command) => command.argument('<job-id>', 'the job id').addOption(zoneOption()),
   async execute({ args: [jobId], options, io, admin, print }) {
-    const result = await callAdmin<{ job: WireJob }>(await admin(), { action: 'get_job', job_id: jobId });
+    const result = await callAdmin(await admin(), 'get_job', { job_id: jobId });
     print(result, () => renderJobDetails(result.job, options.timezone, io.clock));
     return undefined;
   },
@@ -122,7 +116,6 @@ const listJobsCommand = adminCommand({
       .addOption(zoneOption()),
   async execute({ options, io, admin, print }) {
     const request = definedFields({
-      action: 'list_jobs',
       schedule_id: options.schedule,
       task: options.task,
       status: options.status,
@@ -136,7 +129,7 @@ const listJobsCommand = adminCommand({
       limit: '--limit',
       cursor: '--cursor',
     };
-    const result = await callAdmin<JobPage>(await admin(), request, fieldFlags);
+    const result = await callAdmin(await admin(), 'list_jobs', request, fieldFlags);
     print(result, () => {
       const more = result.cursor === null ? '' : `\n\nMore jobs: add --cursor ${result.cursor}`;
       return `${renderJobTable(result.jobs, options.timezone, io.clock)}${more}`;
@@ -153,10 +146,7 @@ stack, timings and attempt. A job that has not finished yet fails with no_result
   examples: ['sundial jobs result report-2026-03', 'sundial jobs result report-2026-03 --json'],
   declare: (command) => command.argument('<job-id>', 'the job id').addOption(zoneOption()),
   async execute({ args: [jobId], options, io, admin, print }) {
-    const result = await callAdmin<{ job_id: string; status: string; result: WireJobResult }>(await admin(), {
-      action: 'get_job_result',
-      job_id: jobId,
-    });
+    const result = await callAdmin(await admin(), 'get_job_result', { job_id: jobId });
     print(result, () => renderJobResult(result.result, options.timezone, io.clock));
     return undefined;
   },
@@ -170,7 +160,7 @@ finished fails with job_not_cancellable (exit 1).`,
   examples: ['sundial jobs cancel report-2026-03'],
   declare: (command) => command.argument('<job-id>', 'the job id'),
   async execute({ args: [jobId], admin, print }) {
-    const result = await callAdmin<{ job: WireJob }>(await admin(), { action: 'cancel_job', job_id: jobId });
+    const result = await callAdmin(await admin(), 'cancel_job', { job_id: jobId });
     print(result, () => `Cancelled job '${result.job.id}' (${result.job.task}).`);
     return undefined;
   },

@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from '@commander-js/extra-typings';
 import type { EpochMs } from '../../core/clock';
 import { ValidationError } from '../../core/errors';
+import { isoInZone } from '../../core/instants';
 import {
   canonicalCronExpression,
   MaxIterationsReachedError,
@@ -11,7 +12,7 @@ import {
   triggerTimezone,
 } from '../../core/triggers';
 import { type CommandBuilder, UsageError } from '../command';
-import { isoInZone, renderFireTimeTable } from '../format/fire-times';
+import { renderFireTimeTable } from '../format/fire-times';
 import { examplesHelp, reflow } from '../help-text';
 import { jsonValue, wholeNumberFrom } from '../option-values';
 

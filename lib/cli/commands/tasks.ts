@@ -1,5 +1,4 @@
 import { callAdmin } from '../admin/client';
-import type { WireTask } from '../admin/wire';
 import { adminCommand } from '../admin-command';
 import { renderTaskTable } from '../format/jobs';
 import { commandGroup } from '../group';
@@ -12,7 +11,7 @@ timeout, misfire grace, retries, how long results are kept, events, and whether 
   examples: ['sundial tasks list', 'sundial tasks list --json'],
   declare: (command) => command,
   async execute({ admin, print }) {
-    const result = await callAdmin<{ tasks: WireTask[] }>(await admin(), { action: 'list_tasks' });
+    const result = await callAdmin(await admin(), 'list_tasks', {});
     print(result, () => renderTaskTable(result.tasks));
     return undefined;
   },

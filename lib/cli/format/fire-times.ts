@@ -1,34 +1,6 @@
 import { DateTime } from 'luxon';
 import type { EpochMs } from '../../core/clock';
-
-/** English locales whose short zone names differ: en-US knows EDT, en-GB knows CEST and BST, en-AU knows AEST and LHDT. */
-const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-IN', 'en-NZ'];
-
-/**
- * An ISO-8601 string with the zone's offset (`Z` in UTC), milliseconds only when there are some.
- *
- * @example
- * isoInZone(Date.parse('2026-03-08T07:00:00Z'), 'America/New_York'); // '2026-03-08T03:00:00-04:00'
- */
-export function isoInZone(instant: EpochMs, zone: string): string {
-  return (
-    DateTime.fromMillis(instant, { zone }).toISO({ suppressMilliseconds: true }) ??
-    new Date(instant).toISOString()
-  );
-}
-
-/**
- * The short name of the zone at `instant` (`EDT`, `CEST`), or undefined where the locale data
- * only has a `GMT+9` style name: the numeric offset beside it says the same.
- */
-export function zoneAbbreviation(instant: EpochMs, zone: string): string | undefined {
-  const local = DateTime.fromMillis(instant, { zone });
-  for (const locale of ABBREVIATION_LOCALES) {
-    const name = local.setLocale(locale).toFormat('ZZZZ');
-    if (!/^(GMT|UTC)[+-]/.test(name)) return name;
-  }
-  return undefined;
-}
+import { zoneAbbreviation } from '../../core/format/time-in-zone';
 
 /**
  * A table of fire times: number, wall-clock time in the zone (weekday, offset, abbreviation) and,

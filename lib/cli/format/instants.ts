@@ -1,7 +1,6 @@
-import { DateTime } from 'luxon';
-import type { Clock, EpochMs } from '../../core/clock';
-import { zoneAbbreviation } from './fire-times';
-import { relativeTime } from './relative-time';
+import type { Clock } from '../../core/clock';
+import { relativeTime } from '../../core/format/durations';
+import { timeInZone } from '../../core/format/time-in-zone';
 
 /**
  * An instant as wall-clock time in `zone`, with the zone's abbreviation (or offset) and how far it
@@ -14,13 +13,5 @@ import { relativeTime } from './relative-time';
 export function localWithRelative(iso: string | null, zone: string, clock: Clock): string {
   if (iso === null) return '-';
   const instant = Date.parse(iso);
-  return `${localTime(instant, zone)} (${relativeTime(instant, clock.now())})`;
-}
-
-/** `Mon 2026-03-02 10:00:42 CET`; milliseconds only when there are any; the numeric offset where no abbreviation is known. */
-export function localTime(instant: EpochMs, zone: string): string {
-  const format = instant % 1_000 === 0 ? 'ccc yyyy-MM-dd HH:mm:ss' : 'ccc yyyy-MM-dd HH:mm:ss.SSS';
-  const local = DateTime.fromMillis(instant, { zone }).setLocale('en-US');
-  const name = zoneAbbreviation(instant, zone) ?? local.toFormat('ZZ');
-  return `${local.toFormat(format)} ${name}`;
+  return `${timeInZone(instant, zone)} (${relativeTime(instant, clock.now())})`;
 }

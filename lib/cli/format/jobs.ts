@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock';
+import { compactDuration, wholeDuration } from '../../core/format/durations';
 import type { WireJob, WireJobResult, WireTask } from '../admin/wire';
 import { localWithRelative } from './instants';
-import { compactDuration, wholeDuration } from './relative-time';
 import { renderFields, renderTable } from './table';
 
 const ERROR_COLUMN_WIDTH = 60;

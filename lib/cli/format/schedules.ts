@@ -1,16 +1,17 @@
 import type { Clock } from '../../core/clock';
+import { relativeTime } from '../../core/format/durations';
+import { scheduleState } from '../../core/format/schedule-state';
+import { timeInZone } from '../../core/format/time-in-zone';
+import { describeTrigger } from '../../core/format/triggers';
+import { isoInZone } from '../../core/instants';
 import type { WireFireTime, WireSchedule } from '../admin/wire';
-import { isoInZone } from './fire-times';
-import { localTime, localWithRelative } from './instants';
+import { localWithRelative } from './instants';
 import { upcomingFire } from './next-fire';
-import { relativeTime } from './relative-time';
 import { renderFields, renderTable } from './table';
-import { describeTrigger } from './triggers';
 
 /** `paused`, `finished` (no fire time left, dispatched or not) or `active`. */
-export function scheduleState(schedule: WireSchedule, now: number): string {
-  if (schedule.paused) return 'paused';
-  return upcomingFire(schedule, now) === null ? 'finished' : 'active';
+function stateAt(schedule: WireSchedule, now: number): string {
+  return scheduleState(schedule, upcomingFire(schedule, now));
 }
 
 function isoOrNull(instant: number | null): string | null {
@@ -31,7 +32,7 @@ export function renderScheduleTable(schedules: readonly WireSchedule[], clock: C
     schedule.paused
       ? '-'
       : localWithRelative(isoOrNull(upcomingFire(schedule, clock.now())), schedule.timezone, clock),
-    scheduleState(schedule, clock.now()),
+    stateAt(schedule, clock.now()),
     schedule.tags.join(','),
   ]);
   return renderTable(['ID', 'TASK', 'TRIGGER', 'ZONE', 'NEXT FIRE (schedule’s zone)', 'STATE', 'TAGS'], rows);
@@ -52,7 +53,7 @@ export function renderScheduleDetails(schedule: WireSchedule, clock: Clock): str
     ['task', schedule.task],
     ['trigger', `${describeTrigger(schedule.trigger)}  ${JSON.stringify(schedule.trigger)}`],
     ['time zone', zone],
-    ['state', scheduleState(schedule, clock.now())],
+    ['state', stateAt(schedule, clock.now())],
     ['next fire', next === null ? '-' : `${localWithRelative(next, zone, clock)}  ${next}`],
     ...dispatchNote,
     ['last dispatched', last === null ? '-' : `${localWithRelative(last, zone, clock)}  ${last}`],
@@ -75,7 +76,7 @@ export function renderFireTimes(fireTimes: readonly WireFireTime[], zone: string
   if (fireTimes.length === 0) return 'No fire times: the trigger has finished.';
   const rows = fireTimes.map((fire, index) => {
     const instant = Date.parse(fire.utc);
-    return [String(index + 1), localTime(instant, zone), fire.utc, relativeTime(instant, clock.now())];
+    return [String(index + 1), timeInZone(instant, zone), fire.utc, relativeTime(instant, clock.now())];
   });
   return renderTable(['#', zone, 'UTC', 'WHEN'], rows);
 }

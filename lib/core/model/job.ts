@@ -70,8 +70,3 @@ export interface Job {
   /** After this instant the job reads as absent (DynamoDB TTL deletes it later). */
   expiresAt: EpochMs | null;
 }
-
-/** The deterministic id of the job for one fire time of a schedule. */
-export function scheduleJobId(scheduleId: string, fireTime: EpochMs): string {
-  return `${scheduleId}@${fireTime}`;
-}

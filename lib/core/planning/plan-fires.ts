@@ -1,5 +1,5 @@
 import type { EpochMs } from '../clock';
-import { scheduleJobId } from '../model/job';
+import { scheduleJobId } from '../model/job-id';
 import type { FireTimeSource } from '../triggers';
 import { jitteredRunAt } from './jitter';
 import { latestFireTime } from './latest-fire';

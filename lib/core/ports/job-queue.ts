@@ -1,4 +1,5 @@
 import type { EpochMs } from '../clock';
+import { LIMITS } from '../limits';
 import type { ScheduleRevision } from '../model/schedule-revision';
 import type { JobRequest } from './job-store';
 
@@ -8,7 +9,7 @@ export interface JobMessage {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under. */
   revision?: ScheduleRevision;
-  /** Seconds the queue holds the message before a worker may see it (0..900). */
+  /** Seconds the queue holds the message before a worker may see it (0..`LIMITS.maxQueueDelaySeconds`). */
   delaySeconds: number;
 }
 
@@ -18,18 +19,22 @@ export interface JobQueue {
   send(messages: readonly JobMessage[]): Promise<{ failed: string[] }>;
 
   /**
-   * Keeps a received message hidden for `timeoutSeconds` from now (0..43,200), after which the queue
+   * Keeps a received message hidden for `timeoutSeconds` from now (0..`LIMITS.maxVisibilityTimeoutSeconds`), after which the queue
    * delivers it again. The worker uses it to come back later to a job whose task has no free slot.
    */
   changeVisibility(receiptHandle: string, timeoutSeconds: number): Promise<void>;
 }
 
-export const MAX_QUEUE_DELAY_SECONDS = 900;
-
-/** The longest SQS lets a received message stay hidden (12 hours). */
-export const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
-
 /** The whole-second delay to send now for a job that should start at `runAt` (the worker waits out the rest). */
 export function queueDelaySeconds(runAt: EpochMs, now: EpochMs): number {
-  return Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.floor((runAt - now) / 1000)));
+  return Math.min(LIMITS.maxQueueDelaySeconds, Math.max(0, Math.floor((runAt - now) / 1000)));
+}
+
+/**
+ * Whether a job starting at `runAt` waits in the store's due index (parked) instead of the queue: it
+ * starts later than the queue can delay a message, and the tick sends it when it comes due. The one
+ * rule for jobs added through the admin API, retries the worker schedules, and both stores' `retryJob`.
+ */
+export function parksBeyondQueueDelay(runAt: EpochMs, now: EpochMs): boolean {
+  return runAt - now > LIMITS.maxQueueDelaySeconds * 1000;
 }

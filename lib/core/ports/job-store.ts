@@ -1,8 +1,8 @@
 import type { EpochMs } from '../clock';
+import { LIMITS } from '../limits';
 import type { Job, JobResult, JobStatus } from '../model/job';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy } from '../model/schedule';
-import { MAX_QUEUE_DELAY_SECONDS } from './job-queue';
 
 const HOUR_MS = 3_600_000;
 
@@ -18,7 +18,8 @@ export const QUEUE_RETENTION_MS = 14 * 24 * HOUR_MS;
  * from the dead-letter queue: AWS gives a redriven message a new retention period, so a redriven copy is
  * recognised only when it arrives within this period.
  */
-export const DEDUPE_RECORD_RETENTION_MS = QUEUE_RETENTION_MS + MAX_QUEUE_DELAY_SECONDS * 1000 + 24 * HOUR_MS;
+export const DEDUPE_RECORD_RETENTION_MS =
+  QUEUE_RETENTION_MS + LIMITS.maxQueueDelaySeconds * 1000 + 24 * HOUR_MS;
 
 /** When the item of a job that ended at `endedAt`, with a result readable until `resultExpiresAt`, may go. */
 export function dedupeRecordExpiresAt(endedAt: EpochMs, resultExpiresAt: EpochMs): EpochMs {

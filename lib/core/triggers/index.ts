@@ -2,6 +2,7 @@
  * Triggers: JSON descriptions of fire times (`cron`, `interval`, `calendar_interval`, `date`,
  * `and`, `or`), validated with zod and compiled into pure `next(from)` functions.
  */
+export { anchorIntervals } from './anchor';
 export { compileTrigger, previewFireTimes, triggerTimezone } from './compile';
 export { canonicalCronExpression } from './cron/cron-expression';
 export { MaxIterationsReachedError } from './errors';

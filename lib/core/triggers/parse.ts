@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors';
+import { parseWithIssues } from '../validation/zod-issues';
 import { type TriggerSpec, triggerSchema } from './schema';
-import { toValidationIssues } from './zod-issues';
 
 /** `and`/`or` may nest this deep; deeper input is refused before zod recurses into it. */
 export const MAX_NESTING_DEPTH = 8;
@@ -25,9 +25,9 @@ export function parseTrigger(input: unknown, path = 'trigger'): TriggerSpec {
       `and/or triggers may nest at most ${MAX_NESTING_DEPTH} levels deep`,
     );
   }
-  const result = triggerSchema.safeParse(input);
-  if (result.success) return result.data;
-  throw new ValidationError(toValidationIssues(result.error.issues, input, path), { cause: result.error });
+  const parsed = parseWithIssues(triggerSchema, input, path);
+  if ('issues' in parsed) throw new ValidationError(parsed.issues);
+  return parsed.value;
 }
 
 function findTooDeepNesting(input: unknown, path: string, depth: number): string | undefined {

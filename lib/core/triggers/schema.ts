@@ -171,7 +171,11 @@ export const dateTriggerSchema = z.strictObject({
   run_at: instantSchema,
 });
 
-const childTriggersSchema = () => z.array(triggerSchema).min(1).max(MAX_CHILD_TRIGGERS);
+const childTriggersSchema = () =>
+  z
+    .array(triggerSchema)
+    .min(1, { error: 'must list at least 1 trigger' })
+    .max(MAX_CHILD_TRIGGERS, { error: `must list at most ${MAX_CHILD_TRIGGERS} triggers` });
 
 export const andTriggerSchema = z.strictObject({
   type: z.literal('and'),
@@ -207,13 +211,3 @@ export type CalendarIntervalTriggerSpec = z.infer<typeof calendarIntervalTrigger
 export type DateTriggerSpec = z.infer<typeof dateTriggerSchema>;
 export type AndTriggerSpec = z.infer<typeof andTriggerSchema>;
 export type OrTriggerSpec = z.infer<typeof orTriggerSchema>;
-
-/** The object schema of each kind, for listing a kind's allowed fields in error messages. */
-export const TRIGGER_FIELDS: Readonly<Record<TriggerType, readonly string[]>> = {
-  cron: Object.keys(cronTriggerSchema.shape),
-  interval: Object.keys(intervalTriggerSchema.shape),
-  calendar_interval: Object.keys(calendarIntervalTriggerSchema.shape),
-  date: Object.keys(dateTriggerSchema.shape),
-  and: Object.keys(andTriggerSchema.shape),
-  or: Object.keys(orTriggerSchema.shape),
-};

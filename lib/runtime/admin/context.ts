@@ -1,3 +1,4 @@
+import type { AdminAction, AdminResults } from '../../core/admin-contract';
 import type { EpochMs } from '../../core/clock';
 import type { AdminDeps } from './deps';
 
@@ -10,22 +11,8 @@ export interface ActionContext {
   newId: () => string;
 }
 
-export type ActionHandler = (params: Record<string, unknown>, context: ActionContext) => Promise<unknown>;
-
-/** Runs `work` over `items` with at most `limit` calls in flight, keeping the order of results. */
-export async function mapConcurrently<Item, Result>(
-  items: readonly Item[],
-  limit: number,
-  work: (item: Item, index: number) => Promise<Result>,
-): Promise<Result[]> {
-  const results = new Array<Result>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as Item, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
+/** Serves one action: its raw fields in (validated by the handler, which reports every problem), its result out. */
+export type ActionHandler<Action extends AdminAction> = (
+  raw: Record<string, unknown>,
+  context: ActionContext,
+) => Promise<AdminResults[Action]>;

@@ -1,3 +1,19 @@
+/**
+ * The admin API's handler, read top-down: `protocol/` (the envelope, routing to a use case, answers
+ * and their error codes), `validation/` (every problem of a request before anything is written), and
+ * `use-cases/` (one module per action group). What it takes and answers is the contract in
+ * lib/core/admin-contract.
+ */
+export type {
+  AdminAction,
+  AdminErrorBody,
+  AdminResponse,
+  WireJob,
+  WireJobResult,
+  WireSchedule,
+  WireTask,
+} from '../../core/admin-contract';
+export { ACTION_NAMES } from '../../core/admin-contract';
 export type { ActionContext } from './context';
 export type { AdminDeps, AdminLogger } from './deps';
 export {
@@ -6,12 +22,4 @@ export {
   TaskConfigurationError,
   UnknownActionError,
 } from './errors';
-export type { AdminErrorBody, AdminResponse } from './response';
-export {
-  ACTION_NAMES,
-  type AdminAction,
-  type AdminApi,
-  type AdminRequestMeta,
-  createAdminApi,
-} from './router';
-export type { WireJob, WireJobResult, WireSchedule, WireTask } from './wire';
+export { type AdminApi, type AdminRequestMeta, createAdminApi } from './protocol/router';

@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { JsonValue } from '../../core/json';
+import { LIMITS } from '../../core/limits';
 
 /** How a failed job is tried again. `maxAttempts` counts the first run. */
 export interface RetryPolicy {
@@ -116,7 +117,7 @@ export function resultTtlSecondsOf(definition: TaskDefinition | undefined, defau
 }
 
 /** The longest a handler may run: Lambda's own limit. */
-export const MAX_TIMEOUT_SECONDS = 900;
+export const MAX_TIMEOUT_SECONDS = LIMITS.maxLambdaTimeoutSeconds;
 
 /**
  * Declares a task. Export it as the default export of a module in `functions/`; the file name is the task id.

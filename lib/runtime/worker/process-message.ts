@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
+import { LIMITS } from '../../core/limits';
 import type { Job } from '../../core/model/job';
 import { decodeJobMessage } from '../../core/model/job-message';
 import type { JobMessage } from '../../core/ports/job-queue';
-import { MAX_VISIBILITY_TIMEOUT_SECONDS, queueDelaySeconds } from '../../core/ports/job-queue';
+import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import type { Logger } from '../observability/logger';
 import { jobRequestOf } from '../scheduling/job-messages';
@@ -47,7 +48,7 @@ async function processJob(
   const elsewhere = (stored: Job | undefined) =>
     onClaimedElsewhere(ctx, record, attempt, stored, logger, fire);
   const early = job.runAt - clock.now();
-  // SQS delays at most 900 s and in whole seconds: a far-ahead job hops through the queue again,
+  // SQS delays at most LIMITS.maxQueueDelaySeconds and in whole seconds: a far-ahead job hops through the queue again,
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
   if (early > MAX_WAIT_MS)
     return sendAgain(
@@ -205,7 +206,7 @@ async function comeBackAfter(
   try {
     await ctx.deps.queue.changeVisibility(
       record.receiptHandle,
-      Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, Math.max(1, seconds)),
+      Math.min(LIMITS.maxVisibilityTimeoutSeconds, Math.max(1, seconds)),
     );
   } catch (error) {
     logger.warn('could not change the message visibility; it comes back after the queue default', { error });

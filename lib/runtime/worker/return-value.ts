@@ -1,6 +1,7 @@
 import type { JsonValue } from '../../core/json';
 import { LIMITS } from '../../core/limits';
-import { jsonPathSuffix, storableJsonProblem } from '../../core/storable-json';
+import { storableJsonProblem } from '../../core/storable-json';
+import { formatPath } from '../../core/validation';
 
 export type CheckedReturnValue = { ok: true; value: JsonValue | undefined } | { ok: false; problem: string };
 
@@ -12,6 +13,6 @@ export function checkReturnValue(value: unknown): CheckedReturnValue {
   if (value === undefined) return { ok: true, value: undefined };
   const problem = storableJsonProblem(value, LIMITS.returnValueBytes);
   if (problem)
-    return { ok: false, problem: `return value${jsonPathSuffix(problem.path)}: ${problem.message}` };
+    return { ok: false, problem: `${formatPath(problem.path, 'return value')}: ${problem.message}` };
   return { ok: true, value: value as JsonValue };
 }

@@ -2,7 +2,7 @@ import type { EpochMs } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { JobResult } from '../../core/model/job';
 import type { JobEvent } from '../../core/ports/event-publisher';
-import { MAX_QUEUE_DELAY_SECONDS } from '../../core/ports/job-queue';
+import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import type { Logger } from '../observability/logger';
 import { retryMessage } from '../scheduling/job-messages';
@@ -83,7 +83,7 @@ async function recordOutcome(
   if (!outcome.ok && retry) {
     const retryAt = finishedAt + retryDelayMs(definition.retry, attempt, deps.random);
     // The store parks retries beyond the queue's longest delay in the due index; the tick sends them.
-    const parked = retryAt - finishedAt > MAX_QUEUE_DELAY_SECONDS * 1000;
+    const parked = parksBeyondQueueDelay(retryAt, finishedAt);
     if (!parked) {
       // Sent before the job is marked `retrying`: a crash in between leaves a running job with an
       // expired lease, which the reaper retries; never a `retrying` job without a message.

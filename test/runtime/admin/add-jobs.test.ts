@@ -235,10 +235,10 @@ describe('add_jobs', () => {
       'jobs[1].payload.team: Invalid input: expected string, received number',
     );
     expect(errorOf(result.results[4] as AdminResponse).message).toBe(
-      'jobs[4]: Invalid input: expected object, received string',
+      "jobs[4]: must be an object (got 'not a job')",
     );
     expect(errorOf(result.results[5] as AdminResponse).message).toBe(
-      'jobs[5].priority: unknown field; allowed fields: task, payload, run_at, job_id, conflict_policy',
+      'jobs[5].priority: is not a known field; allowed fields: task, payload, run_at, job_id, conflict_policy',
     );
     expect(h.queue.messages.map((message) => message.job.id)).toEqual(['r1']);
     expect(await h.store.getJob('c2', T0)).toMatchObject({

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { ADMIN_ERROR_CODES } from '../../../lib/core/admin-contract';
 import type { AdminResponse } from '../../../lib/runtime/admin';
 import { createHarness, type Harness, MINUTE } from './support/harness';
 
@@ -145,5 +146,16 @@ describe('docs/admin-api.md', () => {
     const shown = (value: unknown) => documented.some((block) => isDeepStrictEqual(block, value));
     const missing = examples.filter(({ request, response }) => !shown(request) || !shown(response));
     expect(missing.map(({ name }) => name)).toEqual([]);
+  });
+
+  it('lists every error code of the contract’s registry, and no other', () => {
+    const doc = readFileSync(resolve(import.meta.dirname, '../../../docs/admin-api.md'), 'utf8');
+    const section = doc.slice(
+      doc.indexOf('## Error codes'),
+      doc.indexOf('\n## ', doc.indexOf('## Error codes') + 1),
+    );
+    const documented = [...section.matchAll(/^\| `([a-z_]+)` /gm)].map(([, code]) => code);
+
+    expect(documented).toEqual([...ADMIN_ERROR_CODES]);
   });
 });

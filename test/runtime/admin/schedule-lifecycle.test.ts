@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SCHEDULE_CHANGE_FIELDS } from '../../../lib/core/admin-contract';
 import { createHarness, errorOf, everyMinute, MINUTE, nightlyBerlin, SECOND, T0 } from './support/harness';
 
 interface ScheduleResult {
@@ -203,8 +204,11 @@ describe('update_schedule', () => {
     const error = errorOf(await h.call({ action: 'update_schedule', id: 'report' }));
 
     expect(error.message).toBe(
-      'nothing to change: give at least one of task, trigger, payload, coalesce, misfire_grace_seconds, max_jitter_seconds, tags',
+      `nothing to change: give at least one of ${SCHEDULE_CHANGE_FIELDS.join(', ')}`,
     );
+    expect(SCHEDULE_CHANGE_FIELDS).toEqual(expect.arrayContaining(['task', 'trigger', 'payload', 'tags']));
+    expect(SCHEDULE_CHANGE_FIELDS).not.toEqual(expect.arrayContaining(['id']));
+    expect(SCHEDULE_CHANGE_FIELDS).not.toEqual(expect.arrayContaining(['expected_version']));
   });
 
   it('says schedule_not_found for an unknown id', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { addScheduleParams } from '../../../lib/core/admin-contract/schedules';
 import { LIMITS } from '../../../lib/core/limits';
 import { createHarness, errorOf, type Harness, nightlyBerlin } from './support/harness';
 
@@ -11,8 +12,8 @@ async function rejected(h: Harness, request: Record<string, unknown>) {
   return error;
 }
 
-const ALLOWED_SCHEDULE_FIELDS =
-  'id, task, trigger, payload, coalesce, misfire_grace_seconds, max_jitter_seconds, tags, paused, conflict_policy';
+/** The fields of add_schedule, as its request schema in the contract has them. */
+const ALLOWED_SCHEDULE_FIELDS = Object.keys(addScheduleParams.shape).join(', ');
 
 describe('the request envelope', () => {
   it.each([[null], ['add_schedule'], [[{ action: 'list_tasks' }]], [42]])(
@@ -36,7 +37,9 @@ describe('the request envelope', () => {
     const error = errorOf(await h.admin({ task: 'cleanup' }));
 
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toMatch(/^action: required; one of add_schedule, get_schedule, .*, list_tasks$/);
+    expect(error.message).toMatch(
+      /^action: is required: must be one of add_schedule, get_schedule, .*, list_tasks$/,
+    );
   });
 
   it('answers unknown_action for an action it does not have, listing the actions', async () => {
@@ -77,14 +80,14 @@ describe('add_schedule input', () => {
     expect(error.message).toBe(
       [
         'max_jitter_seconds: must be a whole number from 0 to 3600',
-        `colour: unknown field; allowed fields: ${ALLOWED_SCHEDULE_FIELDS}`,
+        `colour: is not a known field; allowed fields: ${ALLOWED_SCHEDULE_FIELDS}`,
         "trigger.expression: invalid cron expression '*/0 * * * *': step must be at least 1",
         'payload.team: Too small: expected string to have >=1 characters',
       ].join('; '),
     );
     expect(error.details).toEqual([
       { path: 'max_jitter_seconds', message: 'must be a whole number from 0 to 3600' },
-      { path: 'colour', message: `unknown field; allowed fields: ${ALLOWED_SCHEDULE_FIELDS}` },
+      { path: 'colour', message: `is not a known field; allowed fields: ${ALLOWED_SCHEDULE_FIELDS}` },
       {
         path: 'trigger.expression',
         message: "invalid cron expression '*/0 * * * *': step must be at least 1",
@@ -121,12 +124,34 @@ describe('add_schedule input', () => {
     );
   });
 
+  it('rejects an and trigger whose triggers never fire together, on add and on preview', async () => {
+    const h = createHarness();
+    const neverTogether = {
+      type: 'and',
+      threshold_seconds: 0,
+      max_iterations: 10,
+      triggers: [
+        { type: 'interval', seconds: 2, start_at: '2026-01-01T00:00:00Z' },
+        { type: 'interval', seconds: 2, start_at: '2026-01-01T00:00:01Z' },
+      ],
+    };
+
+    const added = await rejected(h, { action: 'add_schedule', task: 'cleanup', trigger: neverTogether });
+    const previewed = await rejected(h, { action: 'preview_schedule', trigger: neverTogether });
+
+    for (const error of [added, previewed]) {
+      expect(error.details).toEqual([
+        { path: 'trigger', message: expect.stringMatching(/^the 'and' trigger found no instant where all/) },
+      ]);
+    }
+  });
+
   it('says which fields are required', async () => {
     const h = createHarness();
 
     const error = await rejected(h, { action: 'add_schedule' });
 
-    expect(error.message).toBe('task: required; trigger: required');
+    expect(error.message).toBe('task: is required; trigger: is required');
   });
 
   it("rejects ids with '@' or too long, naming the rule", async () => {
@@ -322,7 +347,7 @@ describe('other actions’ input', () => {
 
     const error = await rejected(h, { action: 'list_tasks', verbose: true });
 
-    expect(error.message).toBe('verbose: unknown field; this action takes no fields');
+    expect(error.message).toBe('verbose: is not a known field; no fields are allowed here');
   });
 
   it('rejects an update whose fields are invalid before reading anything it would write', async () => {

@@ -1,6 +1,7 @@
+import type { AdminResults } from '../../../core/admin-contract';
 import { mapWithConcurrency } from '../../../core/concurrency';
 import { type AdminErrorBody, AdminUnavailableError } from '../../admin/answer';
-import type { AdminClient } from '../../admin/client';
+import { type AdminClient, requestAdmin } from '../../admin/client';
 
 /** `add_jobs` takes at most this many jobs per call (docs/admin-api.md). */
 export const JOBS_PER_CALL = 1_000;
@@ -43,12 +44,15 @@ export async function submitSchedules(
 async function submitSchedule(item: unknown, index: number, options: SubmitOptions): Promise<ItemOutcome> {
   const given = idOf(item, 'id');
   if (!isObject(item)) return notAnObject('schedule', index);
-  const request = { ...withConflictPolicy(item, options.conflictPolicy), action: 'add_schedule' };
   try {
-    const answer = await options.client.send(request);
+    const answer = await requestAdmin(
+      options.client,
+      'add_schedule',
+      withConflictPolicy(item, options.conflictPolicy),
+    );
     if (!answer.ok) return { kind: 'schedule', index, id: given, ok: false, error: answer.error };
-    const result = answer.result as { status: string; schedule: { id: string } };
-    return { kind: 'schedule', index, id: result.schedule.id, ok: true, status: result.status };
+    const { schedule, status } = answer.result;
+    return { kind: 'schedule', index, id: schedule.id, ok: true, status };
   } catch (error) {
     return { kind: 'schedule', index, id: given, ok: false, error: unreachable(error) };
   }
@@ -73,21 +77,17 @@ async function submitJobChunk(
   const jobs = chunk.map((item) =>
     isObject(item) ? withConflictPolicy(item, options.conflictPolicy) : item,
   );
-  let results: unknown[];
+  let results: AdminResults['add_jobs']['results'];
   try {
-    const answer = await options.client.send({ action: 'add_jobs', jobs });
+    const answer = await requestAdmin(options.client, 'add_jobs', { jobs });
     if (!answer.ok) return chunk.map((item, index) => jobFailure(item, offset + index, answer.error));
-    results = (answer.result as { results: unknown[] }).results;
+    results = answer.result.results;
   } catch (error) {
     return chunk.map((item, index) => jobFailure(item, offset + index, unreachable(error)));
   }
   return chunk.map((item, index) => {
-    const answer = results[index] as {
-      ok: boolean;
-      result?: { status: string; job: { id: string } };
-      error?: AdminErrorBody;
-    };
-    if (!answer?.ok || !answer.result) {
+    const answer = results[index];
+    if (!answer?.ok) {
       return jobFailure(
         item,
         offset + index,

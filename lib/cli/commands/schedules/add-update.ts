@@ -9,12 +9,6 @@ import type { CliIo } from '../../io';
 import { definedFields, numberField, policyValue } from '../../option-values';
 import { scheduleFieldFlags, scheduleFields, withScheduleFieldOptions } from './fields';
 
-interface ScheduleWritten {
-  status?: string;
-  dispatched_jobs: number;
-  schedule: WireSchedule;
-}
-
 export const addScheduleCommand = adminCommand({
   name: 'add',
   summary: 'add a schedule: a trigger bound to a task and a payload',
@@ -37,17 +31,14 @@ The admin API checks every field and reports each problem with its path.`,
       ),
   async execute({ options, io, admin, print }) {
     const request = definedFields({
-      action: 'add_schedule',
       id: options.id,
       ...scheduleFields(options),
       paused: options.paused,
       conflict_policy: options.conflict,
     });
-    const result = await callAdmin<ScheduleWritten>(await admin(), request, scheduleFieldFlags(options));
-    const verb = { added: 'Added', replaced: 'Replaced', kept: 'Kept the existing' }[
-      result.status ?? 'added'
-    ];
-    print(result, () => writtenSummary(`${verb ?? 'Added'} schedule`, result, io));
+    const result = await callAdmin(await admin(), 'add_schedule', request, scheduleFieldFlags(options));
+    const verb = { added: 'Added', replaced: 'Replaced', kept: 'Kept the existing' }[result.status];
+    print(result, () => writtenSummary(`${verb} schedule`, result, io));
     return undefined;
   },
 });
@@ -76,12 +67,11 @@ next fire time counted from now; --payload and --tag replace the stored payload 
       );
     }
     const request = definedFields({
-      action: 'update_schedule',
       id,
       ...changes,
       expected_version: options.expectedVersion,
     });
-    const result = await callAdmin<ScheduleWritten>(await admin(), request, scheduleFieldFlags(options));
+    const result = await callAdmin(await admin(), 'update_schedule', request, scheduleFieldFlags(options));
     print(result, () => writtenSummary('Updated schedule', result, io));
     return undefined;
   },

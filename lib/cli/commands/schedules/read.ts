@@ -1,6 +1,5 @@
 import { Option } from '@commander-js/extra-typings';
 import { callAdmin } from '../../admin/client';
-import type { SchedulePage, WireFireTime, WireSchedule } from '../../admin/wire';
 import { adminCommand } from '../../admin-command';
 import { renderFireTimes, renderScheduleDetails, renderScheduleTable } from '../../format/schedules';
 import { definedFields, numberField } from '../../option-values';
@@ -31,7 +30,6 @@ schedule's own time zone.`,
       .option('--all', 'every page'),
   async execute({ options, io, admin, print }) {
     const request = definedFields({
-      action: 'list_schedules',
       task: options.task,
       tag: options.tag,
       paused: options.paused ? true : options.active ? false : undefined,
@@ -40,10 +38,10 @@ schedule's own time zone.`,
     });
     const client = await admin();
     const flags = { limit: '--limit', cursor: '--cursor', task: '--task', tag: '--tag' };
-    let page = await callAdmin<SchedulePage>(client, request, flags);
+    let page = await callAdmin(client, 'list_schedules', request, flags);
     const schedules = [...page.schedules];
     while (options.all && page.cursor !== null) {
-      page = await callAdmin<SchedulePage>(client, { ...request, cursor: page.cursor }, flags);
+      page = await callAdmin(client, 'list_schedules', { ...request, cursor: page.cursor }, flags);
       schedules.push(...page.schedules);
     }
     const result = { schedules, cursor: page.cursor };
@@ -64,7 +62,7 @@ time zone and in UTC, payload and policies.`,
   examples: ['sundial schedules get nightly', 'sundial schedules get nightly --json'],
   declare: (command) => command.argument('<id>', 'the schedule id'),
   async execute({ args: [id], io, admin, print }) {
-    const result = await callAdmin<{ schedule: WireSchedule }>(await admin(), { action: 'get_schedule', id });
+    const result = await callAdmin(await admin(), 'get_schedule', { id });
     print(result, () => renderScheduleDetails(result.schedule, io.clock));
     return undefined;
   },
@@ -86,12 +84,11 @@ and in UTC. To try a trigger before storing it, use 'sundial preview'.`,
       .option('--from <ISO>', 'first instant to consider, with Z or an offset (default: now)'),
   async execute({ args: [id], options, io, admin, print }) {
     const request = definedFields({
-      action: 'preview_schedule',
       id,
       from: options.from,
       count: options.count,
     });
-    const result = await callAdmin<{ timezone: string; fire_times: WireFireTime[] }>(await admin(), request, {
+    const result = await callAdmin(await admin(), 'preview_schedule', request, {
       from: '--from',
       count: '--count',
     });

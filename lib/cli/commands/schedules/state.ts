@@ -1,5 +1,4 @@
 import { callAdmin } from '../../admin/client';
-import type { WireJob, WireSchedule } from '../../admin/wire';
 import { adminCommand } from '../../admin-command';
 import { localWithRelative } from '../../format/instants';
 import { writtenSummary } from './add-update';
@@ -12,10 +11,7 @@ already sent to the queue. Idempotent.`,
   examples: ['sundial schedules pause nightly'],
   declare: (command) => command.argument('<id>', 'the schedule id'),
   async execute({ args: [id], admin, print }) {
-    const result = await callAdmin<{ schedule: WireSchedule }>(await admin(), {
-      action: 'pause_schedule',
-      id,
-    });
+    const result = await callAdmin(await admin(), 'pause_schedule', { id });
     print(result, () => `Paused schedule '${id}'. Resume it with: sundial schedules resume ${id}`);
     return undefined;
   },
@@ -34,14 +30,10 @@ grace decide which run.`,
       .option('--replay-missed', 'run the fire times missed while paused (per the coalesce policy)'),
   async execute({ args: [id], options, io, admin, print }) {
     const request = {
-      action: 'resume_schedule',
       id,
       ...(options.replayMissed ? { replay_missed: true } : {}),
     };
-    const result = await callAdmin<{ dispatched_jobs: number; schedule: WireSchedule }>(
-      await admin(),
-      request,
-    );
+    const result = await callAdmin(await admin(), 'resume_schedule', request);
     print(result, () => writtenSummary('Resumed schedule', result, io));
     return undefined;
   },
@@ -55,10 +47,7 @@ export const removeScheduleCommand = adminCommand({
   examples: ['sundial schedules remove nightly'],
   declare: (command) => command.argument('<id>', 'the schedule id'),
   async execute({ args: [id], admin, print }) {
-    const result = await callAdmin<{ id: string; removed: boolean }>(await admin(), {
-      action: 'remove_schedule',
-      id,
-    });
+    const result = await callAdmin(await admin(), 'remove_schedule', { id });
     print(result, () => `Removed schedule '${id}'.`);
     return undefined;
   },
@@ -72,7 +61,7 @@ itself is unchanged. Follow it with 'sundial jobs get <job id>' or 'sundial jobs
   examples: ['sundial schedules run nightly', 'sundial schedules run nightly --json'],
   declare: (command) => command.argument('<id>', 'the schedule id'),
   async execute({ args: [id], io, admin, print }) {
-    const result = await callAdmin<{ job: WireJob }>(await admin(), { action: 'run_schedule_now', id });
+    const result = await callAdmin(await admin(), 'run_schedule_now', { id });
     const { job } = result;
     print(result, () =>
       [

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { isoUtc } from '../instants';
+import type { JsonValue } from '../json';
+import { LIMITS } from '../limits';
+import {
+  JOB_STATUSES,
+  type Job,
+  type JobOrigin,
+  type JobResult,
+  type JobStatus,
+  type ResultOutcome,
+} from '../model/job';
+import type { AdminResponse } from './errors';
+import { conflictPolicy, cursor, identifier, instant, jobId, listLimit, payload, taskId } from './fields';
+
+/**
+ * The job actions of the admin API: what each request takes, the job record on the wire, and what
+ * each action answers (docs/admin-api.md, "Jobs").
+ */
+
+export const addJobParams = z.strictObject({
+  task: taskId,
+  payload: payload.optional(),
+  run_at: instant.optional(),
+  job_id: identifier.optional(),
+  conflict_policy: conflictPolicy.optional(),
+});
+
+export const addJobsParams = z.strictObject({
+  jobs: z
+    .array(z.unknown(), { error: 'must be an array of jobs, each with the fields of add_job' })
+    .min(1, { error: 'must hold at least one job' })
+    .max(LIMITS.bulkJobs, { error: `must hold at most ${LIMITS.bulkJobs} jobs; split larger batches` }),
+});
+
+export const jobIdParams = z.strictObject({ job_id: jobId });
+
+export const listJobsParams = z.strictObject({
+  schedule_id: identifier.optional(),
+  task: taskId.optional(),
+  status: z.enum(JOB_STATUSES, { error: `must be one of ${JOB_STATUSES.join(', ')}` }).optional(),
+  limit: listLimit,
+  cursor: cursor.optional(),
+});
+
+/** A job's outcome as the admin API answers it. */
+export interface WireJobResult {
+  outcome: ResultOutcome;
+  return_value?: JsonValue;
+  error?: { type: string; message: string; stack?: string };
+  started_at: string | null;
+  finished_at: string;
+  /** Seconds from start to finish; null when the job never started. */
+  duration_seconds: number | null;
+  attempt: number;
+}
+
+/** A job as the admin API answers it. */
+export interface WireJob {
+  id: string;
+  task: string;
+  payload: JsonValue;
+  origin: JobOrigin;
+  schedule_id: string | null;
+  fire_time: string | null;
+  run_at: string;
+  start_deadline: string | null;
+  attempt: number;
+  status: JobStatus;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  expires_at: string | null;
+  result: WireJobResult | null;
+}
+
+function isoOrNull(instant: number | null): string | null {
+  return instant === null ? null : isoUtc(instant);
+}
+
+export function wireJobResult(result: JobResult): WireJobResult {
+  return {
+    outcome: result.outcome,
+    ...(result.returnValue !== undefined && { return_value: result.returnValue }),
+    ...(result.error !== undefined && { error: result.error }),
+    started_at: isoOrNull(result.startedAt),
+    finished_at: isoUtc(result.finishedAt),
+    duration_seconds: result.startedAt === null ? null : (result.finishedAt - result.startedAt) / 1000,
+    attempt: result.attempt,
+  };
+}
+
+export function wireJob(job: Job): WireJob {
+  return {
+    id: job.id,
+    task: job.task,
+    payload: job.payload,
+    origin: job.origin,
+    schedule_id: job.scheduleId,
+    fire_time: isoOrNull(job.fireTime),
+    run_at: isoUtc(job.runAt),
+    start_deadline: isoOrNull(job.startDeadline),
+    attempt: job.attempt,
+    status: job.status,
+    created_at: isoUtc(job.createdAt),
+    started_at: isoOrNull(job.startedAt),
+    finished_at: isoOrNull(job.finishedAt),
+    expires_at: isoOrNull(job.expiresAt),
+    result: job.result === null ? null : wireJobResult(job.result),
+  };
+}
+
+/** What `add_job` answers, and each successful item of `add_jobs`. */
+export interface AddedJob {
+  status: 'added' | 'replaced' | 'kept';
+  /** `parked`: the job starts later than the queue can delay it and waits in the store for the tick. */
+  queued: 'sent' | 'parked' | 'not_sent';
+  job: WireJob;
+}
+
+/** What the job actions answer. */
+export interface JobResults {
+  add_job: AddedJob;
+  add_jobs: { added: number; failed: number; results: AdminResponse<AddedJob>[] };
+  get_job: { job: WireJob };
+  list_jobs: { jobs: WireJob[]; cursor: string | null };
+  get_job_result: { job_id: string; status: ResultOutcome; result: WireJobResult };
+  cancel_job: { job: WireJob };
+}
+
+/** The request schema of each job action. */
+export const JOB_REQUESTS = {
+  add_job: addJobParams,
+  add_jobs: addJobsParams,
+  get_job: jobIdParams,
+  list_jobs: listJobsParams,
+  get_job_result: jobIdParams,
+  cancel_job: jobIdParams,
+} as const;

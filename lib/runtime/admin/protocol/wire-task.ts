@@ -1,0 +1,23 @@
+import type { WireTask } from '../../../core/admin-contract';
+import { resultTtlSecondsOf } from '../../tasks/define-task';
+import type { RegisteredTask } from '../deps';
+
+/** A task as the admin API shows it; `defaultResultTtlSeconds` fills in a task that sets none. */
+export function wireTask(task: RegisteredTask, running: number, defaultResultTtlSeconds: number): WireTask {
+  const { definition } = task;
+  return {
+    id: task.id,
+    max_running_jobs: definition.maxRunningJobs,
+    misfire_grace_seconds: definition.misfireGraceSeconds,
+    timeout_seconds: definition.timeoutSeconds,
+    retry: {
+      max_attempts: definition.retry.maxAttempts,
+      backoff_seconds: definition.retry.backoffSeconds,
+      max_backoff_seconds: definition.retry.maxBackoffSeconds,
+    },
+    result_ttl_seconds: resultTtlSecondsOf(definition, defaultResultTtlSeconds),
+    events: definition.events,
+    has_payload_schema: definition.payloadSchema !== null,
+    running,
+  };
+}

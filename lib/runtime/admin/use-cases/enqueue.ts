@@ -1,0 +1,137 @@
+import type { AddedJob } from '../../../core/admin-contract';
+import { mapWithConcurrency } from '../../../core/concurrency';
+import { SundialError } from '../../../core/errors';
+import type { Job } from '../../../core/model/job';
+import type { ConflictPolicy } from '../../../core/model/schedule';
+import { type JobMessage, parksBeyondQueueDelay, queueDelaySeconds } from '../../../core/ports/job-queue';
+import type { JobRequest } from '../../../core/ports/job-store';
+import { quoteId } from '../../../core/quote';
+import type { ActionContext } from '../context';
+
+export interface EnqueueRequest {
+  job: JobRequest;
+  conflictPolicy: ConflictPolicy;
+}
+
+/** `parked`: the job waits in the due index (it starts later than the queue can delay it) and the tick sends it. */
+export type EnqueueOutcome =
+  | { ok: true; status: AddedJob['status']; queued: AddedJob['queued']; job: Job }
+  | { ok: false; error: unknown };
+
+const STORE_CONCURRENCY = 16;
+
+/** Jobs not sent because the queue failed are given to the tick this way; they must say so. */
+export class JobNotQueuedError extends SundialError {
+  constructor(jobId: string, options?: { cause?: unknown }) {
+    super(
+      'unavailable',
+      `job ${quoteId(jobId)} was stored but could not be queued; add it again with conflict_policy 'replace'`,
+      options,
+    );
+  }
+}
+
+/**
+ * Stores and sends jobs as {@link enqueueDistinct} does. A job id given more than once is handled as
+ * separate calls would handle it, in order: its k-th occurrence goes in the k-th round, after the
+ * earlier ones were stored and sent, so the conflict policy decides (two writes of one id in flight at
+ * once would race, and either could win).
+ */
+export async function enqueueJobs(
+  context: ActionContext,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueOutcome[]> {
+  const outcomes: EnqueueOutcome[] = [];
+  for (const round of roundsOfDistinctIds(requests)) {
+    const roundOutcomes = await enqueueDistinct(
+      context,
+      round.map((index) => requests[index] as EnqueueRequest),
+    );
+    round.forEach((index, position) => {
+      outcomes[index] = roundOutcomes[position] as EnqueueOutcome;
+    });
+  }
+  return outcomes;
+}
+
+/** Indexes of `requests` in rounds: round k holds the k-th occurrence of each job id. */
+function roundsOfDistinctIds(requests: readonly EnqueueRequest[]): number[][] {
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  requests.forEach((request, index) => {
+    const occurrence = seen.get(request.job.id) ?? 0;
+    seen.set(request.job.id, occurrence + 1);
+    const round = rounds[occurrence] ?? [];
+    round.push(index);
+    rounds[occurrence] = round;
+  });
+  return rounds;
+}
+
+/**
+ * Stores each job (status `queued`), then sends the ones due within the queue's longest delay in one
+ * batch; later ones are parked in the due index for the tick. A job the queue refuses is parked too,
+ * so an accepted job is never lost, unless a worker already claimed it (a send that throws may have
+ * delivered). Items fail independently: one item's error never stops another.
+ */
+async function enqueueDistinct(
+  context: ActionContext,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueOutcome[]> {
+  const { jobStore, queue } = context.deps;
+  const { now } = context;
+  const outcomes = await mapWithConcurrency(
+    requests,
+    STORE_CONCURRENCY,
+    async (request): Promise<EnqueueOutcome> => {
+      const parkUntilDue = parksBeyondQueueDelay(request.job.runAt, now);
+      try {
+        const created = await jobStore.createJob({ ...request, now, parkUntilDue });
+        const queued = created.status === 'kept' ? 'not_sent' : parkUntilDue ? 'parked' : 'sent';
+        return { ok: true, status: created.status, queued, job: created.job };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    },
+  );
+
+  const toSend = outcomes.flatMap((outcome, index) =>
+    outcome.ok && outcome.queued === 'sent'
+      ? [{ index, status: outcome.status, request: requests[index] as EnqueueRequest }]
+      : [],
+  );
+  if (toSend.length === 0) return outcomes;
+
+  const messages: JobMessage[] = toSend.map(({ request }) => ({
+    job: request.job,
+    attempt: 1,
+    delaySeconds: queueDelaySeconds(request.job.runAt, now),
+  }));
+  let failedIds: Set<string>;
+  let sendError: unknown;
+  try {
+    failedIds = new Set((await queue.send(messages)).failed);
+  } catch (error) {
+    sendError = error;
+    failedIds = new Set(messages.map((message) => message.job.id));
+  }
+  const unsent = toSend.filter(({ request }) => failedIds.has(request.job.id));
+  if (unsent.length > 0) {
+    context.deps.logger.warn('queue refused jobs; parking them in the due index for the tick', {
+      requestId: context.requestId,
+      jobIds: unsent.map(({ request }) => request.job.id),
+      error: sendError,
+    });
+  }
+  await mapWithConcurrency(unsent, STORE_CONCURRENCY, async ({ index, status, request }) => {
+    try {
+      // Only a job nobody claimed: a send that threw may still have delivered the message, and a
+      // claimed job stays `sent`.
+      const parked = await jobStore.parkUnclaimedJob(request.job.id);
+      if (parked) outcomes[index] = { ok: true, status, queued: 'parked', job: parked };
+    } catch (error) {
+      outcomes[index] = { ok: false, error: new JobNotQueuedError(request.job.id, { cause: error }) };
+    }
+  });
+  return outcomes;
+}

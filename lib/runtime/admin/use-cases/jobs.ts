@@ -1,0 +1,160 @@
+import {
+  type AddedJob,
+  type AdminResponse,
+  DEFAULT_PAYLOAD,
+  wireJob,
+  wireJobResult,
+} from '../../../core/admin-contract';
+import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from '../../../core/admin-contract/jobs';
+import { JobNotFoundError } from '../../../core/errors';
+import { isFinalStatus } from '../../../core/model/job';
+import { jobRequestOf } from '../../scheduling/job-messages';
+import type { ActionContext, ActionHandler } from '../context';
+import { JobNotCancellableError, NoResultYetError } from '../errors';
+import { failure, success } from '../protocol/response';
+import { InputCheck } from '../validation/input-check';
+import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
+import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
+import { listJobsWithDispatchedFires } from './schedule-job-listing';
+
+/**
+ * `add_job`: one job of a task, now or at `run_at` (a past `run_at` means now). Jobs starting within
+ * 15 minutes go to the queue delayed; later ones wait in the store until the tick sends them.
+ */
+export const addJob: ActionHandler<'add_job'> = async (raw, context) => {
+  const request = checkedJobRequest(raw, context, '');
+  const [outcome] = await enqueueJobs(context, [request]);
+  if (!outcome?.ok) throw outcome?.error;
+  return addedJob(outcome);
+};
+
+/**
+ * `add_jobs`: up to `LIMITS.bulkJobs` jobs in one call. Each item succeeds or fails on its own, and the
+ * answer has one entry per item, in order: `{ ok: true, result }` or `{ ok: false, error }`.
+ */
+export const addJobs: ActionHandler<'add_jobs'> = async (raw, context) => {
+  const check = new InputCheck(context.deps.tasks);
+  const { params } = check.valid({ params: check.params(addJobsParams, raw) });
+
+  const items: Array<{ request: EnqueueRequest } | { response: AdminResponse<AddedJob> }> = params.jobs.map(
+    (item, index) => {
+      try {
+        return { request: checkedJobRequest(item, context, `jobs[${index}]`) };
+      } catch (error) {
+        return { response: failure(error, context.requestId, context.deps.logger) };
+      }
+    },
+  );
+  const requests = items.flatMap((item) => ('request' in item ? [item.request] : []));
+  const outcomes = (await enqueueJobs(context, requests)).values();
+  const results = items.map((item): AdminResponse<AddedJob> => {
+    if ('response' in item) return item.response;
+    const outcome = outcomes.next().value as EnqueueOutcome;
+    return outcome.ok
+      ? success(addedJob(outcome))
+      : failure(outcome.error, context.requestId, context.deps.logger);
+  });
+  const added = results.filter((result) => result.ok).length;
+  return { added, failed: results.length - added, results };
+};
+
+function addedJob(outcome: Extract<EnqueueOutcome, { ok: true }>): AddedJob {
+  return { status: outcome.status, queued: outcome.queued, job: wireJob(outcome.job) };
+}
+
+/** Validates one job (of `add_job`, or item `prefix` of `add_jobs`) into what the store and queue take. */
+function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string): EnqueueRequest {
+  const check = new InputCheck(context.deps.tasks, prefix);
+  const parsed = check.params(addJobParams, raw);
+  const fields: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...raw } : {};
+  const task = check.task(fields.task);
+  check.payload(task, InputCheck.payloadToCheck(fields.payload, DEFAULT_PAYLOAD));
+  const { params, registered } = check.valid({ params: parsed, registered: task });
+
+  const runAt = Math.max(params.run_at ?? context.now, context.now);
+  const grace = registered.definition.misfireGraceSeconds;
+  return {
+    job: {
+      id: params.job_id ?? context.newId(),
+      task: registered.id,
+      payload: params.payload ?? DEFAULT_PAYLOAD,
+      origin: 'direct',
+      scheduleId: null,
+      fireTime: null,
+      runAt,
+      startDeadline: grace === null ? null : runAt + grace * 1000,
+    },
+    conflictPolicy: params.conflict_policy ?? 'exception',
+  };
+}
+
+function validJobId(raw: Record<string, unknown>, context: ActionContext) {
+  const check = new InputCheck(context.deps.tasks);
+  return check.valid({ params: check.params(jobIdParams, raw) }).params.job_id;
+}
+
+/** `get_job`: a stored job, or a fire the tick sent to the queue that has not started yet (`queued`). */
+export const getJob: ActionHandler<'get_job'> = async (raw, context) => {
+  const jobId = validJobId(raw, context);
+  const job =
+    (await context.deps.jobStore.getJob(jobId, context.now)) ?? (await dispatchedFireJob(jobId, context));
+  if (!job) throw new JobNotFoundError(jobId);
+  return { job: wireJob(job) };
+};
+
+/** `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page. */
+export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
+  const check = new InputCheck(context.deps.tasks);
+  const parsed = check.params(listJobsParams, raw);
+  if (raw.schedule_id === undefined && raw.task === undefined) {
+    check.problem('', 'give schedule_id or task (status narrows either)');
+  }
+  const { params } = check.valid({ params: parsed });
+  const page = await listJobsWithDispatchedFires(
+    context,
+    {
+      ...(params.schedule_id !== undefined && { scheduleId: params.schedule_id }),
+      ...(params.task !== undefined && { task: params.task }),
+      ...(params.status !== undefined && { status: params.status }),
+    },
+    { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
+  );
+  return { jobs: page.items.map(wireJob), cursor: page.cursor ?? null };
+};
+
+/** `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying. */
+export const getJobResult: ActionHandler<'get_job_result'> = async (raw, context) => {
+  const jobId = validJobId(raw, context);
+  const job = await context.deps.jobStore.getJob(jobId, context.now);
+  if (!job) throw new JobNotFoundError(jobId);
+  // A finished job always has its result; the check only spares the caller a null.
+  if (!isFinalStatus(job.status) || job.result === null) throw new NoResultYetError(jobId, job.status);
+  return { job_id: job.id, status: job.status, result: wireJobResult(job.result) };
+};
+
+/**
+ * `cancel_job`: a job that has not started never will. Works for jobs the store knows and for fires a
+ * tick already sent to the queue (`<scheduleId>@<fireTime>`, while `get_job` shows them as queued);
+ * cancelling twice is fine.
+ */
+export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
+  const jobId = validJobId(raw, context);
+  const { jobStore } = context.deps;
+  const existing = await jobStore.getJob(jobId, context.now);
+  // A cancelled job goes to the store too: a fire cancelled because its schedule changed may still be
+  // claimed by the fire sent in its place, and a user's cancellation makes that final.
+  if (existing && !['queued', 'retrying', 'cancelled'].includes(existing.status)) {
+    throw new JobNotCancellableError(jobId, existing.status);
+  }
+  const fire = existing ? undefined : await dispatchedFireJob(jobId, context);
+  const taskId = existing?.task ?? fire?.task;
+  if (taskId === undefined) throw new JobNotFoundError(jobId);
+
+  const expiresAt = context.now + resultTtlMsOf(taskId, context);
+  const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire && jobRequestOf(fire));
+  if (!cancelled) {
+    const current = await jobStore.getJob(jobId, context.now);
+    throw new JobNotCancellableError(jobId, current?.status ?? 'running');
+  }
+  return { job: wireJob(cancelled) };
+};

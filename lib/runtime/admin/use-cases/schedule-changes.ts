@@ -1,0 +1,125 @@
+import {
+  SCHEDULE_CHANGE_FIELDS,
+  scheduleChangesOfRequest,
+  wireJob,
+  wireSchedule,
+} from '../../../core/admin-contract';
+import { resumeScheduleParams, updateScheduleParams } from '../../../core/admin-contract/schedules';
+import { ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
+import { runNowJobId } from '../../../core/model/job-id';
+import type { Schedule } from '../../../core/model/schedule';
+import type { JobRequest } from '../../../core/ports/job-store';
+import { compileTrigger } from '../../../core/triggers';
+import type { ActionContext, ActionHandler } from '../context';
+import { InputCheck } from '../validation/input-check';
+import { requireTask } from '../validation/task-payload';
+import { dispatchIfInsideWindow } from './dispatch-now';
+import { enqueueJobs } from './enqueue';
+import { validIdParams } from './schedules';
+
+/** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
+const UPDATE_ATTEMPTS = 3;
+
+/**
+ * `update_schedule`: changes any of task, trigger, payload, coalesce, misfire grace, jitter, tags.
+ * A new trigger gets a new next fire time (dispatched at once when inside the window). The payload is
+ * checked against the task it will run with. With `expected_version` the update fails with
+ * `version_conflict` if the schedule changed since that version.
+ */
+export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, context) => {
+  for (let attempt = 1; ; attempt++) {
+    const check = new InputCheck(context.deps.tasks);
+    const parsed = check.params(updateScheduleParams, raw);
+    if (!SCHEDULE_CHANGE_FIELDS.some((field) => raw[field] !== undefined)) {
+      check.problem('', `nothing to change: give at least one of ${SCHEDULE_CHANGE_FIELDS.join(', ')}`);
+    }
+    const resolved = check.trigger(raw.trigger, 'trigger', context.now);
+    const newTask = raw.task === undefined ? undefined : check.task(raw.task);
+    const current = parsed ? await context.deps.scheduleStore.getSchedule(parsed.id) : undefined;
+    if (current && (raw.task !== undefined || raw.payload !== undefined)) {
+      const task = raw.task === undefined ? check.task(current.task) : newTask;
+      check.payload(task, InputCheck.payloadToCheck(raw.payload, current.payload));
+    }
+    const { params } = check.valid({ params: parsed });
+    if (!current) throw new ScheduleNotFoundError(params.id);
+
+    const changes = scheduleChangesOfRequest(params, resolved?.trigger);
+    const nextFireAt = resolved ? resolved.nextFireAt : current.nextFireAt;
+    try {
+      const updated = await context.deps.scheduleStore.updateSchedule(
+        params.id,
+        changes,
+        nextFireAt,
+        context.now,
+        params.expected_version ?? current.version,
+      );
+      const dispatch = resolved
+        ? await dispatchIfInsideWindow(context, updated)
+        : { schedule: updated, jobsSent: 0 };
+      return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
+    } catch (error) {
+      const retry =
+        error instanceof VersionConflictError &&
+        params.expected_version === undefined &&
+        attempt < UPDATE_ATTEMPTS;
+      if (!retry) throw error;
+    }
+  }
+};
+
+/**
+ * `resume_schedule`: fire times missed while paused are skipped (the next fire time is counted from
+ * now) unless `replay_missed`, which resumes from where the pause stopped the schedule so that its
+ * coalesce policy and misfire grace decide what runs. Fires sent before the pause and cancelled by it
+ * are claimed again by the resumed schedule's fires. Resuming an active schedule changes nothing.
+ */
+export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, context) => {
+  const check = new InputCheck(context.deps.tasks);
+  const { params } = check.valid({ params: check.params(resumeScheduleParams, raw) });
+  const current = await context.deps.scheduleStore.getSchedule(params.id);
+  if (!current) throw new ScheduleNotFoundError(params.id);
+  if (!current.paused) return { dispatched_jobs: 0, schedule: wireSchedule(current) };
+
+  const from = resumeFrom(current, params.replay_missed, context);
+  const nextFireAt = compileTrigger(current.trigger).next(from) ?? null;
+  const resumed = await context.deps.scheduleStore.resumeSchedule(params.id, nextFireAt, context.now, from);
+  const dispatch = await dispatchIfInsideWindow(context, resumed);
+  return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
+};
+
+/**
+ * Where the resumed schedule's fire times start: now, or when replaying, after the last dispatched fire
+ * time or, if earlier, after the pause began (`firesFrom` of a paused schedule): fires sent before the
+ * pause and due after it were cancelled by it, and the replay sends them again.
+ */
+function resumeFrom(schedule: Schedule, replayMissed: boolean, context: ActionContext): number {
+  if (!replayMissed) return context.now;
+  const afterLastDispatched = schedule.lastFireAt === null ? schedule.createdAt : schedule.lastFireAt + 1;
+  return Math.min(afterLastDispatched, schedule.firesFrom + 1);
+}
+
+/**
+ * `run_schedule_now`: one job now with the schedule's task and payload, outside its fire times (the
+ * schedule itself is unchanged). Its id `<scheduleId>@run-<uuid>` cannot collide with a fire's
+ * `<scheduleId>@<epochMs>`.
+ */
+export const runScheduleNow: ActionHandler<'run_schedule_now'> = async (raw, context) => {
+  const { params } = validIdParams(raw, context);
+  const schedule = await context.deps.scheduleStore.getSchedule(params.id);
+  if (!schedule) throw new ScheduleNotFoundError(params.id);
+  requireTask(context.deps.tasks, schedule.task);
+  const job: JobRequest = {
+    id: runNowJobId(schedule.id, context.newId()),
+    task: schedule.task,
+    payload: schedule.payload,
+    origin: 'run_now',
+    scheduleId: schedule.id,
+    fireTime: null,
+    runAt: context.now,
+    startDeadline:
+      schedule.misfireGraceSeconds === null ? null : context.now + schedule.misfireGraceSeconds * 1000,
+  };
+  const [outcome] = await enqueueJobs(context, [{ job, conflictPolicy: 'exception' }]);
+  if (!outcome?.ok) throw outcome?.error;
+  return { job: wireJob(outcome.job) };
+};

@@ -1,0 +1,86 @@
+import type { Job } from '../../../core/model/job';
+import type { Page, PageRequest } from '../../../core/model/page';
+import type { JobFilter } from '../../../core/ports/job-store';
+import type { ActionContext } from '../context';
+import { dispatchedFireTimes, queuedFireJob } from './dispatched-fires';
+
+/** Stored jobs are read in pages of this size while looking for the records of dispatched fires. */
+const RECORD_PAGE = 500;
+
+/**
+ * `list_jobs`: the store's listing; for a schedule's jobs (all, or `queued`; not narrowed by task), its dispatched fires that
+ * have no job record yet come first (newest first), then the stored jobs. While the page holds
+ * dispatched fires, the cursor is one of ours (`{ firesBefore }`); past them, the store's.
+ */
+export async function listJobsWithDispatchedFires(
+  context: ActionContext,
+  filter: JobFilter,
+  page: PageRequest,
+): Promise<Page<Job>> {
+  const { jobStore, scheduleStore } = context.deps;
+  const fromStore = (request: PageRequest) => jobStore.listJobs(filter, request, context.now);
+  const firesCursor = page.cursor === undefined ? undefined : decodeFiresCursor(page.cursor);
+  const withFires =
+    filter.scheduleId !== undefined &&
+    (filter.status === undefined || filter.status === 'queued') &&
+    filter.task === undefined &&
+    (page.cursor === undefined || firesCursor !== undefined);
+  if (!withFires || filter.scheduleId === undefined) return fromStore(page);
+
+  const schedule = await scheduleStore.getSchedule(filter.scheduleId);
+  const times = schedule
+    ? dispatchedFireTimes(schedule, context, firesCursor ?? Number.POSITIVE_INFINITY)
+    : [];
+  const recorded =
+    times.length > 0 ? await recordedJobIds(context, filter.scheduleId, times.at(-1) ?? 0) : new Set();
+  const fires = schedule
+    ? times.map((time) => queuedFireJob(schedule, time, context.now)).filter((job) => !recorded.has(job.id))
+    : [];
+
+  const limit = Math.max(1, page.limit);
+  if (fires.length >= limit) {
+    const shown = fires.slice(0, limit);
+    const more = fires.length > limit || (await fromStore({ limit: 1 })).items.length > 0;
+    const last = shown.at(-1)?.fireTime ?? 0;
+    return more ? { items: shown, cursor: encodeFiresCursor(last) } : { items: shown };
+  }
+  const stored = await fromStore({ limit: limit - fires.length });
+  return { ...stored, items: [...fires, ...stored.items] };
+}
+
+/** The ids of the schedule's job records that run at or after `since` (the records of fires from then on). */
+async function recordedJobIds(
+  context: ActionContext,
+  scheduleId: string,
+  since: number,
+): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await context.deps.jobStore.listJobs(
+      { scheduleId },
+      { limit: RECORD_PAGE, ...(cursor !== undefined && { cursor }) },
+      context.now,
+    );
+    for (const job of page.items) ids.add(job.id);
+    const oldest = page.items.at(-1);
+    cursor = oldest !== undefined && oldest.runAt >= since ? page.cursor : undefined;
+  } while (cursor !== undefined);
+  return ids;
+}
+
+function encodeFiresCursor(firesBefore: number): string {
+  return Buffer.from(JSON.stringify({ firesBefore })).toString('base64url');
+}
+
+/** The fire time a cursor of ours continues before; undefined for any other cursor (the store's). */
+function decodeFiresCursor(cursor: string): number | undefined {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Object.keys(parsed).length !== 1) return undefined;
+    const { firesBefore } = parsed as { firesBefore?: unknown };
+    return Number.isSafeInteger(firesBefore) ? (firesBefore as number) : undefined;
+  } catch {
+    return undefined;
+  }
+}

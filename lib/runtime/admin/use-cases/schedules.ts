@@ -1,0 +1,91 @@
+import { DEFAULT_PAYLOAD, scheduleOfRequest, wireSchedule } from '../../../core/admin-contract';
+import {
+  addScheduleParams,
+  listSchedulesParams,
+  scheduleIdParams,
+} from '../../../core/admin-contract/schedules';
+import { ScheduleNotFoundError } from '../../../core/errors';
+import type { ActionContext, ActionHandler } from '../context';
+import { InputCheck } from '../validation/input-check';
+import { dispatchIfInsideWindow } from './dispatch-now';
+
+/**
+ * `add_schedule`: stores a schedule and, when its first fire time is inside the lookahead window,
+ * dispatches it at once. Defaults: a generated id, the rest as `scheduleOfRequest` fills them in,
+ * conflict policy `exception`.
+ */
+export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) => {
+  const check = new InputCheck(context.deps.tasks);
+  const parsed = check.params(addScheduleParams, raw);
+  const resolved = check.trigger(raw.trigger, 'trigger', context.now);
+  const task = check.task(raw.task);
+  check.payload(task, InputCheck.payloadToCheck(raw.payload, DEFAULT_PAYLOAD));
+  const { params, trigger, registered } = check.valid({
+    params: parsed,
+    trigger: resolved,
+    registered: task,
+  });
+
+  const schedule = scheduleOfRequest(params, {
+    id: params.id ?? context.newId(),
+    trigger: trigger.trigger,
+    taskMisfireGraceSeconds: registered.definition.misfireGraceSeconds,
+  });
+  const added = await context.deps.scheduleStore.addSchedule({
+    schedule,
+    nextFireAt: trigger.nextFireAt,
+    conflictPolicy: params.conflict_policy ?? 'exception',
+    now: context.now,
+  });
+  const dispatch =
+    added.status === 'kept'
+      ? { schedule: added.schedule, jobsSent: 0 }
+      : await dispatchIfInsideWindow(context, added.schedule);
+  return {
+    status: added.status,
+    dispatched_jobs: dispatch.jobsSent,
+    schedule: wireSchedule(dispatch.schedule),
+  };
+};
+
+export const getSchedule: ActionHandler<'get_schedule'> = async (raw, context) => {
+  const { params } = validIdParams(raw, context);
+  const schedule = await context.deps.scheduleStore.getSchedule(params.id);
+  if (!schedule) throw new ScheduleNotFoundError(params.id);
+  return { schedule: wireSchedule(schedule) };
+};
+
+/** `list_schedules`: one page, ordered by id; pass `cursor` back for the next. */
+export const listSchedules: ActionHandler<'list_schedules'> = async (raw, context) => {
+  const check = new InputCheck(context.deps.tasks);
+  const { params } = check.valid({ params: check.params(listSchedulesParams, raw) });
+  const page = await context.deps.scheduleStore.listSchedules(
+    {
+      ...(params.task !== undefined && { task: params.task }),
+      ...(params.tag !== undefined && { tag: params.tag }),
+      ...(params.paused !== undefined && { paused: params.paused }),
+    },
+    { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
+  );
+  return { schedules: page.items.map(wireSchedule), cursor: page.cursor ?? null };
+};
+
+/** `pause_schedule`: no fire time is dispatched until it is resumed. Idempotent. */
+export const pauseSchedule: ActionHandler<'pause_schedule'> = async (raw, context) => {
+  const { params } = validIdParams(raw, context);
+  const schedule = await context.deps.scheduleStore.pauseSchedule(params.id, context.now);
+  return { schedule: wireSchedule(schedule) };
+};
+
+/** `remove_schedule`: deletes it; its jobs and results stay until they expire. */
+export const removeSchedule: ActionHandler<'remove_schedule'> = async (raw, context) => {
+  const { params } = validIdParams(raw, context);
+  const removed = await context.deps.scheduleStore.removeSchedule(params.id);
+  if (!removed) throw new ScheduleNotFoundError(params.id);
+  return { id: params.id, removed: true };
+};
+
+export function validIdParams(raw: Record<string, unknown>, context: ActionContext) {
+  const check = new InputCheck(context.deps.tasks);
+  return check.valid({ params: check.params(scheduleIdParams, raw) });
+}
