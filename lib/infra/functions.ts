@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,6 +9,15 @@ import { Construct } from 'constructs';
 
 /** The Lambda runtime of all three functions (the code also runs on the local Node 20). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_22_X;
+
+/**
+ * esbuild's `--alias` that makes every import of luxon the build cron-parser `require`s: Sundial's ES
+ * imports would otherwise bundle luxon's ES module build beside it, a second copy (70 KiB minified) that
+ * every cold start loads.
+ */
+export function luxonAlias(projectRoot: string): string {
+  return `luxon=${createRequire(join(projectRoot, 'package.json')).resolve('luxon')}`;
+}
 
 /** Lets bundled ESM code `require` the CommonJS modules esbuild leaves as `require` calls. */
 export const ESM_REQUIRE_BANNER =
@@ -76,6 +86,7 @@ export class SundialFunction extends Construct {
         format: nodejs.OutputFormat.ESM,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
+        esbuildArgs: { '--alias': luxonAlias(props.projectRoot) },
         externalModules: ['@aws-sdk/*'],
         sourceMap: true,
         sourcesContent: false,

@@ -102,6 +102,14 @@ describe('cdk synth (offline, pinned CLI, real bundles)', () => {
     }
   });
 
+  it('bundles one copy of luxon, the build cron-parser requires, not also its ES module build', () => {
+    for (const [id, resource] of functions()) {
+      const bundle = readFileSync(join(assetDir(resource), 'index.mjs'), 'utf8');
+      expect(bundle, id).toContain('node_modules/luxon/build/node/luxon.js');
+      expect(bundle, id).not.toContain('node_modules/luxon/build/es6/');
+    }
+  });
+
   it('registers every task of functions/ in the worker and admin bundles', () => {
     const tasks = readdirSync(join(PROJECT_ROOT, 'functions'))
       .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.includes('.test.'))
