@@ -21,6 +21,11 @@ export const LIMITS = {
   cronExpressionLength: 512,
   /** The longest an SQS message can be delayed; jobs due later wait in the store (parked). */
   maxQueueDelaySeconds: 900,
+  /**
+   * How long the stack's queues keep a message: the longest SQS allows (14 days), so nothing that waits
+   * for a slot expires. A job's dedupe record is kept longer than this (`DEDUPE_RECORD_RETENTION_MS`).
+   */
+  queueRetentionDays: 14,
   /** The longest SQS lets a received message stay hidden (12 hours). */
   maxVisibilityTimeoutSeconds: 43_200,
   /** The longest a Lambda function may run, and so a handler. */

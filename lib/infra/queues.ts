@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { LIMITS } from '../core/limits';
 
 export interface SundialQueuesProps {
   readonly visibilityTimeoutSeconds: number;
@@ -8,7 +9,7 @@ export interface SundialQueuesProps {
 }
 
 /** The longest SQS keeps a message: nothing that waits for a slot expires before its time. */
-const RETENTION = Duration.days(14);
+const RETENTION = Duration.days(LIMITS.queueRetentionDays);
 
 /**
  * The jobs queue, its dead-letter queue, and the dead-letter queue of the tick rule's target.

@@ -6,8 +6,8 @@ import type { ConflictPolicy } from '../model/schedule';
 
 const HOUR_MS = 3_600_000;
 
-/** The longest SQS keeps a message (the stack sets it on the jobs queue and its dead-letter queue). */
-export const QUEUE_RETENTION_MS = 14 * 24 * HOUR_MS;
+/** How long the stack's queues keep a message (the jobs queue and its dead-letter queue). */
+export const QUEUE_RETENTION_MS = LIMITS.queueRetentionDays * 24 * HOUR_MS;
 
 /**
  * How long a job's item outlives the end of its run as a dedupe record, whatever its result TTL. Any copy
