@@ -101,6 +101,18 @@ describe('sundial preview', () => {
     });
   });
 
+  it('anchors an interval without start_at at now, as add_schedule stores it', async () => {
+    const now = NOW + 13_000;
+    const trigger = JSON.stringify({ type: 'interval', minutes: 7 });
+    const result = await sundial(
+      ['preview', '--trigger', trigger, '--count', '3', '--json'],
+      new ManualClock(now),
+    );
+    expect(JSON.parse(result.stdout)).toEqual(
+      [0, 7, 14].map((minutes) => new Date(now + minutes * 60_000).toISOString().replace('.000Z', 'Z')),
+    );
+  });
+
   it('shows 10 fire times from the clock’s now by default', async () => {
     const result = await sundial(
       ['preview', '*/5 * * * *', '--json'],

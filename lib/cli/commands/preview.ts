@@ -3,6 +3,7 @@ import type { EpochMs } from '../../core/clock';
 import { ValidationError } from '../../core/errors';
 import { isoInZone } from '../../core/instants';
 import {
+  anchorIntervals,
   canonicalCronExpression,
   MaxIterationsReachedError,
   parseIsoInstant,
@@ -20,7 +21,8 @@ const DEFAULT_COUNT = 10;
 const MAX_COUNT = 1_000;
 
 const DESCRIPTION = `Shows the fire times at or after --from: in the trigger's time zone (with its UTC offset and
-abbreviation) and in UTC. Nothing is stored; use it to check a schedule before adding it.`;
+abbreviation) and in UTC. Nothing is stored; use it to check a schedule before adding it. An interval
+without start_at starts now, as add_schedule stores it.`;
 
 const EXAMPLES = [
   "sundial preview '30 2 * * *' --timezone America/New_York --from 2026-03-07T00:00:00Z --count 3",
@@ -67,7 +69,10 @@ export const previewCommand: CommandBuilder = (parent, invocation) => {
   const command = declarePreview(parent);
   command.action(async (expression, options) => {
     const { io } = invocation;
-    const request = previewRequest(expression, options, options.from ?? io.clock.now());
+    const now = io.clock.now();
+    const request = previewRequest(expression, options, options.from ?? now);
+    // An interval without start_at starts now, exactly as add_schedule would store it.
+    request.trigger = anchorIntervals(request.trigger, now);
     let fires: EpochMs[];
     try {
       fires = previewFireTimes(request.trigger, request.from, request.count);
