@@ -3,7 +3,11 @@
  * schedule and per job claim/finish, next to the raw conditional-write ceiling of the same DynamoDB Local.
  * Starts and stops its own DynamoDB Local; prints a markdown table.
  */
-import { CapacityCounter, type CapacityTotals } from '../lib/adapters/dynamodb/capacity';
+import {
+  CapacityCounter,
+  type CapacityTotals,
+  DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE,
+} from '../lib/adapters/dynamodb/capacity';
 import { DynamoDbStore } from '../lib/adapters/dynamodb/dynamodb-store';
 import type { ScheduleDefinition } from '../lib/core/model/schedule';
 import type { TriggerSpec } from '../lib/core/triggers/schema';
@@ -49,7 +53,7 @@ async function main(): Promise<void> {
 
 /** N schedules due in the window; two overlapping ticks acquire (limit 500) and release them. */
 async function acquireAndRelease(dynamo: BenchDynamo, count: number): Promise<Row> {
-  const meter = new CapacityCounter();
+  const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
   const tableName = await dynamo.newTable(`schedules-${count}`);
   const store = new DynamoDbStore({ client: dynamo.client, tableName, capacityMeter: meter });
   await inParallel(count, CONCURRENCY, (n) =>
@@ -104,7 +108,7 @@ async function acquireAndRelease(dynamo: BenchDynamo, count: number): Promise<Ro
 
 /** Claim then finish jobs, unlimited or with a concurrency limit (a counter slot in each transaction). */
 async function claimAndFinish(dynamo: BenchDynamo, limit: number | undefined): Promise<Row[]> {
-  const meter = new CapacityCounter();
+  const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
   const tableName = await dynamo.newTable(limit === undefined ? 'jobs' : 'jobs-limited');
   const store = new DynamoDbStore({ client: dynamo.client, tableName, capacityMeter: meter });
   const started = performance.now();

@@ -1,4 +1,4 @@
-import type { CapacityTotals } from '../../lib/adapters/dynamodb/capacity';
+import { type CapacityTotals, emptyTotals } from '../../lib/adapters/dynamodb/capacity';
 import type { PollerStats } from './pollers';
 import type { SqsRequestCounts } from './sqs';
 
@@ -18,6 +18,8 @@ export interface JobCosts {
   /** Everything else the tick does (reaping, parked jobs, counters), amortised. */
   otherWru: number;
   indexWru: number;
+  /** Writes DynamoDB refused on their condition (billed by item size; included in `wru`). */
+  failedWru: number;
   rru: number;
   /** SQS requests per job (send, receive with messages, delete, change visibility). */
   sqsRequests: number;
@@ -50,7 +52,7 @@ export function jobCosts(input: {
     else if (SCHEDULE_OPERATIONS.has(operation)) scheduleWrites += totals.writeUnits;
     else otherWrites += totals.writeUnits;
   }
-  const total = capacity.total ?? { calls: 0, readUnits: 0, writeUnits: 0, indexWriteUnits: 0 };
+  const total = capacity.total ?? emptyTotals();
   const sqsByAction: Record<string, number> = {};
   let sqsRequests = 0;
   for (const [action, count] of Object.entries(input.sqs)) {
@@ -65,6 +67,7 @@ export function jobCosts(input: {
     scheduleWru: per(scheduleWrites),
     otherWru: per(otherWrites),
     indexWru: per(total.indexWriteUnits),
+    failedWru: per(total.failedWriteUnits),
     rru: per(total.readUnits),
     sqsRequests: per(sqsRequests),
     sqsByAction,

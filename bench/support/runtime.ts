@@ -1,5 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CapacityCounter } from '../../lib/adapters/dynamodb/capacity';
+import {
+  CapacityCounter,
+  DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE,
+} from '../../lib/adapters/dynamodb/capacity';
 import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import { discardingPublisher } from '../../lib/adapters/eventbridge/eventbridge-publisher';
 import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
@@ -62,7 +65,7 @@ export async function benchRuntime(
     SUNDIAL_DEAD_LETTER_QUEUE_URL: queue.dlqUrl,
     ...options.env,
   });
-  const meter = new CapacityCounter();
+  const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
   const store = new DynamoDbStore({
     client: options.dynamoClient ?? dynamo.client,
     tableName,

@@ -16,7 +16,8 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { plainItem } from './attribute-values';
-import type { CapacityMeter, RequestKind } from './capacity';
+import type { CapacityMeter, RequestKind, RequestShape } from './capacity';
+import { failedWriteUnits } from './failed-write-units';
 import { type RetryPolicy, type Sleep, UnprocessedKeysError, withRetries } from './retry';
 import type { ItemKey } from './table-design';
 
@@ -62,14 +63,21 @@ export class StoreContext {
   /** Transactions carry a client token chosen once per call, so a retry of an applied transaction is a no-op. */
   transact(operation: string, input: Omit<TransactWriteCommandInput, 'ReturnConsumedCapacity'>) {
     const ClientRequestToken = input.ClientRequestToken ?? crypto.randomUUID();
-    return this.run(operation, 'write', () =>
-      this.client.send(
-        new TransactWriteCommand({
-          ...input,
-          ClientRequestToken,
-          ReturnConsumedCapacity: this.capacityMode(),
-        }),
-      ),
+    const items = input.TransactItems ?? [];
+    const shape = { transaction: { conditionChecks: items.filter((item) => item.ConditionCheck).length } };
+    return this.run(
+      operation,
+      'write',
+      () =>
+        this.client.send(
+          new TransactWriteCommand({
+            ...input,
+            ClientRequestToken,
+            ReturnConsumedCapacity: this.capacityMode(),
+          }),
+        ),
+      shape,
+      items,
     );
   }
 
@@ -119,25 +127,45 @@ export class StoreContext {
     return this.meter ? 'INDEXES' : undefined;
   }
 
-  private run<T extends Metered>(operation: string, kind: RequestKind, call: () => Promise<T>): Promise<T> {
+  private run<T extends Metered>(
+    operation: string,
+    kind: RequestKind,
+    call: () => Promise<T>,
+    shape: RequestShape = {},
+    transactItems: readonly TransactItem[] = [],
+  ): Promise<T> {
     return withRetries(
       operation,
       this.retry,
-      async () => this.metered(operation, kind, await call()),
+      async () => {
+        try {
+          return this.metered(operation, kind, await call(), shape);
+        } catch (error) {
+          const units = this.meter && kind === 'write' ? failedWriteUnits(error, transactItems) : undefined;
+          if (units !== undefined) this.meter?.recordFailedWrite(operation, units);
+          throw error;
+        }
+      },
       this.sleep,
     );
   }
 
-  private metered<T extends Metered>(operation: string, kind: RequestKind, output: T): T {
+  private metered<T extends Metered>(
+    operation: string,
+    kind: RequestKind,
+    output: T,
+    shape: RequestShape = {},
+  ): T {
     if (this.meter && output.ConsumedCapacity) {
       const consumed = output.ConsumedCapacity;
-      this.meter.record(operation, kind, Array.isArray(consumed) ? consumed : [consumed]);
+      this.meter.record(operation, kind, Array.isArray(consumed) ? consumed : [consumed], shape);
     }
     return output;
   }
 }
 
 type Metered = { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * When `error` is a failed condition, the item as it was (with ReturnValuesOnConditionCheckFailure
