@@ -7,6 +7,8 @@ import {
   costPerMillion,
   EVENTBRIDGE_SCHEDULER_PER_MILLION,
   PRICES,
+  PROVISIONED_UTILIZATION,
+  unitPrices,
 } from './prices';
 
 export interface BenchReport {
@@ -82,35 +84,36 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '',
     '## Per fired job',
     '',
-    'Capacity from `ReturnConsumedCapacity: INDEXES` (every store request, GSI writes included), SQS requests counted on the client, worker invocations = non-empty batches. WRU split: the job (claim + result), the schedule (lease + release, shared by the fires of one lease), the rest of the tick (reaper, parked jobs, counters).',
+    'Capacity as AWS bills it: `ReturnConsumedCapacity: INDEXES` of every store request (item size and GSI writes included), transactions at 2 WRU per KB and item (DynamoDB Local reports 4), and writes refused on their condition, which DynamoDB bills by the item\'s size but reports nowhere (counted by the store, shown apart as "failed"). SQS requests counted on the client, worker invocations = non-empty batches. WRU split: the job (claim + result), the schedule (lease + release, shared by the fires of one lease), the rest of the tick (reaper, parked jobs, counters).',
     '',
-    '| scenario | WRU / job | job · schedule · other | of which GSI | RRU / job | SQS req. / job | send · receive · delete | worker invocations / job | ms / invocation |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | WRU / job | job · schedule · other | of which GSI | of which failed | RRU / job | SQS req. / job | send · receive · delete | worker invocations / job | ms / invocation |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const { label, costs } of costRows(report)) {
     const action = (name: string) => n(costs.sqsByAction[name] ?? 0, 2);
     push(
-      `| ${label} | **${n(costs.wru, 2)}** | ${n(costs.jobWru, 2)} · ${n(costs.scheduleWru, 2)} · ${n(costs.otherWru, 2)} | ${n(costs.indexWru, 2)} | ${n(costs.rru, 2)} | ${n(costs.sqsRequests, 2)} | ${action('SendMessageBatch')} · ${action('ReceiveMessage')} · ${action('DeleteMessageBatch')} | ${n(costs.invocations, 3)} | ${n(costs.workerMsPerInvocation)} |`,
+      `| ${label} | **${n(costs.wru, 2)}** | ${n(costs.jobWru, 2)} · ${n(costs.scheduleWru, 2)} · ${n(costs.otherWru, 2)} | ${n(costs.indexWru, 2)} | ${n(costs.failedWru, 2)} | ${n(costs.rru, 2)} | ${n(costs.sqsRequests, 2)} | ${action('SendMessageBatch')} · ${action('ReceiveMessage')} · ${action('DeleteMessageBatch')} | ${n(costs.invocations, 3)} | ${n(costs.workerMsPerInvocation)} |`,
     );
   }
   push(
     '',
     '## Cost per million jobs (AWS us-east-1 list prices)',
     '',
-    '| scenario | DynamoDB writes | DynamoDB reads | SQS | Lambda requests | Lambda duration | **total** | EventBridge Scheduler |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | DynamoDB writes | DynamoDB reads | SQS | Lambda requests | Lambda duration | **total** | total, provisioned table | EventBridge Scheduler |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const { label, costs } of costRows(report)) {
     const cost = costPerMillion(costs);
+    const provisioned = costPerMillion(costs, 'provisioned');
     push(
-      `| ${label} | ${dollars(cost.dynamoWrites)} | ${dollars(cost.dynamoReads)} | ${dollars(cost.sqs)} | ${dollars(cost.lambdaRequests)} | ${dollars(cost.lambdaDuration)} | **${dollars(cost.total)}** | ${dollars(EVENTBRIDGE_SCHEDULER_PER_MILLION)} |`,
+      `| ${label} | ${dollars(cost.dynamoWrites)} | ${dollars(cost.dynamoReads)} | ${dollars(cost.sqs)} | ${dollars(cost.lambdaRequests)} | ${dollars(cost.lambdaDuration)} | **${dollars(cost.total)}** | ${dollars(provisioned.total)} | ${dollars(EVENTBRIDGE_SCHEDULER_PER_MILLION)} |`,
     );
   }
   push(
     '',
-    `Prices: DynamoDB on-demand $${n(PRICES.dynamoWriteUnit * 1e6, 3)} per million WRU and $${n(PRICES.dynamoReadUnit * 1e6, 3)} per million RRU; SQS $${n(PRICES.sqsRequest * 1e6, 2)} per million requests (64 KB chunks; job messages are < 2 KB); Lambda arm64 $${PRICES.lambdaGbSecondArm} per GB-s and $${n(PRICES.lambdaRequest * 1e6, 2)} per million requests; EventBridge Scheduler $${n(EVENTBRIDGE_SCHEDULER_PER_MILLION, 2)} per million invocations (its target's cost not included). No free tiers.`,
+    `Prices: DynamoDB on-demand $${n(PRICES.dynamoWriteUnit * 1e6, 3)} per million WRU and $${n(PRICES.dynamoReadUnit * 1e6, 3)} per million RRU; provisioned $${PRICES.dynamoProvisionedWriteUnitHour} per WCU-hour and $${PRICES.dynamoProvisionedReadUnitHour} per RCU-hour, at a steady load with auto scaling holding ${n(PROVISIONED_UTILIZATION * 100)} % utilisation ($${n(unitPrices('provisioned').write * 1e6, 3)} per million WRU); SQS $${n(PRICES.sqsRequest * 1e6, 2)} per million requests (64 KB chunks; job messages are < 2 KB); Lambda arm64 $${PRICES.lambdaGbSecondArm} per GB-s and $${n(PRICES.lambdaRequest * 1e6, 2)} per million requests; EventBridge Scheduler $${n(EVENTBRIDGE_SCHEDULER_PER_MILLION, 2)} per million invocations (its target's cost not included). No free tiers.`,
     '',
-    `Assumptions: worker Lambda ${ASSUMED_MEMORY_GB.worker * 1024} MB, ${n(ASSUMED_WORKER_MS_PER_INVOCATION)} ms per invocation on average (a batch waits out the sub-second rest of its latest message, up to 1 s, plus tens of ms of DynamoDB calls; the local ms / invocation above are slower because DynamoDB Local shares 2 cores with everything else); worker invocations per job as measured. Tick Lambda ${ASSUMED_MEMORY_GB.tick * 1024} MB for its measured run time here, shared by the jobs it dispatched (conservative). The task's own run time is not included (the benchmark's handlers return at once). Empty receives (idle long polling: ~3 requests per poller per minute) are a fixed cost of the event source, not per job, and are left out. Items are < 1 KB, so one write is one WRU (transactions bill two per item).`,
+    `Assumptions: worker Lambda ${ASSUMED_MEMORY_GB.worker * 1024} MB, ${n(ASSUMED_WORKER_MS_PER_INVOCATION)} ms per invocation on average (a batch waits out the sub-second rest of its latest message, up to 1 s, plus tens of ms of DynamoDB calls; the local ms / invocation above are slower because DynamoDB Local shares 2 cores with everything else); worker invocations per job as measured. Tick Lambda ${ASSUMED_MEMORY_GB.tick * 1024} MB for its measured run time here, shared by the jobs it dispatched (conservative). The task's own run time is not included (the benchmark's handlers return at once). Empty receives (idle long polling: ~3 requests per poller per minute) are a fixed cost of the event source, not per job, and are left out. WRU as metered: item sizes, transactions at two per KB and item, and refused conditional writes included.`,
   );
   return `${lines.join('\n')}\n`;
 }

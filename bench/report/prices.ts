@@ -4,6 +4,9 @@ import type { JobCosts } from '../support/costs';
 export const PRICES = {
   dynamoWriteUnit: 0.625 / 1e6,
   dynamoReadUnit: 0.125 / 1e6,
+  /** Provisioned capacity, per capacity unit and hour. */
+  dynamoProvisionedWriteUnitHour: 0.00065,
+  dynamoProvisionedReadUnitHour: 0.00013,
   /** Per request of up to 64 KB (Sundial's job messages are far smaller). */
   sqsRequest: 0.4 / 1e6,
   lambdaGbSecondArm: 0.0000133334,
@@ -21,6 +24,24 @@ export const ASSUMED_MEMORY_GB = { worker: 1, tick: 0.5 } as const;
  */
 export const ASSUMED_WORKER_MS_PER_INVOCATION = 1_000;
 
+/**
+ * The utilisation provisioned capacity runs at under a steady load: auto scaling's default target
+ * (the construct's `billing.targetUtilizationPercent`), so a unit-hour serves 70 % of 3,600 requests.
+ */
+export const PROVISIONED_UTILIZATION = 0.7;
+
+export type TableBilling = 'on-demand' | 'provisioned';
+
+/** Dollars per write and per read unit consumed, by billing mode (provisioned: steady load at the target utilisation). */
+export function unitPrices(billing: TableBilling): { write: number; read: number } {
+  if (billing === 'on-demand') return { write: PRICES.dynamoWriteUnit, read: PRICES.dynamoReadUnit };
+  const perUnit = (hourly: number) => hourly / (3600 * PROVISIONED_UTILIZATION);
+  return {
+    write: perUnit(PRICES.dynamoProvisionedWriteUnitHour),
+    read: perUnit(PRICES.dynamoProvisionedReadUnitHour),
+  };
+}
+
 export interface CostPerMillion {
   dynamoWrites: number;
   dynamoReads: number;
@@ -31,14 +52,15 @@ export interface CostPerMillion {
 }
 
 /** Dollars per million jobs, from the measured per-job counts and the list prices above. */
-export function costPerMillion(costs: JobCosts): CostPerMillion {
+export function costPerMillion(costs: JobCosts, billing: TableBilling = 'on-demand'): CostPerMillion {
   const million = 1e6;
+  const dynamo = unitPrices(billing);
   const workerGbSeconds =
     (costs.invocations * ASSUMED_WORKER_MS_PER_INVOCATION * ASSUMED_MEMORY_GB.worker) / 1000;
   const tickGbSeconds = (costs.tickMsPerJob * ASSUMED_MEMORY_GB.tick) / 1000;
   const parts = {
-    dynamoWrites: costs.wru * PRICES.dynamoWriteUnit * million,
-    dynamoReads: costs.rru * PRICES.dynamoReadUnit * million,
+    dynamoWrites: costs.wru * dynamo.write * million,
+    dynamoReads: costs.rru * dynamo.read * million,
     sqs: costs.sqsRequests * PRICES.sqsRequest * million,
     lambdaRequests: costs.invocations * PRICES.lambdaRequest * million,
     lambdaDuration: (workerGbSeconds + tickGbSeconds) * PRICES.lambdaGbSecondArm * million,

@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { SundialLogLevel, SundialProps } from './props';
+import type { SundialBilling, SundialLogLevel, SundialProps } from './props';
 import { SundialPropsError } from './settings';
 
 /**
@@ -31,6 +31,8 @@ export interface SundialContext {
   /** Days; one of CloudWatch Logs' retention values. */
   readonly logRetentionDays?: number;
   readonly logLevel?: SundialLogLevel;
+  /** As the prop: `{ "mode": "provisioned", "readCapacity": { "min": 5, "max": 500 }, … }`. */
+  readonly billing?: SundialBilling;
 }
 
 const NUMBER_KEYS = [
@@ -55,6 +57,7 @@ const KNOWN_KEYS = new Set<string>([
   'tickReservedConcurrency',
   'logRetentionDays',
   'logLevel',
+  'billing',
 ]);
 
 /** Turns the context object into props; unknown keys and wrong types are reported all at once. */
@@ -92,6 +95,7 @@ export function propsFromContext(scope: Construct, context: unknown, projectRoot
     tickReservedConcurrency,
     logRetentionDays,
     logLevel,
+    billing,
   } = input;
   if (removalPolicy !== undefined) {
     if (removalPolicy === 'retain') props.removalPolicy = RemovalPolicy.RETAIN;
@@ -121,6 +125,8 @@ export function propsFromContext(scope: Construct, context: unknown, projectRoot
     problems.push(`"sundial" context 'logRetentionDays' must be a number`);
   if (typeof logLevel === 'string') props.logLevel = logLevel;
   else if (logLevel !== undefined) problems.push(`"sundial" context 'logLevel' must be a string`);
+  if (typeof billing === 'object' && billing !== null && !Array.isArray(billing)) props.billing = billing;
+  else if (billing !== undefined) problems.push(`"sundial" context 'billing' must be an object`);
   if (problems.length > 0) throw new SundialPropsError(problems);
   return props as SundialProps;
 }

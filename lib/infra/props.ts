@@ -69,6 +69,13 @@ export interface SundialProps {
   readonly defaultResultTtlSeconds?: number;
 
   /**
+   * How the table is billed: on demand (pay per request, follows bursts) or provisioned capacity with
+   * auto scaling between bounds (cheaper at a steady load).
+   * @default { mode: 'on-demand' }
+   */
+  readonly billing?: SundialBilling;
+
+  /**
    * What happens to the table and the log groups when the stack is deleted or they are replaced.
    * `RETAIN` also turns on the table's deletion protection. Queues and the event bus hold nothing that
    * outlives a deployment and are always destroyed.
@@ -136,6 +143,32 @@ export interface SundialProps {
    */
   readonly logLevel?: SundialLogLevel;
 }
+
+/** Capacity units auto scaling keeps between, for the table and for each of its indexes. */
+export interface SundialCapacityRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * Provisioned capacity with target-tracking auto scaling, for the table and each index. Cheaper than
+ * on-demand under a steady load (docs/deploy.md compares both); a burst above what is provisioned is
+ * throttled until scaling catches up (minutes), which the store rides out with retries only briefly:
+ * size `min` for the top-of-the-hour peak of your schedules, not for the average.
+ */
+export interface SundialProvisionedBilling {
+  readonly mode: 'provisioned';
+  readonly readCapacity: SundialCapacityRange;
+  readonly writeCapacity: SundialCapacityRange;
+  /**
+   * The utilisation auto scaling aims for, in percent (20 to 90).
+   * @default 70
+   */
+  readonly targetUtilizationPercent?: number;
+}
+
+/** How the table is billed. */
+export type SundialBilling = { readonly mode: 'on-demand' } | SundialProvisionedBilling;
 
 /** Seconds the worker's timeout must leave beyond the longest task timeout. */
 export const WORKER_TIMEOUT_MARGIN_SECONDS = 30;

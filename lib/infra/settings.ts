@@ -2,7 +2,13 @@ import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
 import { LIMITS, LOG_LEVELS } from '../core/limits';
-import { type SundialLogLevel, type SundialProps, WORKER_TIMEOUT_MARGIN_SECONDS } from './props';
+import { resolveBilling } from './billing';
+import {
+  type SundialBilling,
+  type SundialLogLevel,
+  type SundialProps,
+  WORKER_TIMEOUT_MARGIN_SECONDS,
+} from './props';
 
 /** The props with every default filled in and every value checked. */
 export interface SundialSettings {
@@ -15,6 +21,7 @@ export interface SundialSettings {
   readonly workerMemorySize: number;
   readonly defaultResultTtlSeconds: number | null;
   readonly removalPolicy: RemovalPolicy;
+  readonly billing: Required<SundialBilling>;
   readonly tracing: boolean;
   readonly fireLagP99ThresholdMs: number;
   readonly tickReservedConcurrency: number | null;
@@ -123,6 +130,7 @@ export function resolveSettings(
         ? null
         : check.integer('defaultResultTtlSeconds', props.defaultResultTtlSeconds, 0, 1, 10 * 366 * 86_400),
     removalPolicy,
+    billing: resolveBilling(props.billing, problems),
     tracing: props.tracing ?? true,
     fireLagP99ThresholdMs: check.integer(
       'fireLagP99ThresholdMs',

@@ -82,7 +82,7 @@ export class Sundial extends Construct {
     this.settings = settings;
     this.tasks = discovery.tasks;
 
-    this.table = createTable(this, settings.removalPolicy);
+    this.table = createTable(this, settings.removalPolicy, settings.billing);
     const queues = new SundialQueues(this, 'Queues', {
       visibilityTimeoutSeconds: settings.queueVisibilityTimeoutSeconds,
       maxReceiveCount: settings.maxReceiveCount,

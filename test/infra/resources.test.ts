@@ -284,6 +284,40 @@ describe('with every setting away from its default', () => {
     }
   });
 
+  it('provisions the table and every index at the lower bounds, auto scaled between the bounds', () => {
+    const table = Object.values(resourcesOf(other.template, 'AWS::DynamoDB::Table'))[0]?.Properties ?? {};
+    expect(table.BillingMode).toBeUndefined();
+    expect(table.ProvisionedThroughput).toEqual({ ReadCapacityUnits: 5, WriteCapacityUnits: 10 });
+    for (const index of table.GlobalSecondaryIndexes as { ProvisionedThroughput: unknown }[]) {
+      expect(index.ProvisionedThroughput).toEqual({ ReadCapacityUnits: 5, WriteCapacityUnits: 10 });
+    }
+
+    const targets = Object.values(resourcesOf(other.template, 'AWS::ApplicationAutoScaling::ScalableTarget'));
+    const dimensions = targets.map((target) => [
+      target.Properties.ScalableDimension,
+      target.Properties.MinCapacity,
+      target.Properties.MaxCapacity,
+    ]);
+    const indexes = GLOBAL_SECONDARY_INDEXES.length;
+    expect(dimensions.filter(([d]) => d === 'dynamodb:table:ReadCapacityUnits')).toEqual([
+      ['dynamodb:table:ReadCapacityUnits', 5, 50],
+    ]);
+    expect(dimensions.filter(([d]) => d === 'dynamodb:table:WriteCapacityUnits')).toEqual([
+      ['dynamodb:table:WriteCapacityUnits', 10, 200],
+    ]);
+    expect(dimensions.filter(([d]) => d === 'dynamodb:index:ReadCapacityUnits')).toEqual(
+      Array(indexes).fill(['dynamodb:index:ReadCapacityUnits', 5, 50]),
+    );
+    expect(dimensions.filter(([d]) => d === 'dynamodb:index:WriteCapacityUnits')).toEqual(
+      Array(indexes).fill(['dynamodb:index:WriteCapacityUnits', 10, 200]),
+    );
+    other.template.resourcePropertiesCountIs(
+      'AWS::ApplicationAutoScaling::ScalingPolicy',
+      { TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 60 }) },
+      2 + 2 * indexes,
+    );
+  });
+
   it('publishes to the given bus instead of creating one', () => {
     other.template.resourceCountIs('AWS::Events::EventBus', 0);
   });

@@ -31,6 +31,7 @@ describe('resolveSettings', () => {
       workerMemorySize: 1024,
       defaultResultTtlSeconds: null,
       removalPolicy: RemovalPolicy.RETAIN,
+      billing: { mode: 'on-demand' },
       tracing: true,
       fireLagP99ThresholdMs: 5000,
       tickReservedConcurrency: 3,
@@ -86,6 +87,39 @@ describe('resolveSettings', () => {
       'fireLagP99ThresholdMs must be an integer from 1 to 3600000, got -1',
       expect.stringMatching(/^maxReceiveCount must be an integer from 10 to 1000, got 5/),
     ]);
+  });
+
+  it('fills in the provisioned target utilisation and lists every bad capacity bound', () => {
+    const billing = {
+      mode: 'provisioned',
+      readCapacity: { min: 5, max: 50 },
+      writeCapacity: { min: 5, max: 100 },
+    } as const;
+    expect(resolveSettings({ billing }, []).billing).toEqual({ ...billing, targetUtilizationPercent: 70 });
+
+    const bad = () =>
+      resolveSettings(
+        {
+          billing: {
+            mode: 'provisioned',
+            readCapacity: { min: 0, max: 50 },
+            writeCapacity: { min: 200, max: 100 },
+            targetUtilizationPercent: 95,
+          },
+        },
+        [],
+      );
+
+    expect(bad).toThrow(SundialPropsError);
+    expect(() => bad()).toThrow(
+      expect.objectContaining({
+        problems: [
+          'billing.readCapacity.min must be an integer from 1 to 40000, got 0',
+          'billing.writeCapacity.min (200) must not exceed billing.writeCapacity.max (100)',
+          'billing.targetUtilizationPercent must be an integer from 20 to 90, got 95',
+        ],
+      }),
+    );
   });
 
   it('rejects a lookahead that does not reach the next tick', () => {
@@ -154,12 +188,14 @@ describe('propsFromContext (cdk.json "sundial")', () => {
         logRetentionDays: 7,
         tickReservedConcurrency: null,
         alarmTopicArn: 'arn:aws:sns:us-east-1:123456789012:ops',
+        billing: { mode: 'provisioned', readCapacity: { min: 1, max: 2 }, writeCapacity: { min: 1, max: 2 } },
       },
       '/project',
     );
 
     expect(props).toMatchObject({
       shards: 8,
+      billing: { mode: 'provisioned', readCapacity: { min: 1, max: 2 }, writeCapacity: { min: 1, max: 2 } },
       removalPolicy: RemovalPolicy.DESTROY,
       logRetention: 7,
       tickReservedConcurrency: null,

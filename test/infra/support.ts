@@ -69,7 +69,8 @@ export const defaultStack = once((): Synthesized => {
 /**
  * A Sundial in a plain stack with every optional setting away from its default: removal policy
  * DESTROY, tickRate 2, lookahead 150 s, worker batch 5 and concurrency 50, no reserved tick
- * concurrency, no tracing, a shared bus, an alarm topic and a 3 s fire-lag threshold.
+ * concurrency, no tracing, a shared bus, an alarm topic, a 3 s fire-lag threshold, and provisioned
+ * capacity (reads 5–50, writes 10–200, 60 % target).
  */
 export const customizedStack = once((): Synthesized => {
   const app = testApp();
@@ -86,6 +87,12 @@ export const customizedStack = once((): Synthesized => {
     eventBus: events.EventBus.fromEventBusName(stack, 'SharedBus', 'shared-bus'),
     alarmTopic: new sns.Topic(stack, 'Alerts', { enforceSSL: true }),
     fireLagP99ThresholdMs: 3000,
+    billing: {
+      mode: 'provisioned',
+      readCapacity: { min: 5, max: 50 },
+      writeCapacity: { min: 10, max: 200 },
+      targetUtilizationPercent: 60,
+    },
   });
   return { app, stack, sundial, template: templateOf(stack) };
 });

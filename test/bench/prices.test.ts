@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { costPerMillion, unitPrices } from '../../bench/report/prices';
+import type { JobCosts } from '../../bench/support/costs';
+
+const ONE_WRU_JOB: JobCosts = {
+  jobs: 1,
+  wru: 1,
+  jobWru: 1,
+  scheduleWru: 0,
+  otherWru: 0,
+  indexWru: 0,
+  failedWru: 0,
+  rru: 1,
+  sqsRequests: 0,
+  sqsByAction: {},
+  emptyReceives: 0,
+  invocations: 0,
+  workerMsPerInvocation: Number.NaN,
+  tickMsPerJob: 0,
+};
+
+describe('DynamoDB prices per unit', () => {
+  it('are the on-demand list prices per request unit', () => {
+    expect(unitPrices('on-demand').write * 1e6).toBeCloseTo(0.625, 6);
+    expect(unitPrices('on-demand').read * 1e6).toBeCloseTo(0.125, 6);
+  });
+
+  it('spread a provisioned unit-hour over the requests it serves at 70 % utilisation', () => {
+    expect(unitPrices('provisioned').write * 1e6).toBeCloseTo((0.00065 / (3600 * 0.7)) * 1e6, 6);
+    expect(unitPrices('provisioned').write * 1e6).toBeCloseTo(0.258, 3);
+  });
+
+  it('price a job by the billing mode of the table', () => {
+    expect(costPerMillion(ONE_WRU_JOB).dynamoWrites).toBeCloseTo(0.625, 6);
+    expect(costPerMillion(ONE_WRU_JOB, 'provisioned').dynamoWrites).toBeCloseTo(0.258, 3);
+  });
+});
