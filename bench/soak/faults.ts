@@ -102,14 +102,16 @@ export class InjectedCrash extends Error {
 }
 
 /**
- * A schedule store whose release sometimes "dies" first: the tick has sent the schedule's messages and
- * never releases it, so the lease must expire and a later tick dispatch the same fires again.
+ * A schedule store whose release (or lease-less advance) sometimes "dies" first: the tick has sent the
+ * schedule's messages and never moves it on, so a later tick (once the lease expires, when there is one)
+ * dispatches the same fires again.
  */
 export function crashingReleases(store: ScheduleStore, faults: Faults): ScheduleStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
-      if (property !== 'releaseSchedule' || typeof value !== 'function') {
+      const movesOn = property === 'releaseSchedule' || property === 'advanceSchedule';
+      if (!movesOn || typeof value !== 'function') {
         return typeof value === 'function' ? value.bind(target) : value;
       }
       return async (...args: unknown[]) => {

@@ -3,7 +3,13 @@ import type { PollerStats } from './pollers';
 import type { SqsRequestCounts } from './sqs';
 
 /** Store operations by who pays for them. */
-const SCHEDULE_OPERATIONS = new Set(['acquireDueSchedules', 'releaseSchedule', 'leaseSchedule']);
+const SCHEDULE_OPERATIONS = new Set([
+  'acquireDueSchedules',
+  'releaseSchedule',
+  'leaseSchedule',
+  'readDueSchedules',
+  'advanceSchedule',
+]);
 const JOB_OPERATIONS = new Set(['claimJob', 'finishJob', 'retryJob']);
 
 /** What one fired job cost, measured over a whole scenario (tick and workers) and divided by its jobs. */
@@ -13,7 +19,7 @@ export interface JobCosts {
   wru: number;
   /** Claim and result (the job's own item and its index entries). */
   jobWru: number;
-  /** Lease and release of the schedule, amortised over the fires dispatched per lease. */
+  /** Reading and moving on the schedule (lease and release, or one advance), amortised over its fires. */
   scheduleWru: number;
   /** Everything else the tick does (reaping, parked jobs, counters), amortised. */
   otherWru: number;

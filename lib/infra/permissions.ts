@@ -28,7 +28,7 @@ export interface TableAccess {
 
 /**
  * The table access of each Lambda, from the store operations its code calls:
- * - tick: acquireDueSchedules, releaseSchedule, acquireDueJobs, markJobSent, findExpiredJobLeases,
+ * - tick: readDueSchedules, advanceSchedule, leaseSchedule, releaseSchedule, acquireDueJobs, markJobSent, findExpiredJobLeases,
  *   retryJob, repairCounters: queries `due`, `running` and `by-kind`; only updates items (every
  *   write is a conditional update); never creates nor deletes.
  * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates

@@ -5,6 +5,7 @@ import { dedupeContract } from './dedupe-contract';
 import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
 import { listingCursorContract } from './listing-cursor-contract';
+import { scheduleAdvanceContract } from './schedule-advance-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
@@ -30,6 +31,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
 
     describe('schedules', () => scheduleContract(current));
     describe('schedule leases', () => scheduleLeaseContract(current));
+    describe('schedule advances without a lease', () => scheduleAdvanceContract(current));
     describe('jobs', () => jobContract(current));
     describe('task counters', () => counterContract(current));
     describe('dedupe records', () => dedupeContract(current));

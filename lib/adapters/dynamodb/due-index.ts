@@ -3,10 +3,11 @@ import { mapWithConcurrency } from '../../core/concurrency';
 import type { StoreContext, StoredItem } from './store-context';
 import { INDEX_NAMES, type ItemKey } from './table-design';
 
-/** An entry of the due index: the item's key and the due time seen by the query. */
+/** An entry of the due index: the item's key, the due time seen by the query, and the item as read. */
 export interface DueHit {
   key: ItemKey;
   dueAt: EpochMs;
+  item: StoredItem;
 }
 
 export interface LeaseDueInput<T> {
@@ -17,6 +18,12 @@ export interface LeaseDueInput<T> {
   limit: number;
   /** Whether an item read before leasing is worth a conditional write (cheap reads spare failed writes). */
   isCandidate?: (item: StoredItem) => boolean;
+  /**
+   * Read each page's items strongly consistent (1 RRU instead of 0.5): the caller acts on the item as
+   * read, without a lease write to confirm it. Then an item whose index entry lags is taken when the
+   * item itself is still due.
+   */
+  consistentRead?: boolean;
   /** Tries to lease one hit; `undefined` when the race was lost (or the item changed). */
   lease: (hit: DueHit) => Promise<T | undefined>;
   operation: string;
@@ -75,21 +82,23 @@ async function candidates<T>(
   input: LeaseDueInput<T>,
   entries: StoredItem[],
 ): Promise<DueHit[]> {
-  const hits = entries.map((entry) => ({
+  const entriesRead = entries.map((entry) => ({
     key: { pk: String(entry.pk), sk: String(entry.sk) },
     dueAt: Number(entry.dueAt),
   }));
-  if (hits.length === 0) return hits;
+  if (entriesRead.length === 0) return [];
+  const consistent = input.consistentRead ?? false;
   const items = await context.batchGet(
     input.operation,
-    hits.map((hit) => hit.key),
-    false,
+    entriesRead.map((entry) => entry.key),
+    consistent,
   );
-  return hits.filter((hit) => {
-    const item = items.get(hit.key.pk);
-    if (!item || item.dueAt !== hit.dueAt || item.dueShard === undefined) return false;
+  return entriesRead.flatMap((entry) => {
+    const item = items.get(entry.key.pk);
+    if (!item || item.dueShard === undefined) return [];
+    const stillDue = consistent ? Number(item.dueAt) <= input.dueBefore : item.dueAt === entry.dueAt;
     const leaseUntil = item.leaseUntil;
     const free = typeof leaseUntil !== 'number' || leaseUntil < input.now;
-    return free && (input.isCandidate?.(item) ?? true);
+    return stillDue && free && (input.isCandidate?.(item) ?? true) ? [{ ...entry, item }] : [];
   });
 }

@@ -18,6 +18,9 @@ import type {
   AcquireDueSchedulesInput,
   AddScheduleInput,
   AddScheduleOutcome,
+  AdvanceOutcome,
+  AdvanceScheduleInput,
+  ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
   ScheduleFilter,
@@ -31,6 +34,7 @@ import * as endings from './job-endings';
 import * as parking from './job-parking';
 import * as jobReads from './job-reads';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
+import * as advances from './schedule-advances';
 import * as leases from './schedule-leases';
 import * as listing from './schedule-listing';
 import * as scheduleWrites from './schedule-writes';
@@ -137,6 +141,14 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome> {
     return leases.releaseSchedule(this.context, input);
+  }
+
+  readDueSchedules(input: ReadDueSchedulesInput): Promise<Schedule[]> {
+    return advances.readDueSchedules(this.context, input);
+  }
+
+  advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome> {
+    return advances.advanceSchedule(this.context, input);
   }
 
   createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {

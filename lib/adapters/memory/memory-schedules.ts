@@ -11,6 +11,9 @@ import type {
   AcquireDueSchedulesInput,
   AddScheduleInput,
   AddScheduleOutcome,
+  AdvanceOutcome,
+  AdvanceScheduleInput,
+  ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
   ScheduleFilter,
@@ -145,6 +148,32 @@ export class MemoryScheduleStore implements ScheduleStore {
     schedule.nextFireAt = input.nextFireAt;
     if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
     return 'released';
+  }
+
+  async readDueSchedules(input: ReadDueSchedulesInput): Promise<Schedule[]> {
+    return [...this.schedules.values()]
+      .filter(
+        (schedule) =>
+          isDue(schedule, input.dueBefore) && isFree(schedule, input.now) && !input.skip?.has(schedule.id),
+      )
+      .sort((a, b) => (a.nextFireAt ?? 0) - (b.nextFireAt ?? 0))
+      .slice(0, Math.max(0, input.limit))
+      .map(copy);
+  }
+
+  async advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome> {
+    const schedule = this.schedules.get(input.id);
+    if (!schedule) return 'gone';
+    if (schedule.version !== input.seenVersion) return 'superseded';
+    if (schedule.nextFireAt === input.seenNextFireAt && isFree(schedule, input.now)) {
+      schedule.nextFireAt = input.nextFireAt;
+      if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
+      return 'advanced';
+    }
+    // Already where this write puts it: an earlier try of the same advance applied.
+    return schedule.nextFireAt === input.nextFireAt && schedule.nextFireAt !== input.seenNextFireAt
+      ? 'advanced'
+      : 'lost';
   }
 
   private require(id: string): Schedule {

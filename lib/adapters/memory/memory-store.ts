@@ -5,6 +5,9 @@ import type {
   AcquireDueSchedulesInput,
   AddScheduleInput,
   AddScheduleOutcome,
+  AdvanceOutcome,
+  AdvanceScheduleInput,
+  ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
   ScheduleFilter,
@@ -72,5 +75,13 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome> {
     return this.schedules.releaseSchedule(input);
+  }
+
+  readDueSchedules(input: ReadDueSchedulesInput): Promise<Schedule[]> {
+    return this.schedules.readDueSchedules(input);
+  }
+
+  advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome> {
+    return this.schedules.advanceSchedule(input);
   }
 }

@@ -45,6 +45,40 @@ export interface ReleaseScheduleInput {
   now: EpochMs;
 }
 
+export interface ReadDueSchedulesInput {
+  now: EpochMs;
+  /** Schedules with `nextFireAt <= dueBefore` are due (now + lookahead). */
+  dueBefore: EpochMs;
+  /** At most this many schedules are returned in one call. */
+  limit: number;
+  /** Ids to leave out (those this tick already handled and could not move on). */
+  skip?: ReadonlySet<string>;
+}
+
+export interface AdvanceScheduleInput {
+  id: string;
+  /** The version read. */
+  seenVersion: number;
+  /** The next fire time read (the plan started there). */
+  seenNextFireAt: EpochMs;
+  /** The first fire time not dispatched; `null` = the trigger is finished. */
+  nextFireAt: EpochMs | null;
+  /** The latest fire time dispatched (unchanged when `null`). */
+  lastFireAt: EpochMs | null;
+  now: EpochMs;
+}
+
+/**
+ * `advanced`: next and last fire times written, or found already written (an earlier try of this write
+ * whose answer was lost, or an overlapping tick's identical plan: either way the schedule is where this
+ * plan puts it).
+ * `lost`: the schedule was moved on by someone else (another tick's advance, or a live lease holds it);
+ * its definition is unchanged.
+ * `superseded`: its owner changed it (version bumped) since it was read; nothing was written.
+ * `gone`: it was removed.
+ */
+export type AdvanceOutcome = 'advanced' | 'lost' | 'superseded' | 'gone';
+
 /**
  * `released`: next fire time and last fire time written, lease cleared.
  * `superseded`: the owner changed the schedule while it was leased; only the lease was cleared
@@ -117,4 +151,17 @@ export interface ScheduleStore {
 
   /** Ends a lease taken by `acquireDueSchedules` or `leaseSchedule`. Throws `LeaseLostError` if `owner` no longer holds it. */
   releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome>;
+
+  /**
+   * Reads due schedules (`nextFireAt <= dueBefore`, not paused, no live lease, not in `skip`), earliest
+   * first, strongly consistent, without writing anything: the lease-less tick (ADR 0005).
+   */
+  readDueSchedules(input: ReadDueSchedulesInput): Promise<Schedule[]>;
+
+  /**
+   * Moves a schedule read by `readDueSchedules` on, in one conditional write: only when its next fire
+   * time and version are still those read and no live lease holds it. Of overlapping ticks that read
+   * the same state, exactly one advances it.
+   */
+  advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome>;
 }

@@ -19,6 +19,7 @@ export interface DispatchSummary {
   scheduleId: string;
   jobsSent: number;
   sendFailures: number;
+  /** `lease_lost` also for a lease-less advance that another tick's write beat (ADR 0005). */
   release: ReleaseOutcome | 'lease_lost';
   /** Where the schedule resumes (as released); null when its trigger has finished. */
   nextFireAt: EpochMs | null;
@@ -98,14 +99,8 @@ export async function releaseDispatched(
   failed: ReadonlySet<string>,
   owner: string,
 ): Promise<DispatchSummary> {
-  const { schedule, fires, plannedAt } = planned;
-  const firstUnsent = fires.find((fire) => failed.has(fire.jobId));
-  const sentBeforeGap = fires.filter(
-    (fire) => firstUnsent === undefined || fire.fireTime < firstUnsent.fireTime,
-  );
-  const nextFireAt = firstUnsent ? firstUnsent.fireTime : planned.nextFireAt;
-  const lastFireAt = firstUnsent ? (sentBeforeGap.at(-1)?.fireTime ?? null) : planned.lastFireAt;
-
+  const { schedule } = planned;
+  const { nextFireAt, lastFireAt } = resumePoint(planned, failed);
   let release: DispatchSummary['release'];
   try {
     release = await deps.scheduleStore.releaseSchedule({
@@ -120,10 +115,31 @@ export async function releaseDispatched(
     if (!(error instanceof LeaseLostError)) throw error;
     release = 'lease_lost';
   }
+  return dispatchSummary(planned, failed, release, nextFireAt);
+}
 
+/** Where a sent plan resumes: at its first unsent fire, or where the plan ends when everything was sent. */
+export function resumePoint(
+  planned: PlannedDispatch,
+  failed: ReadonlySet<string>,
+): { nextFireAt: EpochMs | null; lastFireAt: EpochMs | null } {
+  const { fires } = planned;
+  const firstUnsent = fires.find((fire) => failed.has(fire.jobId));
+  if (!firstUnsent) return { nextFireAt: planned.nextFireAt, lastFireAt: planned.lastFireAt };
+  const sentBeforeGap = fires.filter((fire) => fire.fireTime < firstUnsent.fireTime);
+  return { nextFireAt: firstUnsent.fireTime, lastFireAt: sentBeforeGap.at(-1)?.fireTime ?? null };
+}
+
+export function dispatchSummary(
+  planned: PlannedDispatch,
+  failed: ReadonlySet<string>,
+  release: DispatchSummary['release'],
+  nextFireAt: EpochMs | null,
+): DispatchSummary {
+  const { fires, plannedAt } = planned;
   const sent = fires.filter((fire) => !failed.has(fire.jobId));
   return {
-    scheduleId: schedule.id,
+    scheduleId: planned.schedule.id,
     jobsSent: sent.length,
     sendFailures: fires.length - sent.length,
     release,

@@ -9,6 +9,7 @@ import {
   releaseDispatched,
   sendOrReportAllFailed,
 } from '../scheduling/dispatch';
+import { advanceDispatched, hasPastFire } from '../scheduling/dispatch-unleased';
 
 export interface DispatchDueOptions {
   owner: string;
@@ -49,12 +50,14 @@ interface SentPlan {
 }
 
 /**
- * Leases due schedules in rounds of `batchSize` and dispatches them, until a round leases none, the
- * budget is spent, or the queue fails as a whole (then the rest waits for the next tick).
+ * Reads due schedules in rounds of `batchSize` and dispatches them, until a round reads none, the budget
+ * is spent, or the queue fails as a whole (then the rest waits for the next tick).
  *
- * One schedule's failure holds back no other: a schedule that fails to plan keeps its lease until it
- * expires; one whose messages failed is released at its first unsent fire only after the last round,
- * so this tick cannot lease it again, and the next tick retries it.
+ * A schedule whose plan has no missed fire is sent and moved on with one conditional write, without a
+ * lease (ADR 0005); one with a missed fire is leased, sent and released as before. One schedule's
+ * failure holds back no other: a schedule that fails to plan or to move on is left for the next tick
+ * (a leased one keeps its lease until it expires); a leased one whose messages failed is released at its
+ * first unsent fire only after the last round, so this tick cannot lease it again.
  */
 export async function dispatchDueSchedules(
   deps: DispatchDeps,
@@ -76,25 +79,27 @@ async function dispatchRounds(
   totals: DispatchDueTotals,
   releaseAfterRounds: SentPlan[],
 ): Promise<void> {
+  // Schedules this tick could not move on stay in the due index with no lease to hide them: later rounds
+  // leave them out, or the loop would read (and send) them again and again.
+  const leftForNextTick = new Set<string>();
   for (;;) {
     const now = deps.clock.now();
     if (now >= options.stopAcquiringAt) {
       totals.budgetExhausted = true;
       return;
     }
-    const leased = await deps.scheduleStore.acquireDueSchedules({
-      owner: options.owner,
+    const read = await deps.scheduleStore.readDueSchedules({
       now,
       dueBefore: now + deps.limits.lookaheadMs,
-      leaseMs: options.leaseMs,
       limit: options.batchSize,
+      skip: leftForNextTick,
     });
     // A short round does not mean nothing is left: schedules leased by an overlapping tick were skipped,
-    // and they may be released (with fires still due) before that tick acquires again. Only an empty
-    // round ends the loop.
-    if (leased.length === 0) return;
-    const round = await dispatchRound(deps, leased, options);
-    totals.errors += round.planFailures;
+    // and they may be released (with fires still due) before that tick reads again. Only an empty round
+    // ends the loop.
+    if (read.length === 0) return;
+    const round = await dispatchRound(deps, read, options, leftForNextTick);
+    totals.errors += round.failures;
     addSummaries(totals, round.summaries);
     releaseAfterRounds.push(...round.withFailures);
     if (round.queueFailed) return;
@@ -102,47 +107,124 @@ async function dispatchRounds(
 }
 
 interface Round {
-  planFailures: number;
-  /** Of the schedules all of whose messages were sent (undefined: the release failed). */
+  /** Schedules that could not be planned or leased. */
+  failures: number;
+  /** Of the schedules moved on in this round (undefined: the write failed). */
   summaries: (DispatchSummary | undefined)[];
-  /** Schedules some of whose messages were not sent. */
+  /** Leased schedules some of whose messages were not sent. */
   withFailures: SentPlan[];
   /** Nothing was sent though messages of several schedules were tried: the queue itself is failing. */
   queueFailed: boolean;
 }
 
 /**
- * Dispatches the schedules leased in one round: plans each, sends the messages of all of them together
- * (a batch holds messages of any schedules: a schedule with one fire in the window does not cost a
- * request of its own), then releases those sent in full (at most `concurrency` at a time).
+ * Dispatches the schedules read in one round: plans each, leases those whose plan has a missed fire
+ * (and plans them again as leased), sends the messages of all of them together (a batch holds messages
+ * of any schedules: a schedule with one fire in the window does not cost a request of its own), then
+ * moves on the lease-less ones and releases the leased ones sent in full (at most `concurrency` at a
+ * time).
  */
 async function dispatchRound(
   deps: DispatchDeps,
-  leased: readonly Schedule[],
+  read: readonly Schedule[],
   options: DispatchDueOptions,
+  leftForNextTick: Set<string>,
 ): Promise<Round> {
-  const plans = leased.flatMap((schedule) => {
+  const readPlans = planEach(deps, read, options, leftForNextTick);
+  const unleased = readPlans.filter((plan) => !hasPastFire(plan));
+  const missed = readPlans.filter(hasPastFire).map((plan) => plan.schedule);
+  const leases = await leaseEach(deps, missed, options);
+  const leasedPlans = planEach(deps, leases.leased, options, leftForNextTick);
+  const plans = [...unleased, ...leasedPlans];
+  const messages = plans.flatMap((plan) => plan.messages);
+  const failed = new Set(await sendOrReportAllFailed(deps.queue, messages));
+  const hasFailures = (plan: PlannedDispatch) => plan.messages.some((message) => failed.has(message.job.id));
+  const withFailures = leasedPlans.filter(hasFailures).map((plan) => ({ plan, failed }));
+  const sentInFull = leasedPlans.filter((plan) => !hasFailures(plan)).map((plan) => ({ plan, failed }));
+  const [advanced, released] = await Promise.all([
+    advanceEach(deps, unleased, failed, options, leftForNextTick),
+    releaseEach(deps, sentInFull, options),
+  ]);
+  return {
+    failures: read.length - readPlans.length + leases.failures + leases.leased.length - leasedPlans.length,
+    summaries: [...advanced, ...released],
+    withFailures,
+    queueFailed: failed.size === messages.length && plans.filter(hasFailures).length > 1,
+  };
+}
+
+function planEach(
+  deps: DispatchDeps,
+  schedules: readonly Schedule[],
+  options: DispatchDueOptions,
+  leftForNextTick: Set<string>,
+): PlannedDispatch[] {
+  return schedules.flatMap((schedule) => {
     try {
       return [planDispatch(deps, schedule)];
     } catch (error) {
-      options.logger.error('schedule could not be planned; it is retried when its lease expires', {
+      leftForNextTick.add(schedule.id);
+      options.logger.error('schedule could not be planned; the next tick retries it', {
         scheduleId: schedule.id,
         error,
       });
       return [];
     }
   });
-  const messages = plans.flatMap((plan) => plan.messages);
-  const failed = new Set(await sendOrReportAllFailed(deps.queue, messages));
-  const sent = plans.map((plan) => ({ plan, failed }));
-  const withFailures = sent.filter(({ plan }) => plan.messages.some((message) => failed.has(message.job.id)));
-  const sentInFull = sent.filter((item) => !withFailures.includes(item));
-  return {
-    planFailures: leased.length - plans.length,
-    summaries: await releaseEach(deps, sentInFull, options),
-    withFailures,
-    queueFailed: failed.size === messages.length && withFailures.length > 1,
-  };
+}
+
+/** Leases schedules by id (a lost race leaves one out: the tick that holds it dispatches it). */
+async function leaseEach(
+  deps: DispatchDeps,
+  schedules: readonly Schedule[],
+  options: DispatchDueOptions,
+): Promise<{ leased: Schedule[]; failures: number }> {
+  let failures = 0;
+  const leased = await mapWithConcurrency(schedules, options.concurrency, async (schedule) => {
+    try {
+      return await deps.scheduleStore.leaseSchedule(
+        schedule.id,
+        options.owner,
+        deps.clock.now(),
+        options.leaseMs,
+      );
+    } catch (error) {
+      failures += 1;
+      options.logger.error('schedule could not be leased; the next tick retries it', {
+        scheduleId: schedule.id,
+        error,
+      });
+      return undefined;
+    }
+  });
+  return { leased: leased.filter((schedule) => schedule !== undefined), failures };
+}
+
+/**
+ * Moves each lease-less schedule on at its first unsent fire; undefined for one whose write failed. One
+ * not moved on past everything it sent is left for the next tick.
+ */
+function advanceEach(
+  deps: DispatchDeps,
+  plans: readonly PlannedDispatch[],
+  failed: ReadonlySet<string>,
+  options: DispatchDueOptions,
+  leftForNextTick: Set<string>,
+): Promise<(DispatchSummary | undefined)[]> {
+  return mapWithConcurrency(plans, options.concurrency, async (plan) => {
+    try {
+      const summary = await advanceDispatched(deps, plan, failed);
+      if (summary.release !== 'released' || summary.sendFailures > 0) leftForNextTick.add(plan.schedule.id);
+      return summary;
+    } catch (error) {
+      leftForNextTick.add(plan.schedule.id);
+      options.logger.error('schedule could not be moved on; the next tick sends its fires again', {
+        scheduleId: plan.schedule.id,
+        error,
+      });
+      return undefined;
+    }
+  });
 }
 
 /** Releases each schedule at its first unsent fire; undefined for one whose release failed (its lease expires). */

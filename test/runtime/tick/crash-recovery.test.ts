@@ -2,22 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { jobRequest, SECOND, scheduleDefinition, sqsRecord, T0 } from '../support';
 import { recordFor, workerHarness } from '../worker/harness';
+import { fireCountingWorker } from './fire-counting-worker';
 
 describe('crash recovery', () => {
   it('loses no fire and runs none twice when a tick crashes between sending and releasing', async () => {
-    // Prepare: a schedule firing every 30 s from T0 (coalesce 'all': every missed fire must still run)
-    const runs = new Map<number, number>();
-    const worker = workerHarness(
-      {
-        echo: {
-          handler: (_payload, { fireTime }) => {
-            const key = fireTime?.getTime() ?? 0;
-            runs.set(key, (runs.get(key) ?? 0) + 1);
-          },
-        },
-      },
-      { scheduleLeaseSeconds: 120 },
-    );
+    // Prepare: a schedule firing every 30 s from T0 (coalesce 'all': every missed fire must still run),
+    // its first fire already missed, so the tick leases it
+    const { worker, runs } = fireCountingWorker({ scheduleLeaseSeconds: 120 });
     worker.clock.set(T0 - 400);
     await worker.store.addSchedule({
       schedule: scheduleDefinition('every-30s', { coalesce: 'all' }),
@@ -25,18 +16,19 @@ describe('crash recovery', () => {
       conflictPolicy: 'exception',
       now: worker.clock.now(),
     });
+    worker.clock.set(T0 + 1);
     const tick = createTickHandler(() => worker.deps);
     const release = worker.store.releaseSchedule.bind(worker.store);
     worker.store.releaseSchedule = async () => {
       throw new Error('process died after SendMessageBatch, before the release');
     };
 
-    // Act: the crashed tick sent T0, +30 s, +60 s but never released; the lease expires; ticks resume
+    // Act: the crashed tick sent T0 … +90 s but never released; the lease expires; ticks resume
     const crashed = await tick();
     worker.store.releaseSchedule = release;
     worker.clock.advance(60 * SECOND);
     const whileLeased = await tick();
-    worker.clock.set(T0 + 121 * SECOND);
+    worker.clock.set(T0 + 122 * SECOND);
     const recovered = await tick();
     worker.clock.set(T0 + 300 * SECOND);
     const messages = worker.queue.drain();
@@ -50,6 +42,42 @@ describe('crash recovery', () => {
     expect([...runs.keys()].sort()).toEqual(expectedFires);
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
     expect(messages.length).toBeGreaterThan(expectedFires.length);
+  });
+
+  it('loses no fire and runs none twice when a lease-less tick crashes between sending and moving the schedule on', async () => {
+    // Prepare: a schedule firing every 30 s from T0, its first fire ahead: no lease is taken
+    const { worker, runs } = fireCountingWorker();
+    worker.clock.set(T0 - 400);
+    await worker.store.addSchedule({
+      schedule: scheduleDefinition('every-30s', { coalesce: 'all' }),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: worker.clock.now(),
+    });
+    const tick = createTickHandler(() => worker.deps);
+    const advance = worker.store.advanceSchedule.bind(worker.store);
+    worker.store.advanceSchedule = async () => {
+      throw new Error('process died after SendMessageBatch, before the advance');
+    };
+
+    // Act: the crashed tick sent T0, +30 s, +60 s and never moved the schedule on; the next tick (no
+    // lease to wait for) reads the same state and sends the same fires again
+    const crashed = await tick();
+    worker.store.advanceSchedule = advance;
+    worker.clock.advance(100);
+    const next = await tick();
+    worker.clock.set(T0 + 200 * SECOND);
+    const messages = worker.queue.drain();
+    await worker.deliver(messages.map((message) => sqsRecord(message)));
+
+    // Assess
+    expect(crashed.errors).toBe(1);
+    expect(next).toMatchObject({ schedulesProcessed: 1, errors: 0, jobsEnqueued: 3 });
+    const expectedFires = [T0, T0 + 30 * SECOND, T0 + 60 * SECOND];
+    expect([...runs.keys()].sort()).toEqual(expectedFires);
+    expect([...runs.values()].every((count) => count === 1)).toBe(true);
+    expect(messages).toHaveLength(2 * expectedFires.length);
+    expect(await worker.store.getSchedule('every-30s')).toMatchObject({ nextFireAt: T0 + 90 * SECOND });
   });
 
   it('reaps a job whose worker vanished: returns its slot and hands it to a next attempt', async () => {

@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { JobStore } from '../../../lib/core/ports/job-store';
+import type { ScheduleStore } from '../../../lib/core/ports/schedule-store';
 import type { RuntimeConfig } from '../../../lib/runtime/config';
 import { createWorkerHandler, type WorkerHandlerOptions } from '../../../lib/runtime/handlers/worker';
 import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
@@ -12,6 +13,8 @@ type AnyTaskOptions = TaskOptions<any, any>;
 export interface HarnessOptions {
   /** The job store the worker uses instead of the in-memory one (e.g. DynamoDB Local). */
   jobStore?: JobStore;
+  /** The schedule store the worker (and the tick) uses instead of the in-memory one. */
+  scheduleStore?: ScheduleStore;
   endSandbox?: WorkerHandlerOptions['endSandbox'];
 }
 
@@ -22,7 +25,11 @@ export function workerHarness(
   options: HarnessOptions = {},
 ) {
   const runtime = testRuntime(config);
-  const deps = options.jobStore ? { ...runtime.deps, jobStore: options.jobStore } : runtime.deps;
+  const deps = {
+    ...runtime.deps,
+    jobStore: options.jobStore ?? runtime.deps.jobStore,
+    scheduleStore: options.scheduleStore ?? runtime.deps.scheduleStore,
+  };
   const registry = staticTaskRegistry(
     Object.fromEntries(Object.entries(tasks).map(([id, task]) => [id, { default: defineTask(task) }])),
   );

@@ -25,6 +25,7 @@ const WRITE_METHODS = new Set([
   'acquireDueSchedules',
   'leaseSchedule',
   'releaseSchedule',
+  'advanceSchedule',
   'createJob',
   'parkUnclaimedJob',
   'claimJob',

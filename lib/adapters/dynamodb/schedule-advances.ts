@@ -1,0 +1,68 @@
+import type { Schedule } from '../../core/model/schedule';
+import type {
+  AdvanceOutcome,
+  AdvanceScheduleInput,
+  ReadDueSchedulesInput,
+} from '../../core/ports/schedule-store';
+import { leaseDueItems } from './due-index';
+import { Expressions } from './expressions';
+import { itemToSchedule, optionalNumber } from './schedule-items';
+import { setDueKeys } from './schedule-writes';
+import { conditionFailure, type StoreContext } from './store-context';
+import { scheduleKey, shardKeys } from './table-design';
+
+/**
+ * The lease-less tick's read (ADR 0005): the due index's pages, then the items strongly consistent
+ * (the advance's condition is checked against what was read), skipping live leases and `skip`.
+ */
+export async function readDueSchedules(
+  context: StoreContext,
+  input: ReadDueSchedulesInput,
+): Promise<Schedule[]> {
+  const read = await leaseDueItems(context, {
+    operation: 'readDueSchedules',
+    shardKey: shardKeys.dueSchedule,
+    now: input.now,
+    dueBefore: input.dueBefore,
+    limit: input.limit,
+    consistentRead: true,
+    isCandidate: (item) => !input.skip?.has(itemToSchedule(item).id),
+    lease: async (hit) => itemToSchedule(hit.item),
+  });
+  return read.sort((a, b) => (a.nextFireAt ?? 0) - (b.nextFireAt ?? 0));
+}
+
+/**
+ * Writes the next and last fire times in one conditional update: next fire time and version as read,
+ * and no live lease (a tick on the leased path owns the schedule until it releases it).
+ */
+export async function advanceSchedule(
+  context: StoreContext,
+  input: AdvanceScheduleInput,
+): Promise<AdvanceOutcome> {
+  const update = new Expressions();
+  if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
+  // The version is unchanged, so the schedule is still not paused (pausing bumps the version).
+  setDueKeys(update, input.id, false, input.nextFireAt, context.shards);
+  const lease = update.name('leaseUntil');
+  const condition =
+    `${update.name('dueAt')} = ${update.value(input.seenNextFireAt)}` +
+    ` AND ${update.name('version')} = ${update.value(input.seenVersion)}` +
+    ` AND (attribute_not_exists(${lease}) OR ${lease} < ${update.value(input.now)})`;
+  try {
+    await context.update('advanceSchedule', {
+      Key: scheduleKey(input.id),
+      ...update.build(condition),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return 'advanced';
+  } catch (error) {
+    const { old } = conditionFailure(error);
+    if (!old) return 'gone';
+    if (old.version !== input.seenVersion) return 'superseded';
+    // Already where this write puts it: a retry of a write that had applied (its answer was lost).
+    const ourEarlierTry =
+      optionalNumber(old.dueAt) === input.nextFireAt && input.nextFireAt !== input.seenNextFireAt;
+    return ourEarlierTry ? 'advanced' : 'lost';
+  }
+}
