@@ -101,6 +101,28 @@ describe('add_schedule', () => {
     });
   });
 
+  it('dispatches at once without a lease when no fire time of the plan has passed', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 'soon',
+      task: 'cleanup',
+      trigger: { type: 'interval', seconds: 40, start_at: iso(T0 + 10 * SECOND) },
+    });
+
+    expect(h.queue.messages.map((message) => message.job.id)).toEqual(
+      [10, 50, 90].map((seconds) => `soon@${T0 + seconds * SECOND}`),
+    );
+    expect(result.dispatched_jobs).toBe(3);
+    expect(h.writes).toEqual(['addSchedule', 'advanceSchedule']);
+    expect(await h.store.getSchedule('soon')).toMatchObject({
+      nextFireAt: T0 + 130 * SECOND,
+      lastFireAt: T0 + 90 * SECOND,
+      version: 1,
+    });
+  });
+
   it('does not dispatch a schedule whose first fire time is beyond the lookahead window', async () => {
     const h = createHarness();
 

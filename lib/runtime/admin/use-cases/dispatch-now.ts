@@ -1,5 +1,6 @@
 import type { Schedule } from '../../../core/model/schedule';
 import { dispatchLeasedSchedule } from '../../scheduling/dispatch';
+import { dispatchUnleasedSchedule } from '../../scheduling/dispatch-unleased';
 import type { ActionContext } from '../context';
 
 export interface DispatchNowOutcome {
@@ -10,10 +11,11 @@ export interface DispatchNowOutcome {
 
 /**
  * A schedule whose next fire time falls inside the tick's lookahead window is dispatched by the admin
- * call itself, so it never waits for the next tick: lease it, dispatch it as the tick would, return it
- * as it is now. When someone else holds the lease (a tick), they dispatch it. When sending fails the
- * schedule is already stored and released at its first unsent fire, so the call still succeeds and the
- * next tick sends what is missing.
+ * call itself, so it never waits for the next tick, as the tick would: from the state just written,
+ * without a lease when its plan has no missed fire (ADR 0005), else leased (when someone else holds the
+ * lease, a tick, they dispatch it). Returns it as it is now. When sending fails the schedule is already
+ * stored and moved on at its first unsent fire, so the call still succeeds and the next tick sends what
+ * is missing.
  */
 export async function dispatchIfInsideWindow(
   context: ActionContext,
@@ -27,8 +29,6 @@ export async function dispatchIfInsideWindow(
   const owner = `admin:${context.requestId}`;
   let jobsSent: number;
   try {
-    const leased = await deps.scheduleStore.leaseSchedule(schedule.id, owner, now, deps.scheduleLeaseMs);
-    if (!leased) return { schedule, jobsSent: 0 };
     const dispatchDeps = {
       scheduleStore: deps.scheduleStore,
       queue: deps.queue,
@@ -36,7 +36,12 @@ export async function dispatchIfInsideWindow(
       random: deps.random,
       limits: deps.planLimits,
     };
-    const summary = await dispatchLeasedSchedule(dispatchDeps, leased, owner);
+    let summary = await dispatchUnleasedSchedule(dispatchDeps, schedule);
+    if (!summary) {
+      const leased = await deps.scheduleStore.leaseSchedule(schedule.id, owner, now, deps.scheduleLeaseMs);
+      if (!leased) return { schedule, jobsSent: 0 };
+      summary = await dispatchLeasedSchedule(dispatchDeps, leased, owner);
+    }
     jobsSent = summary.jobsSent;
     if (summary.sendFailures > 0) {
       deps.logger.warn('some fires could not be sent at once; the next tick sends them', {
