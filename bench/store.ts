@@ -45,8 +45,10 @@ async function main(): Promise<void> {
       indexWru: 0,
     });
     for (const count of [1_000, 10_000]) {
-      rows.push(await acquireAndRelease(dynamo, count));
-      for (const ticks of [1, 2]) rows.push(await readAndAdvance(dynamo, count, ticks));
+      for (const ticks of [1, 2]) {
+        rows.push(await acquireAndRelease(dynamo, count, ticks));
+        rows.push(await readAndAdvance(dynamo, count, ticks));
+      }
     }
     if (!SCHEDULES_ONLY) {
       rows.push(...(await claimAndFinish(dynamo, undefined)));
@@ -58,10 +60,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** N schedules due in the window; two overlapping ticks acquire (limit 500) and release them. */
-async function acquireAndRelease(dynamo: BenchDynamo, count: number): Promise<Row> {
+/** N schedules due in the window; `ticks` overlapping ticks acquire (limit 500) and release them. */
+async function acquireAndRelease(dynamo: BenchDynamo, count: number, ticks: number): Promise<Row> {
   const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
-  const tableName = await dynamo.newTable(`schedules-${count}`);
+  const tableName = await dynamo.newTable(`schedules-${count}-${ticks}`);
   const store = new DynamoDbStore({ client: dynamo.client, tableName, capacityMeter: meter });
   await inParallel(count, CONCURRENCY, (n) =>
     store.addSchedule({
@@ -99,12 +101,12 @@ async function acquireAndRelease(dynamo: BenchDynamo, count: number): Promise<Ro
     }
   };
   const started = performance.now();
-  await Promise.all([tick('tick-a'), tick('tick-b')]);
+  await Promise.all(Array.from({ length: ticks }, (_, n) => tick(`tick-${n}`)));
   const seconds = (performance.now() - started) / 1000;
   if (released !== count) throw new Error(`released ${released} of ${count} schedules`);
   const total = meter.snapshot().total as CapacityTotals;
   return {
-    scenario: `acquire + release, ${count} due schedules, 2 ticks`,
+    scenario: `acquire + release, ${count} due schedules, ${ticks} tick${ticks > 1 ? 's' : ''}`,
     perSecond: count / seconds,
     unit: 'schedules/s',
     wru: total.writeUnits / count,

@@ -56,25 +56,45 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
   // the BatchGet that follows each page) close to what is leased. Shards with fewer due items leave
   // the rest to the others, which read on.
   const pageSize = Math.min(100, Math.max(MIN_PAGE, Math.ceil(input.limit / context.shards)));
+  // Without a write per hit, a shard whose page came back first would read on while the others' pages
+  // are in flight, and their hits past the limit would be read for nothing: a consistent read waits
+  // while the pages in flight could fill the limit.
+  const pagesInFlight = new Set<Promise<unknown>>();
+  const mayFill = () => reserved + pagesInFlight.size * pageSize >= input.limit;
   const drainShard = async (shard: number) => {
     let startKey: Record<string, unknown> | undefined;
     do {
+      while (input.consistentRead && reserved < input.limit && pagesInFlight.size > 0 && mayFill()) {
+        await Promise.race(pagesInFlight);
+      }
       if (reserved >= input.limit) return;
-      const page = await context.query(input.operation, {
-        IndexName: INDEX_NAMES.due,
-        KeyConditionExpression: '#shard = :shard AND #dueAt <= :before',
-        ExpressionAttributeNames: { '#shard': 'dueShard', '#dueAt': 'dueAt' },
-        ExpressionAttributeValues: { ':shard': input.shardKey(shard), ':before': input.dueBefore },
-        Limit: pageSize,
-        ExclusiveStartKey: startKey,
-      });
-      const hits = await candidates(context, input, page.Items ?? []);
+      const reading: Promise<PageRead> = readPage(shard, startKey).finally(() =>
+        pagesInFlight.delete(reading),
+      );
+      pagesInFlight.add(reading);
+      const { page, hits } = await reading;
       await mapWithConcurrency(hits, LEASES_IN_FLIGHT_PER_SHARD, tryLease);
       startKey = page.LastEvaluatedKey;
     } while (startKey);
   };
+  const readPage = async (shard: number, startKey: Record<string, unknown> | undefined) => {
+    const page = await context.query(input.operation, {
+      IndexName: INDEX_NAMES.due,
+      KeyConditionExpression: '#shard = :shard AND #dueAt <= :before',
+      ExpressionAttributeNames: { '#shard': 'dueShard', '#dueAt': 'dueAt' },
+      ExpressionAttributeValues: { ':shard': input.shardKey(shard), ':before': input.dueBefore },
+      Limit: pageSize,
+      ExclusiveStartKey: startKey,
+    });
+    return { page, hits: await candidates(context, input, page.Items ?? []) };
+  };
   await Promise.all(Array.from({ length: context.shards }, (_, shard) => drainShard(shard)));
   return leased;
+}
+
+interface PageRead {
+  page: { Items?: StoredItem[]; LastEvaluatedKey?: Record<string, unknown> };
+  hits: DueHit[];
 }
 
 async function candidates<T>(
