@@ -78,6 +78,11 @@ export function secondsField(text: string): number | string {
   return durationSeconds(text) ?? text;
 }
 
+/** `--misfire-grace none`: no start deadline; anything else is seconds. */
+export function graceField(text: string): number | string | null {
+  return text === 'none' ? null : secondsField(text);
+}
+
 /** An admin API number (`--limit 20`, `--limit -5`): sent as a number when it reads as one, else as typed. */
 export function numberField(text: string): number | string {
   return /^-?\d+$/.test(text) ? Number(text) : text;
