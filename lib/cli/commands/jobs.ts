@@ -10,6 +10,7 @@ import {
   displayZone,
   graceField,
   jsonValue,
+  noneAsNull,
   numberField,
   policyValue,
 } from '../option-values';
@@ -66,7 +67,7 @@ sent to the queue at once; later ones wait in the store until a tick sends them.
       run_at: delay === undefined ? options.runAt : new Date(io.clock.now() + delay * 1000).toISOString(),
       job_id: options.id,
       conflict_policy: options.conflict,
-      misfire_grace_seconds: options.misfireGrace,
+      misfire_grace_seconds: noneAsNull(options.misfireGrace),
       ...overrideFields(options),
     });
     const fieldFlags = {

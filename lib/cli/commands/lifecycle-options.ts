@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, type OptionValues } from '@commander-js/extra-typings';
-import { definedFields, numberField, secondsField } from '../option-values';
+import { definedFields, NONE, noneAsNull, numberField, secondsField } from '../option-values';
 
 /**
  * The flags of per-schedule and per-job overrides of a task's run settings and of metadata, shared by
@@ -9,17 +9,17 @@ import { definedFields, numberField, secondsField } from '../option-values';
 /** `--metadata team=ops` (repeatable) into `{ team: 'ops' }`; `--metadata none` clears it (in `update`). */
 export function metadataEntry(
   text: string,
-  previous: Record<string, string> | null = {},
-): Record<string, string> | null {
-  if (text === 'none') return null;
+  previous: Record<string, string> | typeof NONE = {},
+): Record<string, string> | typeof NONE {
+  if (text === NONE) return NONE;
   const separator = text.indexOf('=');
   if (separator < 0) throw new InvalidArgumentError('Expected key=value (or none to clear).');
-  return { ...(previous ?? {}), [text.slice(0, separator)]: text.slice(separator + 1) };
+  return { ...(previous === NONE ? {} : previous), [text.slice(0, separator)]: text.slice(separator + 1) };
 }
 
-/** An override's value: `none` clears it, anything else is sent for the admin API to check. */
+/** An override's value: `none` (kept, for `noneAsNull`) clears it; anything else is for the admin API to check. */
 function overrideValue(parse: (text: string) => number | string) {
-  return (text: string): number | string | null => (text === 'none' ? null : parse(text));
+  return (text: string): number | string => (text === NONE ? NONE : parse(text));
 }
 
 export function withOverrideOptions<Args extends unknown[], Opts extends OptionValues>(
@@ -54,11 +54,11 @@ type OverrideOptions = ReturnType<ReturnType<typeof withOverrideOptions<[], Opti
 /** The request fields the override and metadata flags set (absent flags are left out). */
 export function overrideFields(options: OverrideOptions): Record<string, unknown> {
   return definedFields({
-    max_attempts: options.maxAttempts,
-    backoff_seconds: options.backoffSeconds,
-    timeout_seconds: options.timeoutSeconds,
-    result_ttl_seconds: options.resultTtlSeconds,
-    metadata: options.metadata,
+    max_attempts: noneAsNull(options.maxAttempts),
+    backoff_seconds: noneAsNull(options.backoffSeconds),
+    timeout_seconds: noneAsNull(options.timeoutSeconds),
+    result_ttl_seconds: noneAsNull(options.resultTtlSeconds),
+    metadata: noneAsNull(options.metadata),
   });
 }
 

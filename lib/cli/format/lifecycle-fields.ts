@@ -1,8 +1,9 @@
 import type { WireOverrides } from '../../core/admin-contract/lifecycle-fields';
 
-/** `tenant=acme, tier=gold`; empty for no metadata. */
+/** `tenant=acme, tier=gold`, by key (stores need not keep the order); empty for no metadata. */
 export function metadataText(metadata: Readonly<Record<string, string>>): string {
   return Object.entries(metadata)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, value]) => `${key}=${value}`)
     .join(', ');
 }

@@ -66,7 +66,9 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
       );
       const state = scheduleState(schedule, next);
       view.node.dataset.paused = String(schedule.paused);
-      const metadata = Object.entries(schedule.metadata).map(([key, value]) => `${key}=${value}`);
+      const metadata = Object.entries(schedule.metadata)
+        .map(([key, value]) => `${key}=${value}`)
+        .sort();
       setText(view.about, [schedule.description ?? '', metadata.join(', ')].filter(Boolean).join(' · '));
       setText(view.task, schedule.task);
       setText(view.trigger, describeTrigger(schedule.trigger));

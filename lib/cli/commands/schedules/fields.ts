@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import { UsageError } from '../../command';
-import { collect, definedFields, graceField, jsonValue, secondsField } from '../../option-values';
+import { collect, definedFields, graceField, jsonValue, noneAsNull, secondsField } from '../../option-values';
 import { OVERRIDE_FIELD_FLAGS, overrideFields, withOverrideOptions } from '../lifecycle-options';
 
 const TRIGGER_FLAGS = ['cron', 'every', 'at', 'trigger'] as const;
@@ -77,7 +77,7 @@ export function scheduleFields(options: ScheduleFieldOptions): Record<string, un
     payload: options.payload,
     tags: options.tag,
     coalesce: options.coalesce,
-    misfire_grace_seconds: options.misfireGrace,
+    misfire_grace_seconds: noneAsNull(options.misfireGrace),
     max_jitter_seconds: options.jitter,
     description: options.description,
     ...overrideFields(options),
