@@ -90,6 +90,21 @@ describe('overrides of the task’s run settings', () => {
     });
   });
 
+  it('keeps a cancelled job for its own result TTL', async () => {
+    const h = createHarness();
+    await h.ok({
+      action: 'add_job',
+      task: 'cleanup',
+      job_id: 'later',
+      run_at: '2026-03-03T00:00:00Z',
+      result_ttl_seconds: 60,
+    });
+
+    const { job } = await h.ok<JobAnswer>({ action: 'cancel_job', job_id: 'later' });
+
+    expect(job.expires_at).toBe(new Date(T0 + 60 * SECOND).toISOString().replace('.000Z', 'Z'));
+  });
+
   it('lets a job drop its task’s start deadline with misfire_grace_seconds null', async () => {
     const h = createHarness();
     const { job } = await h.ok<JobAnswer>({

@@ -162,7 +162,9 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
   const taskId = existing?.task ?? fire?.task;
   if (taskId === undefined) throw new JobNotFoundError(jobId);
 
-  const expiresAt = context.now + resultTtlMsOf(taskId, context);
+  const ttlOverride = (existing ?? fire)?.overrides?.resultTtlSeconds;
+  const expiresAt =
+    context.now + (ttlOverride === undefined ? resultTtlMsOf(taskId, context) : ttlOverride * 1000);
   const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire && jobRequestOf(fire));
   if (!cancelled) {
     const current = await jobStore.getJob(jobId, context.now);
