@@ -4,6 +4,7 @@ import { counterContract } from './counter-contract';
 import { dedupeContract } from './dedupe-contract';
 import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
+import { lifecycleFieldsContract } from './lifecycle-fields-contract';
 import { listingCursorContract } from './listing-cursor-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
@@ -35,6 +36,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('dedupe records', () => dedupeContract(current));
     describe('parking unsent jobs', () => jobParkingContract(current));
     describe('listing cursors', () => listingCursorContract(current));
+    describe('overrides, metadata and descriptions', () => lifecycleFieldsContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
   });
 }

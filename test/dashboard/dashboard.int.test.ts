@@ -37,6 +37,9 @@ describe('the dashboard in headless Chromium', () => {
     await expect.poll(() => text(row('heartbeat'))).toMatch(/ UTC\s+(in [0-5] s|now)/);
     expect(await text(row('quarter-hourly'))).toMatch(/:(00|15|30|45):00 E[SD]T\s+in /);
     expect(await page.title()).toBe('Sundial dashboard');
+    // what a schedule is for, under its id
+    expect(await text(row('nightly-report').locator('th .about'))).toBe('Weekday report for ops · team=ops');
+    expect(await row('heartbeat').locator('th .about').isVisible()).toBe(false);
   });
 
   it('pauses a schedule with a click, which the CLI then shows as paused', async () => {

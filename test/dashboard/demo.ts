@@ -17,6 +17,8 @@ const SCHEDULES: Record<string, Record<string, string>> = {
     cron: '0 9 * * MON-FRI',
     timezone: 'Europe/Berlin',
     payload: '{"team":"ops"}',
+    description: 'Weekday report for ops',
+    metadata: 'team=ops',
   },
   heartbeat: { task: 'echo', every: '5s' },
   'quarter-hourly': { task: 'echo', cron: '*/15 * * * *', timezone: 'America/New_York' },

@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import { ValidationError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
+import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { JobFilter } from '../../core/ports/job-store';
 import { jobListing } from '../page-cursor';
@@ -61,7 +62,8 @@ export async function listJobs(
         const job = itemToJob(item);
         const matches =
           (filter.status === undefined || job.status === filter.status) &&
-          (filter.task === undefined || job.task === filter.task);
+          (filter.task === undefined || job.task === filter.task) &&
+          matchesMetadata(job.metadata, filter.metadata);
         return matches ? job : undefined;
       });
     },

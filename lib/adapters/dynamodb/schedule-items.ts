@@ -1,5 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import type { JsonValue } from '../../core/json';
+import type { Metadata } from '../../core/model/metadata';
+import type { RunSettingOverrides } from '../../core/model/run-settings';
 import type { CoalescePolicy, Schedule, ScheduleDefinition } from '../../core/model/schedule';
 import type { TriggerSpec } from '../../core/triggers/schema';
 import type { StoredItem } from './store-context';
@@ -49,8 +51,14 @@ export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' |
   };
   if (definition.misfireGraceSeconds !== null)
     attributes.misfireGraceSeconds = definition.misfireGraceSeconds;
+  if (definition.overrides) attributes.overrides = definition.overrides;
+  if (definition.metadata) attributes.metadata = definition.metadata;
+  if (definition.description) attributes.description = definition.description;
   return attributes;
 }
+
+/** The optional definition attributes, absent when the schedule has none (a replace removes them). */
+export const OPTIONAL_DEFINITION_ATTRIBUTES = ['misfireGraceSeconds', 'overrides', 'metadata', 'description'];
 
 export function itemToSchedule(item: StoredItem): Schedule {
   return {
@@ -63,6 +71,9 @@ export function itemToSchedule(item: StoredItem): Schedule {
     maxJitterSeconds: Number(item.maxJitterSeconds ?? 0),
     tags: (item.tags as string[] | undefined) ?? [],
     paused: item.paused === true,
+    ...(item.overrides !== undefined && { overrides: item.overrides as RunSettingOverrides }),
+    ...(item.metadata !== undefined && { metadata: item.metadata as Metadata }),
+    ...(typeof item.description === 'string' && { description: item.description }),
     nextFireAt: optionalNumber(item.dueAt),
     lastFireAt: optionalNumber(item.lastFireAt),
     // Items written before `firesFrom` existed: their definition has held since they were added.

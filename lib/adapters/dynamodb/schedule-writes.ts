@@ -4,7 +4,14 @@ import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
 import type { AddScheduleInput, AddScheduleOutcome } from '../../core/ports/schedule-store';
 import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
-import { definitionAttributes, dueShardOf, isActive, itemToSchedule, scheduleToItem } from './schedule-items';
+import {
+  definitionAttributes,
+  dueShardOf,
+  isActive,
+  itemToSchedule,
+  OPTIONAL_DEFINITION_ATTRIBUTES,
+  scheduleToItem,
+} from './schedule-items';
 import { conditionFailure, type StoreContext } from './store-context';
 import { ITEM_KINDS, scheduleKey } from './table-design';
 
@@ -45,9 +52,10 @@ export async function addSchedule(
 async function replaceSchedule(context: StoreContext, input: AddScheduleInput): Promise<AddScheduleOutcome> {
   const { schedule: definition, nextFireAt, now } = input;
   const update = new Expressions();
-  for (const [attribute, value] of Object.entries(definitionAttributes(definition)))
-    update.set(attribute, value);
-  if (definition.misfireGraceSeconds === null) update.remove('misfireGraceSeconds');
+  const attributes = definitionAttributes(definition);
+  for (const [attribute, value] of Object.entries(attributes)) update.set(attribute, value);
+  const absent = OPTIONAL_DEFINITION_ATTRIBUTES.filter((attribute) => !(attribute in attributes));
+  if (absent.length > 0) update.remove(...absent);
   update
     .set('kind', ITEM_KINDS.schedule)
     .set('paused', definition.paused)

@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import { ConflictingIdError, LeaseLostError, ValidationError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
+import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import { counterRepair, type TaskCounter } from '../../core/ports/counter-repair';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
@@ -169,7 +170,8 @@ export class MemoryJobStore implements JobStore {
           !isExpired(job, now) &&
           (filter.scheduleId === undefined || job.scheduleId === filter.scheduleId) &&
           (filter.task === undefined || job.task === filter.task) &&
-          (filter.status === undefined || job.status === filter.status),
+          (filter.status === undefined || job.status === filter.status) &&
+          matchesMetadata(job.metadata, filter.metadata),
       )
       .sort((a, b) => (position(a) < position(b) ? -1 : 1));
     return pageAfter(matching, page, jobListing(filter), position, present);

@@ -5,6 +5,7 @@ import {
   ScheduleNotFoundError,
   VersionConflictError,
 } from '../../core/errors';
+import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
 import type {
@@ -59,7 +60,8 @@ export class MemoryScheduleStore implements ScheduleStore {
         (schedule) =>
           (filter.task === undefined || schedule.task === filter.task) &&
           (filter.tag === undefined || schedule.tags.includes(filter.tag)) &&
-          (filter.paused === undefined || schedule.paused === filter.paused),
+          (filter.paused === undefined || schedule.paused === filter.paused) &&
+          matchesMetadata(schedule.metadata, filter.metadata),
       )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return pageAfter(matching, page, scheduleListing(filter), (schedule) => schedule.id, copy);
@@ -77,7 +79,9 @@ export class MemoryScheduleStore implements ScheduleStore {
       throw new VersionConflictError(id, expectedVersion);
     }
     for (const [field, value] of Object.entries(structuredClone(changes))) {
-      if (value !== undefined) Object.assign(schedule, { [field]: value });
+      // `null` clears an optional field (absent means none), as DynamoDB's REMOVE does.
+      if (value === null && field !== 'misfireGraceSeconds') delete schedule[field as keyof Schedule];
+      else if (value !== undefined) Object.assign(schedule, { [field]: value });
     }
     Object.assign(schedule, { nextFireAt, updatedAt: now, version: schedule.version + 1 });
     if (changes.trigger !== undefined) schedule.firesFrom = now;

@@ -8,10 +8,18 @@ import {
   definedFields,
   delaySeconds,
   displayZone,
+  graceField,
   jsonValue,
+  noneAsNull,
   numberField,
   policyValue,
 } from '../option-values';
+import {
+  metadataEntry,
+  OVERRIDE_FIELD_FLAGS,
+  overrideFields,
+  withOverrideOptions,
+} from './lifecycle-options';
 
 /** `--timezone`, the CLI's own display option: checked and defaulted here. */
 const zoneOption = () =>
@@ -23,17 +31,23 @@ const addJobCommand = adminCommand({
   name: 'add',
   summary: 'add one job of a task, now or later',
   usage:
-    '--task <task> [--payload <json>] [--run-at <ISO> | --in <duration>] [--id <job id>] [--conflict <policy>]',
+    '--task <task> [--payload <json>] [--run-at <ISO> | --in <duration>] [--id <job id>] [--conflict <policy>] [--metadata <key=value>]... [overrides]',
   description: `Adds a job (admin API add_job): it starts at --run-at (default: now). Jobs starting within 15 min are
 sent to the queue at once; later ones wait in the store until a tick sends them.`,
   examples: [
     `sundial jobs add --task send-report --payload '{"team":"finance","recipients":["cfo@example.com"]}'`,
     `sundial jobs add --task http-ping --payload '{"url":"https://example.com"}' --in 10m --id ping-once`,
     `sundial jobs add --task send-report --run-at 2026-03-02T10:20:00+01:00 --payload '{"team":"ops","recipients":["ops@example.com"]}' --json`,
+    `sundial jobs add --task http-ping --payload '{"url":"https://example.com"}' --max-attempts 1 --timeout-seconds 10 --metadata source=cli`,
   ],
   declare: (command) =>
-    command
+    withOverrideOptions(command)
       .option('--task <task>', 'the task to run')
+      .option(
+        '--misfire-grace <secs>',
+        "how late the job may still start, instead of the task's misfireGraceSeconds: 90, 10m, or none",
+        graceField,
+      )
       .option('--payload <json>', 'the JSON payload (default: {})', jsonValue)
       .addOption(
         new Option('--run-at <ISO>', 'when to start, with Z or an offset (default: now)').conflicts('in'),
@@ -53,8 +67,12 @@ sent to the queue at once; later ones wait in the store until a tick sends them.
       run_at: delay === undefined ? options.runAt : new Date(io.clock.now() + delay * 1000).toISOString(),
       job_id: options.id,
       conflict_policy: options.conflict,
+      misfire_grace_seconds: noneAsNull(options.misfireGrace),
+      ...overrideFields(options),
     });
     const fieldFlags = {
+      ...OVERRIDE_FIELD_FLAGS,
+      misfire_grace_seconds: '--misfire-grace',
       task: '--task',
       payload: '--payload',
       run_at: delay === undefined ? '--run-at' : '--in',
@@ -102,6 +120,7 @@ const listJobsCommand = adminCommand({
   examples: [
     'sundial jobs list --schedule nightly',
     'sundial jobs list --task send-report --status error --limit 10',
+    'sundial jobs list --task sync --metadata tenant=acme',
   ],
   declare: (command) =>
     command
@@ -111,6 +130,11 @@ const listJobsCommand = adminCommand({
         '--status <status>',
         'queued, running, retrying, success, error, missed_start_deadline, cancelled, abandoned',
       )
+      .option(
+        '--metadata <key=value>',
+        'only jobs with this metadata entry (repeat: all must match)',
+        metadataEntry,
+      )
       .option('--limit <n>', 'page size, 1-500 (default: 50)', numberField)
       .option('--cursor <c>', "the next page, from the previous page's cursor")
       .addOption(zoneOption()),
@@ -119,6 +143,7 @@ const listJobsCommand = adminCommand({
       schedule_id: options.schedule,
       task: options.task,
       status: options.status,
+      metadata: options.metadata,
       limit: options.limit,
       cursor: options.cursor,
     });
@@ -126,6 +151,7 @@ const listJobsCommand = adminCommand({
       schedule_id: '--schedule',
       task: '--task',
       status: '--status',
+      metadata: '--metadata',
       limit: '--limit',
       cursor: '--cursor',
     };

@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock';
 import { compactDuration, wholeDuration } from '../../core/format/durations';
 import type { WireJob, WireJobResult, WireTask } from '../admin/wire';
 import { localWithRelative } from './instants';
+import { lifecycleFieldLines } from './lifecycle-fields';
 import { renderFields, renderTable } from './table';
 
 const ERROR_COLUMN_WIDTH = 60;
@@ -39,6 +40,7 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['fire time', time(job.fire_time)],
     ['run at', time(job.run_at)],
     ['start deadline', time(job.start_deadline)],
+    ...lifecycleFieldLines(job),
     ['attempt', String(job.attempt)],
     ['created', time(job.created_at)],
     ['started', time(job.started_at)],

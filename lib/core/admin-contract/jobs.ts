@@ -11,7 +11,18 @@ import {
   type ResultOutcome,
 } from '../model/job';
 import type { AdminResponse } from './errors';
-import { conflictPolicy, cursor, identifier, instant, jobId, listLimit, payload, taskId } from './fields';
+import {
+  conflictPolicy,
+  cursor,
+  identifier,
+  instant,
+  jobId,
+  listLimit,
+  misfireGraceSeconds,
+  payload,
+  taskId,
+} from './fields';
+import { metadata, overrideFields, type WireOverrides, wireOverrides } from './lifecycle-fields';
 
 /**
  * The job actions of the admin API: what each request takes, the job record on the wire, and what
@@ -24,6 +35,9 @@ export const addJobParams = z.strictObject({
   run_at: instant.optional(),
   job_id: identifier.optional(),
   conflict_policy: conflictPolicy.optional(),
+  ...overrideFields,
+  misfire_grace_seconds: misfireGraceSeconds.optional(),
+  metadata: metadata.nullable().optional(),
 });
 
 export const addJobsParams = z.strictObject({
@@ -39,6 +53,7 @@ export const listJobsParams = z.strictObject({
   schedule_id: identifier.optional(),
   task: taskId.optional(),
   status: z.enum(JOB_STATUSES, { error: `must be one of ${JOB_STATUSES.join(', ')}` }).optional(),
+  metadata: metadata.optional(),
   limit: listLimit,
   cursor: cursor.optional(),
 });
@@ -55,8 +70,8 @@ export interface WireJobResult {
   attempt: number;
 }
 
-/** A job as the admin API answers it. */
-export interface WireJob {
+/** A job as the admin API answers it (its overrides are null where the task's setting applies). */
+export interface WireJob extends WireOverrides {
   id: string;
   task: string;
   payload: JsonValue;
@@ -65,6 +80,7 @@ export interface WireJob {
   fire_time: string | null;
   run_at: string;
   start_deadline: string | null;
+  metadata: Record<string, string>;
   attempt: number;
   status: JobStatus;
   created_at: string;
@@ -100,6 +116,8 @@ export function wireJob(job: Job): WireJob {
     fire_time: isoOrNull(job.fireTime),
     run_at: isoUtc(job.runAt),
     start_deadline: isoOrNull(job.startDeadline),
+    ...wireOverrides(job.overrides),
+    metadata: job.metadata ?? {},
     attempt: job.attempt,
     status: job.status,
     created_at: isoUtc(job.createdAt),

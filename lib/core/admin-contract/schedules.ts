@@ -21,6 +21,15 @@ import {
   wholeNumber,
 } from './fields';
 import type { WireJob } from './jobs';
+import {
+  changedOverrides,
+  description,
+  metadata,
+  overrideFields,
+  overridesOfParams,
+  type WireOverrides,
+  wireOverrides,
+} from './lifecycle-fields';
 
 /**
  * The schedule actions of the admin API: what each request takes (strict zod schemas: an unknown
@@ -39,6 +48,9 @@ export const addScheduleParams = z.strictObject({
   tags: tags.optional(),
   paused: booleanFlag.optional(),
   conflict_policy: conflictPolicy.optional(),
+  ...overrideFields,
+  metadata: metadata.nullable().optional(),
+  description: description.nullable().optional(),
 });
 export type AddScheduleParams = z.output<typeof addScheduleParams>;
 
@@ -48,6 +60,7 @@ export const listSchedulesParams = z.strictObject({
   task: taskId.optional(),
   tag: tag.optional(),
   paused: booleanFlag.optional(),
+  metadata: metadata.optional(),
   limit: listLimit,
   cursor: cursor.optional(),
 });
@@ -61,6 +74,9 @@ export const updateScheduleParams = z.strictObject({
   misfire_grace_seconds: misfireGraceSeconds.optional(),
   max_jitter_seconds: maxJitterSeconds.optional(),
   tags: tags.optional(),
+  ...overrideFields,
+  metadata: metadata.nullable().optional(),
+  description: description.nullable().optional(),
   expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER).optional(),
 });
 export type UpdateScheduleParams = z.output<typeof updateScheduleParams>;
@@ -109,6 +125,18 @@ export function scheduleOfRequest(
     maxJitterSeconds: params.max_jitter_seconds ?? 0,
     tags: params.tags ?? [],
     paused: params.paused ?? false,
+    ...lifecycleFieldsOfRequest(params),
+  };
+}
+
+/** The overrides, metadata and description an `add_schedule` request gives (absent when none). */
+function lifecycleFieldsOfRequest(params: AddScheduleParams) {
+  const overrides = overridesOfParams(params);
+  const { metadata, description } = params;
+  return {
+    ...(overrides && { overrides }),
+    ...(metadata && Object.keys(metadata).length > 0 && { metadata }),
+    ...(description && { description }),
   };
 }
 
@@ -116,8 +144,15 @@ export function scheduleOfRequest(
 export function scheduleChangesOfRequest(
   params: UpdateScheduleParams,
   trigger?: TriggerSpec,
+  current?: Pick<Schedule, 'overrides'>,
 ): ScheduleChanges {
+  const overrides = changedOverrides(current?.overrides, params);
   return {
+    ...(overrides !== undefined && { overrides }),
+    ...(params.metadata !== undefined && {
+      metadata: params.metadata && Object.keys(params.metadata).length > 0 ? params.metadata : null,
+    }),
+    ...(params.description !== undefined && { description: params.description || null }),
     ...(params.task !== undefined && { task: params.task }),
     ...(trigger !== undefined && { trigger }),
     ...(params.payload !== undefined && { payload: params.payload }),
@@ -128,8 +163,8 @@ export function scheduleChangesOfRequest(
   };
 }
 
-/** A schedule as the admin API answers it. */
-export interface WireSchedule {
+/** A schedule as the admin API answers it (its overrides are null where the task's setting applies). */
+export interface WireSchedule extends WireOverrides {
   id: string;
   task: string;
   trigger: TriggerSpec;
@@ -139,6 +174,8 @@ export interface WireSchedule {
   max_jitter_seconds: number;
   tags: string[];
   paused: boolean;
+  metadata: Record<string, string>;
+  description: string | null;
   /** The trigger's timezone (UTC unless the trigger names one). */
   timezone: string;
   /** The next fire time not yet dispatched; null when the trigger has finished. */
@@ -164,6 +201,9 @@ export function wireSchedule(schedule: Schedule): WireSchedule {
     max_jitter_seconds: schedule.maxJitterSeconds,
     tags: schedule.tags,
     paused: schedule.paused,
+    ...wireOverrides(schedule.overrides),
+    metadata: schedule.metadata ?? {},
+    description: schedule.description ?? null,
     timezone,
     next_fire_time: nextFireAt === null ? null : isoUtc(nextFireAt),
     next_fire_time_local: nextFireAt === null ? null : isoInZone(nextFireAt, timezone),

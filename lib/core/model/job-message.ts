@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
+import type { RunSettingOverrides } from './run-settings';
 import type { ScheduleRevision } from './schedule-revision';
 
 /** Bumped on any incompatible change of the message body; workers reject versions they do not know. */
@@ -31,6 +32,17 @@ const jobMessageBody = z.object({
     fireTime: epochMs.nullable(),
     runAt: epochMs,
     startDeadline: epochMs.nullable(),
+    /** Absent when the job overrides none of its task's run settings. */
+    overrides: z
+      .object({
+        maxAttempts: z.number().int().positive().optional(),
+        backoffSeconds: z.number().int().nonnegative().optional(),
+        timeoutSeconds: z.number().int().positive().optional(),
+        resultTtlSeconds: z.number().int().positive().optional(),
+      })
+      .optional(),
+    /** Absent when the job has no metadata. */
+    metadata: z.record(z.string(), z.string()).optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
@@ -46,11 +58,16 @@ export interface JobMessageBody {
 
 /** The message body as JSON, with the format version. */
 export function encodeJobMessage(body: JobMessageBody): string {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline } = body.job;
+  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline, overrides, metadata } =
+    body.job;
   return JSON.stringify({
     v: JOB_MESSAGE_VERSION,
     attempt: body.attempt,
-    job: { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
+    job: {
+      ...{ id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
+      ...(overrides && { overrides }),
+      ...(metadata && { metadata }),
+    },
     ...(body.revision && {
       revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),
@@ -75,6 +92,11 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job, revision } = parsed.data;
-  return { ok: true, message: { attempt, job, ...(revision && { revision }) } };
+  const { attempt, job: decoded, revision } = parsed.data;
+  const { overrides, metadata, ...job } = decoded;
+  const extras = {
+    ...(overrides && { overrides: overrides as RunSettingOverrides }),
+    ...(metadata && { metadata }),
+  };
+  return { ok: true, message: { attempt, job: { ...job, ...extras }, ...(revision && { revision }) } };
 }

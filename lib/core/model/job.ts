@@ -1,5 +1,7 @@
 import type { EpochMs } from '../clock';
 import type { JsonValue } from '../json';
+import type { Metadata } from './metadata';
+import type { RunSettingOverrides } from './run-settings';
 
 export const RESULT_OUTCOMES = [
   'success',
@@ -56,6 +58,10 @@ export interface Job {
   runAt: EpochMs;
   /** Past this instant the job is not started but finished as `missed_start_deadline`. */
   startDeadline: EpochMs | null;
+  /** Overrides of the task's run settings (the job's own, or its schedule's); absent = none. */
+  overrides?: RunSettingOverrides;
+  /** The job's metadata (a schedule's jobs carry the schedule's); absent = none. */
+  metadata?: Metadata;
   /** 1 for the first run; 0 while queued and never claimed. */
   attempt: number;
   status: JobStatus;

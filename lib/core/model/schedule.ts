@@ -1,6 +1,8 @@
 import type { EpochMs } from '../clock';
 import type { JsonValue } from '../json';
 import type { TriggerSpec } from '../triggers/schema';
+import type { Metadata } from './metadata';
+import type { RunSettingOverrides } from './run-settings';
 
 export const COALESCE_POLICIES = ['latest', 'earliest', 'all'] as const;
 /** What to do with several fire times that were missed (outage, paused tick): keep the latest, the earliest, or all. */
@@ -23,6 +25,11 @@ export interface ScheduleDefinition {
   maxJitterSeconds: number;
   tags: string[];
   paused: boolean;
+  /** Overrides of the task's run settings, copied into each job of the schedule; absent = none. */
+  overrides?: RunSettingOverrides;
+  /** Copied into each job of the schedule; absent = none. */
+  metadata?: Metadata;
+  description?: string;
 }
 
 /** A schedule as stored. */
@@ -46,5 +53,10 @@ export interface Schedule extends ScheduleDefinition {
   leaseUntil: EpochMs | null;
 }
 
-/** Changes an owner may make with `update_schedule`. */
-export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused'>>;
+/** The optional fields of a schedule that `update_schedule` clears with `null`. */
+type ClearableFields = 'overrides' | 'metadata' | 'description';
+
+/** Changes an owner may make with `update_schedule` (`null` clears an optional field). */
+export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused' | ClearableFields>> & {
+  [Field in ClearableFields]?: ScheduleDefinition[Field] | null;
+};

@@ -1,6 +1,7 @@
 import type { EpochMs } from '../clock';
 import { LIMITS } from '../limits';
 import type { Job, JobResult, JobStatus } from '../model/job';
+import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy } from '../model/schedule';
 
@@ -29,7 +30,16 @@ export function dedupeRecordExpiresAt(endedAt: EpochMs, resultExpiresAt: EpochMs
 /** The fields of a job known before it runs (what travels in the queue message). */
 export type JobRequest = Pick<
   Job,
-  'id' | 'task' | 'payload' | 'origin' | 'scheduleId' | 'fireTime' | 'runAt' | 'startDeadline'
+  | 'id'
+  | 'task'
+  | 'payload'
+  | 'origin'
+  | 'scheduleId'
+  | 'fireTime'
+  | 'runAt'
+  | 'startDeadline'
+  | 'overrides'
+  | 'metadata'
 >;
 
 export interface CreateJobInput {
@@ -95,6 +105,8 @@ export interface JobFilter {
   scheduleId?: string;
   task?: string;
   status?: JobStatus;
+  /** Only jobs with all these metadata entries (applied to each page: a page may hold fewer items). */
+  metadata?: Metadata;
 }
 
 export interface ExpiredJobLease {

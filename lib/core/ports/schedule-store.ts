@@ -1,4 +1,5 @@
 import type { EpochMs } from '../clock';
+import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy, Schedule, ScheduleChanges, ScheduleDefinition } from '../model/schedule';
 
@@ -20,6 +21,8 @@ export interface ScheduleFilter {
   task?: string;
   tag?: string;
   paused?: boolean;
+  /** Only schedules with all these metadata entries (applied to each page: a page may hold fewer items). */
+  metadata?: Metadata;
 }
 
 export interface AcquireDueSchedulesInput {

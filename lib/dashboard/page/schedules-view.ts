@@ -25,6 +25,9 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
     node.dataset.id = id;
     const name = element('th', 'id', id);
     name.scope = 'row';
+    // What the schedule is for, and its metadata: shown only when it has them.
+    const about = element('span', 'about');
+    name.append(about);
     const task = element('td');
     const trigger = element('td', 'mono');
     const next = element('td');
@@ -44,7 +47,7 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
     runNow.addEventListener('click', () => actions.onRunNow(id, runNow));
     actionCell.append(toggle, runNow);
     node.append(name, task, trigger, next, stateCell, actionCell);
-    return { node, task, trigger, when, relative, state, toggle };
+    return { node, about, task, trigger, when, relative, state, toggle };
   }
 
   /**
@@ -63,6 +66,10 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
       );
       const state = scheduleState(schedule, next);
       view.node.dataset.paused = String(schedule.paused);
+      const metadata = Object.entries(schedule.metadata)
+        .map(([key, value]) => `${key}=${value}`)
+        .sort();
+      setText(view.about, [schedule.description ?? '', metadata.join(', ')].filter(Boolean).join(' · '));
       setText(view.task, schedule.task);
       setText(view.trigger, describeTrigger(schedule.trigger));
       view.trigger.title = JSON.stringify(schedule.trigger);

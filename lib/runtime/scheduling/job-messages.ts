@@ -8,8 +8,12 @@ import type { JobRequest } from '../../core/ports/job-store';
 
 /** The request part of a stored job (what a queue message carries). */
 export function jobRequestOf(job: JobRequest): JobRequest {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline } = job;
-  return { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline };
+  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline, overrides, metadata } = job;
+  return {
+    ...{ id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
+    ...(overrides && { overrides }),
+    ...(metadata && { metadata }),
+  };
 }
 
 /**
@@ -49,9 +53,18 @@ export function scheduleFireMessage(schedule: Schedule, fire: PlannedFire, now: 
       fireTime: fire.fireTime,
       runAt: fire.runAt,
       startDeadline: fire.startDeadline,
+      ...scheduleJobExtras(schedule),
     },
     attempt: 1,
     revision: revisionOf(schedule),
     delaySeconds: queueDelaySeconds(fire.runAt, now),
+  };
+}
+
+/** What each job of a schedule carries from it: its run-setting overrides and its metadata. */
+export function scheduleJobExtras(schedule: Schedule): Pick<JobRequest, 'overrides' | 'metadata'> {
+  return {
+    ...(schedule.overrides && { overrides: schedule.overrides }),
+    ...(schedule.metadata && { metadata: schedule.metadata }),
   };
 }

@@ -9,6 +9,7 @@ import type { JobRequest } from '../../core/ports/job-store';
 import type { Logger } from '../observability/logger';
 import { jobRequestOf } from '../scheduling/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
+import { definitionForJob } from '../tasks/effective-definition';
 import { slotWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
 import { runLeaseUntil } from './run-lease';
@@ -85,7 +86,7 @@ async function processJob(
       elsewhere,
     );
   }
-  const { definition } = task;
+  const definition = definitionForJob(task.definition, job.overrides);
   if (attempt > definition.retry.maxAttempts) {
     return finishWithoutRunning(
       ctx,

@@ -46,6 +46,7 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
       scheduleId: job.scheduleId,
       fireTime: job.fireTime === null ? null : new Date(job.fireTime),
       attempt,
+      metadata: job.metadata ?? {},
       logger,
     },
     deadline,

@@ -101,6 +101,35 @@ async function scenario(
   await run('cancel_job', { action: 'cancel_job', job_id: 'cleanup-b' });
   await run('cancel_job finished', { action: 'cancel_job', job_id: 'cleanup-a' });
   await run('remove_schedule', { action: 'remove_schedule', id: 'cleanup-every-30s' });
+  await run('add_schedule overrides and metadata', {
+    action: 'add_schedule',
+    id: 'acme-report',
+    task: 'send-report',
+    trigger: { type: 'cron', expression: '0 6 * * *' },
+    payload: { team: 'acme' },
+    description: 'Daily report for the acme tenant',
+    metadata: { tenant: 'acme', tier: 'gold' },
+    max_attempts: 5,
+    timeout_seconds: 30,
+  });
+  await run('list_schedules metadata', {
+    action: 'list_schedules',
+    metadata: { tenant: 'acme' },
+  });
+  await run('add_job overrides and metadata', {
+    action: 'add_job',
+    task: 'cleanup',
+    job_id: 'cleanup-acme',
+    max_attempts: 1,
+    result_ttl_seconds: 600,
+    misfire_grace_seconds: null,
+    metadata: { tenant: 'acme' },
+  });
+  await run('add_job timeout above the task', {
+    action: 'add_job',
+    task: 'cleanup',
+    timeout_seconds: 120,
+  });
   await run('list_tasks', { action: 'list_tasks' });
   await run('unknown action', { action: 'delete_everything' });
   return examples;

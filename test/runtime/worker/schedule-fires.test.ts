@@ -144,6 +144,35 @@ describe('worker: fires already sent when their schedule changes', () => {
     expect(job).toMatchObject({ status: 'success', payload: { v: 2 }, attempt: 1 });
   });
 
+  it('runs the fires sent before an update of metadata and overrides with the new ones', async () => {
+    // Prepare
+    const p = platform();
+    await p.admin({
+      action: 'add_schedule',
+      id: 'beat',
+      task: 'beat',
+      trigger: every10s,
+      payload: { v: 1 },
+      metadata: { tenant: 'acme' },
+    });
+    await p.deliverDue(15);
+
+    // Act
+    await p.admin({ action: 'update_schedule', id: 'beat', metadata: { tenant: 'globex' }, max_attempts: 1 });
+    await p.deliverDue(25);
+
+    // Assess: the fire sent before the update ran with the schedule's new metadata and overrides
+    const before = await p.store.getJob(`beat@${T0 + 10 * SECOND}`, p.clock.now());
+    const after = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
+    expect(before).toMatchObject({ status: 'success', metadata: { tenant: 'acme' } });
+    expect(before).not.toHaveProperty('overrides');
+    expect(after).toMatchObject({
+      status: 'success',
+      metadata: { tenant: 'globex' },
+      overrides: { maxAttempts: 1 },
+    });
+  });
+
   it('after a new trigger, runs only its fire times; sent fires of the old one that it lacks are cancelled', async () => {
     // Prepare
     const p = platform();

@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import { UsageError } from '../../command';
-import { collect, definedFields, jsonValue, secondsField } from '../../option-values';
+import { collect, definedFields, graceField, jsonValue, noneAsNull, secondsField } from '../../option-values';
+import { OVERRIDE_FIELD_FLAGS, overrideFields, withOverrideOptions } from '../lifecycle-options';
 
 const TRIGGER_FLAGS = ['cron', 'every', 'at', 'trigger'] as const;
 const INTERVAL_UNITS = ['weeks', 'days', 'hours', 'minutes', 'seconds'] as const;
@@ -15,7 +16,7 @@ function triggerOption<Flags extends string>(flags: Flags, description: string, 
 export function withScheduleFieldOptions<Args extends unknown[], Opts extends OptionValues>(
   command: Command<Args, Opts>,
 ) {
-  return command
+  return withOverrideOptions(command)
     .option('--task <task>', 'the task to run (a module in functions/)')
     .addOption(
       triggerOption('--cron <expression>', 'a cron trigger (5 fields, or 6 with seconds first)', 'cron'),
@@ -38,7 +39,8 @@ export function withScheduleFieldOptions<Args extends unknown[], Opts extends Op
     .option('--tag <tag>', 'a tag (repeat for more)', collect)
     .option('--coalesce <policy>', 'latest (default), earliest or all: which missed fire times run')
     .option('--misfire-grace <secs>', 'how late a fire may still start: 90, 10m, or none', graceField)
-    .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField);
+    .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField)
+    .option('--description <text>', "what the schedule is for, up to 512 characters ('' clears it)");
 }
 
 /** What the schedule field flags hold once parsed. */
@@ -59,6 +61,7 @@ export function scheduleFieldFlags(options: ScheduleFieldOptions): Record<string
     max_jitter_seconds: '--jitter',
     conflict_policy: '--conflict',
     expected_version: '--expected-version',
+    ...OVERRIDE_FIELD_FLAGS,
     ...(triggerFlag === undefined ? {} : { trigger: `--${triggerFlag}` }),
     ...(options.timezone === undefined ? {} : { 'trigger.timezone': '--timezone' }),
     ...(options.startAt === undefined ? {} : { 'trigger.start_at': '--start-at' }),
@@ -74,8 +77,10 @@ export function scheduleFields(options: ScheduleFieldOptions): Record<string, un
     payload: options.payload,
     tags: options.tag,
     coalesce: options.coalesce,
-    misfire_grace_seconds: options.misfireGrace,
+    misfire_grace_seconds: noneAsNull(options.misfireGrace),
     max_jitter_seconds: options.jitter,
+    description: options.description,
+    ...overrideFields(options),
   });
 }
 
@@ -95,11 +100,6 @@ function triggerFromOptions(options: ScheduleFieldOptions): unknown {
   if (every !== undefined) return { type: 'interval', ...every, ...window };
   if (at !== undefined) return { type: 'date', run_at: at };
   return trigger;
-}
-
-/** `--misfire-grace none` clears the grace; anything else is seconds. */
-function graceField(text: string): number | string | null {
-  return text === 'none' ? null : secondsField(text);
 }
 
 /** `1h30m` → `{ hours: 1, minutes: 30 }`; a plain number is seconds. */

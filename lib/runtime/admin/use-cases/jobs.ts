@@ -6,13 +6,16 @@ import {
   wireJobResult,
 } from '../../../core/admin-contract';
 import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from '../../../core/admin-contract/jobs';
+import { overridesOfParams } from '../../../core/admin-contract/lifecycle-fields';
 import { JobNotFoundError } from '../../../core/errors';
 import { isFinalStatus } from '../../../core/model/job';
+import { presentMetadata } from '../../../core/model/metadata';
 import { jobRequestOf } from '../../scheduling/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { JobNotCancellableError, NoResultYetError } from '../errors';
 import { failure, success } from '../protocol/response';
 import { InputCheck } from '../validation/input-check';
+import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
 import { listJobsWithDispatchedFires } from './schedule-job-listing';
@@ -69,10 +72,16 @@ function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string)
   const fields: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...raw } : {};
   const task = check.task(fields.task);
   check.payload(task, InputCheck.payloadToCheck(fields.payload, DEFAULT_PAYLOAD));
+  checkTimeoutOverride(check, task, fields.timeout_seconds);
   const { params, registered } = check.valid({ params: parsed, registered: task });
 
   const runAt = Math.max(params.run_at ?? context.now, context.now);
-  const grace = registered.definition.misfireGraceSeconds;
+  const grace =
+    params.misfire_grace_seconds === undefined
+      ? registered.definition.misfireGraceSeconds
+      : params.misfire_grace_seconds;
+  const overrides = overridesOfParams(params);
+  const metadata = presentMetadata(params.metadata);
   return {
     job: {
       id: params.job_id ?? context.newId(),
@@ -83,6 +92,8 @@ function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string)
       fireTime: null,
       runAt,
       startDeadline: grace === null ? null : runAt + grace * 1000,
+      ...(overrides && { overrides }),
+      ...(metadata && { metadata }),
     },
     conflictPolicy: params.conflict_policy ?? 'exception',
   };
@@ -116,6 +127,7 @@ export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
       ...(params.schedule_id !== undefined && { scheduleId: params.schedule_id }),
       ...(params.task !== undefined && { task: params.task }),
       ...(params.status !== undefined && { status: params.status }),
+      ...(params.metadata !== undefined && { metadata: params.metadata }),
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );
@@ -150,7 +162,9 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
   const taskId = existing?.task ?? fire?.task;
   if (taskId === undefined) throw new JobNotFoundError(jobId);
 
-  const expiresAt = context.now + resultTtlMsOf(taskId, context);
+  const ttlOverride = (existing ?? fire)?.overrides?.resultTtlSeconds;
+  const expiresAt =
+    context.now + (ttlOverride === undefined ? resultTtlMsOf(taskId, context) : ttlOverride * 1000);
   const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire && jobRequestOf(fire));
   if (!cancelled) {
     const current = await jobStore.getJob(jobId, context.now);

@@ -10,9 +10,11 @@ import { runNowJobId } from '../../../core/model/job-id';
 import type { Schedule } from '../../../core/model/schedule';
 import type { JobRequest } from '../../../core/ports/job-store';
 import { compileTrigger } from '../../../core/triggers';
+import { scheduleJobExtras } from '../../scheduling/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { requireTask } from '../validation/task-payload';
+import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchIfInsideWindow } from './dispatch-now';
 import { enqueueJobs } from './enqueue';
 import { validIdParams } from './schedules';
@@ -40,10 +42,14 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
       const task = raw.task === undefined ? check.task(current.task) : newTask;
       check.payload(task, InputCheck.payloadToCheck(raw.payload, current.payload));
     }
+    if (current && (raw.task !== undefined || raw.timeout_seconds !== undefined)) {
+      const task = raw.task === undefined ? check.task(current.task) : newTask;
+      checkTimeoutOverride(check, task, raw.timeout_seconds ?? current.overrides?.timeoutSeconds);
+    }
     const { params } = check.valid({ params: parsed });
     if (!current) throw new ScheduleNotFoundError(params.id);
 
-    const changes = scheduleChangesOfRequest(params, resolved?.trigger);
+    const changes = scheduleChangesOfRequest(params, resolved?.trigger, current);
     const nextFireAt = resolved ? resolved.nextFireAt : current.nextFireAt;
     try {
       const updated = await context.deps.scheduleStore.updateSchedule(
@@ -118,6 +124,7 @@ export const runScheduleNow: ActionHandler<'run_schedule_now'> = async (raw, con
     runAt: context.now,
     startDeadline:
       schedule.misfireGraceSeconds === null ? null : context.now + schedule.misfireGraceSeconds * 1000,
+    ...scheduleJobExtras(schedule),
   };
   const [outcome] = await enqueueJobs(context, [{ job, conflictPolicy: 'exception' }]);
   if (!outcome?.ok) throw outcome?.error;

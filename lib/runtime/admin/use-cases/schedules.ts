@@ -7,6 +7,7 @@ import {
 import { ScheduleNotFoundError } from '../../../core/errors';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
+import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchIfInsideWindow } from './dispatch-now';
 
 /**
@@ -20,6 +21,7 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
   const resolved = check.trigger(raw.trigger, 'trigger', context.now);
   const task = check.task(raw.task);
   check.payload(task, InputCheck.payloadToCheck(raw.payload, DEFAULT_PAYLOAD));
+  checkTimeoutOverride(check, task, raw.timeout_seconds);
   const { params, trigger, registered } = check.valid({
     params: parsed,
     trigger: resolved,
@@ -64,6 +66,7 @@ export const listSchedules: ActionHandler<'list_schedules'> = async (raw, contex
       ...(params.task !== undefined && { task: params.task }),
       ...(params.tag !== undefined && { tag: params.tag }),
       ...(params.paused !== undefined && { paused: params.paused }),
+      ...(params.metadata !== undefined && { metadata: params.metadata }),
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );
