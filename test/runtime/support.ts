@@ -105,6 +105,8 @@ export function scheduleDefinition(
     maxJitterSeconds: 0,
     tags: [],
     paused: false,
+    keepFinished: false,
+    maxRuns: null,
     ...overrides,
   };
 }

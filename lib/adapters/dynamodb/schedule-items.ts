@@ -32,12 +32,13 @@ export function scheduleToItem(schedule: Schedule, shards: number): StoredItem {
   if (schedule.nextFireAt !== null) item.dueAt = schedule.nextFireAt;
   if (isActive(schedule.paused, schedule.nextFireAt)) item.dueShard = dueShardOf(schedule.id, shards);
   if (schedule.lastFireAt !== null) item.lastFireAt = schedule.lastFireAt;
+  if (schedule.runs > 0) item.runs = schedule.runs;
   if (schedule.leaseOwner !== null) item.leaseOwner = schedule.leaseOwner;
   if (schedule.leaseUntil !== null) item.leaseUntil = schedule.leaseUntil;
   return item;
 }
 
-/** The owner-controlled attributes, as stored (`misfireGraceSeconds` absent for `null`). */
+/** The owner-controlled attributes, as stored (`misfireGraceSeconds`, `maxRuns` absent for `null`; `keepFinished` for false). */
 export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' | 'paused'>): StoredItem {
   const attributes: StoredItem = {
     task: definition.task,
@@ -49,6 +50,8 @@ export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' |
   };
   if (definition.misfireGraceSeconds !== null)
     attributes.misfireGraceSeconds = definition.misfireGraceSeconds;
+  if (definition.keepFinished) attributes.keepFinished = true;
+  if (definition.maxRuns !== null) attributes.maxRuns = definition.maxRuns;
   return attributes;
 }
 
@@ -63,6 +66,9 @@ export function itemToSchedule(item: StoredItem): Schedule {
     maxJitterSeconds: Number(item.maxJitterSeconds ?? 0),
     tags: (item.tags as string[] | undefined) ?? [],
     paused: item.paused === true,
+    keepFinished: item.keepFinished === true,
+    maxRuns: optionalNumber(item.maxRuns),
+    runs: Number(item.runs ?? 0),
     nextFireAt: optionalNumber(item.dueAt),
     lastFireAt: optionalNumber(item.lastFireAt),
     // Items written before `firesFrom` existed: their definition has held since they were added.

@@ -6,7 +6,7 @@ import {
   VersionConflictError,
 } from '../../core/errors';
 import type { Page, PageRequest } from '../../core/model/page';
-import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import { isFinished, type Schedule, type ScheduleChanges } from '../../core/model/schedule';
 import type {
   AcquireDueSchedulesInput,
   AddScheduleInput,
@@ -37,6 +37,7 @@ export class MemoryScheduleStore implements ScheduleStore {
       ...structuredClone(definition),
       nextFireAt,
       lastFireAt: existing?.lastFireAt ?? null,
+      runs: existing?.runs ?? 0,
       firesFrom: now,
       version: (existing?.version ?? 0) + 1,
       createdAt: existing?.createdAt ?? now,
@@ -115,6 +116,23 @@ export class MemoryScheduleStore implements ScheduleStore {
     return this.schedules.delete(id);
   }
 
+  async removeFinishedSchedule(
+    id: string,
+    lastFireAt: EpochMs | null,
+    version: number,
+  ): Promise<Schedule | undefined> {
+    const schedule = this.schedules.get(id);
+    const removable =
+      schedule !== undefined &&
+      isFinished(schedule) &&
+      !schedule.keepFinished &&
+      schedule.version === version &&
+      schedule.lastFireAt === lastFireAt;
+    if (!removable) return undefined;
+    this.schedules.delete(id);
+    return copy(schedule);
+  }
+
   async acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
     const due = [...this.schedules.values()]
       .filter((schedule) => isDue(schedule, input.dueBefore) && isFree(schedule, input.now))
@@ -144,6 +162,7 @@ export class MemoryScheduleStore implements ScheduleStore {
     if (schedule.version !== input.leasedVersion) return 'superseded';
     schedule.nextFireAt = input.nextFireAt;
     if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
+    schedule.runs += input.firesDispatched;
     return 'released';
   }
 

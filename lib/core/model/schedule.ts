@@ -23,6 +23,10 @@ export interface ScheduleDefinition {
   maxJitterSeconds: number;
   tags: string[];
   paused: boolean;
+  /** Stays after its trigger finished; otherwise it is removed once the job of its last fire ended. */
+  keepFinished: boolean;
+  /** The schedule finishes after this many fires; `null` = no limit. */
+  maxRuns: number | null;
 }
 
 /** A schedule as stored. */
@@ -31,6 +35,8 @@ export interface Schedule extends ScheduleDefinition {
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched. */
   lastFireAt: EpochMs | null;
+  /** Fire times dispatched so far, each counted once (by the release that ends the lease it was sent under). */
+  runs: number;
   /**
    * Fire times before this instant are not the current definition's to run: when the schedule was
    * added, its trigger last changed, or it was last resumed (from where the resume replays); while
@@ -48,3 +54,13 @@ export interface Schedule extends ScheduleDefinition {
 
 /** Changes an owner may make with `update_schedule`. */
 export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused'>>;
+
+/** Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). */
+export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt'>): boolean {
+  return !schedule.paused && schedule.nextFireAt === null;
+}
+
+/** Whether a schedule with `runs` fires so far has reached `maxRuns` (it then finishes). */
+export function reachedMaxRuns(runs: number, maxRuns: number | null): boolean {
+  return maxRuns !== null && runs >= maxRuns;
+}

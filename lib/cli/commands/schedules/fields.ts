@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import { UsageError } from '../../command';
-import { collect, definedFields, jsonValue, secondsField } from '../../option-values';
+import { collect, definedFields, jsonValue, numberField, secondsField } from '../../option-values';
 
 const TRIGGER_FLAGS = ['cron', 'every', 'at', 'trigger'] as const;
 const INTERVAL_UNITS = ['weeks', 'days', 'hours', 'minutes', 'seconds'] as const;
@@ -38,7 +38,10 @@ export function withScheduleFieldOptions<Args extends unknown[], Opts extends Op
     .option('--tag <tag>', 'a tag (repeat for more)', collect)
     .option('--coalesce <policy>', 'latest (default), earliest or all: which missed fire times run')
     .option('--misfire-grace <secs>', 'how late a fire may still start: 90, 10m, or none', graceField)
-    .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField);
+    .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField)
+    .option('--max-runs <n>', 'finish the schedule after n fires (update: none removes the limit)', runsField)
+    .option('--keep-finished', 'keep the schedule once it finished (default: removed after its last job)')
+    .option('--no-keep-finished', 'remove the schedule once it finished and its last job ended');
 }
 
 /** What the schedule field flags hold once parsed. */
@@ -57,6 +60,8 @@ export function scheduleFieldFlags(options: ScheduleFieldOptions): Record<string
     coalesce: '--coalesce',
     misfire_grace_seconds: '--misfire-grace',
     max_jitter_seconds: '--jitter',
+    max_runs: '--max-runs',
+    keep_finished: '--keep-finished',
     conflict_policy: '--conflict',
     expected_version: '--expected-version',
     ...(triggerFlag === undefined ? {} : { trigger: `--${triggerFlag}` }),
@@ -76,6 +81,8 @@ export function scheduleFields(options: ScheduleFieldOptions): Record<string, un
     coalesce: options.coalesce,
     misfire_grace_seconds: options.misfireGrace,
     max_jitter_seconds: options.jitter,
+    max_runs: options.maxRuns,
+    keep_finished: options.keepFinished,
   });
 }
 
@@ -100,6 +107,11 @@ function triggerFromOptions(options: ScheduleFieldOptions): unknown {
 /** `--misfire-grace none` clears the grace; anything else is seconds. */
 function graceField(text: string): number | string | null {
   return text === 'none' ? null : secondsField(text);
+}
+
+/** `--max-runs none` removes the limit; anything else is sent as a number (the admin API checks it). */
+function runsField(text: string): number | string | null {
+  return text === 'none' ? null : numberField(text);
 }
 
 /** `1h30m` → `{ hours: 1, minutes: 30 }`; a plain number is seconds. */
