@@ -113,7 +113,7 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
 /**
  * The next fire time after an update: the new trigger's, else the stored one. A `max_runs` at or below
  * `runs` finishes the schedule now; one raised (or removed) above `runs` of a schedule that had finished
- * by reaching it starts it again at its trigger's next fire time from now.
+ * by reaching it starts it again at its trigger's next fire time from now (after its last fire).
  */
 function nextFireAfterUpdate(
   current: Schedule,
@@ -126,7 +126,9 @@ function nextFireAfterUpdate(
   if (newTriggerNext !== undefined) return newTriggerNext;
   const finishedByLimit =
     current.nextFireAt === null && reachedMaxRuns(current.runs, current.maxRuns) && !current.paused;
-  if (finishedByLimit) return compileTrigger(current.trigger).next(context.now) ?? null;
+  // From now, but never a fire time it dispatched already (those would be counted twice).
+  const from = Math.max(context.now, (current.lastFireAt ?? context.now - 1) + 1);
+  if (finishedByLimit) return compileTrigger(current.trigger).next(from) ?? null;
   return current.nextFireAt;
 }
 

@@ -84,9 +84,10 @@ export const listSchedules: ActionHandler<'list_schedules'> = async (raw, contex
 /** `pause_schedule`: no fire time is dispatched until it is resumed. Idempotent. */
 export const pauseSchedule: ActionHandler<'pause_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
+  const before = await context.deps.scheduleStore.getSchedule(params.id);
   const schedule = await context.deps.scheduleStore.pauseSchedule(params.id, context.now);
   // Pausing a paused schedule changes nothing (and is no event).
-  if (schedule.updatedAt === context.now) {
+  if (before && !before.paused) {
     await publishAfterWrite(context, [scheduleEventNow(context, 'schedule.paused', schedule)]);
   }
   return { schedule: wireSchedule(schedule) };
