@@ -85,6 +85,7 @@ async function acquireAndRelease(dynamo: BenchDynamo, count: number): Promise<Ro
           leasedVersion: schedule.version,
           nextFireAt: T0 + 3_600_000,
           lastFireAt: schedule.nextFireAt,
+          firesDispatched: 1,
           now: T0,
         });
         released++;
@@ -182,6 +183,8 @@ function definition(id: string): ScheduleDefinition {
     maxJitterSeconds: 0,
     tags: ['bench'],
     paused: false,
+    keepFinished: false,
+    maxRuns: null,
   };
 }
 

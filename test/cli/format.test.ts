@@ -213,6 +213,7 @@ function schedule(fields: Partial<WireSchedule>): WireSchedule {
     }),
     nextFireAt: Date.parse('2026-03-03T09:00:00Z'),
     lastFireAt: null,
+    runs: 0,
     firesFrom: created,
     version: 1,
     createdAt: created,

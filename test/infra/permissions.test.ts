@@ -3,6 +3,7 @@ import {
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
   JOB_PREFIX,
+  SCHEDULE_PREFIX,
   TASK_PREFIX,
 } from '../../lib/adapters/dynamodb/table-design';
 import { defaultStack, logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthesized } from './support';
@@ -120,13 +121,12 @@ describe('tick', () => {
 });
 
 describe('worker', () => {
-  it('cannot delete items, and writes only job and task-counter items (dynamodb:LeadingKeys)', () => {
+  it('updates only job and task-counter items, and deletes only schedules (dynamodb:LeadingKeys)', () => {
     const statements = statementsOf('Worker');
     const writes = statements.filter((statement) =>
       statement.actions.some((action) => /^dynamodb:(Put|Update|Delete)Item$/.test(action)),
     );
 
-    expect(allActions(statements)).not.toContain('dynamodb:DeleteItem');
     expect(writes).toEqual([
       {
         actions: ['dynamodb:UpdateItem'],
@@ -134,6 +134,12 @@ describe('worker', () => {
         condition: {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${JOB_PREFIX}*`, `${TASK_PREFIX}*`] },
         },
+      },
+      {
+        // A finished schedule, once its last job ended (docs/adr/0004-finished-schedules.md).
+        actions: ['dynamodb:DeleteItem'],
+        resources: [tableArn()],
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SCHEDULE_PREFIX}*`] } },
       },
     ]);
     expect(allActions(statements)).not.toContain('dynamodb:Query');
@@ -159,17 +165,17 @@ describe('worker', () => {
     }
   });
 
-  it('publishes job events to the bus, and only there', () => {
-    expect(resourcesFor(statementsOf('Worker'), 'events:PutEvents')).toEqual([
-      { 'Fn::GetAtt': [ids.bus, 'Arn'] },
-    ]);
-    expect(resourcesFor(statementsOf('Tick'), 'events:PutEvents')).toEqual([]);
-    expect(resourcesFor(statementsOf('Admin'), 'events:PutEvents')).toEqual([]);
+  it('publishes events to the bus, and only there (the tick and the admin API too: schedule events)', () => {
+    for (const name of ['Worker', 'Tick', 'Admin'] as const) {
+      expect(resourcesFor(statementsOf(name), 'events:PutEvents'), name).toEqual([
+        { 'Fn::GetAtt': [ids.bus, 'Arn'] },
+      ]);
+    }
   });
 });
 
 describe('admin', () => {
-  it('reads and writes the table, queries every index, and is the only one that deletes', () => {
+  it('reads and writes the table, queries every index, and deletes any item (the worker only schedules)', () => {
     const statements = statementsOf('Admin');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(

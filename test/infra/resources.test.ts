@@ -195,7 +195,7 @@ describe('functions', () => {
     }
   });
 
-  it('tell only the worker, which publishes job events, the name of the bus', () => {
+  it('tell every function the name of the bus (job events from the worker, schedule events from the tick and the admin API)', () => {
     const bus = logicalId(synth.template, 'AWS::Events::EventBus', 'SundialEventBus');
     const busOf = (prefix: string) => {
       const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
@@ -206,8 +206,8 @@ describe('functions', () => {
     };
 
     expect(busOf('SundialWorkerFunction')).toEqual({ Ref: bus });
-    expect(busOf('SundialTickFunction')).toBeUndefined();
-    expect(busOf('SundialAdminFunction')).toBeUndefined();
+    expect(busOf('SundialTickFunction')).toEqual({ Ref: bus });
+    expect(busOf('SundialAdminFunction')).toEqual({ Ref: bus });
   });
 
   it('tell only the worker the DLQ, where it moves messages it cannot read', () => {

@@ -127,6 +127,14 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return scheduleWrites.removeSchedule(this.context, id);
   }
 
+  removeFinishedSchedule(
+    id: string,
+    lastFireAt: EpochMs | null,
+    version: number,
+  ): Promise<Schedule | undefined> {
+    return scheduleWrites.removeFinishedSchedule(this.context, id, lastFireAt, version);
+  }
+
   acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
     return leases.acquireDueSchedules(this.context, input);
   }

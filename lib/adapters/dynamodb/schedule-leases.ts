@@ -88,6 +88,11 @@ export async function releaseSchedule(
 ): Promise<ReleaseOutcome> {
   const update = new Expressions().remove('leaseOwner', 'leaseUntil');
   if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
+  if (input.firesDispatched > 0)
+    update.setExpression(
+      'runs',
+      `if_not_exists(${update.name('runs')}, ${update.value(0)}) + ${update.value(input.firesDispatched)}`,
+    );
   // The version is unchanged, so the schedule is still not paused (pausing bumps the version).
   setDueKeys(update, input.id, false, input.nextFireAt, context.shards);
   const condition =

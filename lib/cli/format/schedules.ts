@@ -72,6 +72,8 @@ export function renderScheduleDetails(schedule: WireSchedule, clock: Clock): str
     ['max jitter', `${schedule.max_jitter_seconds} s`],
     ['tags', schedule.tags.join(', ') || '-'],
     ...lifecycleFieldLines(schedule),
+    ['runs', schedule.max_runs === null ? String(schedule.runs) : `${schedule.runs} of ${schedule.max_runs}`],
+    ['when finished', schedule.keep_finished ? 'kept' : 'removed after its last job'],
     ['version', String(schedule.version)],
     ['created', `${schedule.created_at} (${relativeTime(Date.parse(schedule.created_at), clock.now())})`],
     ['updated', `${schedule.updated_at} (${relativeTime(Date.parse(schedule.updated_at), clock.now())})`],

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoInZone, isoUtc } from '../instants';
 import type { JsonValue } from '../json';
-import type { CoalescePolicy, Schedule, ScheduleChanges } from '../model/schedule';
+import { type CoalescePolicy, isFinished, type Schedule, type ScheduleChanges } from '../model/schedule';
 import { type TriggerSpec, triggerTimezone } from '../triggers';
 import {
   booleanFlag,
@@ -37,6 +37,10 @@ import {
  * Wire names are snake_case; instants ISO-8601; durations seconds (docs/admin-api.md, "Schedules").
  */
 
+/** The largest `max_runs`. */
+export const MAX_RUNS_LIMIT = 1_000_000_000;
+const maxRuns = wholeNumber(1, MAX_RUNS_LIMIT);
+
 export const addScheduleParams = z.strictObject({
   id: identifier.optional(),
   task: taskId,
@@ -47,6 +51,8 @@ export const addScheduleParams = z.strictObject({
   max_jitter_seconds: maxJitterSeconds.optional(),
   tags: tags.optional(),
   paused: booleanFlag.optional(),
+  keep_finished: booleanFlag.optional(),
+  max_runs: maxRuns.optional(),
   conflict_policy: conflictPolicy.optional(),
   ...overrideFields,
   metadata: metadata.nullable().optional(),
@@ -74,6 +80,8 @@ export const updateScheduleParams = z.strictObject({
   misfire_grace_seconds: misfireGraceSeconds.optional(),
   max_jitter_seconds: maxJitterSeconds.optional(),
   tags: tags.optional(),
+  keep_finished: booleanFlag.optional(),
+  max_runs: maxRuns.nullable().optional(),
   ...overrideFields,
   metadata: metadata.nullable().optional(),
   description: description.nullable().optional(),
@@ -125,6 +133,8 @@ export function scheduleOfRequest(
     maxJitterSeconds: params.max_jitter_seconds ?? 0,
     tags: params.tags ?? [],
     paused: params.paused ?? false,
+    keepFinished: params.keep_finished ?? false,
+    maxRuns: params.max_runs ?? null,
     ...lifecycleFieldsOfRequest(params),
   };
 }
@@ -160,6 +170,8 @@ export function scheduleChangesOfRequest(
     ...(params.misfire_grace_seconds !== undefined && { misfireGraceSeconds: params.misfire_grace_seconds }),
     ...(params.max_jitter_seconds !== undefined && { maxJitterSeconds: params.max_jitter_seconds }),
     ...(params.tags !== undefined && { tags: params.tags }),
+    ...(params.keep_finished !== undefined && { keepFinished: params.keep_finished }),
+    ...(params.max_runs !== undefined && { maxRuns: params.max_runs }),
   };
 }
 
@@ -183,6 +195,13 @@ export interface WireSchedule extends WireOverrides {
   /** `next_fire_time` as wall-clock time in `timezone`. */
   next_fire_time_local: string | null;
   last_fire_time: string | null;
+  /** Not paused and no fire time left: its trigger ended or it reached `max_runs`. */
+  finished: boolean;
+  /** Stays after it finished (otherwise removed once the job of its last fire ended). */
+  keep_finished: boolean;
+  /** Fire times dispatched so far (a `run_schedule_now` job is not a fire). */
+  runs: number;
+  max_runs: number | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -208,6 +227,10 @@ export function wireSchedule(schedule: Schedule): WireSchedule {
     next_fire_time: nextFireAt === null ? null : isoUtc(nextFireAt),
     next_fire_time_local: nextFireAt === null ? null : isoInZone(nextFireAt, timezone),
     last_fire_time: lastFireAt === null ? null : isoUtc(lastFireAt),
+    finished: isFinished(schedule),
+    keep_finished: schedule.keepFinished,
+    runs: schedule.runs,
+    max_runs: schedule.maxRuns,
     version: schedule.version,
     created_at: isoUtc(schedule.createdAt),
     updated_at: isoUtc(schedule.updatedAt),

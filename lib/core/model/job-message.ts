@@ -46,6 +46,7 @@ const jobMessageBody = z.object({
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
+  finalFire: z.literal(true).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -54,6 +55,11 @@ export interface JobMessageBody {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under (the worker checks it). */
   revision?: ScheduleRevision;
+  /**
+   * The last fire its schedule was planned to have (its trigger ended or it reached `max_runs`): when
+   * its job ends, the worker removes the finished schedule (unless `keep_finished`).
+   */
+  finalFire?: true;
 }
 
 /** The message body as JSON, with the format version. */
@@ -71,6 +77,7 @@ export function encodeJobMessage(body: JobMessageBody): string {
     ...(body.revision && {
       revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),
+    ...(body.finalFire && { finalFire: true }),
   });
 }
 
@@ -92,11 +99,19 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job: decoded, revision } = parsed.data;
+  const { attempt, job: decoded, revision, finalFire } = parsed.data;
   const { overrides, metadata, ...job } = decoded;
   const extras = {
     ...(overrides && { overrides: overrides as RunSettingOverrides }),
     ...(metadata && { metadata }),
   };
-  return { ok: true, message: { attempt, job: { ...job, ...extras }, ...(revision && { revision }) } };
+  return {
+    ok: true,
+    message: {
+      attempt,
+      job: { ...job, ...extras },
+      ...(revision && { revision }),
+      ...(finalFire && { finalFire }),
+    },
+  };
 }

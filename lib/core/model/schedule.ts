@@ -30,6 +30,10 @@ export interface ScheduleDefinition {
   /** Copied into each job of the schedule; absent = none. */
   metadata?: Metadata;
   description?: string;
+  /** Stays after its trigger finished; otherwise it is removed once the job of its last fire ended. */
+  keepFinished: boolean;
+  /** The schedule finishes after this many fires; `null` = no limit. */
+  maxRuns: number | null;
 }
 
 /** A schedule as stored. */
@@ -38,6 +42,8 @@ export interface Schedule extends ScheduleDefinition {
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched. */
   lastFireAt: EpochMs | null;
+  /** Fire times dispatched so far, each counted once (by the release that ends the lease it was sent under). */
+  runs: number;
   /**
    * Fire times before this instant are not the current definition's to run: when the schedule was
    * added, its trigger last changed, or it was last resumed (from where the resume replays); while
@@ -60,3 +66,13 @@ type ClearableFields = 'overrides' | 'metadata' | 'description';
 export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused' | ClearableFields>> & {
   [Field in ClearableFields]?: ScheduleDefinition[Field] | null;
 };
+
+/** Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). */
+export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt'>): boolean {
+  return !schedule.paused && schedule.nextFireAt === null;
+}
+
+/** Whether a schedule with `runs` fires so far has reached `maxRuns` (it then finishes). */
+export function reachedMaxRuns(runs: number, maxRuns: number | null): boolean {
+  return maxRuns !== null && runs >= maxRuns;
+}

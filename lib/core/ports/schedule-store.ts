@@ -45,6 +45,8 @@ export interface ReleaseScheduleInput {
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched under this lease (unchanged when `null`). */
   lastFireAt: EpochMs | null;
+  /** How many fire times this lease dispatched: added to `runs` by the same conditional write. */
+  firesDispatched: number;
   now: EpochMs;
 }
 
@@ -103,6 +105,18 @@ export interface ScheduleStore {
 
   /** Deletes the schedule. Returns false when it did not exist. Its jobs and results stay until they expire. */
   removeSchedule(id: string): Promise<boolean>;
+
+  /**
+   * Deletes a finished schedule (not paused, no next fire time, `keepFinished` false) whose last
+   * dispatched fire time is `lastFireAt` and whose version is `version`, in one conditional write.
+   * Returns the removed schedule, or undefined when it is gone or no longer matches (resumed, updated,
+   * kept): the cleanup of a finished schedule never removes one its owner changed meanwhile.
+   */
+  removeFinishedSchedule(
+    id: string,
+    lastFireAt: EpochMs | null,
+    version: number,
+  ): Promise<Schedule | undefined>;
 
   /**
    * Queries every due shard for `dueAt <= dueBefore` (in pages) and leases each hit with a conditional

@@ -28,6 +28,7 @@ export function createTickHandler(getDeps: () => RuntimeDeps): TickHandler {
       { name: 'TickDuration', unit: 'Milliseconds', values: [summary.durationMs] },
       { name: 'JobsReaped', unit: 'Count', values: [summary.jobsReaped] },
       { name: 'TickErrors', unit: 'Count', values: [summary.errors] },
+      { name: 'EventFailures', unit: 'Count', values: [summary.eventFailures] },
     ]);
     await writeRunningJobsMetrics(deps);
     return summary;

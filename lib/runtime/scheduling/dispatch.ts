@@ -1,7 +1,7 @@
 import type { Clock, EpochMs } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { Schedule } from '../../core/model/schedule';
-import { type PlanLimits, type PlannedFire, planFires } from '../../core/planning';
+import { capAtMaxRuns, type PlanLimits, type PlannedFire, planFires } from '../../core/planning';
 import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
 import type { ReleaseOutcome, ScheduleStore } from '../../core/ports/schedule-store';
 import { compileTrigger } from '../../core/triggers';
@@ -22,6 +22,8 @@ export interface DispatchSummary {
   release: ReleaseOutcome | 'lease_lost';
   /** Where the schedule resumes (as released); null when its trigger has finished. */
   nextFireAt: EpochMs | null;
+  /** The schedule as this release left it, when the release finished it: no fire time left (its trigger ended, or it reached `maxRuns`). */
+  finished?: Schedule;
   /** For each fire sent after its start time: how late it was sent (ms). */
   fireLagMs: number[];
 }
@@ -56,15 +58,18 @@ export interface PlannedDispatch {
   plannedAt: EpochMs;
 }
 
-/** Plans the fires of a leased schedule (pure: nothing is sent or written). */
+/**
+ * Plans the fires of a leased schedule (pure: nothing is sent or written), at most the `maxRuns - runs`
+ * it has left. The last fire of a plan that finishes the schedule is sent marked `finalFire`.
+ */
 export function planDispatch(
   deps: Pick<DispatchDeps, 'clock' | 'random' | 'limits'>,
   schedule: Schedule,
 ): PlannedDispatch {
   const now = deps.clock.now();
-  const plan =
+  const uncapped =
     schedule.nextFireAt === null
-      ? { fires: [], nextFireAt: null, lastFireAt: null }
+      ? { fires: [], nextFireAt: null, lastFireAt: null, coalesced: false }
       : planFires({
           scheduleId: schedule.id,
           source: compileTrigger(schedule.trigger),
@@ -78,10 +83,12 @@ export function planDispatch(
           now,
           random: deps.random,
         });
+  const plan = capAtMaxRuns(uncapped, schedule.runs, schedule.maxRuns);
+  const finalFire = plan.nextFireAt === null ? plan.fires.at(-1) : undefined;
   return {
     schedule,
     fires: plan.fires,
-    messages: plan.fires.map((fire) => scheduleFireMessage(schedule, fire, now)),
+    messages: plan.fires.map((fire) => scheduleFireMessage(schedule, fire, now, fire === finalFire)),
     nextFireAt: plan.nextFireAt,
     lastFireAt: plan.lastFireAt,
     plannedAt: now,
@@ -105,6 +112,9 @@ export async function releaseDispatched(
   );
   const nextFireAt = firstUnsent ? firstUnsent.fireTime : planned.nextFireAt;
   const lastFireAt = firstUnsent ? (sentBeforeGap.at(-1)?.fireTime ?? null) : planned.lastFireAt;
+  // Counted with the release (conditional on the lease): a fire re-sent after a crash or a partial
+  // failure is counted by the release that ends the lease it is re-sent under, never twice.
+  const firesDispatched = firstUnsent ? sentBeforeGap.length : fires.length;
 
   let release: DispatchSummary['release'];
   try {
@@ -114,6 +124,7 @@ export async function releaseDispatched(
       leasedVersion: schedule.version,
       nextFireAt,
       lastFireAt,
+      firesDispatched,
       now: deps.clock.now(),
     });
   } catch (error) {
@@ -128,6 +139,17 @@ export async function releaseDispatched(
     sendFailures: fires.length - sent.length,
     release,
     nextFireAt,
+    ...(release === 'released' &&
+      nextFireAt === null && {
+        finished: {
+          ...schedule,
+          nextFireAt,
+          lastFireAt: lastFireAt ?? schedule.lastFireAt,
+          runs: schedule.runs + firesDispatched,
+          leaseOwner: null,
+          leaseUntil: null,
+        },
+      }),
     fireLagMs: sent.filter((fire) => fire.runAt < plannedAt).map((fire) => plannedAt - fire.runAt),
   };
 }

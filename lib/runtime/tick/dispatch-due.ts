@@ -28,6 +28,8 @@ export interface DispatchDueTotals {
   errors: number;
   fireLagMs: number[];
   budgetExhausted: boolean;
+  /** The schedules this tick finished (as released), for their `schedule.finished` events. */
+  finished: Schedule[];
 }
 
 export function emptyDispatchTotals(): DispatchDueTotals {
@@ -39,6 +41,7 @@ export function emptyDispatchTotals(): DispatchDueTotals {
     errors: 0,
     fireLagMs: [],
     budgetExhausted: false,
+    finished: [],
   };
 }
 
@@ -175,5 +178,6 @@ function addSummaries(totals: DispatchDueTotals, summaries: readonly (DispatchSu
     totals.sendFailures += summary.sendFailures;
     if (summary.release === 'lease_lost') totals.leasesLost += 1;
     totals.fireLagMs.push(...summary.fireLagMs);
+    if (summary.finished) totals.finished.push(summary.finished);
   }
 }

@@ -1,17 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import { scheduleEvent } from '../../core/ports/event-publisher';
 import { planLimitsOf } from '../config';
 import type { RuntimeDeps } from '../dependencies';
+import { publishBestEffort } from '../observability/publish-events';
 import { dispatchDepsOf } from '../scheduling/dispatch-deps';
 import { type DispatchDueTotals, dispatchDueSchedules, emptyDispatchTotals } from './dispatch-due';
 import { sendParkedJobs } from './parked-jobs';
 import { reapExpiredJobLeases } from './reaper';
 
 /** What one tick did; logged as one JSON line and turned into metrics. */
-export interface TickSummary extends Omit<DispatchDueTotals, 'fireLagMs'> {
+export interface TickSummary extends Omit<DispatchDueTotals, 'fireLagMs' | 'finished'> {
   owner: string;
   parkedJobsSent: number;
   jobsReaped: number;
   countersRepaired: number;
+  /** Schedules this tick finished (each published as `schedule.finished`). */
+  schedulesFinished: number;
+  /** Events the bus did not take (logged; the tick's work stands). */
+  eventFailures: number;
   durationMs: number;
   fireLagMs: number[];
 }
@@ -68,8 +74,13 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     ),
   ]);
   const countersRepaired = await guarded('repairing counters', 0, () => repairCountersWhenDue(deps, state));
+  const { fireLagMs, finished, ...totals } = dispatched;
+  const published = await publishBestEffort(
+    deps.events,
+    finished.map((schedule) => scheduleEvent('schedule.finished', schedule, clock.now())),
+    logger,
+  );
 
-  const { fireLagMs, ...totals } = dispatched;
   return {
     ...totals,
     errors: totals.errors + errors,
@@ -77,6 +88,8 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     parkedJobsSent: parked.sent,
     jobsReaped: reaped.reaped,
     countersRepaired,
+    schedulesFinished: finished.length,
+    eventFailures: published.failed,
     durationMs: clock.now() - startedAt,
     fireLagMs,
   };

@@ -60,7 +60,12 @@ export async function finishWithoutRunning(
   }
   if (ending.outcome === 'missed_start_deadline') ctx.counters.missed += 1;
   else ctx.counters.failed += 1;
-  const eventType: JobEventType = ending.outcome === 'missed_start_deadline' ? 'job.missed' : 'job.failed';
+  const eventType: JobEventType =
+    ending.outcome === 'missed_start_deadline'
+      ? 'job.missed'
+      : ending.outcome === 'abandoned'
+        ? 'job.abandoned'
+        : 'job.failed';
   ctx.events.add(ending.events, {
     type: eventType,
     jobId: job.id,

@@ -12,6 +12,7 @@ import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import { definitionForJob } from '../tasks/effective-definition';
 import { slotWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
+import { cleanUpFinishedSchedule, mayEndItsSchedule } from './finished-schedule';
 import { runLeaseUntil } from './run-lease';
 import { runClaimedFire, type ScheduleFire, scheduleFireOf } from './schedule-fire-check';
 import { handleUnreadableMessage } from './unreadable-message';
@@ -30,7 +31,10 @@ export async function processMessage(ctx: WorkerContext, record: SQSRecord): Pro
   const { job, attempt } = decoded.message;
   const logger = ctx.deps.logger.child({ jobId: job.id, task: job.task, attempt });
   try {
-    return await processJob(ctx, record, job, attempt, logger, scheduleFireOf(decoded.message));
+    const fire = scheduleFireOf(decoded.message);
+    const outcome = await processJob(ctx, record, job, attempt, logger, fire);
+    if (outcome !== 'done' || !mayEndItsSchedule(decoded.message, fire)) return outcome;
+    return await cleanUpFinishedSchedule(ctx, job, logger);
   } catch (error) {
     logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
     return 'retry_later';

@@ -68,6 +68,7 @@ describe('tick', () => {
           leasedVersion: schedule.version,
           nextFireAt: schedule.nextFireAt,
           lastFireAt: null,
+          firesDispatched: 0,
           now: runtime.clock.now(),
         });
       }

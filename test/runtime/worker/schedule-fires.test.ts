@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../lib/core/json';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
-import { createAdminApi } from '../../../lib/runtime/admin';
-import { adminDependencies } from '../../../lib/runtime/handlers/admin';
 import { dispatchLeasedSchedule } from '../../../lib/runtime/scheduling/dispatch';
 import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
-import { defineTask } from '../../../lib/runtime/tasks/define-task';
-import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
-import { SECOND, scheduleDefinition, sqsRecord, T0 } from '../support';
-import { workerHarness } from './harness';
+import { SECOND, scheduleDefinition, T0 } from '../support';
+import { adminAndWorker } from './admin-and-worker';
 
 interface Run {
   fireTime: number;
@@ -30,36 +26,10 @@ function platform() {
       runs.push({ fireTime: (fireTime?.getTime() ?? 0) - T0, payload, attempt });
     },
   };
-  const worker = workerHarness({ beat });
-  const api = createAdminApi(
-    adminDependencies(worker.deps, staticTaskRegistry({ beat: { default: defineTask(beat) } })),
-  );
-  const admin = async (request: Record<string, unknown>) => {
-    const response = await api(request);
-    if (!response.ok) throw new Error(`${String(request.action)}: ${JSON.stringify(response.error)}`);
-    return response.result as Record<string, unknown>;
-  };
-  const deliver = async (message: JobMessage) => {
-    if (message.job.runAt > worker.clock.now()) worker.clock.set(message.job.runAt);
-    await worker.deliver([sqsRecord(message)]);
-  };
+  const worker = adminAndWorker({ beat });
   return {
     ...worker,
     runs,
-    admin,
-    deliver,
-    /** Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then sets the clock there. */
-    async deliverDue(seconds: number) {
-      const until = T0 + seconds * SECOND;
-      for (;;) {
-        const queued = worker.queue.drain();
-        const due = queued.filter((message) => message.job.runAt <= until);
-        worker.queue.sent.push(...queued.filter((message) => message.job.runAt > until));
-        if (due.length === 0) break;
-        for (const message of due.sort((a, b) => a.job.runAt - b.job.runAt)) await deliver(message);
-      }
-      worker.clock.set(Math.max(worker.clock.now(), until));
-    },
     /** Takes the queued message of one fire out of the queue (a worker that gets to it late). */
     takeMessage(seconds: number): JobMessage {
       const index = worker.queue.sent.findIndex((message) => message.job.fireTime === T0 + seconds * SECOND);

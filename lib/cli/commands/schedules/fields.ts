@@ -1,6 +1,14 @@
 import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import { UsageError } from '../../command';
-import { collect, definedFields, graceField, jsonValue, noneAsNull, secondsField } from '../../option-values';
+import {
+  collect,
+  definedFields,
+  graceField,
+  jsonValue,
+  noneAsNull,
+  numberField,
+  secondsField,
+} from '../../option-values';
 import { OVERRIDE_FIELD_FLAGS, overrideFields, withOverrideOptions } from '../lifecycle-options';
 
 const TRIGGER_FLAGS = ['cron', 'every', 'at', 'trigger'] as const;
@@ -40,7 +48,10 @@ export function withScheduleFieldOptions<Args extends unknown[], Opts extends Op
     .option('--coalesce <policy>', 'latest (default), earliest or all: which missed fire times run')
     .option('--misfire-grace <secs>', 'how late a fire may still start: 90, 10m, or none', graceField)
     .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField)
-    .option('--description <text>', "what the schedule is for, up to 512 characters ('' clears it)");
+    .option('--description <text>', "what the schedule is for, up to 512 characters ('' clears it)")
+    .option('--max-runs <n>', 'finish the schedule after n fires (update: none removes the limit)', runsField)
+    .option('--keep-finished', 'keep the schedule once it finished (default: removed after its last job)')
+    .option('--no-keep-finished', 'remove the schedule once it finished and its last job ended');
 }
 
 /** What the schedule field flags hold once parsed. */
@@ -59,6 +70,8 @@ export function scheduleFieldFlags(options: ScheduleFieldOptions): Record<string
     coalesce: '--coalesce',
     misfire_grace_seconds: '--misfire-grace',
     max_jitter_seconds: '--jitter',
+    max_runs: '--max-runs',
+    keep_finished: '--keep-finished',
     conflict_policy: '--conflict',
     expected_version: '--expected-version',
     ...OVERRIDE_FIELD_FLAGS,
@@ -80,6 +93,8 @@ export function scheduleFields(options: ScheduleFieldOptions): Record<string, un
     misfire_grace_seconds: noneAsNull(options.misfireGrace),
     max_jitter_seconds: options.jitter,
     description: options.description,
+    max_runs: noneAsNull(options.maxRuns),
+    keep_finished: options.keepFinished,
     ...overrideFields(options),
   });
 }
@@ -100,6 +115,11 @@ function triggerFromOptions(options: ScheduleFieldOptions): unknown {
   if (every !== undefined) return { type: 'interval', ...every, ...window };
   if (at !== undefined) return { type: 'date', run_at: at };
   return trigger;
+}
+
+/** `--max-runs none` removes the limit (sent as `null`); anything else is sent as a number (the admin API checks it). */
+function runsField(text: string): number | string {
+  return text === 'none' ? text : numberField(text);
 }
 
 /** `1h30m` → `{ hours: 1, minutes: 30 }`; a plain number is seconds. */

@@ -18,6 +18,7 @@ import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
+import { cleanUpIfFinished, jobCancelledEvents, publishAfterWrite } from './lifecycle-events';
 import { listJobsWithDispatchedFires } from './schedule-job-listing';
 
 /**
@@ -170,5 +171,13 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
     const current = await jobStore.getJob(jobId, context.now);
     throw new JobNotCancellableError(jobId, current?.status ?? 'running');
   }
+  const { scheduleId, fireTime } = cancelled;
+  await publishAfterWrite(context, [
+    ...(existing?.status === 'cancelled' ? [] : jobCancelledEvents(context, cancelled)),
+    // Cancelling the last fire of a finished schedule ends its last job: the schedule is cleaned up.
+    ...(scheduleId !== null && fireTime !== null
+      ? await cleanUpIfFinished(context, scheduleId, cancelled.task, fireTime)
+      : []),
+  ]);
   return { job: wireJob(cancelled) };
 };

@@ -7,7 +7,12 @@ import {
 import { resumeScheduleParams, updateScheduleParams } from '../../../core/admin-contract/schedules';
 import { ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
 import { runNowJobId } from '../../../core/model/job-id';
-import type { Schedule } from '../../../core/model/schedule';
+import {
+  isFinished,
+  reachedMaxRuns,
+  type Schedule,
+  type ScheduleChanges,
+} from '../../../core/model/schedule';
 import type { JobRequest } from '../../../core/ports/job-store';
 import { compileTrigger } from '../../../core/triggers';
 import { scheduleJobExtras } from '../../scheduling/job-messages';
@@ -17,7 +22,8 @@ import { requireTask } from '../validation/task-payload';
 import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchIfInsideWindow } from './dispatch-now';
 import { enqueueJobs } from './enqueue';
-import { validIdParams } from './schedules';
+import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
+import { finishedEvents, validIdParams } from './schedules';
 
 /** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
 const UPDATE_ATTEMPTS = 3;
@@ -50,7 +56,7 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     if (!current) throw new ScheduleNotFoundError(params.id);
 
     const changes = scheduleChangesOfRequest(params, resolved?.trigger, current);
-    const nextFireAt = resolved ? resolved.nextFireAt : current.nextFireAt;
+    const nextFireAt = nextFireAfterUpdate(current, resolved?.nextFireAt, changes, context);
     try {
       const updated = await context.deps.scheduleStore.updateSchedule(
         params.id,
@@ -59,9 +65,20 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
         context.now,
         params.expected_version ?? current.version,
       );
-      const dispatch = resolved
-        ? await dispatchIfInsideWindow(context, updated)
-        : { schedule: updated, jobsSent: 0 };
+      const restarted = nextFireAt !== null && current.nextFireAt === null;
+      const dispatch =
+        resolved || restarted
+          ? await dispatchIfInsideWindow(context, updated)
+          : { schedule: updated, jobsSent: 0 };
+      const finishedNow = isFinished(updated) && !isFinished(current);
+      await publishAfterWrite(context, [
+        scheduleEventNow(context, 'schedule.updated', updated),
+        ...(finishedNow ? [scheduleEventNow(context, 'schedule.finished', updated)] : []),
+        ...finishedEvents(context, dispatch),
+        ...(isFinished(dispatch.schedule)
+          ? await cleanUpIfFinished(context, updated.id, updated.task, null)
+          : []),
+      ]);
       return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
     } catch (error) {
       const retry =
@@ -87,11 +104,39 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   if (!current.paused) return { dispatched_jobs: 0, schedule: wireSchedule(current) };
 
   const from = resumeFrom(current, params.replay_missed, context);
-  const nextFireAt = compileTrigger(current.trigger).next(from) ?? null;
+  const nextFireAt = reachedMaxRuns(current.runs, current.maxRuns)
+    ? null
+    : (compileTrigger(current.trigger).next(from) ?? null);
   const resumed = await context.deps.scheduleStore.resumeSchedule(params.id, nextFireAt, context.now, from);
   const dispatch = await dispatchIfInsideWindow(context, resumed);
+  await publishAfterWrite(context, [
+    scheduleEventNow(context, 'schedule.resumed', resumed),
+    ...finishedEvents(context, dispatch),
+  ]);
   return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
 };
+
+/**
+ * The next fire time after an update: the new trigger's, else the stored one. A `max_runs` at or below
+ * `runs` finishes the schedule now; one raised (or removed) above `runs` of a schedule that had finished
+ * by reaching it starts it again at its trigger's next fire time from now (after its last fire).
+ */
+function nextFireAfterUpdate(
+  current: Schedule,
+  newTriggerNext: number | null | undefined,
+  changes: ScheduleChanges,
+  context: ActionContext,
+): number | null {
+  const maxRuns = changes.maxRuns === undefined ? current.maxRuns : changes.maxRuns;
+  if (reachedMaxRuns(current.runs, maxRuns)) return null;
+  if (newTriggerNext !== undefined) return newTriggerNext;
+  const finishedByLimit =
+    current.nextFireAt === null && reachedMaxRuns(current.runs, current.maxRuns) && !current.paused;
+  // From now, but never a fire time it dispatched already (those would be counted twice).
+  const from = Math.max(context.now, (current.lastFireAt ?? context.now - 1) + 1);
+  if (finishedByLimit) return compileTrigger(current.trigger).next(from) ?? null;
+  return current.nextFireAt;
+}
 
 /**
  * Where the resumed schedule's fire times start: now, or when replaying, after the last dispatched fire

@@ -10,6 +10,7 @@ import {
 } from '../../../../lib/runtime/admin';
 import { defineTask, type TaskOptions } from '../../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry, type TaskRegistry } from '../../../../lib/runtime/tasks/registry';
+import { RecordingPublisher } from '../../support';
 
 export const T0 = Date.parse('2026-03-02T09:00:00Z');
 export const SECOND = 1_000;
@@ -115,6 +116,8 @@ export interface Harness {
   queue: RecordingQueue;
   clock: ManualClock;
   logs: LogLine[];
+  /** The events the calls published. */
+  events: RecordingPublisher;
   deps: AdminDeps;
 }
 
@@ -125,6 +128,7 @@ export function createHarness(
   const queue = new RecordingQueue();
   const clock = new ManualClock(T0);
   const logs: LogLine[] = [];
+  const events = new RecordingPublisher();
   let sequence = 0;
   const deps: AdminDeps = {
     scheduleStore: store,
@@ -140,6 +144,7 @@ export function createHarness(
       error: (message, fields) => logs.push({ level: 'error', message, ...(fields && { fields }) }),
     },
     newId: options.newId ?? (() => `id-${++sequence}`),
+    events,
   };
   const admin = createAdminApi(deps);
   return {
@@ -156,6 +161,7 @@ export function createHarness(
     queue,
     clock,
     logs,
+    events,
     deps,
   };
 }
