@@ -1,6 +1,6 @@
 /**
  * Triggers: JSON descriptions of fire times (`cron`, `interval`, `calendar_interval`, `date`,
- * `and`, `or`), validated with zod and compiled into pure `next(from)` functions.
+ * `and`, `or`, `eventbridge`), validated with zod and compiled into pure `next(from)` functions.
  */
 export { anchorIntervals } from './anchor';
 export { compileTrigger, previewFireTimes, triggerTimezone } from './compile';
@@ -13,6 +13,7 @@ export {
   type CalendarIntervalTriggerSpec,
   type CronTriggerSpec,
   type DateTriggerSpec,
+  type EventBridgeTriggerSpec,
   type IntervalTriggerSpec,
   type OrTriggerSpec,
   TRIGGER_TYPES,
