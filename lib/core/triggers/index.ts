@@ -6,6 +6,7 @@ export { anchorIntervals } from './anchor';
 export { compileTrigger, previewFireTimes, triggerTimezone } from './compile';
 export { canonicalCronExpression } from './cron/cron-expression';
 export { MaxIterationsReachedError } from './errors';
+export { isEventBridgeExpression } from './eventbridge/expression';
 export type { FireTimeSource } from './fire-time-source';
 export { MAX_NESTING_DEPTH, parseTrigger } from './parse';
 export {

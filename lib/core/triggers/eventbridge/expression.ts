@@ -32,6 +32,14 @@ const MAX_RATE_MS = 100 * 366 * MS_PER_DAY;
 const AT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 
 /**
+ * True when `text` is written as an EventBridge Scheduler expression (`cron(…)`, `rate(…)`,
+ * `at(…)`), valid or not: what a command line reads it as.
+ */
+export function isEventBridgeExpression(text: string): boolean {
+  return /^(cron|rate|at)\(/.test(text.trim());
+}
+
+/**
  * Parses `cron(…)`, `rate(…)` or `at(…)` as EventBridge Scheduler reads them; a problem is worded
  * in that dialect's terms and names the expression.
  *
