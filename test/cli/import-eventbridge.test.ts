@@ -105,7 +105,7 @@ describe('sundial import --from-eventbridge --dry-run', () => {
       '    - State DISABLED → paused',
       'would add  [1]   default/launch-day          launch-day',
       '    - target arn:aws:sqs:eu-west-1:123456789012:launch → task report',
-      '    - Target.Input is not JSON: the payload is that text, as a JSON string',
+      '    - Target.Input is not JSON: the payload is {"input": <its text>}',
       "    - flexible window of 240 minutes cut to Sundial's longest jitter, 60 minutes",
       '    - Target.SqsParameters not carried',
       '    - ActionAfterCompletion DELETE not carried: remove the schedule once it has finished',

@@ -134,16 +134,22 @@ function instantText(value: unknown): string | undefined {
   return text(value);
 }
 
+/** Target.Input as the payload: its JSON when that is an object, else `{ "input": … }` (payloads are objects). */
 function payloadOf(target: Record<string, unknown>, notes: string[]): { payload?: unknown } {
   const input = target.Input;
   if (input === undefined) return {};
-  if (typeof input !== 'string') return { payload: input };
-  try {
-    return { payload: JSON.parse(input) };
-  } catch {
-    notes.push('Target.Input is not JSON: the payload is that text, as a JSON string');
-    return { payload: input };
+  let value: unknown = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch {
+      notes.push('Target.Input is not JSON: the payload is {"input": <its text>}');
+      return { payload: { input } };
+    }
   }
+  if (isObject(value)) return { payload: value };
+  notes.push('Target.Input is not a JSON object: the payload is {"input": <its value>}');
+  return { payload: { input: value } };
 }
 
 function jitterOf(window: unknown, notes: string[]): { max_jitter_seconds?: number } {
