@@ -219,6 +219,25 @@ describe('sundial jobs and tasks, against the local platform', () => {
     expect(list.stdout).toMatch(/doomed\s+explode\s+error\s+.*NonRetryableError: the report service refused/);
   });
 
+  it('runs a job and waits for its result, exiting 1 when it failed', async () => {
+    const ran = await cli(['jobs', 'run', 'echo', '--payload', '{"n":1}', '--id', 'run-echo', '--wait']);
+    const failed = await cli(['jobs', 'run', 'explode', '--wait', '20s']);
+    const queued = await json<{ job_id: string; status: string; result: null }>([
+      'jobs',
+      'run',
+      'echo',
+      '--id',
+      'run-later',
+    ]);
+
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^outcome\s+success$/m);
+    expect(ran.stdout).toContain('"n": 1');
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^error\s+NonRetryableError: the report service refused the request$/m);
+    expect(queued).toEqual({ job_id: 'run-later', status: 'queued', result: null });
+  });
+
   it('lists the tasks with their running jobs against their limit', async () => {
     const table = await cli(['tasks', 'list']);
     expect(table.code).toBe(0);

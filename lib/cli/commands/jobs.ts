@@ -1,6 +1,8 @@
 import { Option } from '@commander-js/extra-typings';
+import { LIMITS } from '../../core/limits';
 import { callAdmin } from '../admin/client';
 import { adminCommand } from '../admin-command';
+import { EXIT_OPERATION_FAILED } from '../command';
 import { localWithRelative } from '../format/instants';
 import { renderJobDetails, renderJobResult, renderJobTable } from '../format/jobs';
 import { commandGroup } from '../group';
@@ -11,6 +13,7 @@ import {
   jsonValue,
   numberField,
   policyValue,
+  secondsField,
 } from '../option-values';
 
 /** `--timezone`, the CLI's own display option: checked and defaulted here. */
@@ -138,17 +141,74 @@ const listJobsCommand = adminCommand({
   },
 });
 
+/** `--wait [seconds]`: wait for the result, the longest the admin API allows when no value is given. */
+const waitOption = (summary: string) =>
+  new Option(
+    '--wait [seconds]',
+    `${summary} (up to ${LIMITS.maxResultWaitSeconds} s, the default)`,
+  ).argParser(secondsField);
+
+/** The `wait_seconds` of a `--wait` flag: absent, given alone (`true`: the API's longest) or with a value. */
+function waitSeconds(flag: number | string | true | undefined, absent: 0 | undefined) {
+  if (flag === undefined) return absent;
+  return flag === true ? LIMITS.maxResultWaitSeconds : flag;
+}
+
 const jobResultCommand = adminCommand({
   name: 'result',
   summary: "show a finished job's result: return value or error",
+  usage: '<job-id> [--wait [seconds]] [options]',
   description: `The result of a finished job (admin API get_job_result): outcome, return value or error with its
-stack, timings and attempt. A job that has not finished yet fails with no_result_yet (exit 1).`,
-  examples: ['sundial jobs result report-2026-03', 'sundial jobs result report-2026-03 --json'],
-  declare: (command) => command.argument('<job-id>', 'the job id').addOption(zoneOption()),
+stack, timings and attempt. A job that has not finished yet fails with no_result_yet (exit 1); with --wait,
+only once the wait ran out.`,
+  examples: ['sundial jobs result report-2026-03', 'sundial jobs result report-2026-03 --wait 20s --json'],
+  declare: (command) =>
+    command
+      .argument('<job-id>', 'the job id')
+      .addOption(waitOption('wait for the job to finish'))
+      .addOption(zoneOption()),
   async execute({ args: [jobId], options, io, admin, print }) {
-    const result = await callAdmin(await admin(), 'get_job_result', { job_id: jobId });
+    const request = definedFields({ job_id: jobId, wait_seconds: waitSeconds(options.wait, undefined) });
+    const result = await callAdmin(await admin(), 'get_job_result', request, { wait_seconds: '--wait' });
     print(result, () => renderJobResult(result.result, options.timezone, io.clock));
     return undefined;
+  },
+});
+
+const runJobCommand = adminCommand({
+  name: 'run',
+  summary: 'add a job and wait for its result',
+  usage: '<task> [--payload <json>] [--id <job id>] [--wait [seconds]] [options]',
+  description: `Adds a job that starts now and, with --wait, waits for its result (admin API run_job). Prints the
+result as 'jobs result' does; exits 1 when the job did not succeed. When the wait runs out first, it prints
+the job's status: read the result later with 'sundial jobs result <job id>'.`,
+  examples: [
+    `sundial jobs run send-report --payload '{"team":"ops"}' --wait`,
+    'sundial jobs run cleanup --id cleanup-now --wait 10s --json',
+  ],
+  declare: (command) =>
+    command
+      .argument('<task>', 'the task to run')
+      .option('--payload <json>', 'the JSON payload (default: {})', jsonValue)
+      .option('--id <job id>', "the job's id (default: a generated UUID)")
+      .addOption(waitOption('wait for the result'))
+      .addOption(zoneOption()),
+  async execute({ args: [task], options, io, admin, print }) {
+    const request = definedFields({
+      task,
+      payload: options.payload,
+      job_id: options.id,
+      wait_seconds: waitSeconds(options.wait, 0),
+    });
+    const fieldFlags = { payload: '--payload', job_id: '--id', wait_seconds: '--wait' };
+    const answer = await callAdmin(await admin(), 'run_job', request, fieldFlags);
+    const { result } = answer;
+    print(answer, () =>
+      result === null
+        ? `Job '${answer.job_id}' (${task}) is ${answer.status}. Its result: sundial jobs result ${answer.job_id} --wait`
+        : renderJobResult(result, options.timezone, io.clock),
+    );
+    return result !== null && result.outcome !== 'success' ? EXIT_OPERATION_FAILED : undefined;
   },
 });
 
@@ -171,5 +231,12 @@ export const jobsCommand = commandGroup({
   summary: 'add jobs, read them and their results, cancel them',
   description: `Jobs are single runs of a task: from a schedule's fire time, from 'schedules run', or added directly.
 Finished jobs keep their result for the task's resultTtlSeconds.`,
-  subcommands: [addJobCommand, getJobCommand, listJobsCommand, jobResultCommand, cancelJobCommand],
+  subcommands: [
+    addJobCommand,
+    runJobCommand,
+    getJobCommand,
+    listJobsCommand,
+    jobResultCommand,
+    cancelJobCommand,
+  ],
 });

@@ -11,7 +11,17 @@ import {
   type ResultOutcome,
 } from '../model/job';
 import type { AdminResponse } from './errors';
-import { conflictPolicy, cursor, identifier, instant, jobId, listLimit, payload, taskId } from './fields';
+import {
+  conflictPolicy,
+  cursor,
+  identifier,
+  instant,
+  jobId,
+  listLimit,
+  payload,
+  resultWaitSeconds,
+  taskId,
+} from './fields';
 
 /**
  * The job actions of the admin API: what each request takes, the job record on the wire, and what
@@ -34,6 +44,11 @@ export const addJobsParams = z.strictObject({
 });
 
 export const jobIdParams = z.strictObject({ job_id: jobId });
+
+export const jobResultParams = z.strictObject({ job_id: jobId, wait_seconds: resultWaitSeconds.optional() });
+
+/** `run_job`: the fields of `add_job`, and how long to wait for the result. */
+export const runJobParams = addJobParams.extend({ wait_seconds: resultWaitSeconds.optional() });
 
 export const listJobsParams = z.strictObject({
   schedule_id: identifier.optional(),
@@ -126,6 +141,8 @@ export interface JobResults {
   list_jobs: { jobs: WireJob[]; cursor: string | null };
   get_job_result: { job_id: string; status: ResultOutcome; result: WireJobResult };
   cancel_job: { job: WireJob };
+  /** The result once the job finished; else its current status and `result: null`. */
+  run_job: { job_id: string; status: JobStatus; result: WireJobResult | null };
 }
 
 /** The request schema of each job action. */
@@ -134,6 +151,7 @@ export const JOB_REQUESTS = {
   add_jobs: addJobsParams,
   get_job: jobIdParams,
   list_jobs: listJobsParams,
-  get_job_result: jobIdParams,
+  get_job_result: jobResultParams,
   cancel_job: jobIdParams,
+  run_job: runJobParams,
 } as const;

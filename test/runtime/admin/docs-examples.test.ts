@@ -103,6 +103,16 @@ async function scenario(
   await run('remove_schedule', { action: 'remove_schedule', id: 'cleanup-every-30s' });
   await run('list_tasks', { action: 'list_tasks' });
   await run('unknown action', { action: 'delete_everything' });
+  h.onPause = async (count) => {
+    if (count === 3) await finish(h, 'cleanup-now', { deleted: 3 });
+  };
+  await run('run_job', {
+    action: 'run_job',
+    task: 'cleanup',
+    job_id: 'cleanup-now',
+    payload: { dir: '/tmp/now' },
+    wait_seconds: 10,
+  });
   return examples;
 }
 

@@ -52,7 +52,7 @@ describe('the request envelope', () => {
       message:
         "unknown action 'delete_everything'; actions: add_schedule, get_schedule, list_schedules, update_schedule, " +
         'pause_schedule, resume_schedule, remove_schedule, preview_schedule, run_schedule_now, add_job, add_jobs, ' +
-        'get_job, list_jobs, get_job_result, cancel_job, list_tasks',
+        'get_job, list_jobs, get_job_result, cancel_job, run_job, list_tasks',
     });
   });
 

@@ -12,6 +12,7 @@ import type { AdminDeps } from '../deps';
 import { UnknownActionError } from '../errors';
 import { addJob, addJobs, cancelJob, getJob, getJobResult, listJobs } from '../use-cases/jobs';
 import { previewSchedule } from '../use-cases/preview';
+import { runJob } from '../use-cases/run-job';
 import { resumeSchedule, runScheduleNow, updateSchedule } from '../use-cases/schedule-changes';
 import {
   addSchedule,
@@ -40,6 +41,7 @@ const ACTIONS: { readonly [Action in AdminAction]: ActionHandler<Action> } = {
   list_jobs: listJobs,
   get_job_result: getJobResult,
   cancel_job: cancelJob,
+  run_job: runJob,
   list_tasks: listTasks,
 };
 

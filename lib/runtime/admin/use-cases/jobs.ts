@@ -5,7 +5,14 @@ import {
   wireJob,
   wireJobResult,
 } from '../../../core/admin-contract';
-import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from '../../../core/admin-contract/jobs';
+import {
+  addJobParams,
+  addJobsParams,
+  jobIdParams,
+  jobResultParams,
+  listJobsParams,
+  type runJobParams,
+} from '../../../core/admin-contract/jobs';
 import { JobNotFoundError } from '../../../core/errors';
 import { isFinalStatus } from '../../../core/model/job';
 import { jobRequestOf } from '../../scheduling/job-messages';
@@ -15,6 +22,7 @@ import { failure, success } from '../protocol/response';
 import { InputCheck } from '../validation/input-check';
 import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
+import { waitForResult } from './result-wait';
 import { listJobsWithDispatchedFires } from './schedule-job-listing';
 
 /**
@@ -62,10 +70,18 @@ function addedJob(outcome: Extract<EnqueueOutcome, { ok: true }>): AddedJob {
   return { status: outcome.status, queued: outcome.queued, job: wireJob(outcome.job) };
 }
 
-/** Validates one job (of `add_job`, or item `prefix` of `add_jobs`) into what the store and queue take. */
-function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string): EnqueueRequest {
+/**
+ * Validates one job (of `add_job`, item `prefix` of `add_jobs`, or `run_job` with its `schema`) into what
+ * the store and queue take.
+ */
+export function checkedJobRequest(
+  raw: unknown,
+  context: ActionContext,
+  prefix: string,
+  schema: typeof addJobParams | typeof runJobParams = addJobParams,
+): EnqueueRequest {
   const check = new InputCheck(context.deps.tasks, prefix);
-  const parsed = check.params(addJobParams, raw);
+  const parsed = check.params(schema, raw);
   const fields: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...raw } : {};
   const task = check.task(fields.task);
   check.payload(task, InputCheck.payloadToCheck(fields.payload, DEFAULT_PAYLOAD));
@@ -122,10 +138,19 @@ export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
   return { jobs: page.items.map(wireJob), cursor: page.cursor ?? null };
 };
 
-/** `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying. */
+/**
+ * `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying.
+ * With `wait_seconds`, it answers as soon as the result exists, or `no_result_yet` when the wait ran out.
+ */
 export const getJobResult: ActionHandler<'get_job_result'> = async (raw, context) => {
-  const jobId = validJobId(raw, context);
-  const job = await context.deps.jobStore.getJob(jobId, context.now);
+  const check = new InputCheck(context.deps.tasks);
+  const { job_id: jobId, wait_seconds: waitSeconds = 0 } = check.valid({
+    params: check.params(jobResultParams, raw),
+  }).params;
+  const stored = await context.deps.jobStore.getJob(jobId, context.now);
+  const first = stored ?? (waitSeconds > 0 ? await dispatchedFireJob(jobId, context) : undefined);
+  if (!first) throw new JobNotFoundError(jobId);
+  const job = waitSeconds > 0 ? await waitForResult(context, first, waitSeconds * 1000, !stored) : first;
   if (!job) throw new JobNotFoundError(jobId);
   // A finished job always has its result; the check only spares the caller a null.
   if (!isFinalStatus(job.status) || job.result === null) throw new NoResultYetError(jobId, job.status);

@@ -120,6 +120,7 @@ const VALID_REQUESTS: Record<AdminAction, Record<string, unknown>> = {
   list_jobs: { task: 'cleanup' },
   get_job_result: { job_id: 'done' },
   cancel_job: { job_id: 'j1' },
+  run_job: { task: 'cleanup', job_id: 'j3', wait_seconds: 1 },
   list_tasks: {},
 };
 

@@ -116,6 +116,10 @@ export interface Harness {
   clock: ManualClock;
   logs: LogLine[];
   deps: AdminDeps;
+  /** Every pause a waiting call made (ms); each advances `clock` and then runs `onPause`. */
+  pauses: number[];
+  /** What happens while a call waits (a worker finishing the job, say). */
+  onPause?: (pauseCount: number) => Promise<void> | void;
 }
 
 export function createHarness(
@@ -140,9 +144,14 @@ export function createHarness(
       error: (message, fields) => logs.push({ level: 'error', message, ...(fields && { fields }) }),
     },
     newId: options.newId ?? (() => `id-${++sequence}`),
+    sleep: async (ms) => {
+      harness.pauses.push(ms);
+      clock.advance(ms);
+      await harness.onPause?.(harness.pauses.length);
+    },
   };
   const admin = createAdminApi(deps);
-  return {
+  const harness: Harness = {
     admin,
     call: (request) => admin(request),
     async ok<Result>(request: Record<string, unknown>) {
@@ -157,7 +166,9 @@ export function createHarness(
     clock,
     logs,
     deps,
+    pauses: [],
   };
+  return harness;
 }
 
 /** The error of an answer that must be an error. */
