@@ -8,6 +8,7 @@ import { listingCursorContract } from './listing-cursor-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
+import { unsuccessfulJobsContract } from './unsuccessful-jobs-contract';
 
 /**
  * The one behavioural contract of Sundial's durable store, run against every implementation: each
@@ -36,5 +37,6 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('parking unsent jobs', () => jobParkingContract(current));
     describe('listing cursors', () => listingCursorContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
+    describe('unsuccessful jobs of every task', () => unsuccessfulJobsContract(current));
   });
 }

@@ -36,6 +36,7 @@ export function requestAttributes(request: JobRequest): StoredItem {
     fireTime: request.fireTime,
     runAt: request.runAt,
     startDeadline: request.startDeadline,
+    attemptBase: request.attemptBase,
   };
 }
 
@@ -72,6 +73,8 @@ export function itemToJob(item: StoredItem): Job {
     finishedAt: isFinalStatus(status) ? finishedAt : null,
     result: resultOf(item, status, startedAt, finishedAt, attempt),
     expiresAt: expiresAt === null ? null : expiresAt * 1000,
+    ...(typeof item.attemptBase === 'number' && { attemptBase: item.attemptBase }),
+    ...(Array.isArray(item.history) && { history: item.history as JobResult[] }),
   };
 }
 

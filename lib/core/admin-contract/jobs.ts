@@ -54,6 +54,10 @@ export const listJobsParams = z.strictObject({
   schedule_id: identifier.optional(),
   task: taskId.optional(),
   status: z.enum(JOB_STATUSES, { error: `must be one of ${JOB_STATUSES.join(', ')}` }).optional(),
+  /** With `status` alone: jobs that finished at or after this instant. */
+  since: instant.optional(),
+  /** With `status` alone: jobs that finished before this instant. */
+  until: instant.optional(),
   limit: listLimit,
   cursor: cursor.optional(),
 });
@@ -87,6 +91,8 @@ export interface WireJob {
   finished_at: string | null;
   expires_at: string | null;
   result: WireJobResult | null;
+  /** A retried job's earlier outcomes, oldest first (absent for a job never retried). */
+  history?: WireJobResult[];
 }
 
 function isoOrNull(instant: number | null): string | null {
@@ -122,6 +128,7 @@ export function wireJob(job: Job): WireJob {
     finished_at: isoOrNull(job.finishedAt),
     expires_at: isoOrNull(job.expiresAt),
     result: job.result === null ? null : wireJobResult(job.result),
+    ...(job.history !== undefined && job.history.length > 0 && { history: job.history.map(wireJobResult) }),
   };
 }
 

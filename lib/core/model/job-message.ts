@@ -31,6 +31,8 @@ const jobMessageBody = z.object({
     fireTime: epochMs.nullable(),
     runAt: epochMs,
     startDeadline: epochMs.nullable(),
+    /** Attempts before a `retry_job` (absent: 0): the retry policy counts from here. */
+    attemptBase: z.number().int().positive().optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
@@ -44,13 +46,28 @@ export interface JobMessageBody {
   revision?: ScheduleRevision;
 }
 
+/** Exactly the fields of a job request (of a stored job, say); `attemptBase` only when above 0. */
+export function jobRequestFields(job: JobRequest): JobRequest {
+  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline, attemptBase } = job;
+  return {
+    id,
+    task,
+    payload,
+    origin,
+    scheduleId,
+    fireTime,
+    runAt,
+    startDeadline,
+    ...(attemptBase !== undefined && attemptBase > 0 && { attemptBase }),
+  };
+}
+
 /** The message body as JSON, with the format version. */
 export function encodeJobMessage(body: JobMessageBody): string {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline } = body.job;
   return JSON.stringify({
     v: JOB_MESSAGE_VERSION,
     attempt: body.attempt,
-    job: { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
+    job: jobRequestFields(body.job),
     ...(body.revision && {
       revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),

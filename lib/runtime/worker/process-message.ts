@@ -86,7 +86,7 @@ async function processJob(
     );
   }
   const { definition } = task;
-  if (attempt > definition.retry.maxAttempts) {
+  if (attempt - (job.attemptBase ?? 0) > definition.retry.maxAttempts) {
     return finishWithoutRunning(
       ctx,
       job,

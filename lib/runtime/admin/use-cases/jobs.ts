@@ -14,7 +14,8 @@ import {
   type runJobParams,
 } from '../../../core/admin-contract/jobs';
 import { JobNotFoundError } from '../../../core/errors';
-import { isFinalStatus } from '../../../core/model/job';
+import { isFinalStatus, type JobStatus } from '../../../core/model/job';
+import { isUnsuccessfulOutcome, UNSUCCESSFUL_OUTCOMES } from '../../../core/ports/job-store';
 import { jobRequestOf } from '../../scheduling/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { JobNotCancellableError, NoResultYetError } from '../errors';
@@ -118,12 +119,28 @@ export const getJob: ActionHandler<'get_job'> = async (raw, context) => {
   return { job: wireJob(job) };
 };
 
-/** `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page. */
+/**
+ * `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page.
+ * A status alone of an unsuccessful ending lists such jobs of every task, latest finish first, narrowed
+ * by `since`/`until` (their finish time).
+ */
 export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   const parsed = check.params(listJobsParams, raw);
-  if (raw.schedule_id === undefined && raw.task === undefined) {
-    check.problem('', 'give schedule_id or task (status narrows either)');
+  const byOwner = raw.schedule_id !== undefined || raw.task !== undefined;
+  const statusAlone = `a status alone of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`;
+  if (!byOwner && raw.status === undefined) {
+    check.problem('', `give schedule_id or task (status narrows either), or ${statusAlone}`);
+  } else if (!byOwner && typeof raw.status === 'string' && !isUnsuccessfulOutcome(raw.status as JobStatus)) {
+    check.problem(
+      'status',
+      `without schedule_id or task, must be one of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`,
+    );
+  }
+  for (const field of ['since', 'until'] as const) {
+    if (byOwner && raw[field] !== undefined) {
+      check.problem(field, `narrows only ${statusAlone} (by finish time); leave out schedule_id and task`);
+    }
   }
   const { params } = check.valid({ params: parsed });
   const page = await listJobsWithDispatchedFires(
@@ -132,6 +149,8 @@ export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
       ...(params.schedule_id !== undefined && { scheduleId: params.schedule_id }),
       ...(params.task !== undefined && { task: params.task }),
       ...(params.status !== undefined && { status: params.status }),
+      ...(params.since !== undefined && { finishedFrom: params.since }),
+      ...(params.until !== undefined && { finishedBefore: params.until }),
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );

@@ -31,6 +31,7 @@ const WRITE_METHODS = new Set([
   'finishJob',
   'retryJob',
   'cancelJob',
+  'retryEndedJob',
   'acquireDueJobs',
   'markJobSent',
   'repairCounters',
