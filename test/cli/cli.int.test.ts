@@ -238,6 +238,28 @@ describe('sundial jobs and tasks, against the local platform', () => {
     expect(queued).toEqual({ job_id: 'run-later', status: 'queued', result: null });
   });
 
+  it('finds failed jobs of every task, counts them, and retries one keeping its history', async () => {
+    const failed = await json<{ jobs: WireJob[] }>(['jobs', 'list', '--status', 'error', '--since', '1h']);
+    const counts = await cli(['jobs', 'count', '--task', 'explode']);
+    const retried = await cli(['jobs', 'retry', 'doomed']);
+    const again = await waitFor(
+      () => json<{ job: WireJob }>(['jobs', 'get', 'doomed']),
+      (answer) => answer.job.status === 'error',
+    );
+    const details = await cli(['jobs', 'get', 'doomed']);
+    const refused = await cli(['jobs', 'retry', 'run-echo']);
+
+    expect(failed.jobs.map((job) => job.id)).toContain('doomed');
+    expect(counts.stdout).toMatch(/^TASK\s+ERROR\s+COUNTED\nexplode\s+\d+\s+\d+$/m);
+    expect(retried).toMatchObject({ code: 0 });
+    expect(retried.stdout).toMatch(/^Retrying job 'doomed' \(explode\) as attempt 2\./);
+    expect(again.job).toMatchObject({ attempt: 2, result: { attempt: 2 } });
+    expect(again.job.history?.map((entry) => [entry.outcome, entry.attempt])).toEqual([['error', 1]]);
+    expect(details.stdout).toMatch(/^Before a retry:\noutcome\s+error$/m);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('job_not_retryable');
+  });
+
   it('lists the tasks with their running jobs against their limit', async () => {
     const table = await cli(['tasks', 'list']);
     expect(table.code).toBe(0);

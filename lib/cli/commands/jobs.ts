@@ -4,12 +4,13 @@ import { callAdmin } from '../admin/client';
 import { adminCommand } from '../admin-command';
 import { EXIT_OPERATION_FAILED } from '../command';
 import { localWithRelative } from '../format/instants';
-import { renderJobDetails, renderJobResult, renderJobTable } from '../format/jobs';
+import { renderJobCounts, renderJobDetails, renderJobResult, renderJobTable } from '../format/jobs';
 import { commandGroup } from '../group';
 import {
   definedFields,
   delaySeconds,
   displayZone,
+  durationSeconds,
   jsonValue,
   numberField,
   policyValue,
@@ -97,14 +98,26 @@ Job ids of schedule fires are <schedule id>@<fire time in epoch ms>.`,
   },
 });
 
+/** `--since 24h` (that long ago) or an instant, as the admin API's ISO string. */
+function instantOrAgo(text: string | undefined, now: number): string | undefined {
+  if (text === undefined) return undefined;
+  const seconds = durationSeconds(text);
+  return seconds === undefined ? text : new Date(now - seconds * 1000).toISOString();
+}
+
 const listJobsCommand = adminCommand({
   name: 'list',
-  summary: "list a schedule's or a task's jobs, newest first",
-  usage: '(--schedule <id> | --task <task>) [--status <status>] [--limit <n>] [--cursor <c>] [options]',
-  description: 'Jobs newest first (admin API list_jobs), with their status, duration and error.',
+  summary: "list a schedule's or a task's jobs, or failed jobs of every task",
+  usage:
+    '(--schedule <id> | --task <task>) [--status <status>] | --status <failure> [--since <when>] [--until <ISO>] [options]',
+  description: `Jobs newest first (admin API list_jobs), with their status, duration and error.
+
+With --status alone (error, missed_start_deadline, abandoned or cancelled): such jobs of every task, latest
+finish first; --since (an instant, or a duration ago: 24h) and --until narrow their finish time.`,
   examples: [
     'sundial jobs list --schedule nightly',
     'sundial jobs list --task send-report --status error --limit 10',
+    'sundial jobs list --status error --since 24h',
   ],
   declare: (command) =>
     command
@@ -114,6 +127,8 @@ const listJobsCommand = adminCommand({
         '--status <status>',
         'queued, running, retrying, success, error, missed_start_deadline, cancelled, abandoned',
       )
+      .option('--since <when>', 'with --status alone: finished at or after this instant, or this long ago')
+      .option('--until <ISO>', 'with --status alone: finished before this instant')
       .option('--limit <n>', 'page size, 1-500 (default: 50)', numberField)
       .option('--cursor <c>', "the next page, from the previous page's cursor")
       .addOption(zoneOption()),
@@ -122,6 +137,8 @@ const listJobsCommand = adminCommand({
       schedule_id: options.schedule,
       task: options.task,
       status: options.status,
+      since: instantOrAgo(options.since, io.clock.now()),
+      until: options.until,
       limit: options.limit,
       cursor: options.cursor,
     });
@@ -129,6 +146,8 @@ const listJobsCommand = adminCommand({
       schedule_id: '--schedule',
       task: '--task',
       status: '--status',
+      since: '--since',
+      until: '--until',
       limit: '--limit',
       cursor: '--cursor',
     };
@@ -212,6 +231,51 @@ the job's status: read the result later with 'sundial jobs result <job id>'.`,
   },
 });
 
+const countJobsCommand = adminCommand({
+  name: 'count',
+  summary: 'count jobs by status, per task',
+  usage: '[--task <task>] [--since <when>] [--max-jobs <n>] [options]',
+  description: `How many jobs each task has in each status (admin API count_jobs), among its newest --max-jobs
+(default 1000) whose results are kept; --since (an instant, or a duration ago: 24h) counts only jobs that
+run from then on.`,
+  examples: ['sundial jobs count', 'sundial jobs count --task send-report --since 24h --json'],
+  declare: (command) =>
+    command
+      .option('--task <task>', 'only this task (default: every task)')
+      .option('--since <when>', 'only jobs that run at or after this instant, or this long ago')
+      .option('--max-jobs <n>', 'count at most this many newest jobs per task, 1-5000', numberField),
+  async execute({ options, io, admin, print }) {
+    const request = definedFields({
+      task: options.task,
+      since: instantOrAgo(options.since, io.clock.now()),
+      max_jobs: options.maxJobs,
+    });
+    const fieldFlags = { task: '--task', since: '--since', max_jobs: '--max-jobs' };
+    const result = await callAdmin(await admin(), 'count_jobs', request, fieldFlags);
+    print(result, () => renderJobCounts(result.tasks));
+    return undefined;
+  },
+});
+
+const retryJobCommand = adminCommand({
+  name: 'retry',
+  summary: 'run a job that failed for good again',
+  description: `A new attempt of a job that ended in error, missed_start_deadline or abandoned (admin API retry_job),
+sent to the queue at once; its earlier outcomes stay visible in 'jobs get'. Any other job fails with
+job_not_retryable (exit 1).`,
+  examples: ['sundial jobs retry report-2026-03', 'sundial jobs list --status error --since 24h'],
+  declare: (command) => command.argument('<job-id>', 'the job id'),
+  async execute({ args: [jobId], admin, print }) {
+    const result = await callAdmin(await admin(), 'retry_job', { job_id: jobId });
+    print(
+      result,
+      () =>
+        `Retrying job '${result.job.id}' (${result.job.task}) as attempt ${result.job.attempt + 1}. Its result: sundial jobs result ${result.job.id} --wait`,
+    );
+    return undefined;
+  },
+});
+
 const cancelJobCommand = adminCommand({
   name: 'cancel',
   summary: 'cancel a job that has not started',
@@ -238,5 +302,7 @@ Finished jobs keep their result for the task's resultTtlSeconds.`,
     listJobsCommand,
     jobResultCommand,
     cancelJobCommand,
+    countJobsCommand,
+    retryJobCommand,
   ],
 });

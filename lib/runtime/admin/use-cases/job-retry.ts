@@ -9,7 +9,8 @@ import { InputCheck } from '../validation/input-check';
 /**
  * `retry_job`: a new attempt of a job that ended in error, missed_start_deadline or abandoned, keeping
  * its earlier outcomes in `history`. The store parks it due now under this call's lease, so when the
- * send below fails the tick sends it once the lease ends; either way the claim runs it once.
+ * send below fails the tick sends it once the lease ends; either way the claim runs it once. Answers the
+ * job as the retry left it (a worker may have claimed it since).
  */
 export const retryJob: ActionHandler<'retry_job'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
@@ -31,5 +32,5 @@ export const retryJob: ActionHandler<'retry_job'> = async (raw, context) => {
   } catch (error) {
     logger.warn('retried job not sent now; the tick sends it when its lease ends', { jobId, error });
   }
-  return { job: wireJob((await jobStore.getJob(jobId, context.now)) ?? outcome.job) };
+  return { job: wireJob(outcome.job) };
 };
