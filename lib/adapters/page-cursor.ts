@@ -85,11 +85,16 @@ export function scheduleListing(filter: ScheduleFilter): Listing {
 
 /** The listing of jobs under `filter`, as cursors are bound to it (the same in every store). */
 export function jobListing(filter: JobFilter): Listing {
+  const range =
+    filter.finishedFrom === undefined && filter.finishedBefore === undefined
+      ? []
+      : [String(filter.finishedFrom ?? null), String(filter.finishedBefore ?? null)];
   return [
     'jobs',
     filter.scheduleId ?? null,
     filter.task ?? null,
     filter.status ?? null,
+    ...range,
     ...metadataListing(filter.metadata),
   ];
 }

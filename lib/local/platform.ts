@@ -155,7 +155,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const endpoint = await startLambdaEndpoint({
       port: options.port ?? DEFAULT_LOCAL_PORT,
       functions: new Map([
-        [LOCAL_ADMIN_FUNCTION, { handler: invokeAdmin, timeoutMs: 30_000 }],
+        [LOCAL_ADMIN_FUNCTION, { handler: invokeAdmin, timeoutMs: 60_000 }],
         [TICK_FUNCTION_NAME, { handler: () => tick(), timeoutMs: 60_000 }],
       ]),
       extraRoutes: options.routes?.({ invokeAdmin }) ?? [],

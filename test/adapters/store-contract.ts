@@ -10,6 +10,7 @@ import { listingCursorContract } from './listing-cursor-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
+import { unsuccessfulJobsContract } from './unsuccessful-jobs-contract';
 
 /**
  * The one behavioural contract of Sundial's durable store, run against every implementation: each
@@ -40,5 +41,6 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('listing cursors', () => listingCursorContract(current));
     describe('overrides, metadata and descriptions', () => lifecycleFieldsContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
+    describe('unsuccessful jobs of every task', () => unsuccessfulJobsContract(current));
   });
 }

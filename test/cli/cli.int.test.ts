@@ -219,6 +219,47 @@ describe('sundial jobs and tasks, against the local platform', () => {
     expect(list.stdout).toMatch(/doomed\s+explode\s+error\s+.*NonRetryableError: the report service refused/);
   });
 
+  it('runs a job and waits for its result, exiting 1 when it failed', async () => {
+    const ran = await cli(['jobs', 'run', 'echo', '--payload', '{"n":1}', '--id', 'run-echo', '--wait']);
+    const failed = await cli(['jobs', 'run', 'explode', '--wait', '20s']);
+    const queued = await json<{ job_id: string; status: string; result: null }>([
+      'jobs',
+      'run',
+      'echo',
+      '--id',
+      'run-later',
+    ]);
+
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^outcome\s+success$/m);
+    expect(ran.stdout).toContain('"n": 1');
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^error\s+NonRetryableError: the report service refused the request$/m);
+    expect(queued).toEqual({ job_id: 'run-later', status: 'queued', result: null });
+  });
+
+  it('finds failed jobs of every task, counts them, and retries one keeping its history', async () => {
+    const failed = await json<{ jobs: WireJob[] }>(['jobs', 'list', '--status', 'error', '--since', '1h']);
+    const counts = await cli(['jobs', 'count', '--task', 'explode']);
+    const retried = await cli(['jobs', 'retry', 'doomed']);
+    const again = await waitFor(
+      () => json<{ job: WireJob }>(['jobs', 'get', 'doomed']),
+      (answer) => answer.job.status === 'error',
+    );
+    const details = await cli(['jobs', 'get', 'doomed']);
+    const refused = await cli(['jobs', 'retry', 'run-echo']);
+
+    expect(failed.jobs.map((job) => job.id)).toContain('doomed');
+    expect(counts.stdout).toMatch(/^TASK\s+ERROR\s+COUNTED\nexplode\s+\d+\s+\d+$/m);
+    expect(retried).toMatchObject({ code: 0 });
+    expect(retried.stdout).toMatch(/^Retrying job 'doomed' \(explode\) as attempt 2\./);
+    expect(again.job).toMatchObject({ attempt: 2, result: { attempt: 2 } });
+    expect(again.job.history?.map((entry) => [entry.outcome, entry.attempt])).toEqual([['error', 1]]);
+    expect(details.stdout).toMatch(/^Before a retry:\noutcome\s+error$/m);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('job_not_retryable');
+  });
+
   it('lists the tasks with their running jobs against their limit', async () => {
     const table = await cli(['tasks', 'list']);
     expect(table.code).toBe(0);

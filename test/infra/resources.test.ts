@@ -5,6 +5,7 @@ import {
   TABLE_KEYS,
   TTL_ATTRIBUTE,
 } from '../../lib/adapters/dynamodb/table-design';
+import { LIMITS } from '../../lib/core/limits';
 import {
   customizedStack,
   defaultStack,
@@ -140,6 +141,16 @@ describe('tick', () => {
       MaximumRetryAttempts: 0,
       MaximumEventAgeInSeconds: 120,
     });
+  });
+});
+
+describe('admin', () => {
+  it('runs long enough for the longest result wait, with half its timeout to spare', () => {
+    const admin = Object.values(resourcesOf(synth.template, 'AWS::Lambda::Function')).find((fn) =>
+      String(fn.Properties.Description).startsWith('Sundial admin API'),
+    );
+
+    expect(admin?.Properties.Timeout).toBeGreaterThanOrEqual(2 * LIMITS.maxResultWaitSeconds);
   });
 });
 

@@ -12,6 +12,8 @@ import type {
   JobFilter,
   JobRequest,
   JobStore,
+  RetryEndedJobInput,
+  RetryEndedJobOutcome,
   RetryJobInput,
 } from '../../core/ports/job-store';
 import type {
@@ -30,6 +32,7 @@ import * as claims from './job-claims';
 import * as endings from './job-endings';
 import * as parking from './job-parking';
 import * as jobReads from './job-reads';
+import * as retries from './job-retries';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
 import * as leases from './schedule-leases';
 import * as listing from './schedule-listing';
@@ -165,6 +168,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   retryJob(input: RetryJobInput): Promise<Job> {
     return endings.retryJob(this.context, input);
+  }
+
+  retryEndedJob(input: RetryEndedJobInput): Promise<RetryEndedJobOutcome | undefined> {
+    return retries.retryEndedJob(this.context, input);
   }
 
   getJob(id: string, now: EpochMs): Promise<Job | undefined> {

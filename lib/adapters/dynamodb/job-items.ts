@@ -40,6 +40,7 @@ export function requestAttributes(request: JobRequest): StoredItem {
     startDeadline: request.startDeadline,
     overrides: request.overrides,
     metadata: request.metadata,
+    attemptBase: request.attemptBase,
   };
 }
 
@@ -78,6 +79,8 @@ export function itemToJob(item: StoredItem): Job {
     finishedAt: isFinalStatus(status) ? finishedAt : null,
     result: resultOf(item, status, startedAt, finishedAt, attempt),
     expiresAt: expiresAt === null ? null : expiresAt * 1000,
+    ...(typeof item.attemptBase === 'number' && { attemptBase: item.attemptBase }),
+    ...(Array.isArray(item.history) && { history: item.history as JobResult[] }),
   };
 }
 

@@ -53,6 +53,9 @@ export const INDEX_ATTRIBUTES = {
   task: 'task',
   scheduleId: 'scheduleId',
   runAt: 'runAt',
+  /** The status of a job that ended unsuccessfully (`UNSUCCESSFUL_OUTCOMES`), absent otherwise. */
+  unsuccessful: 'unsuccessful',
+  finishedAt: 'finishedAt',
 } as const;
 
 export const INDEX_NAMES = {
@@ -61,6 +64,7 @@ export const INDEX_NAMES = {
   byKind: 'by-kind',
   jobsByTask: 'jobs-by-task',
   jobsBySchedule: 'jobs-by-schedule',
+  unsuccessfulJobs: 'unsuccessful-jobs',
 } as const;
 
 export const GLOBAL_SECONDARY_INDEXES: readonly GlobalSecondaryIndexDesign[] = [
@@ -97,6 +101,14 @@ export const GLOBAL_SECONDARY_INDEXES: readonly GlobalSecondaryIndexDesign[] = [
     indexName: INDEX_NAMES.jobsBySchedule,
     partitionKey: { name: INDEX_ATTRIBUTES.scheduleId, type: 'S' },
     sortKey: { name: INDEX_ATTRIBUTES.runAt, type: 'N' },
+    projection: 'KEYS_ONLY',
+  },
+  {
+    // Jobs that ended in error, missed_start_deadline, abandoned or cancelled, by that status, latest
+    // finish first. Sparse: a job that succeeds never has the key, so it costs successful jobs nothing.
+    indexName: INDEX_NAMES.unsuccessfulJobs,
+    partitionKey: { name: INDEX_ATTRIBUTES.unsuccessful, type: 'S' },
+    sortKey: { name: INDEX_ATTRIBUTES.finishedAt, type: 'N' },
     projection: 'KEYS_ONLY',
   },
 ];

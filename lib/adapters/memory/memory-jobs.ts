@@ -1,5 +1,5 @@
 import type { EpochMs } from '../../core/clock';
-import { ConflictingIdError, LeaseLostError, ValidationError } from '../../core/errors';
+import { ConflictingIdError, LeaseLostError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
 import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
@@ -9,11 +9,16 @@ import {
   type ClaimJobInput,
   type ClaimOutcome,
   type CreateJobInput,
+  checkJobFilter,
   dedupeRecordExpiresAt,
   type FinishJobInput,
+  historyAfterRetry,
+  isRetryableOutcome,
   type JobFilter,
   type JobRequest,
   type JobStore,
+  type RetryEndedJobInput,
+  type RetryEndedJobOutcome,
   type RetryJobInput,
 } from '../../core/ports/job-store';
 import { jobListing } from '../page-cursor';
@@ -99,6 +104,8 @@ export class MemoryJobStore implements JobStore {
       parkedUntil: null,
       recordExpiresAt: null,
       reclaimable: false,
+      ...(existing?.attemptBase !== undefined && { attemptBase: existing.attemptBase }),
+      ...(existing?.history !== undefined && { history: existing.history }),
     };
     this.jobs.set(job.id, job);
     return { status: 'claimed', job: present(job) };
@@ -152,18 +159,38 @@ export class MemoryJobStore implements JobStore {
     return present(job);
   }
 
+  async retryEndedJob(input: RetryEndedJobInput): Promise<RetryEndedJobOutcome | undefined> {
+    const job = this.live(input.jobId, input.now);
+    if (!job) return undefined;
+    if (!isRetryableOutcome(job.status)) return { status: 'not_retryable', job: present(job) };
+    Object.assign(job, {
+      status: 'retrying',
+      runAt: input.now,
+      startDeadline: null,
+      attemptBase: job.attempt,
+      history: historyAfterRetry(job),
+      startedAt: null,
+      finishedAt: null,
+      result: null,
+      expiresAt: null,
+      recordExpiresAt: null,
+      reclaimable: false,
+      parkedUntil: input.now,
+      leaseOwner: input.owner,
+      leaseUntil: input.leaseUntil,
+    });
+    return { status: 'retried', job: present(job) };
+  }
+
   async getJob(id: string, now: EpochMs): Promise<Job | undefined> {
     const job = this.live(id, now);
     return job && present(job);
   }
 
   async listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
-    if (filter.scheduleId === undefined && filter.task === undefined) {
-      throw ValidationError.single(
-        'filter',
-        'listing jobs needs a scheduleId or a task (status narrows either)',
-      );
-    }
+    checkJobFilter(filter);
+    const acrossTasks = filter.scheduleId === undefined && filter.task === undefined;
+    const positionOf = acrossTasks ? finishPosition : position;
     const matching = [...this.jobs.values()]
       .filter(
         (job) =>
@@ -171,10 +198,12 @@ export class MemoryJobStore implements JobStore {
           (filter.scheduleId === undefined || job.scheduleId === filter.scheduleId) &&
           (filter.task === undefined || job.task === filter.task) &&
           (filter.status === undefined || job.status === filter.status) &&
-          matchesMetadata(job.metadata, filter.metadata),
+          matchesMetadata(job.metadata, filter.metadata) &&
+          (filter.finishedFrom === undefined || (job.finishedAt ?? 0) >= filter.finishedFrom) &&
+          (filter.finishedBefore === undefined || (job.finishedAt ?? 0) < filter.finishedBefore),
       )
-      .sort((a, b) => (position(a) < position(b) ? -1 : 1));
-    return pageAfter(matching, page, jobListing(filter), position, present);
+      .sort((a, b) => (positionOf(a) < positionOf(b) ? -1 : 1));
+    return pageAfter(matching, page, jobListing(filter), positionOf, present);
   }
 
   async cancelJob(
@@ -346,6 +375,11 @@ function newJob(request: JobRequest, now: EpochMs): Job {
 /** Newest run time first, then id: as a string that sorts in listing order. */
 function position(job: Job): string {
   return `${String(Number.MAX_SAFE_INTEGER - job.runAt).padStart(16, '0')}#${job.id}`;
+}
+
+/** Latest finish first, as the DynamoDB store's index of unsuccessful endings. */
+function finishPosition(job: Job): string {
+  return `${String(Number.MAX_SAFE_INTEGER - (job.finishedAt ?? 0)).padStart(16, '0')}#${job.id}`;
 }
 
 function isExpired(job: Job, now: EpochMs): boolean {

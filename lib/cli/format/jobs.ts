@@ -1,5 +1,7 @@
+import type { WireJobCounts } from '../../core/admin-contract/job-recovery';
 import type { Clock } from '../../core/clock';
 import { compactDuration, wholeDuration } from '../../core/format/durations';
+import { JOB_STATUSES } from '../../core/model/job';
 import type { WireJob, WireJobResult, WireTask } from '../admin/wire';
 import { localWithRelative } from './instants';
 import { lifecycleFieldLines } from './lifecycle-fields';
@@ -48,7 +50,23 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['expires', time(job.expires_at)],
   ];
   const details = renderFields(fields);
-  return job.result === null ? details : `${details}\n\nResult:\n${renderJobResult(job.result, zone, clock)}`;
+  const result = job.result === null ? '' : `\n\nResult:\n${renderJobResult(job.result, zone, clock)}`;
+  const history = (job.history ?? []).map(
+    (earlier) => `\n\nBefore a retry:\n${renderJobResult(earlier, zone, clock)}`,
+  );
+  return `${details}${result}${history.join('')}`;
+}
+
+/** `count_jobs`: one row per task, a column per status that occurs. */
+export function renderJobCounts(tasks: readonly WireJobCounts[]): string {
+  if (tasks.length === 0) return 'No tasks.';
+  const statuses = JOB_STATUSES.filter((status) => tasks.some((task) => task.counts[status] !== undefined));
+  const rows = tasks.map((task) => [
+    task.task,
+    ...statuses.map((status) => String(task.counts[status] ?? 0)),
+    task.complete ? String(task.counted) : `${task.counted} newest (more not counted)`,
+  ]);
+  return renderTable(['TASK', ...statuses.map((status) => status.toUpperCase()), 'COUNTED'], rows);
 }
 
 /** A finished job's outcome: its return value, or its error with the stack. */

@@ -20,6 +20,7 @@ import {
   listLimit,
   misfireGraceSeconds,
   payload,
+  resultWaitSeconds,
   taskId,
 } from './fields';
 import { metadata, overrideFields, type WireOverrides, wireOverrides } from './lifecycle-fields';
@@ -49,11 +50,20 @@ export const addJobsParams = z.strictObject({
 
 export const jobIdParams = z.strictObject({ job_id: jobId });
 
+export const jobResultParams = z.strictObject({ job_id: jobId, wait_seconds: resultWaitSeconds.optional() });
+
+/** `run_job`: the fields of `add_job`, and how long to wait for the result. */
+export const runJobParams = addJobParams.extend({ wait_seconds: resultWaitSeconds.optional() });
+
 export const listJobsParams = z.strictObject({
   schedule_id: identifier.optional(),
   task: taskId.optional(),
   status: z.enum(JOB_STATUSES, { error: `must be one of ${JOB_STATUSES.join(', ')}` }).optional(),
   metadata: metadata.optional(),
+  /** With `status` alone: jobs that finished at or after this instant. */
+  since: instant.optional(),
+  /** With `status` alone: jobs that finished before this instant. */
+  until: instant.optional(),
   limit: listLimit,
   cursor: cursor.optional(),
 });
@@ -88,6 +98,8 @@ export interface WireJob extends WireOverrides {
   finished_at: string | null;
   expires_at: string | null;
   result: WireJobResult | null;
+  /** A retried job's earlier outcomes, oldest first (absent for a job never retried). */
+  history?: WireJobResult[];
 }
 
 function isoOrNull(instant: number | null): string | null {
@@ -125,6 +137,7 @@ export function wireJob(job: Job): WireJob {
     finished_at: isoOrNull(job.finishedAt),
     expires_at: isoOrNull(job.expiresAt),
     result: job.result === null ? null : wireJobResult(job.result),
+    ...(job.history !== undefined && job.history.length > 0 && { history: job.history.map(wireJobResult) }),
   };
 }
 
@@ -144,6 +157,8 @@ export interface JobResults {
   list_jobs: { jobs: WireJob[]; cursor: string | null };
   get_job_result: { job_id: string; status: ResultOutcome; result: WireJobResult };
   cancel_job: { job: WireJob };
+  /** The result once the job finished; else its current status and `result: null`. */
+  run_job: { job_id: string; status: JobStatus; result: WireJobResult | null };
 }
 
 /** The request schema of each job action. */
@@ -152,6 +167,7 @@ export const JOB_REQUESTS = {
   add_jobs: addJobsParams,
   get_job: jobIdParams,
   list_jobs: listJobsParams,
-  get_job_result: jobIdParams,
+  get_job_result: jobResultParams,
   cancel_job: jobIdParams,
+  run_job: runJobParams,
 } as const;

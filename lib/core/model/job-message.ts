@@ -43,6 +43,8 @@ const jobMessageBody = z.object({
       .optional(),
     /** Absent when the job has no metadata. */
     metadata: z.record(z.string(), z.string()).optional(),
+    /** Attempts before a `retry_job` (absent: 0): the retry policy counts from here. */
+    attemptBase: z.number().int().positive().optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
@@ -62,18 +64,45 @@ export interface JobMessageBody {
   finalFire?: true;
 }
 
+/**
+ * Exactly the fields of a job request (of a stored job, say): `attemptBase` only when above 0,
+ * `overrides` and `metadata` only when there are any.
+ */
+export function jobRequestFields(job: JobRequest): JobRequest {
+  const {
+    id,
+    task,
+    payload,
+    origin,
+    scheduleId,
+    fireTime,
+    runAt,
+    startDeadline,
+    attemptBase,
+    overrides,
+    metadata,
+  } = job;
+  return {
+    id,
+    task,
+    payload,
+    origin,
+    scheduleId,
+    fireTime,
+    runAt,
+    startDeadline,
+    ...(attemptBase !== undefined && attemptBase > 0 && { attemptBase }),
+    ...(overrides && { overrides }),
+    ...(metadata && { metadata }),
+  };
+}
+
 /** The message body as JSON, with the format version. */
 export function encodeJobMessage(body: JobMessageBody): string {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline, overrides, metadata } =
-    body.job;
   return JSON.stringify({
     v: JOB_MESSAGE_VERSION,
     attempt: body.attempt,
-    job: {
-      ...{ id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
-      ...(overrides && { overrides }),
-      ...(metadata && { metadata }),
-    },
+    job: jobRequestFields(body.job),
     ...(body.revision && {
       revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),

@@ -75,4 +75,14 @@ export interface Job {
   result: JobResult | null;
   /** After this instant the job reads as absent (DynamoDB TTL deletes it later). */
   expiresAt: EpochMs | null;
+  /**
+   * Attempts made before the latest `retry_job`: the retry policy counts this job's attempts from here
+   * (attempt numbers keep growing, so a delivery of an earlier attempt never runs again). Absent: 0.
+   */
+  attemptBase?: number;
+  /** The outcomes of the runs before each `retry_job`, oldest first (at most `JOB_HISTORY_LIMIT`). */
+  history?: JobResult[];
 }
+
+/** How many earlier outcomes a retried job keeps. */
+export const JOB_HISTORY_LIMIT = 10;

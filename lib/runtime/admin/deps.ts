@@ -37,4 +37,6 @@ export interface AdminDeps {
   events?: EventPublisher;
   /** Generates schedule ids, job ids and lease owners. @default crypto.randomUUID */
   newId?: () => string;
+  /** How `wait_seconds` waits between reads of a job. @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import { jobRequestFields } from '../../core/model/job-message';
 import type { Schedule } from '../../core/model/schedule';
 import { revisionOf } from '../../core/model/schedule-revision';
 import type { PlannedFire } from '../../core/planning';
@@ -8,12 +9,7 @@ import type { JobRequest } from '../../core/ports/job-store';
 
 /** The request part of a stored job (what a queue message carries). */
 export function jobRequestOf(job: JobRequest): JobRequest {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline, overrides, metadata } = job;
-  return {
-    ...{ id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
-    ...(overrides && { overrides }),
-    ...(metadata && { metadata }),
-  };
+  return jobRequestFields(job);
 }
 
 /**

@@ -91,7 +91,7 @@ async function processJob(
     );
   }
   const definition = definitionForJob(task.definition, job.overrides);
-  if (attempt > definition.retry.maxAttempts) {
+  if (attempt - (job.attemptBase ?? 0) > definition.retry.maxAttempts) {
     return finishWithoutRunning(
       ctx,
       job,

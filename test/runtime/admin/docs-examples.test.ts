@@ -132,11 +132,31 @@ async function scenario(
   });
   await run('list_tasks', { action: 'list_tasks' });
   await run('unknown action', { action: 'delete_everything' });
+  h.onPause = async (count) => {
+    if (count === 3) await finish(h, 'cleanup-now', { deleted: 3 });
+  };
+  await run('run_job', {
+    action: 'run_job',
+    task: 'cleanup',
+    job_id: 'cleanup-now',
+    payload: { dir: '/tmp/now' },
+    wait_seconds: 10,
+  });
+  await h.admin({ action: 'add_job', task: 'cleanup', job_id: 'cleanup-c', payload: { dir: '/tmp/c' } });
+  await finish(h, 'cleanup-c', { type: 'DiskFull', message: 'no space left on /tmp/c' });
+  await run('list_jobs failed', { action: 'list_jobs', status: 'error', since: '2026-03-02T09:00:00Z' });
+  await run('count_jobs', { action: 'count_jobs', task: 'cleanup' });
+  await run('retry_job', { action: 'retry_job', job_id: 'cleanup-c' });
+  await run('retry_job not retryable', { action: 'retry_job', job_id: 'cleanup-a' });
   return examples;
 }
 
-/** Runs a stored job to success as a worker would (2.5 s of work). */
-async function finish(h: Harness, jobId: string, returnValue: { deleted: number }) {
+/** Runs a stored job as a worker would (2.5 s of work): to success with `returnValue`, or to an error. */
+async function finish(
+  h: Harness,
+  jobId: string,
+  returnValue: { deleted: number } | { type: string; message: string },
+) {
   const now = h.clock.now();
   const job = await h.store.getJob(jobId, now);
   if (!job) throw new Error(`no job ${jobId}`);
@@ -145,7 +165,10 @@ async function finish(h: Harness, jobId: string, returnValue: { deleted: number 
   await h.store.finishJob({
     jobId,
     owner: 'worker',
-    result: { outcome: 'success', returnValue, startedAt: now, finishedAt: h.clock.now(), attempt: 1 },
+    result:
+      'type' in returnValue
+        ? { outcome: 'error', error: returnValue, startedAt: now, finishedAt: h.clock.now(), attempt: 1 }
+        : { outcome: 'success', returnValue, startedAt: now, finishedAt: h.clock.now(), attempt: 1 },
     expiresAt: h.clock.now() + 7 * 24 * 3600 * 1000,
   });
 }

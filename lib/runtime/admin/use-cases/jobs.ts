@@ -5,11 +5,19 @@ import {
   wireJob,
   wireJobResult,
 } from '../../../core/admin-contract';
-import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from '../../../core/admin-contract/jobs';
+import {
+  addJobParams,
+  addJobsParams,
+  jobIdParams,
+  jobResultParams,
+  listJobsParams,
+  type runJobParams,
+} from '../../../core/admin-contract/jobs';
 import { overridesOfParams } from '../../../core/admin-contract/lifecycle-fields';
 import { JobNotFoundError } from '../../../core/errors';
-import { isFinalStatus } from '../../../core/model/job';
+import { isFinalStatus, type JobStatus } from '../../../core/model/job';
 import { presentMetadata } from '../../../core/model/metadata';
+import { isUnsuccessfulOutcome, UNSUCCESSFUL_OUTCOMES } from '../../../core/ports/job-store';
 import { jobRequestOf } from '../../scheduling/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { JobNotCancellableError, NoResultYetError } from '../errors';
@@ -19,6 +27,7 @@ import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, jobCancelledEvents, publishAfterWrite } from './lifecycle-events';
+import { waitForResult } from './result-wait';
 import { listJobsWithDispatchedFires } from './schedule-job-listing';
 
 /**
@@ -66,10 +75,18 @@ function addedJob(outcome: Extract<EnqueueOutcome, { ok: true }>): AddedJob {
   return { status: outcome.status, queued: outcome.queued, job: wireJob(outcome.job) };
 }
 
-/** Validates one job (of `add_job`, or item `prefix` of `add_jobs`) into what the store and queue take. */
-function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string): EnqueueRequest {
+/**
+ * Validates one job (of `add_job`, item `prefix` of `add_jobs`, or `run_job` with its `schema`) into what
+ * the store and queue take.
+ */
+export function checkedJobRequest(
+  raw: unknown,
+  context: ActionContext,
+  prefix: string,
+  schema: typeof addJobParams | typeof runJobParams = addJobParams,
+): EnqueueRequest {
   const check = new InputCheck(context.deps.tasks, prefix);
-  const parsed = check.params(addJobParams, raw);
+  const parsed = check.params(schema, raw);
   const fields: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...raw } : {};
   const task = check.task(fields.task);
   check.payload(task, InputCheck.payloadToCheck(fields.payload, DEFAULT_PAYLOAD));
@@ -114,12 +131,28 @@ export const getJob: ActionHandler<'get_job'> = async (raw, context) => {
   return { job: wireJob(job) };
 };
 
-/** `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page. */
+/**
+ * `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page.
+ * A status alone of an unsuccessful ending lists such jobs of every task, latest finish first, narrowed
+ * by `since`/`until` (their finish time).
+ */
 export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   const parsed = check.params(listJobsParams, raw);
-  if (raw.schedule_id === undefined && raw.task === undefined) {
-    check.problem('', 'give schedule_id or task (status narrows either)');
+  const byOwner = raw.schedule_id !== undefined || raw.task !== undefined;
+  const statusAlone = `a status alone of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`;
+  if (!byOwner && raw.status === undefined) {
+    check.problem('', `give schedule_id or task (status narrows either), or ${statusAlone}`);
+  } else if (!byOwner && typeof raw.status === 'string' && !isUnsuccessfulOutcome(raw.status as JobStatus)) {
+    check.problem(
+      'status',
+      `without schedule_id or task, must be one of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`,
+    );
+  }
+  for (const field of ['since', 'until'] as const) {
+    if (byOwner && raw[field] !== undefined) {
+      check.problem(field, `narrows only ${statusAlone} (by finish time); leave out schedule_id and task`);
+    }
   }
   const { params } = check.valid({ params: parsed });
   const page = await listJobsWithDispatchedFires(
@@ -129,16 +162,27 @@ export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
       ...(params.task !== undefined && { task: params.task }),
       ...(params.status !== undefined && { status: params.status }),
       ...(params.metadata !== undefined && { metadata: params.metadata }),
+      ...(params.since !== undefined && { finishedFrom: params.since }),
+      ...(params.until !== undefined && { finishedBefore: params.until }),
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );
   return { jobs: page.items.map(wireJob), cursor: page.cursor ?? null };
 };
 
-/** `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying. */
+/**
+ * `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying.
+ * With `wait_seconds`, it answers as soon as the result exists, or `no_result_yet` when the wait ran out.
+ */
 export const getJobResult: ActionHandler<'get_job_result'> = async (raw, context) => {
-  const jobId = validJobId(raw, context);
-  const job = await context.deps.jobStore.getJob(jobId, context.now);
+  const check = new InputCheck(context.deps.tasks);
+  const { job_id: jobId, wait_seconds: waitSeconds = 0 } = check.valid({
+    params: check.params(jobResultParams, raw),
+  }).params;
+  const stored = await context.deps.jobStore.getJob(jobId, context.now);
+  const first = stored ?? (waitSeconds > 0 ? await dispatchedFireJob(jobId, context) : undefined);
+  if (!first) throw new JobNotFoundError(jobId);
+  const job = waitSeconds > 0 ? await waitForResult(context, first, waitSeconds * 1000, !stored) : first;
   if (!job) throw new JobNotFoundError(jobId);
   // A finished job always has its result; the check only spares the caller a null.
   if (!isFinalStatus(job.status) || job.result === null) throw new NoResultYetError(jobId, job.status);

@@ -32,6 +32,7 @@ const WRITE_METHODS = new Set([
   'finishJob',
   'retryJob',
   'cancelJob',
+  'retryEndedJob',
   'acquireDueJobs',
   'markJobSent',
   'repairCounters',
@@ -119,6 +120,10 @@ export interface Harness {
   /** The events the calls published. */
   events: RecordingPublisher;
   deps: AdminDeps;
+  /** Every pause a waiting call made (ms); each advances `clock` and then runs `onPause`. */
+  pauses: number[];
+  /** What happens while a call waits (a worker finishing the job, say). */
+  onPause?: (pauseCount: number) => Promise<void> | void;
 }
 
 export function createHarness(
@@ -145,9 +150,14 @@ export function createHarness(
     },
     newId: options.newId ?? (() => `id-${++sequence}`),
     events,
+    sleep: async (ms) => {
+      harness.pauses.push(ms);
+      clock.advance(ms);
+      await harness.onPause?.(harness.pauses.length);
+    },
   };
   const admin = createAdminApi(deps);
-  return {
+  const harness: Harness = {
     admin,
     call: (request) => admin(request),
     async ok<Result>(request: Record<string, unknown>) {
@@ -163,7 +173,9 @@ export function createHarness(
     logs,
     events,
     deps,
+    pauses: [],
   };
+  return harness;
 }
 
 /** The error of an answer that must be an error. */
