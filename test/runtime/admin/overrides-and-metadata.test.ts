@@ -296,6 +296,9 @@ describe('metadata and description', () => {
       }),
     );
     const notAnObject = errorOf(await h.call({ action: 'add_job', task: 'cleanup', metadata: ['a'] }));
+    const proto = errorOf(
+      await h.call({ action: 'add_job', task: 'cleanup', metadata: JSON.parse('{"__proto__": "x"}') }),
+    );
 
     expect(keys.message).toBe('metadata: must hold at most 20 keys');
     expect(shapes.message).toContain(
@@ -305,6 +308,7 @@ describe('metadata and description', () => {
     expect(shapes.message).toContain('metadata.number: must be a string');
     expect(shapes.message).toContain('description: must be at most 512 characters');
     expect(notAnObject.message).toContain('metadata: must be an object of string values');
+    expect(proto.message).toBe('metadata.__proto__: metadata keys must not be __proto__');
     expect(h.writes).toEqual([]);
   });
 
