@@ -190,7 +190,16 @@ describe('overrides of the task’s run settings', () => {
     expect(error.message).toBe(
       "timeout_seconds: must be at most the timeoutSeconds of task 'quick' (10); an override may shorten the task's timeout, not lengthen it",
     );
+    await h.ok({ action: 'update_schedule', id: 's', task: 'cleanup', timeout_seconds: 50 });
+    const cleared = await h.ok<ScheduleAnswer>({
+      action: 'update_schedule',
+      id: 's',
+      task: 'quick',
+      timeout_seconds: null,
+    });
+
     expect(moved.schedule).toMatchObject({ task: 'quick', timeout_seconds: 5 });
+    expect(cleared.schedule).toMatchObject({ task: 'quick', timeout_seconds: null });
   });
 });
 
