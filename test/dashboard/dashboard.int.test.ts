@@ -95,6 +95,10 @@ describe('the dashboard in headless Chromium', () => {
     const error = page.locator('#result-list li', { hasText: failedJobId }).locator('details');
     await error.locator('summary').click();
     await expect.poll(() => error.getAttribute('open')).toBe('');
+    // a job's metadata (here its schedule's) is shown with its task and schedule
+    expect(await text(page.locator('#result-list li', { hasText: failedJobId }))).toContain(
+      'explode · failing-export · owner=billing',
+    );
     expect(await text(error.locator('pre'))).toContain(
       'NonRetryableError: the report service refused the request',
     );

@@ -22,7 +22,7 @@ const SCHEDULES: Record<string, Record<string, string>> = {
   },
   heartbeat: { task: 'echo', every: '5s' },
   'quarter-hourly': { task: 'echo', cron: '*/15 * * * *', timezone: 'America/New_York' },
-  'failing-export': { task: 'explode', every: '20s' },
+  'failing-export': { task: 'explode', every: '20s', metadata: 'owner=billing' },
 };
 
 const addArgs = (id: string, options: Record<string, string>) => [

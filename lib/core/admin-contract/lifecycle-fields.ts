@@ -17,8 +17,18 @@ function metadataKeyProblem(key: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A JSON object may hold `__proto__` as its own key; zod's record drops it silently (copied into a plain
+ * object it would set the prototype), so it is refused before.
+ */
+const noProtoKey = z.unknown().superRefine((value, context) => {
+  if (isRecord(value) && Object.hasOwn(value, '__proto__')) {
+    context.addIssue({ code: 'custom', message: 'metadata keys must not be __proto__', path: ['__proto__'] });
+  }
+});
+
 /** String key-value metadata, bounded: see `METADATA_LIMITS`. */
-export const metadata = z
+const metadataRecord = z
   .record(
     z.string(),
     z.string({ error: 'must be a string' }).max(METADATA_LIMITS.valueLength, {
@@ -42,6 +52,8 @@ export const metadata = z
       when: (payload) => isRecord(payload.value),
     },
   );
+
+export const metadata = noProtoKey.pipe(metadataRecord);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

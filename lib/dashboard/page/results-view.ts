@@ -30,7 +30,11 @@ export function createResultsView(list: HTMLUListElement, zoneOf: (job: WireJob)
     const badge = element('span', 'badge');
     badgeCell.append(badge);
     const id = element('span', 'mono id', job.id);
-    const origin = element('span', '', job.schedule_id ? `${job.task} · ${job.schedule_id}` : job.task);
+    const metadata = Object.entries(job.metadata)
+      .map(([key, value]) => `${key}=${value}`)
+      .sort();
+    const source = [job.task, job.schedule_id ?? '', metadata.join(', ')].filter(Boolean).join(' · ');
+    const origin = element('span', '', source);
     const when = element('span');
     const took = element('span');
     node.append(badgeCell, id, origin, when, took);

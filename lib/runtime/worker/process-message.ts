@@ -84,7 +84,7 @@ async function processJob(
           type: 'UnknownTaskError',
           message: `task '${job.task}' is not registered in this worker; known tasks: ${ctx.registry.ids().join(', ') || '(none)'}`,
         },
-        resultTtlSeconds: ctx.deps.config.defaultResultTtlSeconds,
+        resultTtlSeconds: job.overrides?.resultTtlSeconds ?? ctx.deps.config.defaultResultTtlSeconds,
         events: TASK_DEFAULTS.events,
       },
       elsewhere,

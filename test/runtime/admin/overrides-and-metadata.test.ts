@@ -190,7 +190,16 @@ describe('overrides of the task’s run settings', () => {
     expect(error.message).toBe(
       "timeout_seconds: must be at most the timeoutSeconds of task 'quick' (10); an override may shorten the task's timeout, not lengthen it",
     );
+    await h.ok({ action: 'update_schedule', id: 's', task: 'cleanup', timeout_seconds: 50 });
+    const cleared = await h.ok<ScheduleAnswer>({
+      action: 'update_schedule',
+      id: 's',
+      task: 'quick',
+      timeout_seconds: null,
+    });
+
     expect(moved.schedule).toMatchObject({ task: 'quick', timeout_seconds: 5 });
+    expect(cleared.schedule).toMatchObject({ task: 'quick', timeout_seconds: null });
   });
 });
 
@@ -296,6 +305,9 @@ describe('metadata and description', () => {
       }),
     );
     const notAnObject = errorOf(await h.call({ action: 'add_job', task: 'cleanup', metadata: ['a'] }));
+    const proto = errorOf(
+      await h.call({ action: 'add_job', task: 'cleanup', metadata: JSON.parse('{"__proto__": "x"}') }),
+    );
 
     expect(keys.message).toBe('metadata: must hold at most 20 keys');
     expect(shapes.message).toContain(
@@ -305,6 +317,7 @@ describe('metadata and description', () => {
     expect(shapes.message).toContain('metadata.number: must be a string');
     expect(shapes.message).toContain('description: must be at most 512 characters');
     expect(notAnObject.message).toContain('metadata: must be an object of string values');
+    expect(proto.message).toBe('metadata.__proto__: metadata keys must not be __proto__');
     expect(h.writes).toEqual([]);
   });
 

@@ -71,6 +71,18 @@ describe('worker: a job’s overrides of its task’s run settings', () => {
   });
 });
 
+describe('worker: a job of a task it does not know', () => {
+  it('keeps its error result for the job’s result TTL', async () => {
+    const worker = workerHarness({});
+
+    await worker.deliver([recordFor('lost', 'gone', { overrides: { resultTtlSeconds: 60 } })]);
+
+    const job = await worker.store.getJob('lost', worker.clock.now());
+    expect(job?.result?.error?.type).toBe('UnknownTaskError');
+    expect(job?.expiresAt).toBe((job?.finishedAt ?? 0) + 60_000);
+  });
+});
+
 describe('worker: metadata', () => {
   it('hands the job’s metadata to the handler, and {} to a job without any', async () => {
     const seen: Array<Readonly<Record<string, string>>> = [];

@@ -29,7 +29,8 @@ import { finishedEvents, validIdParams } from './schedules';
 const UPDATE_ATTEMPTS = 3;
 
 /**
- * `update_schedule`: changes any of task, trigger, payload, coalesce, misfire grace, jitter, tags.
+ * `update_schedule`: changes any of task, trigger, payload, coalesce, misfire grace, jitter, tags,
+ * the task-setting overrides, metadata and description (`null` clears an override, metadata or description).
  * A new trigger gets a new next fire time (dispatched at once when inside the window). The payload is
  * checked against the task it will run with. With `expected_version` the update fails with
  * `version_conflict` if the schedule changed since that version.
@@ -50,7 +51,10 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     }
     if (current && (raw.task !== undefined || raw.timeout_seconds !== undefined)) {
       const task = raw.task === undefined ? check.task(current.task) : newTask;
-      checkTimeoutOverride(check, task, raw.timeout_seconds ?? current.overrides?.timeoutSeconds);
+      // A kept override is checked against a new task; `null` clears it (nothing to check).
+      const timeout =
+        raw.timeout_seconds === undefined ? current.overrides?.timeoutSeconds : raw.timeout_seconds;
+      checkTimeoutOverride(check, task, timeout);
     }
     const { params } = check.valid({ params: parsed });
     if (!current) throw new ScheduleNotFoundError(params.id);
