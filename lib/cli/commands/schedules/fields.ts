@@ -39,7 +39,11 @@ export function withScheduleFieldOptions<Args extends unknown[], Opts extends Op
     .option('--coalesce <policy>', 'latest (default), earliest or all: which missed fire times run')
     .option('--misfire-grace <secs>', 'how late a fire may still start: 90, 10m, or none', graceField)
     .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField)
-    .option('--max-runs <n>', 'finish the schedule after n fires (update: none removes the limit)', runsField)
+    .option(
+      '--max-runs <n>',
+      'finish the schedule after n fires (update: none removes the limit)',
+      numberField,
+    )
     .option('--keep-finished', 'keep the schedule once it finished (default: removed after its last job)')
     .option('--no-keep-finished', 'remove the schedule once it finished and its last job ended');
 }
@@ -81,7 +85,8 @@ export function scheduleFields(options: ScheduleFieldOptions): Record<string, un
     coalesce: options.coalesce,
     misfire_grace_seconds: options.misfireGrace,
     max_jitter_seconds: options.jitter,
-    max_runs: options.maxRuns,
+    // `none` is mapped here: commander turns an option parser's null into ''.
+    max_runs: options.maxRuns === 'none' ? null : options.maxRuns,
     keep_finished: options.keepFinished,
   });
 }
@@ -107,11 +112,6 @@ function triggerFromOptions(options: ScheduleFieldOptions): unknown {
 /** `--misfire-grace none` clears the grace; anything else is seconds. */
 function graceField(text: string): number | string | null {
   return text === 'none' ? null : secondsField(text);
-}
-
-/** `--max-runs none` removes the limit; anything else is sent as a number (the admin API checks it). */
-function runsField(text: string): number | string | null {
-  return text === 'none' ? null : numberField(text);
 }
 
 /** `1h30m` → `{ hours: 1, minutes: 30 }`; a plain number is seconds. */
