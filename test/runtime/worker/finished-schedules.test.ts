@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
+import { planDispatch, releaseDispatched } from '../../../lib/runtime/scheduling/dispatch';
+import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
 import type { TaskOptions } from '../../../lib/runtime/tasks/define-task';
-import { SECOND, T0 } from '../support';
+import { SECOND, scheduleDefinition, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 
 const iso = (instant: number) => new Date(instant).toISOString();
@@ -140,6 +142,32 @@ describe('finished schedules', () => {
     expect(removal).toHaveBeenCalledTimes(2);
     expect(p.fires).toEqual([5 * SECOND]);
     expect(await p.scheduleState('retry-removal')).toBe('schedule_not_found');
+  });
+
+  it('cleans up when the last job ended before the tick that sent it released the schedule', async () => {
+    const p = platform();
+    await p.store.addSchedule({
+      schedule: scheduleDefinition('quick', { task: 'beat', trigger: at(0) }),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+    const leased = await p.store.leaseSchedule('quick', 'slow-tick', T0, 60 * SECOND);
+    if (!leased) throw new Error('not leased');
+    const planned = planDispatch(dispatchDepsOf(p.deps), leased);
+    const [message] = planned.messages;
+    if (!message) throw new Error('no message');
+
+    const beforeRelease = await p.deliver(message);
+    await releaseDispatched(dispatchDepsOf(p.deps), planned, new Set(), 'slow-tick');
+    const afterRelease = await p.deliver(message);
+
+    expect(message.finalFire).toBe(true);
+    expect(beforeRelease.batchItemFailures).toHaveLength(1);
+    expect(p.queue.visibilityChanges).toEqual([{ receiptHandle: expect.any(String), seconds: 5 }]);
+    expect(afterRelease.batchItemFailures).toEqual([]);
+    expect(p.fires).toEqual([0]);
+    expect(await p.scheduleState('quick')).toBe('schedule_not_found');
   });
 
   it('finishes a schedule whose max_runs is lowered to its runs; the fires already sent still run, then it is removed', async () => {
