@@ -191,6 +191,27 @@ describe('finished schedules', () => {
     ]);
   });
 
+  it('removes a schedule that finished while paused when it is resumed', async () => {
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'held', task: 'beat', trigger: at(5) });
+    await p.admin({ action: 'pause_schedule', id: 'held' });
+    await p.deliverDue(10);
+
+    const whilePaused = await p.scheduleState('held');
+    await p.admin({ action: 'resume_schedule', id: 'held' });
+
+    expect(whilePaused).toMatchObject({ paused: true });
+    expect(p.fires).toEqual([]);
+    expect(await p.scheduleState('held')).toBe('schedule_not_found');
+    expect(p.scheduleEvents()).toEqual([
+      'schedule.added',
+      'schedule.finished',
+      'schedule.paused',
+      'schedule.resumed',
+      'schedule.removed:finished',
+    ]);
+  });
+
   it('does not count run_schedule_now as a fire', async () => {
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'manual', task: 'beat', trigger: at(600), max_runs: 1 });
