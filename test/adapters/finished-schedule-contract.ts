@@ -169,4 +169,12 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
       version: 2,
     });
   });
+
+  it('removes a finished schedule whose keepFinished was turned off', async () => {
+    await finished('let-go', { keepFinished: true });
+    await store.updateSchedule('let-go', { keepFinished: false }, null, T0 + 1);
+
+    expect(await store.removeFinishedSchedule('let-go', LAST, 2)).toMatchObject({ keepFinished: false });
+    expect(await store.getSchedule('let-go')).toBeUndefined();
+  });
 }

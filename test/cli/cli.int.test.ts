@@ -166,6 +166,35 @@ describe('sundial schedules, against the local platform', () => {
     expect(again).toMatchObject({ code: 1, stdout: '' });
     expect(again.stderr).toBe("error: schedule_not_found: schedule 'every-second' does not exist\n");
   });
+
+  it('adds a schedule with --max-runs and --keep-finished, shows its runs, and changes both', async () => {
+    const added = await cli([
+      'schedules',
+      'add',
+      '--id',
+      'trial',
+      '--task',
+      'echo',
+      '--cron',
+      '0 9 * * *',
+      '--max-runs',
+      '2',
+      '--keep-finished',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const shown = await cli(['schedules', 'get', 'trial']);
+    expect(shown.stdout).toMatch(/\nruns\s+0 of 2\n/);
+    expect(shown.stdout).toMatch(/\nwhen finished\s+kept\n/);
+
+    const updated = await cli(['schedules', 'update', 'trial', '--max-runs', 'none', '--no-keep-finished']);
+    expect(updated.code, updated.stderr).toBe(0);
+    const { schedule } = await json<{ schedule: WireSchedule }>(['schedules', 'get', 'trial']);
+    expect(schedule).toMatchObject({ max_runs: null, keep_finished: false, runs: 0, finished: false });
+
+    const refused = await cli(['schedules', 'update', 'trial', '--max-runs', '0']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('max_runs (--max-runs): must be a whole number from 1 to 1000000000');
+  });
 });
 
 describe('sundial jobs and tasks, against the local platform', () => {

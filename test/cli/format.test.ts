@@ -106,6 +106,17 @@ describe('tables', () => {
     });
     expect(upcomingFire(dispatchedOnce, NOW)).toBe(at(30_000));
     expect(upcomingFire(dispatchedOnce, at(31_000))).toBeNull();
+    // Finished by max_runs: its trigger fires on, but nothing after its last dispatched fire runs.
+    const reachedMaxRuns = {
+      ...everyFiveSeconds,
+      next_fire_time: null,
+      last_fire_time: '2026-03-02T09:00:10Z',
+      finished: true,
+      runs: 3,
+      max_runs: 3,
+    };
+    expect(upcomingFire(reachedMaxRuns, at(2_000))).toBe(at(5_000));
+    expect(upcomingFire(reachedMaxRuns, at(11_000))).toBeNull();
   });
 
   it('lists jobs with duration and a shortened error', () => {

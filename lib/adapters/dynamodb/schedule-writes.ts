@@ -184,7 +184,7 @@ export async function removeFinishedSchedule(
   const condition = [
     `${names.name('paused')} = ${names.value(false)}`,
     `attribute_not_exists(${names.name('dueAt')})`,
-    `attribute_not_exists(${names.name('keepFinished')})`,
+    `(attribute_not_exists(${names.name('keepFinished')}) OR ${names.name('keepFinished')} = ${names.value(false)})`,
     `${names.name('version')} = ${names.value(version)}`,
     lastFireAt === null
       ? `attribute_not_exists(${names.name('lastFireAt')})`

@@ -32,8 +32,47 @@ export async function removeFinishedAfterLastFire(
   endedFireTime: EpochMs | null,
   recordKeptMs = Number.POSITIVE_INFINITY,
 ): Promise<Schedule | undefined> {
+  const outcome = await cleanUpAfterFire(deps, scheduleId, endedFireTime, recordKeptMs);
+  return outcome.removed;
+}
+
+/**
+ * What the cleanup did: `removed`, or `releasePendingMs` when the fire that ended was sent by a lease
+ * not yet released (a fire due at once can end before the tick writes that the schedule finished):
+ * the caller tries again once that lease has ended (its release, or the next lease's, finishes it).
+ */
+export interface CleanupOutcome {
+  removed?: Schedule;
+  releasePendingMs?: number;
+}
+
+/** As `removeFinishedAfterLastFire`, telling apart a release still pending (see `CleanupOutcome`). */
+export async function cleanUpAfterFire(
+  deps: FinishedCleanupDeps,
+  scheduleId: string,
+  endedFireTime: EpochMs | null,
+  recordKeptMs = Number.POSITIVE_INFINITY,
+): Promise<CleanupOutcome> {
   const schedule = await deps.scheduleStore.getSchedule(scheduleId);
-  if (!schedule || !isFinished(schedule) || schedule.keepFinished) return undefined;
+  if (!schedule) return {};
+  // A lease that expired instead was lost with its tick: the next lease re-plans from the stored next
+  // fire time and sends the final fire again, whose delivery (a duplicate) tries the cleanup again.
+  const leaseLeftMs = (schedule.leaseUntil ?? 0) - deps.clock.now();
+  const sentByLeaseNotYetReleased =
+    endedFireTime !== null &&
+    leaseLeftMs > 0 &&
+    (schedule.lastFireAt === null || schedule.lastFireAt < endedFireTime);
+  if (sentByLeaseNotYetReleased) return { releasePendingMs: leaseLeftMs };
+  return { removed: await removeIfLastFireEnded(deps, schedule, endedFireTime, recordKeptMs) };
+}
+
+async function removeIfLastFireEnded(
+  deps: FinishedCleanupDeps,
+  schedule: Schedule,
+  endedFireTime: EpochMs | null,
+  recordKeptMs: number,
+): Promise<Schedule | undefined> {
+  if (!isFinished(schedule) || schedule.keepFinished) return undefined;
   if (endedFireTime !== null && schedule.lastFireAt !== endedFireTime) return undefined;
   if (schedule.lastFireAt !== null) {
     const now = deps.clock.now();

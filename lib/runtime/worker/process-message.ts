@@ -34,7 +34,7 @@ export async function processMessage(ctx: WorkerContext, record: SQSRecord): Pro
     const fire = scheduleFireOf(decoded.message);
     const outcome = await processJob(ctx, record, job, attempt, logger, fire);
     if (outcome !== 'done' || !mayEndItsSchedule(decoded.message, fire)) return outcome;
-    return await cleanUpFinishedSchedule(ctx, job, logger);
+    return await cleanUpFinishedSchedule(ctx, record, job, logger);
   } catch (error) {
     logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
     return 'retry_later';

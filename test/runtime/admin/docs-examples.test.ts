@@ -28,6 +28,15 @@ async function scenario(
     misfire_grace_seconds: 600,
     tags: ['reports'],
   });
+  await run('add_schedule max_runs', {
+    action: 'add_schedule',
+    id: 'trial-reminder',
+    task: 'send-report',
+    trigger: { type: 'cron', expression: '0 18 * * *' },
+    payload: { team: 'sales' },
+    max_runs: 3,
+    keep_finished: true,
+  });
   await run('add_schedule dispatched', {
     action: 'add_schedule',
     id: 'cleanup-every-30s',

@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
+import { planDispatch, releaseDispatched } from '../../../lib/runtime/scheduling/dispatch';
+import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
 import type { TaskOptions } from '../../../lib/runtime/tasks/define-task';
-import { SECOND, T0 } from '../support';
+import { SECOND, scheduleDefinition, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 
 const iso = (instant: number) => new Date(instant).toISOString();
@@ -142,6 +144,32 @@ describe('finished schedules', () => {
     expect(await p.scheduleState('retry-removal')).toBe('schedule_not_found');
   });
 
+  it('cleans up when the last job ended before the tick that sent it released the schedule', async () => {
+    const p = platform();
+    await p.store.addSchedule({
+      schedule: scheduleDefinition('quick', { task: 'beat', trigger: at(0) }),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+    const leased = await p.store.leaseSchedule('quick', 'slow-tick', T0, 60 * SECOND);
+    if (!leased) throw new Error('not leased');
+    const planned = planDispatch(dispatchDepsOf(p.deps), leased);
+    const [message] = planned.messages;
+    if (!message) throw new Error('no message');
+
+    const beforeRelease = await p.deliver(message);
+    await releaseDispatched(dispatchDepsOf(p.deps), planned, new Set(), 'slow-tick');
+    const afterRelease = await p.deliver(message);
+
+    expect(message.finalFire).toBe(true);
+    expect(beforeRelease.batchItemFailures).toHaveLength(1);
+    expect(p.queue.visibilityChanges).toEqual([{ receiptHandle: expect.any(String), seconds: 5 }]);
+    expect(afterRelease.batchItemFailures).toEqual([]);
+    expect(p.fires).toEqual([0]);
+    expect(await p.scheduleState('quick')).toBe('schedule_not_found');
+  });
+
   it('finishes a schedule whose max_runs is lowered to its runs; the fires already sent still run, then it is removed', async () => {
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'cut', task: 'beat', trigger: every10s });
@@ -159,6 +187,27 @@ describe('finished schedules', () => {
       'schedule.added',
       'schedule.updated',
       'schedule.finished',
+      'schedule.removed:finished',
+    ]);
+  });
+
+  it('removes a schedule that finished while paused when it is resumed', async () => {
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'held', task: 'beat', trigger: at(5) });
+    await p.admin({ action: 'pause_schedule', id: 'held' });
+    await p.deliverDue(10);
+
+    const whilePaused = await p.scheduleState('held');
+    await p.admin({ action: 'resume_schedule', id: 'held' });
+
+    expect(whilePaused).toMatchObject({ paused: true });
+    expect(p.fires).toEqual([]);
+    expect(await p.scheduleState('held')).toBe('schedule_not_found');
+    expect(p.scheduleEvents()).toEqual([
+      'schedule.added',
+      'schedule.finished',
+      'schedule.paused',
+      'schedule.resumed',
       'schedule.removed:finished',
     ]);
   });

@@ -116,6 +116,10 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   await publishAfterWrite(context, [
     scheduleEventNow(context, 'schedule.resumed', resumed),
     ...finishedEvents(context, dispatch),
+    // Finished while paused (its last fire ended or was cancelled by the pause): cleaned up now.
+    ...(isFinished(dispatch.schedule)
+      ? await cleanUpIfFinished(context, resumed.id, resumed.task, null)
+      : []),
   ]);
   return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
 };
