@@ -47,6 +47,10 @@ function finishedHint(trigger: TriggerSpec): string {
       return 'its triggers never fire together again';
     case 'or':
       return 'none of its triggers fires again';
+    case 'eventbridge':
+      return trigger.expression.startsWith('at(')
+        ? `its ${trigger.expression} has passed; to run a job once now, use add_job`
+        : 'its end has passed';
     default:
       return 'its end has passed';
   }
