@@ -19,6 +19,22 @@ describe('add_schedule with an eventbridge trigger', () => {
     expect(h.writes).toEqual([]);
   });
 
+  it('refuses a cron() whose years have passed, naming them', async () => {
+    const h = createHarness();
+
+    const error = errorOf(
+      await h.call({
+        action: 'add_schedule',
+        task: 'cleanup',
+        trigger: { type: 'eventbridge', expression: 'cron(0 10 * * ? 2020-2025)' },
+      }),
+    );
+
+    expect(error.message).toBe(
+      'trigger: has no fire time at or after now (2026-03-02T09:00:00Z); the last year its expression names has passed',
+    );
+  });
+
   it('stores an at() in its zone and fires it once there', async () => {
     const h = createHarness();
 

@@ -48,8 +48,11 @@ function finishedHint(trigger: TriggerSpec): string {
     case 'or':
       return 'none of its triggers fires again';
     case 'eventbridge':
-      return trigger.expression.startsWith('at(')
-        ? `its ${trigger.expression} has passed; to run a job once now, use add_job`
+      if (trigger.expression.startsWith('at(')) {
+        return `its ${trigger.expression} has passed; to run a job once now, use add_job`;
+      }
+      return trigger.end_at === undefined
+        ? 'the last year its expression names has passed'
         : 'its end has passed';
     default:
       return 'its end has passed';
