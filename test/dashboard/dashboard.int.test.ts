@@ -42,6 +42,29 @@ describe('the dashboard in headless Chromium', () => {
     expect(await row('heartbeat').locator('th .about').isVisible()).toBe(false);
   });
 
+  it('shows a schedule with an EventBridge Scheduler expression readably, fired at its times', async () => {
+    const added = await sundial.cli([
+      'schedules',
+      'add',
+      '--id',
+      'from-eventbridge',
+      '--task',
+      'echo',
+      '--schedule-expression',
+      'cron(0 10 ? * MON-FRI *)',
+      '--timezone',
+      'Europe/Berlin',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    // The page refreshes on its own every few seconds: wait for it to list the new schedule.
+    await expect
+      .poll(() => text(row('from-eventbridge')), { timeout: 20_000 })
+      .toMatch(/echo\s+eventbridge cron\(0 10 \? \* MON-FRI \*\)/);
+    expect(await text(row('from-eventbridge'))).toMatch(
+      /(Mon|Tue|Wed|Thu|Fri) \d{4}-\d\d-\d\d 10:00:00 CES?T\s+in /,
+    );
+  });
+
   it('pauses a schedule with a click, which the CLI then shows as paused', async () => {
     // Act
     await page.getByRole('button', { name: 'Pause nightly-report' }).click();

@@ -157,6 +157,25 @@ async function scenario(
   await run('count_jobs', { action: 'count_jobs', task: 'cleanup' });
   await run('retry_job', { action: 'retry_job', job_id: 'cleanup-c' });
   await run('retry_job not retryable', { action: 'retry_job', job_id: 'cleanup-a' });
+  await run('preview_schedule eventbridge', {
+    action: 'preview_schedule',
+    trigger: { type: 'eventbridge', expression: 'cron(30 2 * * ? *)', timezone: 'Europe/Berlin' },
+    from: '2026-03-28T00:00:00Z',
+    count: 3,
+  });
+  await run('add_schedule eventbridge', {
+    action: 'add_schedule',
+    id: 'billing:sync-invoices',
+    task: 'cleanup',
+    trigger: { type: 'eventbridge', expression: 'rate(15 minutes)' },
+    payload: { dir: '/tmp/invoices' },
+    max_jitter_seconds: 300,
+  });
+  await run('add_schedule eventbridge invalid', {
+    action: 'add_schedule',
+    task: 'cleanup',
+    trigger: { type: 'eventbridge', expression: 'cron(0 10 * * MON-FRI *)', timezone: 'Europe/Berlin' },
+  });
   return examples;
 }
 

@@ -29,7 +29,9 @@ export const importCommand = adminCommand({
   description: `Adds every schedule (add_schedule, a few at a time) and job (add_jobs, ${JOBS_PER_CALL} per call) of the
 file, shows a progress bar on a terminal, then one line per item. Each item succeeds or fails on its
 own; the exit code is 1 when any failed. The file holds the admin API's fields (snake_case), as in
-the example below.`,
+the example below. With --from-eventbridge it holds EventBridge Scheduler schedules instead (the JSON
+of aws scheduler get-schedule): each becomes a schedule with an eventbridge trigger, run by --task,
+and the report says what was not carried over (docs/cli.md).`,
   examples: [
     'sundial import schedules.yaml',
     'sundial import backfill.json --conflict do_nothing --json',

@@ -10,6 +10,7 @@ import {
 } from '../calendar';
 import type { Parsed } from '../timestamps';
 import { type EventBridgeCron, parseEventBridgeCronFields } from './cron-fields';
+import { nextEventBridgeWallTime } from './cron-search';
 
 /** An EventBridge Scheduler schedule expression, parsed. */
 export type EventBridgeExpression =
@@ -73,7 +74,15 @@ export function parseEventBridgeExpression(expression: string): Parsed<EventBrid
 
 function cronBody(body: string): Parsed<EventBridgeExpression> {
   const parsed = parseEventBridgeCronFields(body);
-  return parsed.ok ? { ok: true, value: { kind: 'cron', cron: parsed.value } } : parsed;
+  if (!parsed.ok) return parsed;
+  if (nextEventBridgeWallTime(parsed.value, 0) === undefined) {
+    return {
+      ok: false,
+      problem:
+        'it never fires: no date matches its day, month and year fields (February has at most 29 days; April, June, September and November have 30)',
+    };
+  }
+  return { ok: true, value: { kind: 'cron', cron: parsed.value } };
 }
 
 function rateBody(body: string): Parsed<EventBridgeExpression> {

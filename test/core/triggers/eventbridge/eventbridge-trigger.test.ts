@@ -134,6 +134,8 @@ describe('eventbridge trigger: messages in the dialect’s own terms', () => {
     ['cron(0 ? * * ? *)', "'?' is only allowed in day-of-month or day-of-week"],
     ['cron(0 22-2 * * ? *)', 'wrap-around ranges are not supported'],
     ['cron(*/0 10 * * ? *)', 'must be a whole number of at least 1 (minutes field)'],
+    ['cron(0 0 30 2 ? *)', 'it never fires: no date matches its day, month and year fields'],
+    ['cron(0 0 ? 2 1#5 2026-2029)', 'it never fires'],
     [
       'rate(1 minutes)',
       "trigger.expression: 'rate(1 minutes)' is not a valid EventBridge rate() expression: write rate(1 minute): the unit is singular when the value is 1 and plural otherwise",
