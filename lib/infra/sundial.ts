@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { type SundialAlarmSet, SundialAlarms } from './alarms';
 import { createDashboard } from './dashboard';
 import { RUNTIME_MODULES, writeEntry } from './entries';
+import { failureDestinationsEnvironment, grantFailureDestinations } from './failure-destinations';
 import { SundialFunction } from './functions';
 import { EMF, SundialMetrics } from './metrics';
 import { acknowledgeFindings } from './nag';
@@ -97,6 +98,7 @@ export class Sundial extends Construct {
       });
 
     const environment = this.environment(settings);
+    const failureDestinations = props.failureDestinations ?? {};
     const common = {
       projectRoot: PROJECT_ROOT,
       tracing: settings.tracing,
@@ -127,6 +129,11 @@ export class Sundial extends Construct {
         ...environment,
         SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName,
         SUNDIAL_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
+        ...failureDestinationsEnvironment(
+          this,
+          failureDestinations,
+          discovery.tasks.map((task) => task.id),
+        ),
       },
     });
     const admin = new SundialFunction(this, 'Admin', {
@@ -148,6 +155,7 @@ export class Sundial extends Construct {
     grantSend(admin.role, this.queue);
     grantWorkerQueue(worker.role, this.queue, this.deadLetterQueue);
     grantPublish(worker.role, this.eventBus);
+    grantFailureDestinations(worker.role, failureDestinations);
 
     worker.function.addEventSource(
       new sources.SqsEventSource(this.queue, {

@@ -204,8 +204,10 @@ function describeEvent(entry: PutEventsEntry): string {
     const result = detail.result as
       | { outcome?: string; error?: { type?: string; message?: string } }
       | undefined;
-    const error = result?.error ? ` error=${result.error.type}: ${result.error.message}` : '';
-    return `event ${entry.DetailType} task=${detail.task} job=${detail.jobId} attempt=${detail.attempt}${error}`;
+    // Job events are camelCase; failure notices (SUNDIAL_FAILURE_DESTINATIONS with a bus) are snake_case.
+    const failure = (result?.error ?? detail.error) as { type?: string; message?: string } | null | undefined;
+    const error = failure ? ` error=${failure.type}: ${failure.message}` : '';
+    return `event ${entry.DetailType} task=${detail.task} job=${detail.jobId ?? detail.job_id} attempt=${detail.attempt ?? detail.attempts}${error}`;
   } catch {
     return `event ${entry.DetailType} (unreadable detail)`;
   }

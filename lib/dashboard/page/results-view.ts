@@ -19,6 +19,14 @@ export function recentResults(jobs: readonly WireJob[]): FinishedJob[] {
     .slice(0, SHOWN);
 }
 
+/** A retried job's earlier runs, oldest first: `attempt 1: error (Boom: disk full) at <finished>`. */
+export function historyLines(job: WireJob): string[] {
+  return (job.history ?? []).map((run) => {
+    const error = run.error ? ` (${run.error.type}: ${run.error.message})` : '';
+    return `attempt ${run.attempt}: ${run.outcome.replaceAll('_', ' ')}${error} at ${run.finished_at}`;
+  });
+}
+
 /**
  * @param list the results
  * @param zoneOf the time zone to show a job's times in
@@ -42,13 +50,21 @@ export function createResultsView(list: HTMLUListElement, zoneOf: (job: WireJob)
       details.append(summary, stack);
       node.append(details);
     }
+    const earlier = historyLines(job);
+    if (earlier.length > 0) {
+      const details = element('details', 'history');
+      details.append(element('summary', '', `retried: ${earlier.length} earlier run(s)`));
+      details.append(element('pre', '', earlier.join('\n')));
+      node.append(details);
+    }
     return { node, badge, when, took };
   }
 
   /** Shows `results` (newest first) with times relative to `now`, the server's clock. */
   const render = keyedChildren(
     list,
-    (job: FinishedJob) => job.id,
+    // A retried job that finished again is a new entry (its error and history changed).
+    (job: FinishedJob) => `${job.id} ${job.attempt}`,
     createItem,
     (view, job, now: number) => {
       setText(view.badge, job.status.replaceAll('_', ' '));
