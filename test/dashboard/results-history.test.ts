@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WireJob } from '../../lib/core/admin-contract';
-import { historyLines } from '../../lib/dashboard/page/results-view';
+import { historyLines, recentResults } from '../../lib/dashboard/page/results-view';
 
 const job = (history?: WireJob['history']) => ({ id: 'j', ...(history && { history }) }) as WireJob;
 
@@ -34,5 +34,21 @@ describe('dashboard results: a retried job’s history', () => {
 
   it('shows nothing for a job never retried', () => {
     expect(historyLines(job())).toEqual([]);
+  });
+});
+
+describe('dashboard results: failures only', () => {
+  const finished = (id: string, status: WireJob['status'], at: string) =>
+    ({ id, status, finished_at: at }) as WireJob;
+  const jobs = [
+    finished('ok', 'success', '2026-03-02T09:00:03Z'),
+    finished('bad', 'error', '2026-03-02T09:00:02Z'),
+    finished('late', 'missed_start_deadline', '2026-03-02T09:00:01Z'),
+    { id: 'running', status: 'running', finished_at: null } as WireJob,
+  ];
+
+  it('shows every finished job, or only those that did not succeed', () => {
+    expect(recentResults(jobs).map((job) => job.id)).toEqual(['ok', 'bad', 'late']);
+    expect(recentResults(jobs, true).map((job) => job.id)).toEqual(['bad', 'late']);
   });
 });

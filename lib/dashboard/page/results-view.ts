@@ -11,10 +11,11 @@ const SHOWN = 30;
 /** A job that has finished: it has a `finished_at`. */
 type FinishedJob = WireJob & { finished_at: string };
 
-/** Finished jobs of every task, newest first. */
-export function recentResults(jobs: readonly WireJob[]): FinishedJob[] {
+/** Finished jobs of every task, newest first; with `failuresOnly`, those that did not succeed. */
+export function recentResults(jobs: readonly WireJob[], failuresOnly = false): FinishedJob[] {
   return jobs
     .filter((job): job is FinishedJob => isFinalStatus(job.status) && job.finished_at !== null)
+    .filter((job) => !failuresOnly || job.status !== 'success')
     .sort((a, b) => Date.parse(b.finished_at) - Date.parse(a.finished_at))
     .slice(0, SHOWN);
 }
