@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { type SundialAlarmSet, SundialAlarms } from './alarms';
 import { createDashboard } from './dashboard';
 import { RUNTIME_MODULES, writeEntry } from './entries';
+import { failureDestinationsEnvironment, grantFailureDestinations } from './failure-destinations';
 import { SundialFunction } from './functions';
 import { EMF, SundialMetrics } from './metrics';
 import { acknowledgeFindings } from './nag';
@@ -97,6 +98,7 @@ export class Sundial extends Construct {
       });
 
     const environment = this.environment(settings);
+    const failureDestinations = props.failureDestinations ?? {};
     const common = {
       projectRoot: PROJECT_ROOT,
       tracing: settings.tracing,
@@ -125,6 +127,11 @@ export class Sundial extends Construct {
       environment: {
         ...environment,
         SUNDIAL_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
+        ...failureDestinationsEnvironment(
+          this,
+          failureDestinations,
+          discovery.tasks.map((task) => task.id),
+        ),
       },
     });
     const admin = new SundialFunction(this, 'Admin', {
@@ -147,6 +154,7 @@ export class Sundial extends Construct {
     grantWorkerQueue(worker.role, this.queue, this.deadLetterQueue);
     // Job events from the worker, schedule events from the admin API and the tick (`schedule.finished`).
     for (const role of [tick.role, worker.role, admin.role]) grantPublish(role, this.eventBus);
+    grantFailureDestinations(worker.role, failureDestinations);
 
     worker.function.addEventSource(
       new sources.SqsEventSource(this.queue, {

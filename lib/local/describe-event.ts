@@ -7,12 +7,15 @@ import type { PutEventsEntry } from './put-events-server';
 export function describeEvent(entry: PutEventsEntry): string {
   try {
     const detail = JSON.parse(entry.Detail ?? '{}') as Record<string, unknown>;
-    if (typeof detail.jobId !== 'string') return describeScheduleEvent(entry.DetailType, detail);
+    // Job events are camelCase; failure notices (a failure destination that is a bus) are snake_case.
+    const jobId = detail.jobId ?? detail.job_id;
+    if (typeof jobId !== 'string') return describeScheduleEvent(entry.DetailType, detail);
     const result = detail.result as
       | { outcome?: string; error?: { type?: string; message?: string } }
       | undefined;
-    const error = result?.error ? ` error=${result.error.type}: ${result.error.message}` : '';
-    return `event ${entry.DetailType} task=${detail.task} job=${detail.jobId} attempt=${detail.attempt}${error}`;
+    const failure = (result?.error ?? detail.error) as { type?: string; message?: string } | null | undefined;
+    const error = failure ? ` error=${failure.type}: ${failure.message}` : '';
+    return `event ${entry.DetailType} task=${detail.task} job=${jobId} attempt=${detail.attempt ?? detail.attempts}${error}`;
   } catch {
     return `event ${entry.DetailType} (unreadable detail)`;
   }

@@ -6,13 +6,15 @@ import {
   SCHEDULE_PREFIX,
   TASK_PREFIX,
 } from '../../lib/adapters/dynamodb/table-design';
-import { defaultStack, logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthesized } from './support';
-
-interface Statement {
-  actions: string[];
-  resources: unknown[];
-  condition?: Record<string, unknown>;
-}
+import {
+  defaultStack,
+  logicalId,
+  resourcesOf,
+  roleStatements,
+  type Statement,
+  SYNTH_TIMEOUT_MS,
+  type Synthesized,
+} from './support';
 
 let synth: Synthesized;
 let ids: { table: string; queue: string; dlq: string; bus: string };
@@ -26,23 +28,8 @@ beforeAll(() => {
   };
 }, SYNTH_TIMEOUT_MS);
 
-const asArray = <T>(value: T | T[] | undefined): T[] =>
-  value === undefined ? [] : Array.isArray(value) ? value : [value];
-
-/** Every Allow statement of every policy attached to the role of a Sundial function (`Tick`, `Worker`, `Admin`). */
 function statementsOf(fn: 'Tick' | 'Worker' | 'Admin'): Statement[] {
-  const role = logicalId(synth.template, 'AWS::IAM::Role', `Sundial${fn}Role`);
-  return Object.values(resourcesOf(synth.template, 'AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: role }]))
-    .flatMap(
-      (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
-    )
-    .filter((statement) => statement.Effect === 'Allow')
-    .map((statement) => ({
-      actions: asArray(statement.Action as string | string[]),
-      resources: asArray(statement.Resource),
-      ...(statement.Condition ? { condition: statement.Condition as Record<string, unknown> } : {}),
-    }));
+  return roleStatements(synth.template, fn);
 }
 
 const allActions = (statements: Statement[]) => statements.flatMap((statement) => statement.actions);

@@ -25,6 +25,7 @@ const announcer = byId('announcer');
 const actionStatus = byId('action-status');
 const alertBox = byId('alert');
 const pollingToggle = byId<HTMLButtonElement>('polling-toggle');
+const failuresOnly = byId<HTMLInputElement>('results-failures-only');
 
 const state = {
   schedules: [] as WireSchedule[],
@@ -115,7 +116,7 @@ async function load(): Promise<void> {
   tasksView.render(tasks);
   timelineView.render(state.previews, now);
   lagView.render(fireLags(jobs));
-  const results = recentResults(jobs);
+  const results = recentResults(jobs, failuresOnly.checked);
   resultsView.render(results, now);
   byId('results-empty').hidden = results.length > 0;
   announceNewResults(results.map((job) => ({ id: job.id, failed: job.status !== 'success' })));
@@ -199,6 +200,8 @@ function toggleSchedule(id: string, paused: boolean, button: HTMLButtonElement):
 function runNow(id: string, button: HTMLButtonElement): Promise<void> {
   return act(button, 'run_schedule_now', () => admin('run_schedule_now', { id }), `Queued a run of ${id}`);
 }
+
+failuresOnly.addEventListener('change', () => void refresh());
 
 pollingToggle.addEventListener('click', () => {
   state.live = !state.live;

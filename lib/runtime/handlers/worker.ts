@@ -3,6 +3,7 @@ import { sleep } from '../../core/clock';
 import type { RuntimeDeps } from '../dependencies';
 import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 import type { TaskRegistry } from '../tasks/registry';
+import { FailureNotices } from '../worker/failure-notices';
 import { JobEventBatch } from '../worker/job-events';
 import { processMessage } from '../worker/process-message';
 import { emptyCounters, type WorkerContext } from '../worker/worker-context';
@@ -45,6 +46,7 @@ export function createWorkerHandler(
       deps,
       registry,
       events: new JobEventBatch(deps.events, deps.logger),
+      failures: new FailureNotices(deps),
       counters: emptyCounters(),
       remainingMs: () => context.getRemainingTimeInMillis(),
       sleep: options.sleep ?? sleep,
@@ -52,7 +54,7 @@ export function createWorkerHandler(
       stillRunning: [],
     };
     const outcomes = await Promise.all(event.Records.map((record) => processMessage(ctx, record)));
-    await ctx.events.flush();
+    await Promise.all([ctx.events.flush(), ctx.failures.flush()]);
 
     const { counters } = ctx;
     writeMetrics(metricsOutputOf(deps), { Service: 'worker' }, [

@@ -75,6 +75,7 @@ export async function finishWithoutRunning(
     at: now,
     result,
   });
+  ctx.failures.add(job, result);
   logger.warn('job finished without running', { outcome: ending.outcome, errorType: ending.error?.type });
   return 'done';
 }

@@ -135,6 +135,7 @@ async function recordOutcome(
   } else {
     ctx.counters.failed += 1;
     ctx.events.add(definition.events, { ...eventOf(claimed, 'job.failed', finishedAt), result });
+    ctx.failures.add(job, result);
     logger.warn('job failed', { errorType: result.error?.type });
   }
   return 'done';

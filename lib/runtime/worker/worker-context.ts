@@ -1,5 +1,6 @@
 import type { RuntimeDeps } from '../dependencies';
 import type { TaskRegistry } from '../tasks/registry';
+import type { FailureNotices } from './failure-notices';
 import type { JobEventBatch } from './job-events';
 
 /** Counts of one worker invocation, turned into metrics. */
@@ -21,6 +22,8 @@ export interface WorkerContext {
   deps: RuntimeDeps;
   registry: TaskRegistry;
   events: JobEventBatch;
+  /** Jobs that failed for good, for their task's failure destination. */
+  failures: FailureNotices;
   counters: WorkerCounters;
   /** Milliseconds until the invocation times out; Infinity when it has no end (no Lambda context). */
   remainingMs: () => number;

@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { JobResult } from '../../../lib/core/model/job';
 import { createHarness, errorOf, type Harness, MINUTE, SECOND } from './support/harness';
 
-/** Claims and ends a stored job as a worker would. */
+/** Claims and ends a stored job (or a fire that exists only as its queue message) as a worker would. */
 async function runTo(
   h: Harness,
   jobId: string,
   result: Pick<JobResult, 'outcome' | 'returnValue' | 'error'>,
 ) {
-  const job = await h.store.getJob(jobId, h.clock.now());
+  const job =
+    (await h.store.getJob(jobId, h.clock.now())) ??
+    h.queue.messages.find((message) => message.job.id === jobId)?.job;
   if (!job) throw new Error(`no job ${jobId}`);
   const startedAt = h.clock.now();
   await h.store.claimJob({ job, attempt: 1, owner: 'w', now: startedAt, leaseUntil: startedAt + MINUTE });
@@ -48,6 +50,25 @@ describe('get_job_result with wait_seconds', () => {
     expect(h.pauses.reduce((sum, pause) => sum + pause, 0)).toBe(20_000);
     expect(h.pauses.length).toBeLessThanOrEqual(26);
     expect(Math.max(...h.pauses)).toBe(1_000);
+  });
+
+  it('waits for a fire the tick sent that has no record yet', async () => {
+    const h = createHarness();
+    await h.ok({
+      action: 'add_schedule',
+      id: 's',
+      task: 'cleanup',
+      trigger: { type: 'interval', seconds: 30 },
+    });
+    const fire = h.queue.messages[0]?.job.id ?? '';
+    h.onPause = async (count) => {
+      if (count === 2) await runTo(h, fire, { outcome: 'success', returnValue: 'swept' });
+    };
+
+    const answer = await h.ok({ action: 'get_job_result', job_id: fire, wait_seconds: 10 });
+
+    expect(fire).toMatch(/^s@\d+$/);
+    expect(answer).toMatchObject({ job_id: fire, status: 'success', result: { return_value: 'swept' } });
   });
 
   it('does not wait without wait_seconds', async () => {
