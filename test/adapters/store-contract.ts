@@ -8,6 +8,7 @@ import { listingCursorContract } from './listing-cursor-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
+import { waitingLineContract } from './waiting-line-contract';
 
 /**
  * The one behavioural contract of Sundial's durable store, run against every implementation: each
@@ -35,6 +36,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('dedupe records', () => dedupeContract(current));
     describe('parking unsent jobs', () => jobParkingContract(current));
     describe('listing cursors', () => listingCursorContract(current));
+    describe('waiting lines', () => waitingLineContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
+import { PRIORITIES, type Priority } from './priority';
 import type { ScheduleRevision } from './schedule-revision';
 
 /** Bumped on any incompatible change of the message body; workers reject versions they do not know. */
@@ -34,6 +35,8 @@ const jobMessageBody = z.object({
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
+  /** Absent for `normal`. */
+  priority: z.enum(PRIORITIES).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -42,6 +45,8 @@ export interface JobMessageBody {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under (the worker checks it). */
   revision?: ScheduleRevision;
+  /** Absent for `normal`: where the job stands in its task's waiting line (`linePosition`). */
+  priority?: Priority;
 }
 
 /** The message body as JSON, with the format version. */
@@ -54,6 +59,7 @@ export function encodeJobMessage(body: JobMessageBody): string {
     ...(body.revision && {
       revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),
+    ...(body.priority && body.priority !== 'normal' && { priority: body.priority }),
   });
 }
 
@@ -75,6 +81,9 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job, revision } = parsed.data;
-  return { ok: true, message: { attempt, job, ...(revision && { revision }) } };
+  const { attempt, job, revision, priority } = parsed.data;
+  return {
+    ok: true,
+    message: { attempt, job, ...(revision && { revision }), ...(priority && { priority }) },
+  };
 }

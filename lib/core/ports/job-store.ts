@@ -3,6 +3,7 @@ import { LIMITS } from '../limits';
 import type { Job, JobResult, JobStatus } from '../model/job';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy } from '../model/schedule';
+import type { WaitingLineStore } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
 
@@ -111,7 +112,7 @@ export interface ExpiredJobLease {
  * `dedupeRecordExpiresAt(endedAt, expiresAt)`, so no copy of its messages can run it again. After that
  * the store may delete it (DynamoDB's TTL does, up to days later); a delivery then claims the id anew.
  */
-export interface JobStore {
+export interface JobStore extends WaitingLineStore {
   /**
    * Records a job accepted by the admin API (status `queued`, attempt 0). Conflict policies as for
    * schedules; `replace` never replaces a running job (`ConflictingIdError`). An id whose result expired

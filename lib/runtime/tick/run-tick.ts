@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { planLimitsOf } from '../config';
 import type { RuntimeDeps } from '../dependencies';
+import { wakeIdleLines } from '../flow/idle-lines';
 import { dispatchDepsOf } from '../scheduling/dispatch-deps';
 import { type DispatchDueTotals, dispatchDueSchedules, emptyDispatchTotals } from './dispatch-due';
 import { sendParkedJobs } from './parked-jobs';
@@ -11,6 +12,8 @@ export interface TickSummary extends Omit<DispatchDueTotals, 'fireLagMs'> {
   owner: string;
   parkedJobsSent: number;
   jobsReaped: number;
+  /** Waiting jobs woken by the fallback for lost wake-ups (tasks with free slots and a line). */
+  jobsWoken: number;
   countersRepaired: number;
   durationMs: number;
   fireLagMs: number[];
@@ -23,7 +26,8 @@ export interface TickState {
 
 /**
  * One tick: dispatches due schedules (until the budget is spent), sends parked jobs that came due,
- * reaps jobs whose worker stopped answering, and now and then repairs the task counters.
+ * reaps jobs whose worker stopped answering, now and then repairs the task counters, and wakes waiting
+ * jobs of tasks with free slots (a lost wake-up).
  * Each part fails on its own: an error is logged and counted, the other parts still run.
  */
 export async function runTick(deps: RuntimeDeps, state: TickState): Promise<TickSummary> {
@@ -68,6 +72,8 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     ),
   ]);
   const countersRepaired = await guarded('repairing counters', 0, () => repairCountersWhenDue(deps, state));
+  // After reaping and repairs, which give slots back.
+  const jobsWoken = await guarded('waking waiting jobs', 0, () => wakeIdleLines(deps));
 
   const { fireLagMs, ...totals } = dispatched;
   return {
@@ -76,6 +82,7 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     owner,
     parkedJobsSent: parked.sent,
     jobsReaped: reaped.reaped,
+    jobsWoken,
     countersRepaired,
     durationMs: clock.now() - startedAt,
     fireLagMs,

@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { LIMITS } from '../../core/limits';
 import type { Job } from '../../core/model/job';
-import { decodeJobMessage } from '../../core/model/job-message';
+import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
+import type { Priority } from '../../core/model/priority';
 import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
+import { joinWaitingLine } from '../flow/join-line';
+import { wakeForFreeSlots, wakeNextWaitingJob } from '../flow/wake-line';
 import type { Logger } from '../observability/logger';
 import { jobRequestOf } from '../scheduling/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
-import { slotWaitSeconds } from './backoff';
+import { attemptWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
 import { runLeaseUntil } from './run-lease';
 import { runClaimedFire, type ScheduleFire, scheduleFireOf } from './schedule-fire-check';
@@ -18,6 +21,8 @@ import type { MessageOutcome, WorkerContext } from './worker-context';
 
 /** A message that arrives this much (or less) before its run time waits here; earlier ones are re-sent. */
 const MAX_WAIT_MS = 1_000;
+/** When the waiting line cannot be joined (the store is failing), the message comes back after this. */
+const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 
 /**
  * Handles one queue message: decode, wait for the run time, claim, then run (or finish without running
@@ -26,10 +31,10 @@ const MAX_WAIT_MS = 1_000;
 export async function processMessage(ctx: WorkerContext, record: SQSRecord): Promise<MessageOutcome> {
   const decoded = decodeJobMessage(record.body);
   if (!decoded.ok) return handleUnreadableMessage(ctx, record, decoded.reason);
-  const { job, attempt } = decoded.message;
+  const { job, attempt, priority } = decoded.message;
   const logger = ctx.deps.logger.child({ jobId: job.id, task: job.task, attempt });
   try {
-    return await processJob(ctx, record, job, attempt, logger, scheduleFireOf(decoded.message));
+    return await processJob(ctx, record, job, attempt, logger, scheduleFireOf(decoded.message), priority);
   } catch (error) {
     logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
     return 'retry_later';
@@ -43,10 +48,11 @@ async function processJob(
   attempt: number,
   logger: Logger,
   fire?: ScheduleFire,
+  priority?: Priority,
 ): Promise<MessageOutcome> {
   const { clock } = ctx.deps;
   const elsewhere = (stored: Job | undefined) =>
-    onClaimedElsewhere(ctx, record, attempt, stored, logger, fire);
+    onClaimedElsewhere(ctx, record, attempt, stored, logger, fire, priority);
   const early = job.runAt - clock.now();
   // SQS delays at most LIMITS.maxQueueDelaySeconds and in whole seconds: a far-ahead job hops through the queue again,
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
@@ -57,6 +63,7 @@ async function processJob(
         job,
         attempt,
         ...(fire?.revision && { revision: fire.revision }),
+        ...(priority && { priority }),
         delaySeconds: queueDelaySeconds(job.runAt, clock.now()),
       },
       logger,
@@ -86,40 +93,62 @@ async function processJob(
     );
   }
   const { definition } = task;
+  // A limited task's job that ends here took no slot: a wake-up that brought it is passed on.
+  const passWakeOn = async (outcome: MessageOutcome): Promise<MessageOutcome> => {
+    if (definition.maxRunningJobs !== null) await wakeForFreeSlotsOf(ctx, job.task, logger);
+    return outcome;
+  };
   if (attempt > definition.retry.maxAttempts) {
-    return finishWithoutRunning(
-      ctx,
-      job,
-      attempt,
-      logger,
-      {
-        outcome: 'abandoned',
-        error: {
-          type: 'JobAbandonedError',
-          message: `attempt ${attempt - 1} stopped answering (its lease expired) and retry.maxAttempts (${definition.retry.maxAttempts}) allows no further attempt`,
+    return passWakeOn(
+      await finishWithoutRunning(
+        ctx,
+        job,
+        attempt,
+        logger,
+        {
+          outcome: 'abandoned',
+          error: {
+            type: 'JobAbandonedError',
+            message: `attempt ${attempt - 1} stopped answering (its lease expired) and retry.maxAttempts (${definition.retry.maxAttempts}) allows no further attempt`,
+          },
+          resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
+          events: definition.events,
         },
-        resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
-        events: definition.events,
-      },
-      elsewhere,
+        elsewhere,
+      ),
     );
   }
   const now = clock.now();
   if (job.startDeadline !== null && now > job.startDeadline) {
-    return finishWithoutRunning(
-      ctx,
-      job,
-      attempt,
-      logger,
-      {
-        outcome: 'missed_start_deadline',
-        resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
-        events: definition.events,
-      },
-      elsewhere,
+    return passWakeOn(
+      await finishWithoutRunning(
+        ctx,
+        job,
+        attempt,
+        logger,
+        {
+          outcome: 'missed_start_deadline',
+          resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
+          events: definition.events,
+        },
+        elsewhere,
+      ),
     );
   }
 
+  const message: JobMessageBody = {
+    job,
+    attempt,
+    ...(fire?.revision && { revision: fire.revision }),
+    ...(priority && { priority }),
+  };
+  if (
+    definition.maxRunningJobs === null &&
+    (await ctx.pausedTasks.isPaused(ctx.deps.jobStore, clock, job.task))
+  ) {
+    logger.debug('the task is paused; the job waits in its line');
+    return waitInLine(ctx, record, message, logger);
+  }
   const owner = `worker-${randomUUID()}`;
   const leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, now);
   const claim = await ctx.deps.jobStore.claimJob({
@@ -132,20 +161,23 @@ async function processJob(
     ...(fire && { reclaimCancelledFire: true }),
   });
   switch (claim.status) {
-    case 'claimed':
-      return runClaimedFire(
+    case 'claimed': {
+      const outcome = await runClaimedFire(
         ctx,
         { job, attempt, owner, definition, startedAt: now, leaseUntil, logger },
         fire,
       );
+      if (definition.maxRunningJobs !== null) await wakeAfterSlotReturned(ctx, job.task, logger);
+      return outcome;
+    }
     case 'no_slot':
-      logger.debug('no free slot; the message comes back later', { running: claim.running });
-      return comeBackLater(ctx, record, logger);
+      logger.debug("no free slot; the job waits in its task's line", { running: claim.running });
+      return waitInLine(ctx, record, message, logger);
     case 'cancelled':
       logger.info('job was cancelled; dropping the message');
-      return 'done';
+      return passWakeOn('done');
     case 'duplicate':
-      return elsewhere(claim.job);
+      return passWakeOn(await elsewhere(claim.job));
   }
 }
 
@@ -163,6 +195,7 @@ async function onClaimedElsewhere(
   stored: Job | undefined,
   logger: Logger,
   fire: ScheduleFire | undefined,
+  priority: Priority | undefined,
 ): Promise<MessageOutcome> {
   if (stored?.status === 'running' && stored.attempt < attempt) return comeBackLater(ctx, record, logger);
   if (stored?.status === 'running' && !stored.holdsSlot && stored.leaseUntil !== null) {
@@ -176,7 +209,7 @@ async function onClaimedElsewhere(
     const run: JobRequest = { ...jobRequestOf(stored), startDeadline: null };
     const takeover =
       fire && stored.startedAt !== null ? { ...fire, takenOverClaimAt: stored.startedAt } : fire;
-    return processJob(ctx, record, run, stored.attempt + 1, logger, takeover);
+    return processJob(ctx, record, run, stored.attempt + 1, logger, takeover, priority);
   }
   ctx.counters.duplicates += 1;
   logger.debug('duplicate delivery dropped', { status: stored?.status });
@@ -190,9 +223,49 @@ async function sendAgain(ctx: WorkerContext, message: JobMessage, logger: Logger
   return 'retry_later';
 }
 
+/**
+ * The task is at its limit (or paused): the job joins the task's waiting line and its message goes, so
+ * a backlog holds no queue capacity. Joined first, deleted after: a job is never only in neither. When
+ * the line cannot be joined the message comes back after a short while to try again.
+ */
+async function waitInLine(
+  ctx: WorkerContext,
+  record: SQSRecord,
+  message: JobMessageBody,
+  logger: Logger,
+): Promise<MessageOutcome> {
+  try {
+    await joinWaitingLine(ctx.deps, message);
+  } catch (error) {
+    logger.warn('could not join the waiting line; the message comes back to try again', { error });
+    return comeBackAfter(ctx, record, LINE_UNAVAILABLE_RETRY_SECONDS, logger);
+  }
+  ctx.counters.waiting += 1;
+  return 'done';
+}
+
+/** A slot came back: the next waiting job is woken (a lost wake-up is the tick's to make up). */
+async function wakeAfterSlotReturned(ctx: WorkerContext, task: string, logger: Logger): Promise<void> {
+  try {
+    await wakeNextWaitingJob(ctx.deps, task);
+  } catch (error) {
+    logger.warn('could not wake the next waiting job; the tick wakes it', { error });
+  }
+}
+
+/** Wakes as many waiting jobs as the task has free slots (none when a wake-up is on its way for each). */
+async function wakeForFreeSlotsOf(ctx: WorkerContext, task: string, logger: Logger): Promise<void> {
+  try {
+    const slots = await ctx.deps.jobStore.taskSlots(task);
+    if (slots) await wakeForFreeSlots(ctx.deps, slots);
+  } catch (error) {
+    logger.warn('could not pass a wake-up on; the tick wakes the line', { error });
+  }
+}
+
 /** Hides the message for a growing, jittered while and reports it failed, so the queue redelivers it. */
 function comeBackLater(ctx: WorkerContext, record: SQSRecord, logger: Logger): Promise<MessageOutcome> {
-  return comeBackAfter(ctx, record, slotWaitSeconds(receiveCount(record), ctx.deps.random), logger);
+  return comeBackAfter(ctx, record, attemptWaitSeconds(receiveCount(record), ctx.deps.random), logger);
 }
 
 /** Hides the message for `seconds` and reports it failed, so the queue redelivers it then. */

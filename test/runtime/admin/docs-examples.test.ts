@@ -101,9 +101,21 @@ async function scenario(
   await run('cancel_job', { action: 'cancel_job', job_id: 'cleanup-b' });
   await run('cancel_job finished', { action: 'cancel_job', job_id: 'cleanup-a' });
   await run('remove_schedule', { action: 'remove_schedule', id: 'cleanup-every-30s' });
+  await run('pause_task', { action: 'pause_task', task: 'cleanup' });
+  await waitInLine(h, 'cleanup-b2', '/tmp/b');
   await run('list_tasks', { action: 'list_tasks' });
+  await run('resume_task', { action: 'resume_task', task: 'cleanup' });
   await run('unknown action', { action: 'delete_everything' });
   return examples;
+}
+
+/** Adds a job of `cleanup` and puts it in the task's line, as a worker does when the task is paused. */
+async function waitInLine(h: Harness, jobId: string, dir: string) {
+  const now = h.clock.now();
+  const job = { id: jobId, task: 'cleanup', payload: { dir }, origin: 'direct' as const };
+  const request = { ...job, scheduleId: null, fireTime: null, runAt: now, startDeadline: null };
+  await h.store.createJob({ job: request, conflictPolicy: 'exception', now, parkUntilDue: false });
+  await h.store.joinLine({ message: { job: request, attempt: 1 }, now });
 }
 
 /** Runs a stored job to success as a worker would (2.5 s of work). */

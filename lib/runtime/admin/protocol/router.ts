@@ -20,7 +20,7 @@ import {
   pauseSchedule,
   removeSchedule,
 } from '../use-cases/schedules';
-import { listTasks } from '../use-cases/tasks';
+import { listTasks, pauseTask, resumeTask } from '../use-cases/tasks';
 import { failure, success } from './response';
 
 /** The use case serving each action of the contract; a missing action or a wrong result type fails to compile. */
@@ -41,6 +41,8 @@ const ACTIONS: { readonly [Action in AdminAction]: ActionHandler<Action> } = {
   get_job_result: getJobResult,
   cancel_job: cancelJob,
   list_tasks: listTasks,
+  pause_task: pauseTask,
+  resume_task: resumeTask,
 };
 
 export interface AdminRequestMeta {

@@ -121,6 +121,8 @@ const VALID_REQUESTS: Record<AdminAction, Record<string, unknown>> = {
   get_job_result: { job_id: 'done' },
   cancel_job: { job_id: 'j1' },
   list_tasks: {},
+  pause_task: { task: 'cleanup' },
+  resume_task: { task: 'cleanup' },
 };
 
 type Mutation = { drop: string } | { set: string; value: unknown };
