@@ -11,8 +11,17 @@ import {
   T0,
 } from './store-fixtures';
 
-function waiting(id: string, runAt: number, extra: Partial<JobMessageBody> = {}): JobMessageBody {
-  return { job: jobRequest(id, { task: 'limited', runAt }), attempt: 1, ...extra };
+function waiting(
+  id: string,
+  runAt: number,
+  extra: Partial<JobMessageBody> = {},
+  priority?: 'critical',
+): JobMessageBody {
+  return {
+    job: jobRequest(id, { task: 'limited', runAt, ...(priority && { priority }) }),
+    attempt: 1,
+    ...extra,
+  };
 }
 
 /** Waiting lines: ordered by priority then run time, one entry per job, held by one waker at a time. */
@@ -30,7 +39,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     await store.joinLine({ message: waiting('second', T0 + 2), now: T0 });
     await store.joinLine({ message: fire, now: T0 });
     await store.joinLine({ message: waiting('first', T0 + 1), now: T0 });
-    await store.joinLine({ message: waiting('urgent', T0 + 9, { priority: 'critical' }), now: T0 });
+    await store.joinLine({ message: waiting('urgent', T0 + 9, {}, 'critical'), now: T0 });
     await store.joinLine({
       message: { ...waiting('other-task', T0), job: jobRequest('o', { task: 'other' }) },
       now: T0,
@@ -40,7 +49,11 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const rest = await lease('w2', 10);
 
     expect(head.map((entry) => entry.message.job.id)).toEqual(['urgent', 'first', 'second']);
-    expect(head[0]).toMatchObject({ task: 'limited', joinedAt: T0, message: { priority: 'critical' } });
+    expect(head[0]).toMatchObject({
+      task: 'limited',
+      joinedAt: T0,
+      message: { job: { priority: 'critical' } },
+    });
     expect(rest).toEqual([{ task: 'limited', position: linePosition(fire), message: fire, joinedAt: T0 }]);
     expect(await store.waitingCount('limited')).toBe(4);
     expect(await store.waitingCount('other')).toBe(1);

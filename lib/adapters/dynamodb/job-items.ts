@@ -36,6 +36,7 @@ export function requestAttributes(request: JobRequest): StoredItem {
     fireTime: request.fireTime,
     runAt: request.runAt,
     startDeadline: request.startDeadline,
+    priority: request.priority === 'critical' ? request.priority : null,
   };
 }
 
@@ -62,6 +63,7 @@ export function itemToJob(item: StoredItem): Job {
     fireTime: optionalNumber(item.fireTime),
     runAt: Number(item.runAt ?? item.createdAt ?? 0),
     startDeadline: optionalNumber(item.startDeadline),
+    ...(item.priority === 'critical' && { priority: 'critical' as const }),
     attempt,
     status,
     leaseOwner: typeof item.leaseOwner === 'string' ? item.leaseOwner : null,

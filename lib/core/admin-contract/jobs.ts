@@ -10,6 +10,7 @@ import {
   type JobStatus,
   type ResultOutcome,
 } from '../model/job';
+import { DEFAULT_PRIORITY, PRIORITIES, type Priority } from '../model/priority';
 import type { AdminResponse } from './errors';
 import { conflictPolicy, cursor, identifier, instant, jobId, listLimit, payload, taskId } from './fields';
 
@@ -18,12 +19,17 @@ import { conflictPolicy, cursor, identifier, instant, jobId, listLimit, payload,
  * each action answers (docs/admin-api.md, "Jobs").
  */
 
+const priority = z.enum(PRIORITIES, {
+  error: `must be one of ${PRIORITIES.join(', ')}: a critical job starts before normal ones waiting for its task`,
+});
+
 export const addJobParams = z.strictObject({
   task: taskId,
   payload: payload.optional(),
   run_at: instant.optional(),
   job_id: identifier.optional(),
   conflict_policy: conflictPolicy.optional(),
+  priority: priority.optional(),
 });
 
 export const addJobsParams = z.strictObject({
@@ -65,6 +71,8 @@ export interface WireJob {
   fire_time: string | null;
   run_at: string;
   start_deadline: string | null;
+  /** Present for `critical` jobs only. */
+  priority?: Priority;
   attempt: number;
   status: JobStatus;
   created_at: string;
@@ -100,6 +108,7 @@ export function wireJob(job: Job): WireJob {
     fire_time: isoOrNull(job.fireTime),
     run_at: isoUtc(job.runAt),
     start_deadline: isoOrNull(job.startDeadline),
+    ...(job.priority && job.priority !== DEFAULT_PRIORITY && { priority: job.priority }),
     attempt: job.attempt,
     status: job.status,
     created_at: isoUtc(job.createdAt),

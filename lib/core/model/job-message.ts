@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
-import { PRIORITIES, type Priority } from './priority';
+import { DEFAULT_PRIORITY, PRIORITIES } from './priority';
 import type { ScheduleRevision } from './schedule-revision';
 
 /** Bumped on any incompatible change of the message body; workers reject versions they do not know. */
@@ -32,11 +32,11 @@ const jobMessageBody = z.object({
     fireTime: epochMs.nullable(),
     runAt: epochMs,
     startDeadline: epochMs.nullable(),
+    /** Absent for `normal`. */
+    priority: z.enum(PRIORITIES).optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
-  /** Absent for `normal`. */
-  priority: z.enum(PRIORITIES).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -45,21 +45,28 @@ export interface JobMessageBody {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under (the worker checks it). */
   revision?: ScheduleRevision;
-  /** Absent for `normal`: where the job stands in its task's waiting line (`linePosition`). */
-  priority?: Priority;
 }
 
 /** The message body as JSON, with the format version. */
 export function encodeJobMessage(body: JobMessageBody): string {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline } = body.job;
+  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline, priority } = body.job;
   return JSON.stringify({
     v: JOB_MESSAGE_VERSION,
     attempt: body.attempt,
-    job: { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
+    job: {
+      id,
+      task,
+      payload,
+      origin,
+      scheduleId,
+      fireTime,
+      runAt,
+      startDeadline,
+      ...(priority && priority !== DEFAULT_PRIORITY && { priority }),
+    },
     ...(body.revision && {
       revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),
-    ...(body.priority && body.priority !== 'normal' && { priority: body.priority }),
   });
 }
 
@@ -81,9 +88,6 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job, revision, priority } = parsed.data;
-  return {
-    ok: true,
-    message: { attempt, job, ...(revision && { revision }), ...(priority && { priority }) },
-  };
+  const { attempt, job, revision } = parsed.data;
+  return { ok: true, message: { attempt, job, ...(revision && { revision }) } };
 }

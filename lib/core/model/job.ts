@@ -1,5 +1,6 @@
 import type { EpochMs } from '../clock';
 import type { JsonValue } from '../json';
+import type { Priority } from './priority';
 
 export const RESULT_OUTCOMES = [
   'success',
@@ -56,6 +57,8 @@ export interface Job {
   runAt: EpochMs;
   /** Past this instant the job is not started but finished as `missed_start_deadline`. */
   startDeadline: EpochMs | null;
+  /** Absent for `normal`: under a backlog a `critical` job starts before normal ones (its place in its task's line). */
+  priority?: Priority;
   /** 1 for the first run; 0 while queued and never claimed. */
   attempt: number;
   status: JobStatus;

@@ -1,6 +1,5 @@
 import type { EpochMs } from '../clock';
 import { LIMITS } from '../limits';
-import type { Priority } from '../model/priority';
 import type { ScheduleRevision } from '../model/schedule-revision';
 import type { JobRequest } from './job-store';
 
@@ -10,8 +9,6 @@ export interface JobMessage {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under. */
   revision?: ScheduleRevision;
-  /** Absent for `normal` (see `linePosition`). */
-  priority?: Priority;
   /** Seconds the queue holds the message before a worker may see it (0..`LIMITS.maxQueueDelaySeconds`). */
   delaySeconds: number;
 }

@@ -30,7 +30,7 @@ export function dedupeRecordExpiresAt(endedAt: EpochMs, resultExpiresAt: EpochMs
 /** The fields of a job known before it runs (what travels in the queue message). */
 export type JobRequest = Pick<
   Job,
-  'id' | 'task' | 'payload' | 'origin' | 'scheduleId' | 'fireTime' | 'runAt' | 'startDeadline'
+  'id' | 'task' | 'payload' | 'origin' | 'scheduleId' | 'fireTime' | 'runAt' | 'startDeadline' | 'priority'
 >;
 
 export interface CreateJobInput {

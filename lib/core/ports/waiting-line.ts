@@ -10,8 +10,8 @@ export const WAKE_LEASE_MS = 10_000;
  * due), then id. A job that comes back to the line keeps its place, and two deliveries of one job
  * share one entry. The string sorts in line order (the DynamoDB store uses it in the sort key).
  */
-export function linePosition(message: Pick<JobMessageBody, 'job' | 'priority'>): string {
-  const rank = PRIORITIES.indexOf(message.priority ?? DEFAULT_PRIORITY);
+export function linePosition(message: Pick<JobMessageBody, 'job'>): string {
+  const rank = PRIORITIES.indexOf(message.job.priority ?? DEFAULT_PRIORITY);
   return `${rank}#${String(message.job.runAt).padStart(15, '0')}#${message.job.id}`;
 }
 

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import { DEFAULT_PRIORITY } from '../../core/model/priority';
 import type { Schedule } from '../../core/model/schedule';
 import { revisionOf } from '../../core/model/schedule-revision';
 import type { PlannedFire } from '../../core/planning';
@@ -8,8 +9,18 @@ import type { JobRequest } from '../../core/ports/job-store';
 
 /** The request part of a stored job (what a queue message carries). */
 export function jobRequestOf(job: JobRequest): JobRequest {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline } = job;
-  return { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline };
+  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline, priority } = job;
+  return {
+    id,
+    task,
+    payload,
+    origin,
+    scheduleId,
+    fireTime,
+    runAt,
+    startDeadline,
+    ...(priority && priority !== DEFAULT_PRIORITY && { priority }),
+  };
 }
 
 /**

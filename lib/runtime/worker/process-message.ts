@@ -3,7 +3,6 @@ import type { SQSRecord } from 'aws-lambda';
 import { LIMITS } from '../../core/limits';
 import type { Job } from '../../core/model/job';
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
-import type { Priority } from '../../core/model/priority';
 import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
@@ -31,10 +30,10 @@ const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 export async function processMessage(ctx: WorkerContext, record: SQSRecord): Promise<MessageOutcome> {
   const decoded = decodeJobMessage(record.body);
   if (!decoded.ok) return handleUnreadableMessage(ctx, record, decoded.reason);
-  const { job, attempt, priority } = decoded.message;
+  const { job, attempt } = decoded.message;
   const logger = ctx.deps.logger.child({ jobId: job.id, task: job.task, attempt });
   try {
-    return await processJob(ctx, record, job, attempt, logger, scheduleFireOf(decoded.message), priority);
+    return await processJob(ctx, record, job, attempt, logger, scheduleFireOf(decoded.message));
   } catch (error) {
     logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
     return 'retry_later';
@@ -48,11 +47,10 @@ async function processJob(
   attempt: number,
   logger: Logger,
   fire?: ScheduleFire,
-  priority?: Priority,
 ): Promise<MessageOutcome> {
   const { clock } = ctx.deps;
   const elsewhere = (stored: Job | undefined) =>
-    onClaimedElsewhere(ctx, record, attempt, stored, logger, fire, priority);
+    onClaimedElsewhere(ctx, record, attempt, stored, logger, fire);
   const early = job.runAt - clock.now();
   // SQS delays at most LIMITS.maxQueueDelaySeconds and in whole seconds: a far-ahead job hops through the queue again,
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
@@ -63,7 +61,6 @@ async function processJob(
         job,
         attempt,
         ...(fire?.revision && { revision: fire.revision }),
-        ...(priority && { priority }),
         delaySeconds: queueDelaySeconds(job.runAt, clock.now()),
       },
       logger,
@@ -140,7 +137,6 @@ async function processJob(
     job,
     attempt,
     ...(fire?.revision && { revision: fire.revision }),
-    ...(priority && { priority }),
   };
   if (
     definition.maxRunningJobs === null &&
@@ -195,7 +191,6 @@ async function onClaimedElsewhere(
   stored: Job | undefined,
   logger: Logger,
   fire: ScheduleFire | undefined,
-  priority: Priority | undefined,
 ): Promise<MessageOutcome> {
   if (stored?.status === 'running' && stored.attempt < attempt) return comeBackLater(ctx, record, logger);
   if (stored?.status === 'running' && !stored.holdsSlot && stored.leaseUntil !== null) {
@@ -209,7 +204,7 @@ async function onClaimedElsewhere(
     const run: JobRequest = { ...jobRequestOf(stored), startDeadline: null };
     const takeover =
       fire && stored.startedAt !== null ? { ...fire, takenOverClaimAt: stored.startedAt } : fire;
-    return processJob(ctx, record, run, stored.attempt + 1, logger, takeover, priority);
+    return processJob(ctx, record, run, stored.attempt + 1, logger, takeover);
   }
   ctx.counters.duplicates += 1;
   logger.debug('duplicate delivery dropped', { status: stored?.status });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { wakeNextWaitingJob } from '../../../lib/runtime/flow/wake-line';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { T0 } from '../support';
-import { recordFor, workerHarness } from './harness';
+import { recordFor, settle, workerHarness } from './harness';
 
 describe('worker: maxRunningJobs', () => {
   it('never runs more jobs of a task than maxRunningJobs; the overflow waits in line and is woken as slots come back', async () => {
@@ -133,6 +133,39 @@ describe('worker: maxRunningJobs', () => {
       status: 'missed_start_deadline',
     });
     expect(worker.queue.sent.map((message) => message.job.id)).toEqual(['next']);
+  });
+
+  it('starts a critical job next when it joins behind 100 waiting normal jobs', async () => {
+    // Prepare: the one slot is held by a run the test ends; 100 normal jobs wait
+    let release: () => void = () => {};
+    const started: string[] = [];
+    const worker = workerHarness({
+      limited: {
+        maxRunningJobs: 1,
+        handler: async (_payload, { jobId }) => {
+          started.push(jobId);
+          if (jobId === 'holder') await new Promise<void>((resolve) => (release = resolve));
+        },
+      },
+    });
+    const holder = worker.deliver([recordFor('holder', 'limited')]);
+    await settle();
+    await worker.deliver(
+      Array.from({ length: 100 }, (_, index) =>
+        recordFor(`normal-${index}`, 'limited', { runAt: T0 - 1_000 + index }),
+      ),
+    );
+
+    // Act: a critical job comes last; then the holder ends
+    await worker.deliver([recordFor('urgent', 'limited', { runAt: T0, priority: 'critical' })]);
+    release();
+    await holder;
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(started).toEqual(['holder', 'urgent']);
+    expect(worker.queue.sent.map((message) => message.job.id)).toEqual(['normal-0']);
+    expect(await worker.store.waitingCount('limited')).toBe(99);
   });
 
   it('keeps the message, back after a short while, when the line cannot be joined', async () => {

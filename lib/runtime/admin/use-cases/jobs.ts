@@ -83,6 +83,7 @@ function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string)
       fireTime: null,
       runAt,
       startDeadline: grace === null ? null : runAt + grace * 1000,
+      ...(params.priority === 'critical' && { priority: params.priority }),
     },
     conflictPolicy: params.conflict_policy ?? 'exception',
   };
