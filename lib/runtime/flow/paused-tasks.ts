@@ -25,6 +25,11 @@ export class PausedTasks {
     return this.paused.has(task);
   }
 
+  /** A strongly consistent read found the task not paused: trust it over the cached view. */
+  resumed(task: string): void {
+    this.paused.delete(task);
+  }
+
   private async refresh(store: Pick<JobStore, 'allTaskSlots'>, clock: Clock): Promise<void> {
     const readAt = clock.now();
     const slots = await store.allTaskSlots();

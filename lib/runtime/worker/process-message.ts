@@ -230,7 +230,9 @@ async function waitInLine(
   logger: Logger,
 ): Promise<MessageOutcome> {
   try {
-    await joinWaitingLine(ctx.deps, message);
+    const slots = await joinWaitingLine(ctx.deps, message);
+    // The counter read right after joining says whether the task is still paused: a stale view is dropped.
+    if (slots && !slots.paused) ctx.pausedTasks.resumed(message.job.task);
   } catch (error) {
     logger.warn('could not join the waiting line; the message comes back to try again', { error });
     return comeBackAfter(ctx, record, LINE_UNAVAILABLE_RETRY_SECONDS, logger);

@@ -44,6 +44,22 @@ describe('worker: paused tasks', () => {
     },
   );
 
+  it('runs a job of a task without maxRunningJobs at once after a resume its worker had not read yet', async () => {
+    // Prepare: the worker saw the task paused; the task is resumed within its refresh period
+    const ran: string[] = [];
+    const worker = workerHarness({ free: { handler: (_payload, { jobId }) => void ran.push(jobId) } });
+    await worker.store.setTaskPaused('free', true);
+    await worker.deliver([recordFor('while-paused', 'free')]);
+    await worker.store.setTaskPaused('free', false);
+
+    // Act: a job comes; its stale view puts it in the line, where the counter says the task runs
+    await worker.deliver([recordFor('after-resume', 'free')]);
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess: both run, without waiting for the refresh or a tick
+    expect(ran.sort()).toEqual(['after-resume', 'while-paused']);
+  });
+
   it('ends a job that waited past its start deadline as missed_start_deadline once it is woken', async () => {
     // Prepare
     let runs = 0;
