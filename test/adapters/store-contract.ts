@@ -11,6 +11,7 @@ import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
 import { unsuccessfulJobsContract } from './unsuccessful-jobs-contract';
+import { waitingLineContract } from './waiting-line-contract';
 
 /**
  * The one behavioural contract of Sundial's durable store, run against every implementation: each
@@ -40,6 +41,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('parking unsent jobs', () => jobParkingContract(current));
     describe('listing cursors', () => listingCursorContract(current));
     describe('overrides, metadata and descriptions', () => lifecycleFieldsContract(current));
+    describe('waiting lines', () => waitingLineContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
     describe('unsuccessful jobs of every task', () => unsuccessfulJobsContract(current));
   });

@@ -292,11 +292,25 @@ describe('sundial jobs and tasks, against the local platform', () => {
   it('lists the tasks with their running jobs against their limit', async () => {
     const table = await cli(['tasks', 'list']);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^TASK\s+RUNNING \/ LIMIT\s+TIMEOUT/);
+    expect(table.stdout).toMatch(/^TASK\s+RUNNING \/ LIMIT\s+WAITING\s+PAUSED\s+TIMEOUT/);
     expect(table.stdout).toMatch(/^report\s+0 \/ 2\s+/m);
     expect(table.stdout).toMatch(/^echo\s+0 \/ ∞\s+/m);
     const { tasks } = await json<{ tasks: WireTask[] }>(['tasks', 'list']);
     expect(tasks.map((task) => task.id)).toEqual(['echo', 'explode', 'report']);
+  });
+
+  it('pauses and resumes a task', async () => {
+    const paused = await cli(['tasks', 'pause', 'report']);
+    const whilePaused = await json<{ tasks: WireTask[] }>(['tasks', 'list']);
+    const resumed = await cli(['tasks', 'resume', 'report']);
+    const unknown = await cli(['tasks', 'pause', 'reprot']);
+
+    expect(paused).toMatchObject({ code: 0 });
+    expect(paused.stdout).toMatch(/^Paused task 'report' \(0 waiting\)/);
+    expect(whilePaused.tasks.find((task) => task.id === 'report')).toMatchObject({ paused: true });
+    expect(resumed.stdout).toMatch(/^Resumed task 'report': 0 woken, 0 waiting\./);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/unknown_task: task 'reprot' is not registered/);
   });
 });
 

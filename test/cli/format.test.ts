@@ -142,7 +142,7 @@ describe('tables', () => {
     expect(renderJobTable([], 'UTC', clock)).toBe('No jobs.');
   });
 
-  it('lists tasks with running jobs against their limit', () => {
+  it('lists tasks with running jobs against their limit, waiting jobs and whether paused', () => {
     const tasks: WireTask[] = [
       {
         id: 'cleanup',
@@ -154,11 +154,13 @@ describe('tables', () => {
         events: 'all',
         has_payload_schema: false,
         running: 1,
+        waiting: 12,
+        paused: true,
       },
     ];
     expect(renderTaskTable(tasks).split('\n')).toEqual([
-      'TASK     RUNNING / LIMIT  TIMEOUT  MISFIRE GRACE  ATTEMPTS      RESULTS KEPT  EVENTS  SCHEMA',
-      'cleanup  1 / 2            1 min    120 s          5 × from 2 s  7 d           all     no',
+      'TASK     RUNNING / LIMIT  WAITING  PAUSED  TIMEOUT  MISFIRE GRACE  ATTEMPTS      RESULTS KEPT  EVENTS  SCHEMA',
+      'cleanup  1 / 2            12       yes     1 min    120 s          5 × from 2 s  7 d           all     no',
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WireJob, WireSchedule } from '../../lib/cli/admin/wire';
+import type { WireJob, WireSchedule, WireTask } from '../../lib/cli/admin/wire';
 import { run } from '../../lib/cli/main';
 import { systemClock } from '../../lib/core/clock';
 import { type CliPlatform, waitFor } from '../cli/support';
@@ -79,6 +79,23 @@ describe('the dashboard in headless Chromium', () => {
     ]);
     expect(schedule.paused).toBe(true);
     expect(await page.getByRole('button', { name: 'Resume nightly-report' }).count()).toBe(1);
+  });
+
+  it('pauses and resumes a task with a click, which the CLI shows', async () => {
+    // Act
+    await page.getByRole('button', { name: 'Pause task report' }).click();
+    await expect.poll(() => text(page.locator('#action-status'))).toBe('Paused task report');
+    await expect
+      .poll(() => text(page.locator('#task-rows')))
+      .toMatch(/report\s+0 \/ 2\s+0 \(paused\)\s*Resume/);
+    const paused = await sundial.json<{ tasks: WireTask[] }>(['tasks', 'list']);
+    await page.getByRole('button', { name: 'Resume task report' }).click();
+    await expect.poll(() => text(page.locator('#action-status'))).toBe('Resumed task report');
+    const resumed = await sundial.json<{ tasks: WireTask[] }>(['tasks', 'list']);
+
+    // Assess
+    expect(paused.tasks.find((task) => task.id === 'report')?.paused).toBe(true);
+    expect(resumed.tasks.find((task) => task.id === 'report')?.paused).toBe(false);
   });
 
   it('reaches the action buttons with the keyboard, shows the focus, and runs a schedule with Enter', async () => {

@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import type { JobMessageBody } from '../../core/model/job-message';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
 import type {
@@ -25,6 +26,7 @@ import type {
   ScheduleFilter,
   ScheduleStore,
 } from '../../core/ports/schedule-store';
+import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
 import type { CapacityMeter } from './capacity';
 import * as counterRepair from './counter-repair';
 import * as counters from './counters';
@@ -39,6 +41,7 @@ import * as listing from './schedule-listing';
 import * as scheduleWrites from './schedule-writes';
 import { StoreContext } from './store-context';
 import { DEFAULT_SHARDS } from './table-design';
+import * as waitingLine from './waiting-line';
 
 export interface DynamoDbStoreOptions {
   /**
@@ -210,5 +213,33 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   repairCounters(now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
     return counterRepair.repairCounters(this.context, now);
+  }
+
+  joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void> {
+    return waitingLine.joinLine(this.context, input);
+  }
+
+  leaseLineHead(input: LeaseLineHeadInput): Promise<LineEntry[]> {
+    return waitingLine.leaseLineHead(this.context, input);
+  }
+
+  leaveLine(task: string, position: string, owner: string): Promise<void> {
+    return waitingLine.leaveLine(this.context, task, position, owner);
+  }
+
+  waitingCount(task: string): Promise<number> {
+    return waitingLine.waitingCount(this.context, task);
+  }
+
+  taskSlots(task: string): Promise<TaskSlots | undefined> {
+    return waitingLine.taskSlots(this.context, task);
+  }
+
+  allTaskSlots(): Promise<TaskSlots[]> {
+    return waitingLine.allTaskSlots(this.context);
+  }
+
+  setTaskPaused(task: string, paused: boolean): Promise<TaskSlots> {
+    return waitingLine.setTaskPaused(this.context, task, paused);
   }
 }

@@ -41,6 +41,7 @@ export function requestAttributes(request: JobRequest): StoredItem {
     overrides: request.overrides,
     metadata: request.metadata,
     attemptBase: request.attemptBase,
+    priority: request.priority === 'critical' ? request.priority : null,
   };
 }
 
@@ -69,6 +70,7 @@ export function itemToJob(item: StoredItem): Job {
     startDeadline: optionalNumber(item.startDeadline),
     ...(item.overrides !== undefined && { overrides: item.overrides as RunSettingOverrides }),
     ...(item.metadata !== undefined && { metadata: item.metadata as Metadata }),
+    ...(item.priority === 'critical' && { priority: 'critical' as const }),
     attempt,
     status,
     leaseOwner: typeof item.leaseOwner === 'string' ? item.leaseOwner : null,

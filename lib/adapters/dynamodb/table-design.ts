@@ -134,6 +134,13 @@ export function taskCounterKey(task: string): ItemKey {
   return { pk: `${TASK_PREFIX}${task}`, sk: 'COUNTER' };
 }
 
+/** Prefix of the sort keys of a task's waiting line, in its counter's partition (`WAIT#<linePosition>`). */
+export const WAITING_PREFIX = 'WAIT#';
+
+export function waitingEntryKey(task: string, position: string): ItemKey {
+  return { pk: `${TASK_PREFIX}${task}`, sk: `${WAITING_PREFIX}${position}` };
+}
+
 /** The id inside a `pk` built by one of the key builders. */
 export function idFromPartitionKey(pk: string, prefix: string): string {
   if (!pk.startsWith(prefix)) throw new Error(`key '${pk}' does not start with '${prefix}'`);

@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import { ConflictingIdError, LeaseLostError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
+import type { JobMessageBody } from '../../core/model/job-message';
 import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import { counterRepair, type TaskCounter } from '../../core/ports/counter-repair';
@@ -21,8 +22,10 @@ import {
   type RetryEndedJobOutcome,
   type RetryJobInput,
 } from '../../core/ports/job-store';
+import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
 import { pageAfter } from './memory-pages';
+import { MemoryWaitingLines } from './memory-waiting-lines';
 
 /**
  * A job as kept in memory: the domain job plus where it waits in the due index, if parked, until
@@ -42,6 +45,9 @@ interface StoredJob extends Job {
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, StoredJob>();
   private readonly counters = new Map<string, TaskCounter>();
+  /** Per task: the limit of the last slot taken (as the DynamoDB counter item keeps it), and the pause flag. */
+  private readonly slotSettings = new Map<string, { limit: number | null; paused: boolean }>();
+  private readonly lines = new MemoryWaitingLines();
 
   async createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
     const visible = this.live(input.job.id, input.now);
@@ -88,8 +94,10 @@ export class MemoryJobStore implements JobStore {
     const limit = input.concurrencyLimit;
     if (limit !== undefined) {
       const counter = this.counter(input.job.task);
-      if (counter.running >= limit) return { status: 'no_slot', running: counter.running };
+      const paused = this.slotSettings.get(input.job.task)?.paused === true;
+      if (paused || counter.running >= limit) return { status: 'no_slot', running: counter.running };
       Object.assign(counter, { running: counter.running + 1, seq: counter.seq + 1 });
+      this.settings(input.job.task).limit = limit;
     }
     const job: StoredJob = {
       ...newJob(input.job, input.now),
@@ -309,6 +317,47 @@ export class MemoryJobStore implements JobStore {
     return corrections;
   }
 
+  async joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void> {
+    this.lines.join(input.message, input.now);
+  }
+
+  async leaseLineHead(input: LeaseLineHeadInput): Promise<LineEntry[]> {
+    return this.lines.leaseHead(input);
+  }
+
+  async leaveLine(task: string, position: string, owner: string): Promise<void> {
+    this.lines.leave(task, position, owner);
+  }
+
+  async waitingCount(task: string): Promise<number> {
+    return this.lines.count(task);
+  }
+
+  async taskSlots(task: string): Promise<TaskSlots | undefined> {
+    return this.counters.has(task) || this.slotSettings.has(task) ? this.slotsOf(task) : undefined;
+  }
+
+  async setTaskPaused(task: string, paused: boolean): Promise<TaskSlots> {
+    this.settings(task).paused = paused;
+    this.counter(task);
+    return this.slotsOf(task);
+  }
+
+  async allTaskSlots(): Promise<TaskSlots[]> {
+    const tasks = new Set([...this.counters.keys(), ...this.slotSettings.keys()]);
+    return [...tasks].map((task) => this.slotsOf(task));
+  }
+
+  private slotsOf(task: string): TaskSlots {
+    const settings = this.slotSettings.get(task);
+    return {
+      task,
+      running: this.counters.get(task)?.running ?? 0,
+      limit: settings?.limit ?? null,
+      paused: settings?.paused ?? false,
+    };
+  }
+
   /** Forgets the jobs whose dedupe record has ended by `now`, as DynamoDB's TTL does (a test aid; not part of the port). */
   deleteExpiredRecords(now: EpochMs): void {
     for (const [id, job] of this.jobs) if (isRecordGone(job, now)) this.jobs.delete(id);
@@ -317,6 +366,15 @@ export class MemoryJobStore implements JobStore {
   /** Overwrites a task's counter, as drift would: no slot change is recorded (a test aid; not part of the port). */
   setRunningCount(task: string, running: number): void {
     this.counter(task).running = running;
+  }
+
+  private settings(task: string): { limit: number | null; paused: boolean } {
+    let settings = this.slotSettings.get(task);
+    if (!settings) {
+      settings = { limit: null, paused: false };
+      this.slotSettings.set(task, settings);
+    }
+    return settings;
   }
 
   private counter(task: string): TaskCounter {

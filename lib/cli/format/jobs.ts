@@ -88,12 +88,14 @@ export function renderJobResult(result: WireJobResult, zone: string, clock: Cloc
   return renderFields(fields);
 }
 
-/** Tasks with their running jobs against their limit and their options. */
+/** Tasks with their running jobs against their limit, their waiting jobs, whether paused, and their options. */
 export function renderTaskTable(tasks: readonly WireTask[]): string {
   if (tasks.length === 0) return 'No tasks: add a module to functions/.';
   const rows = tasks.map((task) => [
     task.id,
     `${task.running} / ${task.max_running_jobs ?? '∞'}`,
+    String(task.waiting),
+    task.paused ? 'yes' : 'no',
     wholeDuration(task.timeout_seconds),
     task.misfire_grace_seconds === null ? 'none' : `${task.misfire_grace_seconds} s`,
     `${task.retry.max_attempts} × from ${task.retry.backoff_seconds} s`,
@@ -102,7 +104,18 @@ export function renderTaskTable(tasks: readonly WireTask[]): string {
     task.has_payload_schema ? 'yes' : 'no',
   ]);
   return renderTable(
-    ['TASK', 'RUNNING / LIMIT', 'TIMEOUT', 'MISFIRE GRACE', 'ATTEMPTS', 'RESULTS KEPT', 'EVENTS', 'SCHEMA'],
+    [
+      'TASK',
+      'RUNNING / LIMIT',
+      'WAITING',
+      'PAUSED',
+      'TIMEOUT',
+      'MISFIRE GRACE',
+      'ATTEMPTS',
+      'RESULTS KEPT',
+      'EVENTS',
+      'SCHEMA',
+    ],
     rows,
   );
 }

@@ -10,6 +10,7 @@ import {
   type JobStatus,
   type ResultOutcome,
 } from '../model/job';
+import { DEFAULT_PRIORITY, PRIORITIES, type Priority } from '../model/priority';
 import type { AdminResponse } from './errors';
 import {
   conflictPolicy,
@@ -30,6 +31,10 @@ import { metadata, overrideFields, type WireOverrides, wireOverrides } from './l
  * each action answers (docs/admin-api.md, "Jobs").
  */
 
+const priority = z.enum(PRIORITIES, {
+  error: `must be one of ${PRIORITIES.join(', ')}: a critical job starts before normal ones waiting for its task`,
+});
+
 export const addJobParams = z.strictObject({
   task: taskId,
   payload: payload.optional(),
@@ -39,6 +44,7 @@ export const addJobParams = z.strictObject({
   ...overrideFields,
   misfire_grace_seconds: misfireGraceSeconds.optional(),
   metadata: metadata.nullable().optional(),
+  priority: priority.optional(),
 });
 
 export const addJobsParams = z.strictObject({
@@ -91,6 +97,8 @@ export interface WireJob extends WireOverrides {
   run_at: string;
   start_deadline: string | null;
   metadata: Record<string, string>;
+  /** Present for `critical` jobs only. */
+  priority?: Priority;
   attempt: number;
   status: JobStatus;
   created_at: string;
@@ -130,6 +138,7 @@ export function wireJob(job: Job): WireJob {
     start_deadline: isoOrNull(job.startDeadline),
     ...wireOverrides(job.overrides),
     metadata: job.metadata ?? {},
+    ...(job.priority && job.priority !== DEFAULT_PRIORITY && { priority: job.priority }),
     attempt: job.attempt,
     status: job.status,
     created_at: isoUtc(job.createdAt),

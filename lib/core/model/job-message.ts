@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
+import { DEFAULT_PRIORITY, PRIORITIES } from './priority';
 import type { RunSettingOverrides } from './run-settings';
 import type { ScheduleRevision } from './schedule-revision';
 
@@ -45,6 +46,8 @@ const jobMessageBody = z.object({
     metadata: z.record(z.string(), z.string()).optional(),
     /** Attempts before a `retry_job` (absent: 0): the retry policy counts from here. */
     attemptBase: z.number().int().positive().optional(),
+    /** Absent for `normal`. */
+    priority: z.enum(PRIORITIES).optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
@@ -66,7 +69,7 @@ export interface JobMessageBody {
 
 /**
  * Exactly the fields of a job request (of a stored job, say): `attemptBase` only when above 0,
- * `overrides` and `metadata` only when there are any.
+ * `overrides` and `metadata` only when there are any, `priority` only when not the default.
  */
 export function jobRequestFields(job: JobRequest): JobRequest {
   const {
@@ -81,6 +84,7 @@ export function jobRequestFields(job: JobRequest): JobRequest {
     attemptBase,
     overrides,
     metadata,
+    priority,
   } = job;
   return {
     id,
@@ -94,6 +98,7 @@ export function jobRequestFields(job: JobRequest): JobRequest {
     ...(attemptBase !== undefined && attemptBase > 0 && { attemptBase }),
     ...(overrides && { overrides }),
     ...(metadata && { metadata }),
+    ...(priority && priority !== DEFAULT_PRIORITY && { priority }),
   };
 }
 

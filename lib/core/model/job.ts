@@ -1,6 +1,7 @@
 import type { EpochMs } from '../clock';
 import type { JsonValue } from '../json';
 import type { Metadata } from './metadata';
+import type { Priority } from './priority';
 import type { RunSettingOverrides } from './run-settings';
 
 export const RESULT_OUTCOMES = [
@@ -62,6 +63,8 @@ export interface Job {
   overrides?: RunSettingOverrides;
   /** The job's metadata (a schedule's jobs carry the schedule's); absent = none. */
   metadata?: Metadata;
+  /** Absent for `normal`: under a backlog a `critical` job starts before normal ones (its place in its task's line). */
+  priority?: Priority;
   /** 1 for the first run; 0 while queued and never claimed. */
   attempt: number;
   status: JobStatus;

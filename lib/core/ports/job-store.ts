@@ -5,6 +5,7 @@ import { JOB_HISTORY_LIMIT, type Job, type JobResult, type JobStatus } from '../
 import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy } from '../model/schedule';
+import type { WaitingLineStore } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
 
@@ -42,6 +43,7 @@ export type JobRequest = Pick<
   | 'overrides'
   | 'metadata'
   | 'attemptBase'
+  | 'priority'
 >;
 
 export interface CreateJobInput {
@@ -200,7 +202,7 @@ export interface ExpiredJobLease {
  * `dedupeRecordExpiresAt(endedAt, expiresAt)`, so no copy of its messages can run it again. After that
  * the store may delete it (DynamoDB's TTL does, up to days later); a delivery then claims the id anew.
  */
-export interface JobStore {
+export interface JobStore extends WaitingLineStore {
   /**
    * Records a job accepted by the admin API (status `queued`, attempt 0). Conflict policies as for
    * schedules; `replace` never replaces a running job (`ConflictingIdError`). An id whose result expired

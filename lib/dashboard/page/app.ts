@@ -43,7 +43,7 @@ const schedulesView = createSchedulesView(byId<HTMLTableSectionElement>('schedul
   onToggle: toggleSchedule,
   onRunNow: runNow,
 });
-const tasksView = createTasksView(byId<HTMLTableSectionElement>('task-rows'));
+const tasksView = createTasksView(byId<HTMLTableSectionElement>('task-rows'), { onToggle: toggleTask });
 const timelineView = createTimelineView(byId('timeline'), byId<HTMLOListElement>('upcoming-list'));
 const lagView = createLagView(byId<HTMLTableSectionElement>('lag-rows'), byId('lag-summary'));
 const resultsView = createResultsView(byId<HTMLUListElement>('result-list'), (job) =>
@@ -195,6 +195,16 @@ async function act(
 function toggleSchedule(id: string, paused: boolean, button: HTMLButtonElement): Promise<void> {
   const action = paused ? 'resume_schedule' : 'pause_schedule';
   return act(button, action, () => admin(action, { id }), `${paused ? 'Resumed' : 'Paused'} ${id}`);
+}
+
+function toggleTask(id: string, paused: boolean, button: HTMLButtonElement): Promise<void> {
+  const action = paused ? 'resume_task' : 'pause_task';
+  return act(
+    button,
+    action,
+    () => admin(action, { task: id }),
+    `${paused ? 'Resumed' : 'Paused'} task ${id}`,
+  );
 }
 
 function runNow(id: string, button: HTMLButtonElement): Promise<void> {

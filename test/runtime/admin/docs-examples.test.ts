@@ -139,7 +139,10 @@ async function scenario(
     task: 'cleanup',
     timeout_seconds: 120,
   });
+  await run('pause_task', { action: 'pause_task', task: 'cleanup' });
+  await waitInLine(h, 'cleanup-b2', '/tmp/b');
   await run('list_tasks', { action: 'list_tasks' });
+  await run('resume_task', { action: 'resume_task', task: 'cleanup' });
   await run('unknown action', { action: 'delete_everything' });
   h.onPause = async (count) => {
     if (count === 3) await finish(h, 'cleanup-now', { deleted: 3 });
@@ -177,6 +180,15 @@ async function scenario(
     trigger: { type: 'eventbridge', expression: 'cron(0 10 * * MON-FRI *)', timezone: 'Europe/Berlin' },
   });
   return examples;
+}
+
+/** Adds a job of `cleanup` and puts it in the task's line, as a worker does when the task is paused. */
+async function waitInLine(h: Harness, jobId: string, dir: string) {
+  const now = h.clock.now();
+  const job = { id: jobId, task: 'cleanup', payload: { dir }, origin: 'direct' as const };
+  const request = { ...job, scheduleId: null, fireTime: null, runAt: now, startDeadline: null };
+  await h.store.createJob({ job: request, conflictPolicy: 'exception', now, parkUntilDue: false });
+  await h.store.joinLine({ message: { job: request, attempt: 1 }, now });
 }
 
 /** Runs a stored job as a worker would (2.5 s of work): to success with `returnValue`, or to an error. */

@@ -38,7 +38,7 @@ describe('the request envelope', () => {
 
     expect(error.code).toBe('invalid_input');
     expect(error.message).toMatch(
-      /^action: is required: must be one of add_schedule, get_schedule, .*, list_tasks$/,
+      /^action: is required: must be one of add_schedule, get_schedule, .*, list_tasks, pause_task, resume_task$/,
     );
   });
 
@@ -52,7 +52,7 @@ describe('the request envelope', () => {
       message:
         "unknown action 'delete_everything'; actions: add_schedule, get_schedule, list_schedules, update_schedule, " +
         'pause_schedule, resume_schedule, remove_schedule, preview_schedule, run_schedule_now, add_job, add_jobs, ' +
-        'get_job, list_jobs, get_job_result, cancel_job, run_job, count_jobs, retry_job, list_tasks',
+        'get_job, list_jobs, get_job_result, cancel_job, run_job, count_jobs, retry_job, list_tasks, pause_task, resume_task',
     });
   });
 

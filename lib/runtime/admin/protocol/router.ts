@@ -23,7 +23,7 @@ import {
   pauseSchedule,
   removeSchedule,
 } from '../use-cases/schedules';
-import { listTasks } from '../use-cases/tasks';
+import { listTasks, pauseTask, resumeTask } from '../use-cases/tasks';
 import { failure, success } from './response';
 
 /** The use case serving each action of the contract; a missing action or a wrong result type fails to compile. */
@@ -47,6 +47,8 @@ const ACTIONS: { readonly [Action in AdminAction]: ActionHandler<Action> } = {
   count_jobs: countJobs,
   retry_job: retryJob,
   list_tasks: listTasks,
+  pause_task: pauseTask,
+  resume_task: resumeTask,
 };
 
 export interface AdminRequestMeta {

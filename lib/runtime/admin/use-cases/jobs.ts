@@ -112,6 +112,7 @@ export function checkedJobRequest(
       startDeadline: grace === null ? null : runAt + grace * 1000,
       ...(overrides && { overrides }),
       ...(metadata && { metadata }),
+      ...(params.priority === 'critical' && { priority: params.priority }),
     },
     conflictPolicy: params.conflict_policy ?? 'exception',
   };

@@ -124,6 +124,8 @@ const VALID_REQUESTS: Record<AdminAction, Record<string, unknown>> = {
   count_jobs: { task: 'cleanup', max_jobs: 10 },
   retry_job: { job_id: 'failed' },
   list_tasks: {},
+  pause_task: { task: 'cleanup' },
+  resume_task: { task: 'cleanup' },
 };
 
 type Mutation = { drop: string } | { set: string; value: unknown };
