@@ -348,6 +348,7 @@ describe('other actions’ input', () => {
       'status: without schedule_id or task, must be one of error, missed_start_deadline, abandoned, cancelled',
     );
     expect(ranged.message).toMatch(/^since: narrows only a status alone/);
+    expect((await rejected(h, { action: 'list_jobs', status: 'bogus' })).details).toHaveLength(1);
   });
 
   it('rejects unknown fields on every action, naming them', async () => {

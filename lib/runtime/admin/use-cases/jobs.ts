@@ -15,7 +15,7 @@ import {
 } from '../../../core/admin-contract/jobs';
 import { overridesOfParams } from '../../../core/admin-contract/lifecycle-fields';
 import { JobNotFoundError } from '../../../core/errors';
-import { isFinalStatus, type JobStatus } from '../../../core/model/job';
+import { isFinalStatus, JOB_STATUSES, type JobStatus } from '../../../core/model/job';
 import { presentMetadata } from '../../../core/model/metadata';
 import { isUnsuccessfulOutcome, UNSUCCESSFUL_OUTCOMES } from '../../../core/ports/job-store';
 import { jobRequestOf } from '../../scheduling/job-messages';
@@ -144,7 +144,7 @@ export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
   const statusAlone = `a status alone of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`;
   if (!byOwner && raw.status === undefined) {
     check.problem('', `give schedule_id or task (status narrows either), or ${statusAlone}`);
-  } else if (!byOwner && typeof raw.status === 'string' && !isUnsuccessfulOutcome(raw.status as JobStatus)) {
+  } else if (!byOwner && isJobStatus(raw.status) && !isUnsuccessfulOutcome(raw.status)) {
     check.problem(
       'status',
       `without schedule_id or task, must be one of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`,
@@ -226,3 +226,7 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
   ]);
   return { job: wireJob(cancelled) };
 };
+
+function isJobStatus(value: unknown): value is JobStatus {
+  return (JOB_STATUSES as readonly unknown[]).includes(value);
+}
