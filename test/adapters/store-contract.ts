@@ -5,8 +5,8 @@ import { dedupeContract } from './dedupe-contract';
 import { finishedScheduleContract } from './finished-schedule-contract';
 import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
-import { lifecycleFieldsContract } from './lifecycle-fields-contract';
 import { listingCursorContract } from './listing-cursor-contract';
+import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
@@ -40,7 +40,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('dedupe records', () => dedupeContract(current));
     describe('parking unsent jobs', () => jobParkingContract(current));
     describe('listing cursors', () => listingCursorContract(current));
-    describe('overrides, metadata and descriptions', () => lifecycleFieldsContract(current));
+    describe('overrides, metadata and descriptions', () => overridesAndMetadataContract(current));
     describe('waiting lines', () => waitingLineContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
     describe('unsuccessful jobs of every task', () => unsuccessfulJobsContract(current));

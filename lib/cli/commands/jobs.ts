@@ -18,12 +18,7 @@ import {
   policyValue,
   secondsField,
 } from '../option-values';
-import {
-  metadataEntry,
-  OVERRIDE_FIELD_FLAGS,
-  overrideFields,
-  withOverrideOptions,
-} from './lifecycle-options';
+import { metadataEntry, OVERRIDE_FIELD_FLAGS, overrideFields, withOverrideOptions } from './override-options';
 
 /** `--timezone`, the CLI's own display option: checked and defaulted here. */
 const zoneOption = () =>

@@ -4,7 +4,7 @@ import { compactDuration, wholeDuration } from '../../core/format/durations';
 import { JOB_STATUSES } from '../../core/model/job';
 import type { WireJob, WireJobResult, WireTask } from '../admin/wire';
 import { localWithRelative } from './instants';
-import { lifecycleFieldLines } from './lifecycle-fields';
+import { overrideAndMetadataLines } from './overrides-and-metadata';
 import { renderFields, renderTable } from './table';
 
 const ERROR_COLUMN_WIDTH = 60;
@@ -42,7 +42,7 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['fire time', time(job.fire_time)],
     ['run at', time(job.run_at)],
     ['start deadline', time(job.start_deadline)],
-    ...lifecycleFieldLines(job),
+    ...overrideAndMetadataLines(job),
     ['attempt', String(job.attempt)],
     ['created', time(job.created_at)],
     ['started', time(job.started_at)],

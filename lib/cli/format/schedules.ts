@@ -6,8 +6,8 @@ import { describeTrigger } from '../../core/format/triggers';
 import { isoInZone } from '../../core/instants';
 import type { WireFireTime, WireSchedule } from '../admin/wire';
 import { localWithRelative } from './instants';
-import { lifecycleFieldLines, metadataText } from './lifecycle-fields';
 import { upcomingFire } from './next-fire';
+import { metadataText, overrideAndMetadataLines } from './overrides-and-metadata';
 import { renderFields, renderTable } from './table';
 
 /** `paused`, `finished` (no fire time left, dispatched or not) or `active`. */
@@ -71,7 +71,7 @@ export function renderScheduleDetails(schedule: WireSchedule, clock: Clock): str
     ],
     ['max jitter', `${schedule.max_jitter_seconds} s`],
     ['tags', schedule.tags.join(', ') || '-'],
-    ...lifecycleFieldLines(schedule),
+    ...overrideAndMetadataLines(schedule),
     ['runs', schedule.max_runs === null ? String(schedule.runs) : `${schedule.runs} of ${schedule.max_runs}`],
     ['when finished', schedule.keep_finished ? 'kept' : 'removed after its last job'],
     ['version', String(schedule.version)],

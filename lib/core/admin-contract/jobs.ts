@@ -24,7 +24,7 @@ import {
   resultWaitSeconds,
   taskId,
 } from './fields';
-import { metadata, overrideFields, type WireOverrides, wireOverrides } from './lifecycle-fields';
+import { metadata, overrideFields, type WireOverrides, wireOverrides } from './overrides-and-metadata';
 
 /**
  * The job actions of the admin API: what each request takes, the job record on the wire, and what

@@ -29,7 +29,7 @@ import {
   overridesOfParams,
   type WireOverrides,
   wireOverrides,
-} from './lifecycle-fields';
+} from './overrides-and-metadata';
 
 /**
  * The schedule actions of the admin API: what each request takes (strict zod schemas: an unknown
@@ -135,12 +135,12 @@ export function scheduleOfRequest(
     paused: params.paused ?? false,
     keepFinished: params.keep_finished ?? false,
     maxRuns: params.max_runs ?? null,
-    ...lifecycleFieldsOfRequest(params),
+    ...overridesAndMetadataOfRequest(params),
   };
 }
 
 /** The overrides, metadata and description an `add_schedule` request gives (absent when none). */
-function lifecycleFieldsOfRequest(params: AddScheduleParams) {
+function overridesAndMetadataOfRequest(params: AddScheduleParams) {
   const overrides = overridesOfParams(params);
   const { metadata, description } = params;
   return {

@@ -9,7 +9,7 @@ import {
   numberField,
   secondsField,
 } from '../../option-values';
-import { OVERRIDE_FIELD_FLAGS, overrideFields, withOverrideOptions } from '../lifecycle-options';
+import { OVERRIDE_FIELD_FLAGS, overrideFields, withOverrideOptions } from '../override-options';
 
 const TRIGGER_FLAGS = ['cron', 'scheduleExpression', 'every', 'at', 'trigger'] as const;
 /** Each trigger option's flag as typed. */

@@ -3,7 +3,7 @@ import { callAdmin } from '../../admin/client';
 import { adminCommand } from '../../admin-command';
 import { renderFireTimes, renderScheduleDetails, renderScheduleTable } from '../../format/schedules';
 import { definedFields, numberField } from '../../option-values';
-import { metadataEntry } from '../lifecycle-options';
+import { metadataEntry } from '../override-options';
 
 /** Page size of `--all`: the admin API's largest. */
 const ALL_PAGE_SIZE = 500;

@@ -13,7 +13,7 @@ import {
   listJobsParams,
   type runJobParams,
 } from '../../../core/admin-contract/jobs';
-import { overridesOfParams } from '../../../core/admin-contract/lifecycle-fields';
+import { overridesOfParams } from '../../../core/admin-contract/overrides-and-metadata';
 import { JobNotFoundError } from '../../../core/errors';
 import { isFinalStatus, JOB_STATUSES, type JobStatus } from '../../../core/model/job';
 import { presentMetadata } from '../../../core/model/metadata';

@@ -1,4 +1,4 @@
-import type { WireOverrides } from '../../core/admin-contract/lifecycle-fields';
+import type { WireOverrides } from '../../core/admin-contract/overrides-and-metadata';
 
 /** `tenant=acme, tier=gold`, by key (stores need not keep the order); empty for no metadata. */
 export function metadataText(metadata: Readonly<Record<string, string>>): string {
@@ -9,7 +9,7 @@ export function metadataText(metadata: Readonly<Record<string, string>>): string
 }
 
 /** The detail lines of a schedule's or job's description, overrides and metadata (only those it has). */
-export function lifecycleFieldLines(
+export function overrideAndMetadataLines(
   item: WireOverrides & { metadata: Record<string, string>; description?: string | null },
 ): [string, string][] {
   const overrides: [string, number | null, string][] = [

@@ -6,7 +6,7 @@ const overrides = { maxAttempts: 2, backoffSeconds: 30, timeoutSeconds: 10, resu
 const metadata = { tenant: 'acme', tier: 'gold' };
 
 /** Overrides of a task's run settings, metadata and descriptions, as every store keeps and lists them. */
-export function lifecycleFieldsContract(fixture: () => StoreFixture): void {
+export function overridesAndMetadataContract(fixture: () => StoreFixture): void {
   let store: Store;
   beforeEach(() => {
     store = fixture().store;
