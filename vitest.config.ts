@@ -22,6 +22,9 @@ export default defineConfig({
           exclude: ['test/**/*.int.test.ts', 'test/**/*.e2e.test.ts', 'test/infra/**'],
           environment: 'node',
           isolate: false,
+          // A hang guard, not a timing goal: property tests run for seconds, and on two shared cores
+          // under load they outgrew vitest's 5 s default now and then.
+          testTimeout: 20_000,
         },
       },
       {

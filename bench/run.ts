@@ -11,6 +11,7 @@ import { renderChart } from './report/chart';
 import { type BenchReport, renderMarkdown } from './report/markdown';
 import { dispatchScenario } from './scenarios/dispatch';
 import { fireLagScenario } from './scenarios/fire-lag';
+import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
 import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { benchFlags } from './support/flags';
 import { startBenchSqs } from './support/sqs';
@@ -59,6 +60,28 @@ async function main(): Promise<void> {
         tickSeconds: 1,
         log,
       });
+    }
+    if (flags.limitedJobs > 0) {
+      log('limited task under a backlog…');
+      const runs = [];
+      for (const maxRunningJobs of [1, 3]) {
+        runs.push(
+          await limitedTaskScenario(dynamo, sqs, {
+            jobs: flags.limitedJobs,
+            runMs: 1_000,
+            maxRunningJobs,
+            workers: flags.workers,
+            log,
+          }),
+        );
+      }
+      const critical = await criticalJobScenario(dynamo, sqs, {
+        waitingNormal: 100,
+        runMs: 200,
+        workers: flags.workers,
+        log,
+      });
+      report.limited = { runs, critical };
     }
     report.seconds = (Date.now() - startedAt.getTime()) / 1000;
     await mkdir(flags.out, { recursive: true });

@@ -94,6 +94,7 @@ async function acquireAndRelease(dynamo: BenchDynamo, count: number, ticks: numb
           leasedVersion: schedule.version,
           nextFireAt: T0 + 3_600_000,
           lastFireAt: schedule.nextFireAt,
+          firesDispatched: 1,
           now: T0,
         });
         released++;
@@ -147,6 +148,7 @@ async function readAndAdvance(dynamo: BenchDynamo, count: number, ticks: number)
           seenVersion: schedule.version,
           seenNextFireAt: schedule.nextFireAt,
           nextFireAt: T0 + 3_600_000,
+          firesDispatched: 1,
           lastFireAt: schedule.nextFireAt,
           now: T0,
         });
@@ -248,6 +250,8 @@ function definition(id: string): ScheduleDefinition {
     maxJitterSeconds: 0,
     tags: ['bench'],
     paused: false,
+    keepFinished: false,
+    maxRuns: null,
   };
 }
 

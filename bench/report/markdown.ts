@@ -1,5 +1,6 @@
 import type { DispatchResult } from '../scenarios/dispatch';
 import type { FireLagResult } from '../scenarios/fire-lag';
+import type { CriticalJobResult, LimitedTaskResult } from '../scenarios/limited-task';
 import type { JobCosts } from '../support/costs';
 import {
   ASSUMED_MEMORY_GB,
@@ -18,6 +19,8 @@ export interface BenchReport {
   raw: { writesPerSecond: number; writes: number; concurrency: number };
   dispatch: DispatchResult[];
   fireLag: FireLagResult | undefined;
+  /** The limited-task scenarios (waiting lines); absent when skipped. */
+  limited?: { runs: LimitedTaskResult[]; critical?: CriticalJobResult };
 }
 
 const n = (value: number, digits = 0) =>
@@ -25,6 +28,32 @@ const n = (value: number, digits = 0) =>
     ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
     : '–';
 const dollars = (value: number) => `$${n(value, 2)}`;
+
+/** The limited-task scenarios: a backlog on a task with `maxRunningJobs`, woken from its waiting line. */
+function limitedTaskSection(limited: NonNullable<BenchReport['limited']>): string[] {
+  const lines = [
+    '',
+    '## Limited task under a backlog (waiting line)',
+    '',
+    "Jobs of one task arrive at once; those that find no free slot wait in the task's line and are woken as slots come back. Time from the first start to the last end against the ideal (the runs back to back); slot use = handler time ÷ (limit × that time).",
+    '',
+    '| jobs × run time | maxRunningJobs | time | ideal | slot use | at most at once | ran | ran twice |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const run of limited.runs) {
+    const { options } = run;
+    lines.push(
+      `| ${options.jobs} × ${n(options.runMs)} ms | ${options.maxRunningJobs} | **${n(run.wallMs / 1000, 1)} s** | ${n(run.idealMs / 1000)} s | **${n(run.slotUse * 100)} %** | ${run.maxRunning} | ${run.executed} | ${run.duplicates} |`,
+    );
+  }
+  if (limited.critical) {
+    lines.push(
+      '',
+      `A critical job added behind ${limited.critical.waitingNormal} waiting normal jobs (maxRunningJobs 1) had ${limited.critical.startedBefore} of them start before it (0: it started next).`,
+    );
+  }
+  return lines;
+}
 
 /** The scenarios whose per-job costs are reported, with their labels. */
 export function costRows(report: BenchReport): { label: string; costs: JobCosts }[] {
@@ -80,6 +109,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
       `| ${n(report.fireLag.expected)} | ${n(report.fireLag.executed)} | ${report.fireLag.duplicates} | ${n(lag.p50)} ms | ${n(lag.p95)} ms | **${n(lag.p99)} ms** | ${n(lag.max)} ms |`,
     );
   }
+  if (report.limited) push(...limitedTaskSection(report.limited));
   push(
     '',
     '## Per fired job',

@@ -15,6 +15,12 @@ export function benchFlags() {
     .option('--lag-schedules <n>', 'schedules of the fire-lag run (0 skips it)', wholeNumberFrom(0), 1000)
     .option('--lag-interval <s>', 'their interval in seconds', positiveNumber, 5)
     .option('--lag-seconds <s>', 'how long they fire', positiveNumber, 120)
+    .option(
+      '--limited-jobs <n>',
+      'jobs of 1 s of the limited-task runs (maxRunningJobs 1 and 3; 0 skips them and the critical-job run)',
+      wholeNumberFrom(0),
+      30,
+    )
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
     .option('--raw-writes <n>', 'writes of the raw-ceiling run', wholeNumberFrom(1), 10_000)
     .addOption(
@@ -34,7 +40,7 @@ export function soakFlags() {
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 16)
     .option(
       '--drain-seconds <n>',
-      "how long recovery may take after the window (a limited task's backlog waits in slot backoffs of up to 300 s)",
+      "how long recovery may take after the window (a limited task's backlog drains from its waiting line)",
       wholeNumberFrom(0),
       360,
     )

@@ -57,6 +57,8 @@ export async function seedSchedules<S extends IntervalSchedule>(
       maxJitterSeconds: 0,
       tags: ['bench'],
       paused: false,
+      keepFinished: false,
+      maxRuns: null,
     };
     await store.addSchedule({
       schedule: definition,

@@ -74,10 +74,34 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The listing of schedules under `filter`, as cursors are bound to it (the same in every store). */
 export function scheduleListing(filter: ScheduleFilter): Listing {
-  return ['schedules', filter.task ?? null, filter.tag ?? null, filter.paused ?? null];
+  return [
+    'schedules',
+    filter.task ?? null,
+    filter.tag ?? null,
+    filter.paused ?? null,
+    ...metadataListing(filter.metadata),
+  ];
 }
 
 /** The listing of jobs under `filter`, as cursors are bound to it (the same in every store). */
 export function jobListing(filter: JobFilter): Listing {
-  return ['jobs', filter.scheduleId ?? null, filter.task ?? null, filter.status ?? null];
+  const range =
+    filter.finishedFrom === undefined && filter.finishedBefore === undefined
+      ? []
+      : [String(filter.finishedFrom ?? null), String(filter.finishedBefore ?? null)];
+  return [
+    'jobs',
+    filter.scheduleId ?? null,
+    filter.task ?? null,
+    filter.status ?? null,
+    ...range,
+    ...metadataListing(filter.metadata),
+  ];
+}
+
+/** A metadata filter's part of a listing, in key order; none without one (older cursors stay valid). */
+function metadataListing(metadata: Record<string, string> | undefined): string[] {
+  if (metadata === undefined || Object.keys(metadata).length === 0) return [];
+  const entries = Object.entries(metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [JSON.stringify(entries)];
 }

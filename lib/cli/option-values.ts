@@ -78,6 +78,22 @@ export function secondsField(text: string): number | string {
   return durationSeconds(text) ?? text;
 }
 
+/** The value of a flag that clears a field: `--misfire-grace none`, `--max-attempts none`. */
+export const NONE = 'none';
+
+/**
+ * `none` as the admin API's `null`. Parsers keep `none` as typed: commander turns a parser's `null`
+ * into `''`, so the mapping happens when the request is built.
+ */
+export function noneAsNull<Value>(value: Value): Value | null {
+  return value === NONE ? null : value;
+}
+
+/** `--misfire-grace none`: no start deadline; anything else is seconds. */
+export function graceField(text: string): number | string {
+  return text === NONE ? NONE : secondsField(text);
+}
+
 /** An admin API number (`--limit 20`, `--limit -5`): sent as a number when it reads as one, else as typed. */
 export function numberField(text: string): number | string {
   return /^-?\d+$/.test(text) ? Number(text) : text;

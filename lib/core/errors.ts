@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'version_conflict'
   | 'no_result_yet'
   | 'job_not_cancellable'
+  | 'job_not_retryable'
   | 'invalid_task_config'
   | 'unavailable'
   | 'store_unavailable'

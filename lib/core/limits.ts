@@ -30,6 +30,11 @@ export const LIMITS = {
   maxVisibilityTimeoutSeconds: 43_200,
   /** The longest a Lambda function may run, and so a handler. */
   maxLambdaTimeoutSeconds: 900,
+  /**
+   * The longest `get_job_result` and `run_job` wait for a result (`wait_seconds`): half the admin
+   * Lambda's 60 s timeout, which leaves room for the call's other work and its reads.
+   */
+  maxResultWaitSeconds: 30,
 } as const;
 
 /** The log levels of the runtime (`SUNDIAL_LOG_LEVEL`, the construct's `logLevel`), least severe first. */

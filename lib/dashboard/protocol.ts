@@ -24,5 +24,7 @@ export const DASHBOARD_ACTIONS = [
   'list_jobs',
   'get_job_result',
   'list_tasks',
+  'pause_task',
+  'resume_task',
 ] as const satisfies readonly AdminAction[];
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];

@@ -7,6 +7,7 @@ import {
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
   JOB_PREFIX,
+  SCHEDULE_PREFIX,
   TASK_PREFIX,
 } from '../adapters/dynamodb/table-design';
 
@@ -24,6 +25,8 @@ export interface TableAccess {
    * IAM cannot look inside an item, so this is as fine as the table allows: by kind of item.
    */
   readonly writeKeyPrefixes?: readonly string[];
+  /** Partition-key prefixes of the items it may delete besides `writes` (`dynamodb:LeadingKeys`). */
+  readonly deleteKeyPrefixes?: readonly string[];
 }
 
 /**
@@ -32,9 +35,11 @@ export interface TableAccess {
  *   retryJob, repairCounters: queries `due`, `running` and `by-kind`; only updates items (every
  *   write is a conditional update); never creates nor deletes.
  * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
- *   only `JOB#` and `TASK#` items (LeadingKeys), never a schedule; queries nothing; deletes nothing.
+ *   only `JOB#` and `TASK#` items (LeadingKeys), never a schedule; queries nothing; deletes only
+ *   `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job ended).
  * - admin: the admin API (add/update/pause/resume/remove schedules, add/cancel jobs, results, counts):
- *   every index; creates schedules and jobs; the only one that deletes (removing a schedule).
+ *   every index; creates schedules and jobs; deletes schedules (removing a schedule).
+ * The tick, the worker and the admin API publish events on the bus (`grantPublish`).
  * When a store operation starts using another call, update this table (docs/deploy.md, IAM summary).
  */
 export const TABLE_ACCESS = {
@@ -46,6 +51,7 @@ export const TABLE_ACCESS = {
     queryIndexes: [],
     writes: ['dynamodb:UpdateItem'],
     writeKeyPrefixes: [JOB_PREFIX, TASK_PREFIX],
+    deleteKeyPrefixes: [SCHEDULE_PREFIX],
   },
   admin: {
     queryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => index.indexName),
@@ -82,6 +88,20 @@ export function grantTableAccess(
         : {}),
     }),
   ];
+  if (access.deleteKeyPrefixes) {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'DeleteItems',
+        actions: ['dynamodb:DeleteItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': access.deleteKeyPrefixes.map((prefix) => `${prefix}*`),
+          },
+        },
+      }),
+    );
+  }
   if (access.queryIndexes.length > 0) {
     statements.push(
       new iam.PolicyStatement({
@@ -116,7 +136,7 @@ export function grantWorkerQueue(role: iam.IRole, queue: sqs.IQueue, deadLetterQ
   deadLetterQueue.grantSendMessages(role);
 }
 
-/** `events:PutEvents` on the one bus, for job events. */
+/** `events:PutEvents` on the one bus, for job and schedule events. */
 export function grantPublish(role: iam.IRole, bus: events.IEventBus): void {
   bus.grantPutEventsTo(role);
 }

@@ -2,6 +2,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { LogLevel } from '../core/limits';
 
 /** Log levels the runtime understands (`SUNDIAL_LOG_LEVEL`). */
@@ -96,6 +97,14 @@ export interface SundialProps {
   readonly eventBus?: events.IEventBus;
 
   /**
+   * Per task id, where its jobs that failed for good (`error` after the last attempt, `abandoned`) are
+   * sent, one message each: `{ queue }` (the worker may only `sqs:SendMessage` to it) or `{ eventBus }`
+   * (only `events:PutEvents` on it; detail-type `job.failed_for_good`). Body: docs/runtime-config.md.
+   * @default none
+   */
+  readonly failureDestinations?: Readonly<Record<string, SundialFailureDestination>>;
+
+  /**
    * Active X-Ray tracing on the three Lambdas (sampled: about one request a second plus 5%).
    * @default true
    */
@@ -172,3 +181,8 @@ export type SundialBilling = { readonly mode: 'on-demand' } | SundialProvisioned
 
 /** Seconds the worker's timeout must leave beyond the longest task timeout. */
 export const WORKER_TIMEOUT_MARGIN_SECONDS = 30;
+
+/** Where one task's jobs that failed for good go: an SQS queue, or an EventBridge bus (rules route them on). */
+export type SundialFailureDestination =
+  | { readonly queue: sqs.IQueue }
+  | { readonly eventBus: events.IEventBus };

@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { type SundialAlarmSet, SundialAlarms } from './alarms';
 import { createDashboard } from './dashboard';
 import { RUNTIME_MODULES, writeEntry } from './entries';
+import { failureDestinationsEnvironment, grantFailureDestinations } from './failure-destinations';
 import { SundialFunction } from './functions';
 import { EMF, SundialMetrics } from './metrics';
 import { acknowledgeFindings } from './nag';
@@ -93,10 +94,11 @@ export class Sundial extends Construct {
     this.eventBus =
       props.eventBus ??
       new events.EventBus(this, 'EventBus', {
-        description: 'Sundial job events (job.succeeded, job.failed, …)',
+        description: 'Sundial job and schedule events (job.failed, schedule.removed, …)',
       });
 
     const environment = this.environment(settings);
+    const failureDestinations = props.failureDestinations ?? {};
     const common = {
       projectRoot: PROJECT_ROOT,
       tracing: settings.tracing,
@@ -121,12 +123,15 @@ export class Sundial extends Construct {
       description: 'Sundial worker: claims and runs jobs from the jobs queue',
       timeout: Duration.seconds(settings.workerTimeoutSeconds),
       memorySize: settings.workerMemorySize,
-      // Only the worker publishes job events (without the variable the others use a discarding publisher),
-      // and only the worker moves unreadable messages straight to the DLQ.
+      // Only the worker moves unreadable messages straight to the DLQ.
       environment: {
         ...environment,
-        SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName,
         SUNDIAL_DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
+        ...failureDestinationsEnvironment(
+          this,
+          failureDestinations,
+          discovery.tasks.map((task) => task.id),
+        ),
       },
     });
     const admin = new SundialFunction(this, 'Admin', {
@@ -147,7 +152,9 @@ export class Sundial extends Construct {
     grantSend(tick.role, this.queue);
     grantSend(admin.role, this.queue);
     grantWorkerQueue(worker.role, this.queue, this.deadLetterQueue);
-    grantPublish(worker.role, this.eventBus);
+    // Job events from the worker, schedule events from the admin API and the tick (`schedule.finished`).
+    for (const role of [tick.role, worker.role, admin.role]) grantPublish(role, this.eventBus);
+    grantFailureDestinations(worker.role, failureDestinations);
 
     worker.function.addEventSource(
       new sources.SqsEventSource(this.queue, {
@@ -200,6 +207,7 @@ export class Sundial extends Construct {
     return {
       SUNDIAL_TABLE_NAME: this.table.tableName,
       SUNDIAL_QUEUE_URL: this.queue.queueUrl,
+      SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName,
       SUNDIAL_SHARDS: String(settings.shards),
       SUNDIAL_LOOKAHEAD_SECONDS: String(settings.lookaheadSeconds),
       SUNDIAL_LOG_LEVEL: settings.logLevel,

@@ -13,6 +13,7 @@ import { createWorkerHandler, type WorkerHandler } from '../runtime/handlers/wor
 import { createLogger } from '../runtime/observability/logger';
 import { loadTaskRegistryFromDirectory } from '../runtime/tasks/load-directory';
 import type { TaskRegistry } from '../runtime/tasks/registry';
+import { describeEvent } from './describe-event';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local';
 import { type ExtraRoute, startLambdaEndpoint } from './lambda-endpoint';
 import {
@@ -22,7 +23,7 @@ import {
   LOCAL_TABLE_NAME,
 } from './local-resources';
 import { prettyLogSink } from './pretty-log';
-import { type PutEventsEntry, startPutEventsServer } from './put-events-server';
+import { startPutEventsServer } from './put-events-server';
 import { restoreQueueSnapshot, saveQueueSnapshot } from './queue-snapshot';
 import { startSqsEmulator } from './sqs-emulator';
 import { watchTasks } from './task-watcher';
@@ -154,7 +155,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const endpoint = await startLambdaEndpoint({
       port: options.port ?? DEFAULT_LOCAL_PORT,
       functions: new Map([
-        [LOCAL_ADMIN_FUNCTION, { handler: invokeAdmin, timeoutMs: 30_000 }],
+        [LOCAL_ADMIN_FUNCTION, { handler: invokeAdmin, timeoutMs: 60_000 }],
         [TICK_FUNCTION_NAME, { handler: () => tick(), timeoutMs: 60_000 }],
       ]),
       extraRoutes: options.routes?.({ invokeAdmin }) ?? [],
@@ -194,20 +195,6 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
   } catch (error) {
     await stopAll();
     throw error;
-  }
-}
-
-/** One line per job event: what happened to which job (payloads and return values stay out of the log). */
-function describeEvent(entry: PutEventsEntry): string {
-  try {
-    const detail = JSON.parse(entry.Detail ?? '{}') as Record<string, unknown>;
-    const result = detail.result as
-      | { outcome?: string; error?: { type?: string; message?: string } }
-      | undefined;
-    const error = result?.error ? ` error=${result.error.type}: ${result.error.message}` : '';
-    return `event ${entry.DetailType} task=${detail.task} job=${detail.jobId} attempt=${detail.attempt}${error}`;
-  } catch {
-    return `event ${entry.DetailType} (unreadable detail)`;
   }
 }
 

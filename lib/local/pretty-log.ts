@@ -70,7 +70,7 @@ function stackBelowMessage(error: LoggedError): string[] {
 }
 
 function isIdleTick(fields: Record<string, unknown>): boolean {
-  return ['schedulesProcessed', 'jobsEnqueued', 'jobsReaped', 'parkedJobsSent', 'errors'].every(
+  return ['schedulesProcessed', 'jobsEnqueued', 'jobsReaped', 'parkedJobsSent', 'jobsWoken', 'errors'].every(
     (key) => !fields[key],
   );
 }

@@ -1,6 +1,11 @@
 import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
 import { LIMITS, LOG_LEVELS, type LogLevel } from '../core/limits';
 import type { PlanLimits } from '../core/planning';
+import {
+  FAILURE_DESTINATIONS_VARIABLE,
+  type FailureDestinationConfig,
+  parseFailureDestinations,
+} from './failure-destinations';
 import { MAX_RESULT_TTL_SECONDS, TASK_DEFAULTS } from './tasks/define-task';
 
 /** Everything the Lambdas read from the environment, once, at cold start. Documented in docs/runtime-config.md. */
@@ -26,6 +31,8 @@ export interface RuntimeConfig {
   defaultResultTtlSeconds: number;
   logLevel: LogLevel;
   metricsNamespace: string;
+  /** Per task, where its jobs that failed for good (`error`, `abandoned`) are sent; `{}` = nowhere. */
+  failureDestinations: Readonly<Record<string, FailureDestinationConfig>>;
 }
 
 export type { LogLevel };
@@ -72,6 +79,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     ),
     logLevel: reader.oneOf('SUNDIAL_LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsNamespace: reader.optional('SUNDIAL_METRICS_NAMESPACE') ?? 'Sundial',
+    failureDestinations: parseFailureDestinations(reader.optional(FAILURE_DESTINATIONS_VARIABLE), problems),
   };
   // A lease shorter than the tick's budget could expire while the tick still dispatches the schedule.
   if (config.scheduleLeaseSeconds * 1000 <= config.tickBudgetMs) {

@@ -9,10 +9,12 @@ import { SqsJobQueue } from '../adapters/sqs/sqs-job-queue';
 import { type Clock, systemClock } from '../core/clock';
 import type { DeadLetterQueue } from '../core/ports/dead-letter-queue';
 import type { EventPublisher } from '../core/ports/event-publisher';
+import type { FailureDestination } from '../core/ports/failure-destination';
 import type { JobQueue } from '../core/ports/job-queue';
 import type { JobStore } from '../core/ports/job-store';
 import type { ScheduleStore } from '../core/ports/schedule-store';
 import { type RuntimeConfig, readConfig } from './config';
+import { failureDestinationsOf } from './failure-destinations';
 import { createLogger, type LineSink, type RuntimeLogger, stdoutSink } from './observability/logger';
 
 /** Everything the tick, worker and admin handlers use; built once per cold start. */
@@ -24,6 +26,8 @@ export interface RuntimeDeps {
   events: EventPublisher;
   /** Where the worker moves messages it cannot read; absent: they stay until the queue's redrive policy. */
   deadLetters?: DeadLetterQueue;
+  /** Per task, where the worker sends its jobs that failed for good; absent: nowhere. */
+  failureDestinations?: ReadonlyMap<string, FailureDestination>;
   clock: Clock;
   /** Uniform in [0, 1): jitter and backoff. */
   random: () => number;
@@ -64,9 +68,14 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
     queueUrl: config.queueUrl,
     onSendFailure: (failure) => logger.error('queue send failed', { ...failure }),
   });
+  let eventbridge = clients.eventbridge;
+  const eventbridgeClient = () => {
+    eventbridge ??= new EventBridgeClient({});
+    return eventbridge;
+  };
   const events = config.eventBusName
     ? new EventBridgePublisher({
-        client: clients.eventbridge ?? new EventBridgeClient({}),
+        client: eventbridgeClient(),
         eventBusName: config.eventBusName,
         onPublishFailure: (failure) => logger.warn('events rejected by EventBridge', { ...failure }),
       })
@@ -80,6 +89,10 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
     ...(config.deadLetterQueueUrl
       ? { deadLetters: new SqsDeadLetterQueue({ client: sqs, queueUrl: config.deadLetterQueueUrl }) }
       : {}),
+    failureDestinations: failureDestinationsOf(config.failureDestinations, {
+      sqs,
+      eventbridge: eventbridgeClient,
+    }),
     clock: systemClock,
     random: Math.random,
     logger,

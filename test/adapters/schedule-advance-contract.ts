@@ -25,6 +25,7 @@ export function scheduleAdvanceContract(fixture: () => StoreFixture): void {
       seenNextFireAt: T0 + 10 * SECOND,
       nextFireAt: T0 + 95 * SECOND,
       lastFireAt: T0 + 90 * SECOND,
+      firesDispatched: 2,
       now: T0,
       ...overrides,
     });
@@ -64,6 +65,7 @@ export function scheduleAdvanceContract(fixture: () => StoreFixture): void {
     expect(await store.getSchedule('s')).toMatchObject({
       nextFireAt: T0 + 95 * SECOND,
       lastFireAt: T0 + 90 * SECOND,
+      runs: 2,
       version: 1,
       leaseOwner: null,
     });
@@ -73,7 +75,7 @@ export function scheduleAdvanceContract(fixture: () => StoreFixture): void {
     expect(muchLater.map((schedule) => schedule.id)).toEqual(['s']);
   });
 
-  it('lets exactly one of eight racing advances of the same read state win', async () => {
+  it('lets exactly one of eight racing advances of the same read state win, and counts its fires once', async () => {
     await add('s', T0 + 10 * SECOND);
 
     const outcomes = await Promise.all(
@@ -88,17 +90,18 @@ export function scheduleAdvanceContract(fixture: () => StoreFixture): void {
     expect(await store.getSchedule('s')).toMatchObject({
       nextFireAt: T0 + (91 + winner) * SECOND,
       lastFireAt: T0 + (90 + winner) * SECOND,
+      runs: 2,
     });
   });
 
-  it('recognises a retry of an advance that had applied', async () => {
+  it('recognises a retry of an advance that had applied, without counting its fires again', async () => {
     await add('s', T0 + 10 * SECOND);
 
     const first = await advance('s');
     const retried = await advance('s');
 
     expect([first, retried]).toEqual(['advanced', 'advanced']);
-    expect(await store.getSchedule('s')).toMatchObject({ nextFireAt: T0 + 95 * SECOND, version: 1 });
+    expect(await store.getSchedule('s')).toMatchObject({ nextFireAt: T0 + 95 * SECOND, runs: 2, version: 1 });
   });
 
   it('refuses an advance after the schedule changed, was paused, removed, or leased, and writes nothing', async () => {

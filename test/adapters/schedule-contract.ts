@@ -34,6 +34,7 @@ export function scheduleContract(fixture: () => StoreFixture): void {
       ...definition('nightly'),
       nextFireAt: T0,
       lastFireAt: null,
+      runs: 0,
       firesFrom: T0,
       version: 1,
       createdAt: T0,

@@ -78,6 +78,7 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
         leasedVersion: 1,
         nextFireAt,
         lastFireAt: T0 + 85 * SECOND,
+        firesDispatched: 1,
         now: T0 + 2,
       });
 
@@ -132,6 +133,7 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
         leasedVersion: 1,
         nextFireAt: T0 + MINUTE,
         lastFireAt: T0,
+        firesDispatched: 1,
         now: T0 + 3 * SECOND,
       }),
     );

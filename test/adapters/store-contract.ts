@@ -2,13 +2,17 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import { concurrencyContract } from './concurrency-contract';
 import { counterContract } from './counter-contract';
 import { dedupeContract } from './dedupe-contract';
+import { finishedScheduleContract } from './finished-schedule-contract';
 import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
 import { listingCursorContract } from './listing-cursor-contract';
+import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
 import { scheduleAdvanceContract } from './schedule-advance-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import type { StoreFixture } from './store-fixtures';
+import { unsuccessfulJobsContract } from './unsuccessful-jobs-contract';
+import { waitingLineContract } from './waiting-line-contract';
 
 /**
  * The one behavioural contract of Sundial's durable store, run against every implementation: each
@@ -32,11 +36,15 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('schedules', () => scheduleContract(current));
     describe('schedule leases', () => scheduleLeaseContract(current));
     describe('schedule advances without a lease', () => scheduleAdvanceContract(current));
+    describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
     describe('jobs', () => jobContract(current));
     describe('task counters', () => counterContract(current));
     describe('dedupe records', () => dedupeContract(current));
     describe('parking unsent jobs', () => jobParkingContract(current));
     describe('listing cursors', () => listingCursorContract(current));
+    describe('overrides, metadata and descriptions', () => overridesAndMetadataContract(current));
+    describe('waiting lines', () => waitingLineContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
+    describe('unsuccessful jobs of every task', () => unsuccessfulJobsContract(current));
   });
 }

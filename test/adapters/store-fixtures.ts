@@ -31,6 +31,8 @@ export function definition(id: string, overrides: Partial<ScheduleDefinition> = 
     maxJitterSeconds: 0,
     tags: ['reports'],
     paused: false,
+    keepFinished: false,
+    maxRuns: null,
     ...overrides,
   };
 }

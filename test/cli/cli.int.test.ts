@@ -166,6 +166,35 @@ describe('sundial schedules, against the local platform', () => {
     expect(again).toMatchObject({ code: 1, stdout: '' });
     expect(again.stderr).toBe("error: schedule_not_found: schedule 'every-second' does not exist\n");
   });
+
+  it('adds a schedule with --max-runs and --keep-finished, shows its runs, and changes both', async () => {
+    const added = await cli([
+      'schedules',
+      'add',
+      '--id',
+      'trial',
+      '--task',
+      'echo',
+      '--cron',
+      '0 9 * * *',
+      '--max-runs',
+      '2',
+      '--keep-finished',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const shown = await cli(['schedules', 'get', 'trial']);
+    expect(shown.stdout).toMatch(/\nruns\s+0 of 2\n/);
+    expect(shown.stdout).toMatch(/\nwhen finished\s+kept\n/);
+
+    const updated = await cli(['schedules', 'update', 'trial', '--max-runs', 'none', '--no-keep-finished']);
+    expect(updated.code, updated.stderr).toBe(0);
+    const { schedule } = await json<{ schedule: WireSchedule }>(['schedules', 'get', 'trial']);
+    expect(schedule).toMatchObject({ max_runs: null, keep_finished: false, runs: 0, finished: false });
+
+    const refused = await cli(['schedules', 'update', 'trial', '--max-runs', '0']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('max_runs (--max-runs): must be a whole number from 1 to 1000000000');
+  });
 });
 
 describe('sundial jobs and tasks, against the local platform', () => {
@@ -219,14 +248,69 @@ describe('sundial jobs and tasks, against the local platform', () => {
     expect(list.stdout).toMatch(/doomed\s+explode\s+error\s+.*NonRetryableError: the report service refused/);
   });
 
+  it('runs a job and waits for its result, exiting 1 when it failed', async () => {
+    const ran = await cli(['jobs', 'run', 'echo', '--payload', '{"n":1}', '--id', 'run-echo', '--wait']);
+    const failed = await cli(['jobs', 'run', 'explode', '--wait', '20s']);
+    const queued = await json<{ job_id: string; status: string; result: null }>([
+      'jobs',
+      'run',
+      'echo',
+      '--id',
+      'run-later',
+    ]);
+
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^outcome\s+success$/m);
+    expect(ran.stdout).toContain('"n": 1');
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^error\s+NonRetryableError: the report service refused the request$/m);
+    expect(queued).toEqual({ job_id: 'run-later', status: 'queued', result: null });
+  });
+
+  it('finds failed jobs of every task, counts them, and retries one keeping its history', async () => {
+    const failed = await json<{ jobs: WireJob[] }>(['jobs', 'list', '--status', 'error', '--since', '1h']);
+    const counts = await cli(['jobs', 'count', '--task', 'explode']);
+    const retried = await cli(['jobs', 'retry', 'doomed']);
+    const again = await waitFor(
+      () => json<{ job: WireJob }>(['jobs', 'get', 'doomed']),
+      (answer) => answer.job.status === 'error',
+    );
+    const details = await cli(['jobs', 'get', 'doomed']);
+    const refused = await cli(['jobs', 'retry', 'run-echo']);
+
+    expect(failed.jobs.map((job) => job.id)).toContain('doomed');
+    expect(counts.stdout).toMatch(/^TASK\s+ERROR\s+COUNTED\nexplode\s+\d+\s+\d+$/m);
+    expect(retried).toMatchObject({ code: 0 });
+    expect(retried.stdout).toMatch(/^Retrying job 'doomed' \(explode\) as attempt 2\./);
+    expect(again.job).toMatchObject({ attempt: 2, result: { attempt: 2 } });
+    expect(again.job.history?.map((entry) => [entry.outcome, entry.attempt])).toEqual([['error', 1]]);
+    expect(details.stdout).toMatch(/^Before a retry:\noutcome\s+error$/m);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('job_not_retryable');
+  });
+
   it('lists the tasks with their running jobs against their limit', async () => {
     const table = await cli(['tasks', 'list']);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^TASK\s+RUNNING \/ LIMIT\s+TIMEOUT/);
+    expect(table.stdout).toMatch(/^TASK\s+RUNNING \/ LIMIT\s+WAITING\s+PAUSED\s+TIMEOUT/);
     expect(table.stdout).toMatch(/^report\s+0 \/ 2\s+/m);
     expect(table.stdout).toMatch(/^echo\s+0 \/ ∞\s+/m);
     const { tasks } = await json<{ tasks: WireTask[] }>(['tasks', 'list']);
     expect(tasks.map((task) => task.id)).toEqual(['echo', 'explode', 'report']);
+  });
+
+  it('pauses and resumes a task', async () => {
+    const paused = await cli(['tasks', 'pause', 'report']);
+    const whilePaused = await json<{ tasks: WireTask[] }>(['tasks', 'list']);
+    const resumed = await cli(['tasks', 'resume', 'report']);
+    const unknown = await cli(['tasks', 'pause', 'reprot']);
+
+    expect(paused).toMatchObject({ code: 0 });
+    expect(paused.stdout).toMatch(/^Paused task 'report' \(0 waiting\)/);
+    expect(whilePaused.tasks.find((task) => task.id === 'report')).toMatchObject({ paused: true });
+    expect(resumed.stdout).toMatch(/^Resumed task 'report': 0 woken, 0 waiting\./);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/unknown_task: task 'reprot' is not registered/);
   });
 });
 

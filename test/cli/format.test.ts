@@ -106,6 +106,17 @@ describe('tables', () => {
     });
     expect(upcomingFire(dispatchedOnce, NOW)).toBe(at(30_000));
     expect(upcomingFire(dispatchedOnce, at(31_000))).toBeNull();
+    // Finished by max_runs: its trigger fires on, but nothing after its last dispatched fire runs.
+    const reachedMaxRuns = {
+      ...everyFiveSeconds,
+      next_fire_time: null,
+      last_fire_time: '2026-03-02T09:00:10Z',
+      finished: true,
+      runs: 3,
+      max_runs: 3,
+    };
+    expect(upcomingFire(reachedMaxRuns, at(2_000))).toBe(at(5_000));
+    expect(upcomingFire(reachedMaxRuns, at(11_000))).toBeNull();
   });
 
   it('lists jobs with duration and a shortened error', () => {
@@ -131,7 +142,7 @@ describe('tables', () => {
     expect(renderJobTable([], 'UTC', clock)).toBe('No jobs.');
   });
 
-  it('lists tasks with running jobs against their limit', () => {
+  it('lists tasks with running jobs against their limit, waiting jobs and whether paused', () => {
     const tasks: WireTask[] = [
       {
         id: 'cleanup',
@@ -143,11 +154,13 @@ describe('tables', () => {
         events: 'all',
         has_payload_schema: false,
         running: 1,
+        waiting: 12,
+        paused: true,
       },
     ];
     expect(renderTaskTable(tasks).split('\n')).toEqual([
-      'TASK     RUNNING / LIMIT  TIMEOUT  MISFIRE GRACE  ATTEMPTS      RESULTS KEPT  EVENTS  SCHEMA',
-      'cleanup  1 / 2            1 min    120 s          5 × from 2 s  7 d           all     no',
+      'TASK     RUNNING / LIMIT  WAITING  PAUSED  TIMEOUT  MISFIRE GRACE  ATTEMPTS      RESULTS KEPT  EVENTS  SCHEMA',
+      'cleanup  1 / 2            12       yes     1 min    120 s          5 × from 2 s  7 d           all     no',
     ]);
   });
 });
@@ -213,6 +226,7 @@ function schedule(fields: Partial<WireSchedule>): WireSchedule {
     }),
     nextFireAt: Date.parse('2026-03-03T09:00:00Z'),
     lastFireAt: null,
+    runs: 0,
     firesFrom: created,
     version: 1,
     createdAt: created,
@@ -233,6 +247,11 @@ function job(fields: Partial<WireJob>): WireJob {
     fire_time: null,
     run_at: '2026-03-02T08:59:00Z',
     start_deadline: null,
+    max_attempts: null,
+    backoff_seconds: null,
+    timeout_seconds: null,
+    result_ttl_seconds: null,
+    metadata: {},
     attempt: 0,
     status: 'queued',
     created_at: '2026-03-02T08:59:00Z',

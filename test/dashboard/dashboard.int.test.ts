@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WireJob, WireSchedule } from '../../lib/cli/admin/wire';
+import type { WireJob, WireSchedule, WireTask } from '../../lib/cli/admin/wire';
 import { run } from '../../lib/cli/main';
 import { systemClock } from '../../lib/core/clock';
 import { type CliPlatform, waitFor } from '../cli/support';
@@ -37,6 +37,32 @@ describe('the dashboard in headless Chromium', () => {
     await expect.poll(() => text(row('heartbeat'))).toMatch(/ UTC\s+(in [0-5] s|now)/);
     expect(await text(row('quarter-hourly'))).toMatch(/:(00|15|30|45):00 E[SD]T\s+in /);
     expect(await page.title()).toBe('Sundial dashboard');
+    // what a schedule is for, under its id
+    expect(await text(row('nightly-report').locator('th .about'))).toBe('Weekday report for ops · team=ops');
+    expect(await row('heartbeat').locator('th .about').isVisible()).toBe(false);
+  });
+
+  it('shows a schedule with an EventBridge Scheduler expression readably, fired at its times', async () => {
+    const added = await sundial.cli([
+      'schedules',
+      'add',
+      '--id',
+      'from-eventbridge',
+      '--task',
+      'echo',
+      '--schedule-expression',
+      'cron(0 10 ? * MON-FRI *)',
+      '--timezone',
+      'Europe/Berlin',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    // The page refreshes on its own every few seconds: wait for it to list the new schedule.
+    await expect
+      .poll(() => text(row('from-eventbridge')), { timeout: 20_000 })
+      .toMatch(/echo\s+eventbridge cron\(0 10 \? \* MON-FRI \*\)/);
+    expect(await text(row('from-eventbridge'))).toMatch(
+      /(Mon|Tue|Wed|Thu|Fri) \d{4}-\d\d-\d\d 10:00:00 CES?T\s+in /,
+    );
   });
 
   it('pauses a schedule with a click, which the CLI then shows as paused', async () => {
@@ -53,6 +79,23 @@ describe('the dashboard in headless Chromium', () => {
     ]);
     expect(schedule.paused).toBe(true);
     expect(await page.getByRole('button', { name: 'Resume nightly-report' }).count()).toBe(1);
+  });
+
+  it('pauses and resumes a task with a click, which the CLI shows', async () => {
+    // Act
+    await page.getByRole('button', { name: 'Pause task report' }).click();
+    await expect.poll(() => text(page.locator('#action-status'))).toBe('Paused task report');
+    await expect
+      .poll(() => text(page.locator('#task-rows')))
+      .toMatch(/report\s+0 \/ 2\s+0 \(paused\)\s*Resume/);
+    const paused = await sundial.json<{ tasks: WireTask[] }>(['tasks', 'list']);
+    await page.getByRole('button', { name: 'Resume task report' }).click();
+    await expect.poll(() => text(page.locator('#action-status'))).toBe('Resumed task report');
+    const resumed = await sundial.json<{ tasks: WireTask[] }>(['tasks', 'list']);
+
+    // Assess
+    expect(paused.tasks.find((task) => task.id === 'report')?.paused).toBe(true);
+    expect(resumed.tasks.find((task) => task.id === 'report')?.paused).toBe(false);
   });
 
   it('reaches the action buttons with the keyboard, shows the focus, and runs a schedule with Enter', async () => {
@@ -92,6 +135,10 @@ describe('the dashboard in headless Chromium', () => {
     const error = page.locator('#result-list li', { hasText: failedJobId }).locator('details');
     await error.locator('summary').click();
     await expect.poll(() => error.getAttribute('open')).toBe('');
+    // a job's metadata (here its schedule's) is shown with its task and schedule
+    expect(await text(page.locator('#result-list li', { hasText: failedJobId }))).toContain(
+      'explode · failing-export · owner=billing',
+    );
     expect(await text(error.locator('pre'))).toContain(
       'NonRetryableError: the report service refused the request',
     );

@@ -17,10 +17,12 @@ const SCHEDULES: Record<string, Record<string, string>> = {
     cron: '0 9 * * MON-FRI',
     timezone: 'Europe/Berlin',
     payload: '{"team":"ops"}',
+    description: 'Weekday report for ops',
+    metadata: 'team=ops',
   },
   heartbeat: { task: 'echo', every: '5s' },
   'quarter-hourly': { task: 'echo', cron: '*/15 * * * *', timezone: 'America/New_York' },
-  'failing-export': { task: 'explode', every: '20s' },
+  'failing-export': { task: 'explode', every: '20s', metadata: 'owner=billing' },
 };
 
 const addArgs = (id: string, options: Record<string, string>) => [

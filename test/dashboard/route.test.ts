@@ -178,8 +178,10 @@ describe('the dashboard API refuses what a foreign web page could send', () => {
       'list_schedules',
       'list_tasks',
       'pause_schedule',
+      'pause_task',
       'preview_schedule',
       'resume_schedule',
+      'resume_task',
       'run_schedule_now',
     ]);
   });

@@ -3,15 +3,18 @@ import {
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
   JOB_PREFIX,
+  SCHEDULE_PREFIX,
   TASK_PREFIX,
 } from '../../lib/adapters/dynamodb/table-design';
-import { defaultStack, logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthesized } from './support';
-
-interface Statement {
-  actions: string[];
-  resources: unknown[];
-  condition?: Record<string, unknown>;
-}
+import {
+  defaultStack,
+  logicalId,
+  resourcesOf,
+  roleStatements,
+  type Statement,
+  SYNTH_TIMEOUT_MS,
+  type Synthesized,
+} from './support';
 
 let synth: Synthesized;
 let ids: { table: string; queue: string; dlq: string; bus: string };
@@ -25,23 +28,8 @@ beforeAll(() => {
   };
 }, SYNTH_TIMEOUT_MS);
 
-const asArray = <T>(value: T | T[] | undefined): T[] =>
-  value === undefined ? [] : Array.isArray(value) ? value : [value];
-
-/** Every Allow statement of every policy attached to the role of a Sundial function (`Tick`, `Worker`, `Admin`). */
 function statementsOf(fn: 'Tick' | 'Worker' | 'Admin'): Statement[] {
-  const role = logicalId(synth.template, 'AWS::IAM::Role', `Sundial${fn}Role`);
-  return Object.values(resourcesOf(synth.template, 'AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: role }]))
-    .flatMap(
-      (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
-    )
-    .filter((statement) => statement.Effect === 'Allow')
-    .map((statement) => ({
-      actions: asArray(statement.Action as string | string[]),
-      resources: asArray(statement.Resource),
-      ...(statement.Condition ? { condition: statement.Condition as Record<string, unknown> } : {}),
-    }));
+  return roleStatements(synth.template, fn);
 }
 
 const allActions = (statements: Statement[]) => statements.flatMap((statement) => statement.actions);
@@ -120,13 +108,12 @@ describe('tick', () => {
 });
 
 describe('worker', () => {
-  it('cannot delete items, and writes only job and task-counter items (dynamodb:LeadingKeys)', () => {
+  it('updates only job and task-counter items, and deletes only schedules (dynamodb:LeadingKeys)', () => {
     const statements = statementsOf('Worker');
     const writes = statements.filter((statement) =>
       statement.actions.some((action) => /^dynamodb:(Put|Update|Delete)Item$/.test(action)),
     );
 
-    expect(allActions(statements)).not.toContain('dynamodb:DeleteItem');
     expect(writes).toEqual([
       {
         actions: ['dynamodb:UpdateItem'],
@@ -134,6 +121,12 @@ describe('worker', () => {
         condition: {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${JOB_PREFIX}*`, `${TASK_PREFIX}*`] },
         },
+      },
+      {
+        // A finished schedule, once its last job ended (docs/adr/0004-finished-schedules.md).
+        actions: ['dynamodb:DeleteItem'],
+        resources: [tableArn()],
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SCHEDULE_PREFIX}*`] } },
       },
     ]);
     expect(allActions(statements)).not.toContain('dynamodb:Query');
@@ -159,17 +152,17 @@ describe('worker', () => {
     }
   });
 
-  it('publishes job events to the bus, and only there', () => {
-    expect(resourcesFor(statementsOf('Worker'), 'events:PutEvents')).toEqual([
-      { 'Fn::GetAtt': [ids.bus, 'Arn'] },
-    ]);
-    expect(resourcesFor(statementsOf('Tick'), 'events:PutEvents')).toEqual([]);
-    expect(resourcesFor(statementsOf('Admin'), 'events:PutEvents')).toEqual([]);
+  it('publishes events to the bus, and only there (the tick and the admin API too: schedule events)', () => {
+    for (const name of ['Worker', 'Tick', 'Admin'] as const) {
+      expect(resourcesFor(statementsOf(name), 'events:PutEvents'), name).toEqual([
+        { 'Fn::GetAtt': [ids.bus, 'Arn'] },
+      ]);
+    }
   });
 });
 
 describe('admin', () => {
-  it('reads and writes the table, queries every index, and is the only one that deletes', () => {
+  it('reads and writes the table, queries every index, and deletes any item (the worker only schedules)', () => {
     const statements = statementsOf('Admin');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(

@@ -5,6 +5,7 @@ import {
   TABLE_KEYS,
   TTL_ATTRIBUTE,
 } from '../../lib/adapters/dynamodb/table-design';
+import { LIMITS } from '../../lib/core/limits';
 import {
   customizedStack,
   defaultStack,
@@ -143,6 +144,16 @@ describe('tick', () => {
   });
 });
 
+describe('admin', () => {
+  it('runs long enough for the longest result wait, with half its timeout to spare', () => {
+    const admin = Object.values(resourcesOf(synth.template, 'AWS::Lambda::Function')).find((fn) =>
+      String(fn.Properties.Description).startsWith('Sundial admin API'),
+    );
+
+    expect(admin?.Properties.Timeout).toBeGreaterThanOrEqual(2 * LIMITS.maxResultWaitSeconds);
+  });
+});
+
 describe('worker', () => {
   it('consumes the jobs queue with partial batch failures, the batch size and a concurrency ceiling', () => {
     const worker = logicalId(synth.template, 'AWS::Lambda::Function', 'SundialWorkerFunction');
@@ -195,7 +206,7 @@ describe('functions', () => {
     }
   });
 
-  it('tell only the worker, which publishes job events, the name of the bus', () => {
+  it('tell every function the name of the bus (job events from the worker, schedule events from the tick and the admin API)', () => {
     const bus = logicalId(synth.template, 'AWS::Events::EventBus', 'SundialEventBus');
     const busOf = (prefix: string) => {
       const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
@@ -206,8 +217,8 @@ describe('functions', () => {
     };
 
     expect(busOf('SundialWorkerFunction')).toEqual({ Ref: bus });
-    expect(busOf('SundialTickFunction')).toBeUndefined();
-    expect(busOf('SundialAdminFunction')).toBeUndefined();
+    expect(busOf('SundialTickFunction')).toEqual({ Ref: bus });
+    expect(busOf('SundialAdminFunction')).toEqual({ Ref: bus });
   });
 
   it('tell only the worker the DLQ, where it moves messages it cannot read', () => {

@@ -112,3 +112,28 @@ export function logicalId(template: Template, type: string, prefix: string): str
     throw new Error(`expected one ${type} starting with ${prefix}, found: ${ids.join(', ') || 'none'}`);
   return ids[0] as string;
 }
+
+export interface Statement {
+  actions: string[];
+  resources: unknown[];
+  condition?: Record<string, unknown>;
+}
+
+const asArray = <T>(value: T | T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
+
+/** Every Allow statement of every policy attached to the role of a Sundial function (`Tick`, `Worker`, `Admin`). */
+export function roleStatements(template: Template, fn: 'Tick' | 'Worker' | 'Admin'): Statement[] {
+  const role = logicalId(template, 'AWS::IAM::Role', `Sundial${fn}Role`);
+  return Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: role }]))
+    .flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    )
+    .filter((statement) => statement.Effect === 'Allow')
+    .map((statement) => ({
+      actions: asArray(statement.Action as string | string[]),
+      resources: asArray(statement.Resource),
+      ...(statement.Condition ? { condition: statement.Condition as Record<string, unknown> } : {}),
+    }));
+}

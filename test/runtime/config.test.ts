@@ -64,3 +64,38 @@ describe('runtime config', () => {
     ).toThrow(/SUNDIAL_SCHEDULE_LEASE_SECONDS \(30\) must be longer than SUNDIAL_TICK_BUDGET_MS/);
   });
 });
+
+describe('runtime config: failure destinations', () => {
+  it('reads a queue or a bus per task, and none by default', () => {
+    const config = readConfig({
+      ...REQUIRED,
+      SUNDIAL_FAILURE_DESTINATIONS: JSON.stringify({
+        'send-report': { queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/failed-reports' },
+        cleanup: { eventBusName: 'ops' },
+      }),
+    });
+
+    expect(config.failureDestinations).toEqual({
+      'send-report': { queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/failed-reports' },
+      cleanup: { eventBusName: 'ops' },
+    });
+    expect(readConfig(REQUIRED).failureDestinations).toEqual({});
+  });
+
+  it('names the variable and the task of every unusable destination', () => {
+    const problems = (text: string) => {
+      try {
+        readConfig({ ...REQUIRED, SUNDIAL_FAILURE_DESTINATIONS: text });
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    };
+
+    expect(problems('not json')).toEqual(['SUNDIAL_FAILURE_DESTINATIONS must be a JSON object']);
+    expect(problems(JSON.stringify({ a: { queueUrl: 'u', eventBusName: 'b' }, b: 'q' }))).toEqual([
+      `SUNDIAL_FAILURE_DESTINATIONS: task 'a' needs { "queueUrl": "<url>" } or { "eventBusName": "<name or ARN>" }`,
+      `SUNDIAL_FAILURE_DESTINATIONS: task 'b' needs { "queueUrl": "<url>" } or { "eventBusName": "<name or ARN>" }`,
+    ]);
+  });
+});

@@ -4,7 +4,7 @@ import { ManualClock } from '../../lib/core/clock';
 import type { JsonValue } from '../../lib/core/json';
 import { encodeJobMessage } from '../../lib/core/model/job-message';
 import type { ScheduleDefinition } from '../../lib/core/model/schedule';
-import type { EventPublisher, JobEvent } from '../../lib/core/ports/event-publisher';
+import type { EventPublisher, SundialEvent } from '../../lib/core/ports/event-publisher';
 import type { JobMessage, JobQueue } from '../../lib/core/ports/job-queue';
 import type { JobRequest } from '../../lib/core/ports/job-store';
 import type { TriggerSpec } from '../../lib/core/triggers';
@@ -41,11 +41,11 @@ export class RecordingQueue implements JobQueue {
 }
 
 export class RecordingPublisher implements EventPublisher {
-  readonly events: JobEvent[] = [];
+  readonly events: SundialEvent[] = [];
   calls = 0;
   failing = false;
 
-  async publish(events: readonly JobEvent[]): Promise<void> {
+  async publish(events: readonly SundialEvent[]): Promise<void> {
     this.calls += 1;
     if (this.failing) throw new Error('event bus unavailable');
     this.events.push(...events);
@@ -105,6 +105,8 @@ export function scheduleDefinition(
     maxJitterSeconds: 0,
     tags: [],
     paused: false,
+    keepFinished: false,
+    maxRuns: null,
     ...overrides,
   };
 }

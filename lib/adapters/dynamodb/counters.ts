@@ -20,7 +20,8 @@ export function takeSlotItem(context: StoreContext, task: string, limit: number)
     .set('limit', limit)
     .set('kind', ITEM_KINDS.counter);
   const running = update.name('running');
-  const condition = `attribute_not_exists(${running}) OR ${running} < ${update.value(limit)}`;
+  // A paused task takes no slot: its jobs wait in its line until it is resumed.
+  const condition = `(attribute_not_exists(${running}) OR ${running} < ${update.value(limit)}) AND attribute_not_exists(${update.name('paused')})`;
   return {
     Update: {
       TableName: context.tableName,

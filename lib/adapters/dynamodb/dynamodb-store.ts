@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import type { JobMessageBody } from '../../core/model/job-message';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
 import type {
@@ -12,6 +13,8 @@ import type {
   JobFilter,
   JobRequest,
   JobStore,
+  RetryEndedJobInput,
+  RetryEndedJobOutcome,
   RetryJobInput,
 } from '../../core/ports/job-store';
 import type {
@@ -26,6 +29,7 @@ import type {
   ScheduleFilter,
   ScheduleStore,
 } from '../../core/ports/schedule-store';
+import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
 import type { CapacityMeter } from './capacity';
 import * as counterRepair from './counter-repair';
 import * as counters from './counters';
@@ -33,6 +37,7 @@ import * as claims from './job-claims';
 import * as endings from './job-endings';
 import * as parking from './job-parking';
 import * as jobReads from './job-reads';
+import * as retries from './job-retries';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
 import * as advances from './schedule-advances';
 import * as leases from './schedule-leases';
@@ -40,6 +45,7 @@ import * as listing from './schedule-listing';
 import * as scheduleWrites from './schedule-writes';
 import { StoreContext } from './store-context';
 import { DEFAULT_SHARDS } from './table-design';
+import * as waitingLine from './waiting-line';
 
 export interface DynamoDbStoreOptions {
   /**
@@ -131,6 +137,14 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return scheduleWrites.removeSchedule(this.context, id);
   }
 
+  removeFinishedSchedule(
+    id: string,
+    lastFireAt: EpochMs | null,
+    version: number,
+  ): Promise<Schedule | undefined> {
+    return scheduleWrites.removeFinishedSchedule(this.context, id, lastFireAt, version);
+  }
+
   acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
     return leases.acquireDueSchedules(this.context, input);
   }
@@ -171,6 +185,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return endings.retryJob(this.context, input);
   }
 
+  retryEndedJob(input: RetryEndedJobInput): Promise<RetryEndedJobOutcome | undefined> {
+    return retries.retryEndedJob(this.context, input);
+  }
+
   getJob(id: string, now: EpochMs): Promise<Job | undefined> {
     return jobReads.getJob(this.context, id, now);
   }
@@ -207,5 +225,33 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   repairCounters(now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
     return counterRepair.repairCounters(this.context, now);
+  }
+
+  joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void> {
+    return waitingLine.joinLine(this.context, input);
+  }
+
+  leaseLineHead(input: LeaseLineHeadInput): Promise<LineEntry[]> {
+    return waitingLine.leaseLineHead(this.context, input);
+  }
+
+  leaveLine(task: string, position: string, owner: string): Promise<void> {
+    return waitingLine.leaveLine(this.context, task, position, owner);
+  }
+
+  waitingCount(task: string): Promise<number> {
+    return waitingLine.waitingCount(this.context, task);
+  }
+
+  taskSlots(task: string): Promise<TaskSlots | undefined> {
+    return waitingLine.taskSlots(this.context, task);
+  }
+
+  allTaskSlots(): Promise<TaskSlots[]> {
+    return waitingLine.allTaskSlots(this.context);
+  }
+
+  setTaskPaused(task: string, paused: boolean): Promise<TaskSlots> {
+    return waitingLine.setTaskPaused(this.context, task, paused);
   }
 }

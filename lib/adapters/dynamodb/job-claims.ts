@@ -82,6 +82,7 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
       'dueShard',
       'dueAt',
       'reclaimable',
+      'unsuccessful',
     ],
   );
   const expressions = applyTo(new Expressions(), claim);

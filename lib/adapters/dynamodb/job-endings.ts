@@ -2,7 +2,12 @@ import type { EpochMs } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
-import type { FinishJobInput, JobRequest, RetryJobInput } from '../../core/ports/job-store';
+import {
+  type FinishJobInput,
+  isUnsuccessfulOutcome,
+  type JobRequest,
+  type RetryJobInput,
+} from '../../core/ports/job-store';
 import { returnSlotItem, slotDroppedItem } from './counters';
 import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
 import { endedRecordExpiry, itemToJob, requestAttributes } from './job-items';
@@ -28,6 +33,7 @@ export function finishJob(context: StoreContext, input: FinishJobInput): Promise
       error: result.error,
       ...endedRecordExpiry(result.finishedAt, input.expiresAt),
       reclaimable: input.reclaimable === true ? true : undefined,
+      unsuccessful: isUnsuccessfulOutcome(result.outcome) ? result.outcome : null,
     },
     [
       ...LEASE_ATTRIBUTES,
@@ -163,15 +169,15 @@ export async function cancelJob(
   keepOrSet('attempt', 0);
   applyTo(
     expressions,
-    change({ status: 'cancelled', finishedAt: now, ...endedRecordExpiry(now, expiresAt) }, [
-      'dueShard',
-      'dueAt',
-      'leaseOwner',
-      'leaseUntil',
-      'returnValue',
-      'error',
-      'reclaimable',
-    ]),
+    change(
+      {
+        status: 'cancelled',
+        finishedAt: now,
+        unsuccessful: 'cancelled',
+        ...endedRecordExpiry(now, expiresAt),
+      },
+      ['dueShard', 'dueAt', 'leaseOwner', 'leaseUntil', 'returnValue', 'error', 'reclaimable'],
+    ),
   );
   const status = expressions.name('status');
   // A fire cancelled by a schedule check may still be claimed again: cancelling it makes that final.

@@ -8,6 +8,8 @@ import {
   type JobResult,
   type JobStatus,
 } from '../../core/model/job';
+import type { Metadata } from '../../core/model/metadata';
+import type { RunSettingOverrides } from '../../core/model/run-settings';
 import { dedupeRecordExpiresAt, type JobRequest } from '../../core/ports/job-store';
 import { optionalNumber } from './schedule-items';
 import type { StoredItem } from './store-context';
@@ -36,6 +38,10 @@ export function requestAttributes(request: JobRequest): StoredItem {
     fireTime: request.fireTime,
     runAt: request.runAt,
     startDeadline: request.startDeadline,
+    overrides: request.overrides,
+    metadata: request.metadata,
+    attemptBase: request.attemptBase,
+    priority: request.priority === 'critical' ? request.priority : null,
   };
 }
 
@@ -62,6 +68,9 @@ export function itemToJob(item: StoredItem): Job {
     fireTime: optionalNumber(item.fireTime),
     runAt: Number(item.runAt ?? item.createdAt ?? 0),
     startDeadline: optionalNumber(item.startDeadline),
+    ...(item.overrides !== undefined && { overrides: item.overrides as RunSettingOverrides }),
+    ...(item.metadata !== undefined && { metadata: item.metadata as Metadata }),
+    ...(item.priority === 'critical' && { priority: 'critical' as const }),
     attempt,
     status,
     leaseOwner: typeof item.leaseOwner === 'string' ? item.leaseOwner : null,
@@ -72,6 +81,8 @@ export function itemToJob(item: StoredItem): Job {
     finishedAt: isFinalStatus(status) ? finishedAt : null,
     result: resultOf(item, status, startedAt, finishedAt, attempt),
     expiresAt: expiresAt === null ? null : expiresAt * 1000,
+    ...(typeof item.attemptBase === 'number' && { attemptBase: item.attemptBase }),
+    ...(Array.isArray(item.history) && { history: item.history as JobResult[] }),
   };
 }
 

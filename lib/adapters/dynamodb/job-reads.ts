@@ -1,8 +1,8 @@
 import type { EpochMs } from '../../core/clock';
-import { ValidationError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
+import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
-import type { JobFilter } from '../../core/ports/job-store';
+import { checkJobFilter, type JobFilter } from '../../core/ports/job-store';
 import { jobListing } from '../page-cursor';
 import { epochMs, equalTo, keyWithPrefix, readIndexPage } from './index-pages';
 import { isExpired, itemToJob } from './job-items';
@@ -24,30 +24,23 @@ export async function listJobs(
   page: PageRequest,
   now: EpochMs,
 ): Promise<Page<Job>> {
-  const [indexName, partitionAttribute, partitionValue] =
+  checkJobFilter(filter);
+  const [indexName, partitionAttribute, partitionValue, sortAttribute] =
     filter.scheduleId !== undefined
-      ? [INDEX_NAMES.jobsBySchedule, 'scheduleId', filter.scheduleId]
+      ? [INDEX_NAMES.jobsBySchedule, 'scheduleId', filter.scheduleId, 'runAt']
       : filter.task !== undefined
-        ? [INDEX_NAMES.jobsByTask, 'task', filter.task]
-        : [undefined, '', ''];
-  if (!indexName) {
-    throw ValidationError.single(
-      'filter',
-      'listing jobs needs a scheduleId or a task (status narrows either)',
-    );
-  }
+        ? [INDEX_NAMES.jobsByTask, 'task', filter.task, 'runAt']
+        : [INDEX_NAMES.unsuccessfulJobs, 'unsuccessful', String(filter.status), 'finishedAt'];
   return readIndexPage(context, {
     operation: 'listJobs',
     query: {
       IndexName: indexName,
-      KeyConditionExpression: '#partition = :partition',
-      ExpressionAttributeNames: { '#partition': partitionAttribute },
-      ExpressionAttributeValues: { ':partition': partitionValue },
+      ...keyCondition(partitionAttribute, partitionValue, sortAttribute, filter),
       ScanIndexForward: false,
     },
     cursorKey: {
       [partitionAttribute]: equalTo(partitionValue),
-      runAt: epochMs,
+      [sortAttribute]: epochMs,
       pk: keyWithPrefix(JOB_PREFIX),
       sk: equalTo('JOB'),
     },
@@ -61,11 +54,32 @@ export async function listJobs(
         const job = itemToJob(item);
         const matches =
           (filter.status === undefined || job.status === filter.status) &&
-          (filter.task === undefined || job.task === filter.task);
+          (filter.task === undefined || job.task === filter.task) &&
+          matchesMetadata(job.metadata, filter.metadata);
         return matches ? job : undefined;
       });
     },
   });
+}
+
+/** The index partition, narrowed to the finish time range when the filter has one. */
+function keyCondition(partition: string, value: string, sortAttribute: string, filter: JobFilter) {
+  const names: Record<string, string> = { '#partition': partition };
+  const values: Record<string, unknown> = { ':partition': value };
+  let expression = '#partition = :partition';
+  const from = filter.finishedFrom ?? 0;
+  const before = filter.finishedBefore ?? Number.MAX_SAFE_INTEGER;
+  if (filter.finishedFrom !== undefined || filter.finishedBefore !== undefined) {
+    names['#sort'] = sortAttribute;
+    values[':from'] = from;
+    values[':last'] = before - 1;
+    expression += ' AND #sort BETWEEN :from AND :last';
+  }
+  return {
+    KeyConditionExpression: expression,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 /** Running jobs whose lease ended before `now`, oldest lease first, read consistently. */

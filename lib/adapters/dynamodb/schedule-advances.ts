@@ -7,6 +7,7 @@ import type {
 import { leaseDueItems } from './due-index';
 import { Expressions } from './expressions';
 import { itemToSchedule, optionalNumber } from './schedule-items';
+import { addRuns } from './schedule-leases';
 import { setDueKeys } from './schedule-writes';
 import { conditionFailure, type StoreContext } from './store-context';
 import { scheduleKey, shardKeys } from './table-design';
@@ -42,6 +43,7 @@ export async function advanceSchedule(
 ): Promise<AdvanceOutcome> {
   const update = new Expressions();
   if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
+  addRuns(update, input.firesDispatched);
   // The version is unchanged, so the schedule is still not paused (pausing bumps the version).
   setDueKeys(update, input.id, false, input.nextFireAt, context.shards);
   const lease = update.name('leaseUntil');

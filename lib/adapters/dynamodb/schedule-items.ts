@@ -1,5 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import type { JsonValue } from '../../core/json';
+import type { Metadata } from '../../core/model/metadata';
+import type { RunSettingOverrides } from '../../core/model/run-settings';
 import type { CoalescePolicy, Schedule, ScheduleDefinition } from '../../core/model/schedule';
 import type { TriggerSpec } from '../../core/triggers/schema';
 import type { StoredItem } from './store-context';
@@ -32,12 +34,13 @@ export function scheduleToItem(schedule: Schedule, shards: number): StoredItem {
   if (schedule.nextFireAt !== null) item.dueAt = schedule.nextFireAt;
   if (isActive(schedule.paused, schedule.nextFireAt)) item.dueShard = dueShardOf(schedule.id, shards);
   if (schedule.lastFireAt !== null) item.lastFireAt = schedule.lastFireAt;
+  if (schedule.runs > 0) item.runs = schedule.runs;
   if (schedule.leaseOwner !== null) item.leaseOwner = schedule.leaseOwner;
   if (schedule.leaseUntil !== null) item.leaseUntil = schedule.leaseUntil;
   return item;
 }
 
-/** The owner-controlled attributes, as stored (`misfireGraceSeconds` absent for `null`). */
+/** The owner-controlled attributes, as stored (`misfireGraceSeconds`, `maxRuns` absent for `null`; `keepFinished` for false). */
 export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' | 'paused'>): StoredItem {
   const attributes: StoredItem = {
     task: definition.task,
@@ -49,8 +52,23 @@ export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' |
   };
   if (definition.misfireGraceSeconds !== null)
     attributes.misfireGraceSeconds = definition.misfireGraceSeconds;
+  if (definition.overrides) attributes.overrides = definition.overrides;
+  if (definition.metadata) attributes.metadata = definition.metadata;
+  if (definition.description) attributes.description = definition.description;
+  if (definition.keepFinished) attributes.keepFinished = true;
+  if (definition.maxRuns !== null) attributes.maxRuns = definition.maxRuns;
   return attributes;
 }
+
+/** The optional definition attributes, absent when the schedule has none (a replace removes them). */
+export const OPTIONAL_DEFINITION_ATTRIBUTES = [
+  'misfireGraceSeconds',
+  'overrides',
+  'metadata',
+  'description',
+  'keepFinished',
+  'maxRuns',
+];
 
 export function itemToSchedule(item: StoredItem): Schedule {
   return {
@@ -63,6 +81,12 @@ export function itemToSchedule(item: StoredItem): Schedule {
     maxJitterSeconds: Number(item.maxJitterSeconds ?? 0),
     tags: (item.tags as string[] | undefined) ?? [],
     paused: item.paused === true,
+    ...(item.overrides !== undefined && { overrides: item.overrides as RunSettingOverrides }),
+    ...(item.metadata !== undefined && { metadata: item.metadata as Metadata }),
+    ...(typeof item.description === 'string' && { description: item.description }),
+    keepFinished: item.keepFinished === true,
+    maxRuns: optionalNumber(item.maxRuns),
+    runs: Number(item.runs ?? 0),
     nextFireAt: optionalNumber(item.dueAt),
     lastFireAt: optionalNumber(item.lastFireAt),
     // Items written before `firesFrom` existed: their definition has held since they were added.

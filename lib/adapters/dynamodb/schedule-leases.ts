@@ -78,6 +78,15 @@ async function takeLease(
   }
 }
 
+/** Adds the fires a plan dispatched to the schedule's `runs`, in the write that moves it past them. */
+export function addRuns(update: Expressions, firesDispatched: number): void {
+  if (firesDispatched <= 0) return;
+  update.setExpression(
+    'runs',
+    `if_not_exists(${update.name('runs')}, ${update.value(0)}) + ${update.value(firesDispatched)}`,
+  );
+}
+
 /**
  * Writes the next and last fire times and clears the lease, conditional on holding the lease and on the
  * version seen at lease time. A changed version clears only the lease (`superseded`).
@@ -88,6 +97,7 @@ export async function releaseSchedule(
 ): Promise<ReleaseOutcome> {
   const update = new Expressions().remove('leaseOwner', 'leaseUntil');
   if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
+  addRuns(update, input.firesDispatched);
   // The version is unchanged, so the schedule is still not paused (pausing bumps the version).
   setDueKeys(update, input.id, false, input.nextFireAt, context.shards);
   const condition =

@@ -1,3 +1,4 @@
+import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule } from '../../core/model/schedule';
 import type { ScheduleFilter } from '../../core/ports/schedule-store';
@@ -45,7 +46,9 @@ export function listSchedules(
       const found = await context.batchGet('listSchedules', entries.map(scheduleKeyOf));
       return entries.map((entry) => {
         const item = found.get(String(entry.pk));
-        return item ? itemToSchedule(item) : undefined;
+        const schedule = item ? itemToSchedule(item) : undefined;
+        // Metadata is not projected into the index: it is filtered once the items are read.
+        return schedule && matchesMetadata(schedule.metadata, filter.metadata) ? schedule : undefined;
       });
     },
   });

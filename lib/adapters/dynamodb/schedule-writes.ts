@@ -4,7 +4,14 @@ import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
 import type { AddScheduleInput, AddScheduleOutcome } from '../../core/ports/schedule-store';
 import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
-import { definitionAttributes, dueShardOf, isActive, itemToSchedule, scheduleToItem } from './schedule-items';
+import {
+  definitionAttributes,
+  dueShardOf,
+  isActive,
+  itemToSchedule,
+  OPTIONAL_DEFINITION_ATTRIBUTES,
+  scheduleToItem,
+} from './schedule-items';
 import { conditionFailure, type StoreContext } from './store-context';
 import { ITEM_KINDS, scheduleKey } from './table-design';
 
@@ -18,6 +25,7 @@ export async function addSchedule(
     ...definition,
     nextFireAt,
     lastFireAt: null,
+    runs: 0,
     firesFrom: now,
     version: 1,
     createdAt: now,
@@ -45,9 +53,10 @@ export async function addSchedule(
 async function replaceSchedule(context: StoreContext, input: AddScheduleInput): Promise<AddScheduleOutcome> {
   const { schedule: definition, nextFireAt, now } = input;
   const update = new Expressions();
-  for (const [attribute, value] of Object.entries(definitionAttributes(definition)))
-    update.set(attribute, value);
-  if (definition.misfireGraceSeconds === null) update.remove('misfireGraceSeconds');
+  const attributes = definitionAttributes(definition);
+  for (const [attribute, value] of Object.entries(attributes)) update.set(attribute, value);
+  const absent = OPTIONAL_DEFINITION_ATTRIBUTES.filter((attribute) => !(attribute in attributes));
+  if (absent.length > 0) update.remove(...absent);
   update
     .set('kind', ITEM_KINDS.schedule)
     .set('paused', definition.paused)
@@ -162,6 +171,36 @@ async function changePausedState(
 export async function removeSchedule(context: StoreContext, id: string): Promise<boolean> {
   const output = await context.delete('removeSchedule', { Key: scheduleKey(id), ReturnValues: 'ALL_OLD' });
   return output.Attributes !== undefined;
+}
+
+/** Deletes the schedule only while it is finished, not kept, at `lastFireAt` and `version` (see the port). */
+export async function removeFinishedSchedule(
+  context: StoreContext,
+  id: string,
+  lastFireAt: EpochMs | null,
+  version: number,
+): Promise<Schedule | undefined> {
+  const names = new Expressions();
+  const condition = [
+    `${names.name('paused')} = ${names.value(false)}`,
+    `attribute_not_exists(${names.name('dueAt')})`,
+    `(attribute_not_exists(${names.name('keepFinished')}) OR ${names.name('keepFinished')} = ${names.value(false)})`,
+    `${names.name('version')} = ${names.value(version)}`,
+    lastFireAt === null
+      ? `attribute_not_exists(${names.name('lastFireAt')})`
+      : `${names.name('lastFireAt')} = ${names.value(lastFireAt)}`,
+  ].join(' AND ');
+  try {
+    const output = await context.delete('removeFinishedSchedule', {
+      Key: scheduleKey(id),
+      ...names.build(condition),
+      ReturnValues: 'ALL_OLD',
+    });
+    return output.Attributes ? itemToSchedule(output.Attributes) : undefined;
+  } catch (error) {
+    conditionFailure(error);
+    return undefined;
+  }
 }
 
 export async function getSchedule(context: StoreContext, id: string): Promise<Schedule | undefined> {

@@ -53,6 +53,9 @@ export const INDEX_ATTRIBUTES = {
   task: 'task',
   scheduleId: 'scheduleId',
   runAt: 'runAt',
+  /** The status of a job that ended unsuccessfully (`UNSUCCESSFUL_OUTCOMES`), absent otherwise. */
+  unsuccessful: 'unsuccessful',
+  finishedAt: 'finishedAt',
 } as const;
 
 export const INDEX_NAMES = {
@@ -61,6 +64,7 @@ export const INDEX_NAMES = {
   byKind: 'by-kind',
   jobsByTask: 'jobs-by-task',
   jobsBySchedule: 'jobs-by-schedule',
+  unsuccessfulJobs: 'unsuccessful-jobs',
 } as const;
 
 export const GLOBAL_SECONDARY_INDEXES: readonly GlobalSecondaryIndexDesign[] = [
@@ -99,6 +103,14 @@ export const GLOBAL_SECONDARY_INDEXES: readonly GlobalSecondaryIndexDesign[] = [
     sortKey: { name: INDEX_ATTRIBUTES.runAt, type: 'N' },
     projection: 'KEYS_ONLY',
   },
+  {
+    // Jobs that ended in error, missed_start_deadline, abandoned or cancelled, by that status, latest
+    // finish first. Sparse: a job that succeeds never has the key, so it costs successful jobs nothing.
+    indexName: INDEX_NAMES.unsuccessfulJobs,
+    partitionKey: { name: INDEX_ATTRIBUTES.unsuccessful, type: 'S' },
+    sortKey: { name: INDEX_ATTRIBUTES.finishedAt, type: 'N' },
+    projection: 'KEYS_ONLY',
+  },
 ];
 
 export interface ItemKey {
@@ -120,6 +132,13 @@ export function jobKey(id: string): ItemKey {
 
 export function taskCounterKey(task: string): ItemKey {
   return { pk: `${TASK_PREFIX}${task}`, sk: 'COUNTER' };
+}
+
+/** Prefix of the sort keys of a task's waiting line, in its counter's partition (`WAIT#<linePosition>`). */
+export const WAITING_PREFIX = 'WAIT#';
+
+export function waitingEntryKey(task: string, position: string): ItemKey {
+  return { pk: `${TASK_PREFIX}${task}`, sk: `${WAITING_PREFIX}${position}` };
 }
 
 /** The id inside a `pk` built by one of the key builders. */

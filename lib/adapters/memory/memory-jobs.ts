@@ -1,6 +1,8 @@
 import type { EpochMs } from '../../core/clock';
-import { ConflictingIdError, LeaseLostError, ValidationError } from '../../core/errors';
+import { ConflictingIdError, LeaseLostError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
+import type { JobMessageBody } from '../../core/model/job-message';
+import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import { counterRepair, type TaskCounter } from '../../core/ports/counter-repair';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
@@ -8,15 +10,22 @@ import {
   type ClaimJobInput,
   type ClaimOutcome,
   type CreateJobInput,
+  checkJobFilter,
   dedupeRecordExpiresAt,
   type FinishJobInput,
+  historyAfterRetry,
+  isRetryableOutcome,
   type JobFilter,
   type JobRequest,
   type JobStore,
+  type RetryEndedJobInput,
+  type RetryEndedJobOutcome,
   type RetryJobInput,
 } from '../../core/ports/job-store';
+import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
 import { pageAfter } from './memory-pages';
+import { MemoryWaitingLines } from './memory-waiting-lines';
 
 /**
  * A job as kept in memory: the domain job plus where it waits in the due index, if parked, until
@@ -36,6 +45,9 @@ interface StoredJob extends Job {
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, StoredJob>();
   private readonly counters = new Map<string, TaskCounter>();
+  /** Per task: the limit of the last slot taken (as the DynamoDB counter item keeps it), and the pause flag. */
+  private readonly slotSettings = new Map<string, { limit: number | null; paused: boolean }>();
+  private readonly lines = new MemoryWaitingLines();
 
   async createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
     const visible = this.live(input.job.id, input.now);
@@ -82,8 +94,10 @@ export class MemoryJobStore implements JobStore {
     const limit = input.concurrencyLimit;
     if (limit !== undefined) {
       const counter = this.counter(input.job.task);
-      if (counter.running >= limit) return { status: 'no_slot', running: counter.running };
+      const paused = this.slotSettings.get(input.job.task)?.paused === true;
+      if (paused || counter.running >= limit) return { status: 'no_slot', running: counter.running };
       Object.assign(counter, { running: counter.running + 1, seq: counter.seq + 1 });
+      this.settings(input.job.task).limit = limit;
     }
     const job: StoredJob = {
       ...newJob(input.job, input.now),
@@ -98,6 +112,8 @@ export class MemoryJobStore implements JobStore {
       parkedUntil: null,
       recordExpiresAt: null,
       reclaimable: false,
+      ...(existing?.attemptBase !== undefined && { attemptBase: existing.attemptBase }),
+      ...(existing?.history !== undefined && { history: existing.history }),
     };
     this.jobs.set(job.id, job);
     return { status: 'claimed', job: present(job) };
@@ -151,28 +167,51 @@ export class MemoryJobStore implements JobStore {
     return present(job);
   }
 
+  async retryEndedJob(input: RetryEndedJobInput): Promise<RetryEndedJobOutcome | undefined> {
+    const job = this.live(input.jobId, input.now);
+    if (!job) return undefined;
+    if (!isRetryableOutcome(job.status)) return { status: 'not_retryable', job: present(job) };
+    Object.assign(job, {
+      status: 'retrying',
+      runAt: input.now,
+      startDeadline: null,
+      attemptBase: job.attempt,
+      history: historyAfterRetry(job),
+      startedAt: null,
+      finishedAt: null,
+      result: null,
+      expiresAt: null,
+      recordExpiresAt: null,
+      reclaimable: false,
+      parkedUntil: input.now,
+      leaseOwner: input.owner,
+      leaseUntil: input.leaseUntil,
+    });
+    return { status: 'retried', job: present(job) };
+  }
+
   async getJob(id: string, now: EpochMs): Promise<Job | undefined> {
     const job = this.live(id, now);
     return job && present(job);
   }
 
   async listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
-    if (filter.scheduleId === undefined && filter.task === undefined) {
-      throw ValidationError.single(
-        'filter',
-        'listing jobs needs a scheduleId or a task (status narrows either)',
-      );
-    }
+    checkJobFilter(filter);
+    const acrossTasks = filter.scheduleId === undefined && filter.task === undefined;
+    const positionOf = acrossTasks ? finishPosition : position;
     const matching = [...this.jobs.values()]
       .filter(
         (job) =>
           !isExpired(job, now) &&
           (filter.scheduleId === undefined || job.scheduleId === filter.scheduleId) &&
           (filter.task === undefined || job.task === filter.task) &&
-          (filter.status === undefined || job.status === filter.status),
+          (filter.status === undefined || job.status === filter.status) &&
+          matchesMetadata(job.metadata, filter.metadata) &&
+          (filter.finishedFrom === undefined || (job.finishedAt ?? 0) >= filter.finishedFrom) &&
+          (filter.finishedBefore === undefined || (job.finishedAt ?? 0) < filter.finishedBefore),
       )
-      .sort((a, b) => (position(a) < position(b) ? -1 : 1));
-    return pageAfter(matching, page, jobListing(filter), position, present);
+      .sort((a, b) => (positionOf(a) < positionOf(b) ? -1 : 1));
+    return pageAfter(matching, page, jobListing(filter), positionOf, present);
   }
 
   async cancelJob(
@@ -278,6 +317,47 @@ export class MemoryJobStore implements JobStore {
     return corrections;
   }
 
+  async joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void> {
+    this.lines.join(input.message, input.now);
+  }
+
+  async leaseLineHead(input: LeaseLineHeadInput): Promise<LineEntry[]> {
+    return this.lines.leaseHead(input);
+  }
+
+  async leaveLine(task: string, position: string, owner: string): Promise<void> {
+    this.lines.leave(task, position, owner);
+  }
+
+  async waitingCount(task: string): Promise<number> {
+    return this.lines.count(task);
+  }
+
+  async taskSlots(task: string): Promise<TaskSlots | undefined> {
+    return this.counters.has(task) || this.slotSettings.has(task) ? this.slotsOf(task) : undefined;
+  }
+
+  async setTaskPaused(task: string, paused: boolean): Promise<TaskSlots> {
+    this.settings(task).paused = paused;
+    this.counter(task);
+    return this.slotsOf(task);
+  }
+
+  async allTaskSlots(): Promise<TaskSlots[]> {
+    const tasks = new Set([...this.counters.keys(), ...this.slotSettings.keys()]);
+    return [...tasks].map((task) => this.slotsOf(task));
+  }
+
+  private slotsOf(task: string): TaskSlots {
+    const settings = this.slotSettings.get(task);
+    return {
+      task,
+      running: this.counters.get(task)?.running ?? 0,
+      limit: settings?.limit ?? null,
+      paused: settings?.paused ?? false,
+    };
+  }
+
   /** Forgets the jobs whose dedupe record has ended by `now`, as DynamoDB's TTL does (a test aid; not part of the port). */
   deleteExpiredRecords(now: EpochMs): void {
     for (const [id, job] of this.jobs) if (isRecordGone(job, now)) this.jobs.delete(id);
@@ -286,6 +366,15 @@ export class MemoryJobStore implements JobStore {
   /** Overwrites a task's counter, as drift would: no slot change is recorded (a test aid; not part of the port). */
   setRunningCount(task: string, running: number): void {
     this.counter(task).running = running;
+  }
+
+  private settings(task: string): { limit: number | null; paused: boolean } {
+    let settings = this.slotSettings.get(task);
+    if (!settings) {
+      settings = { limit: null, paused: false };
+      this.slotSettings.set(task, settings);
+    }
+    return settings;
   }
 
   private counter(task: string): TaskCounter {
@@ -344,6 +433,11 @@ function newJob(request: JobRequest, now: EpochMs): Job {
 /** Newest run time first, then id: as a string that sorts in listing order. */
 function position(job: Job): string {
   return `${String(Number.MAX_SAFE_INTEGER - job.runAt).padStart(16, '0')}#${job.id}`;
+}
+
+/** Latest finish first, as the DynamoDB store's index of unsuccessful endings. */
+function finishPosition(job: Job): string {
+  return `${String(Number.MAX_SAFE_INTEGER - (job.finishedAt ?? 0)).padStart(16, '0')}#${job.id}`;
 }
 
 function isExpired(job: Job, now: EpochMs): boolean {

@@ -5,8 +5,9 @@ import {
   ScheduleNotFoundError,
   VersionConflictError,
 } from '../../core/errors';
+import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
-import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import { isFinished, type Schedule, type ScheduleChanges } from '../../core/model/schedule';
 import type {
   AcquireDueSchedulesInput,
   AddScheduleInput,
@@ -26,6 +27,9 @@ import { pageAfter } from './memory-pages';
  * The in-memory reference `ScheduleStore`: the same contract as the DynamoDB store (one suite checks
  * both), for fast unit tests of the runtime. Every method is atomic (no awaits inside).
  */
+/** Schedule fields whose "none" is `null` rather than absent. */
+const NULL_VALUED_FIELDS: ReadonlySet<string> = new Set(['misfireGraceSeconds', 'maxRuns']);
+
 export class MemoryScheduleStore implements ScheduleStore {
   private readonly schedules = new Map<string, Schedule>();
 
@@ -40,6 +44,7 @@ export class MemoryScheduleStore implements ScheduleStore {
       ...structuredClone(definition),
       nextFireAt,
       lastFireAt: existing?.lastFireAt ?? null,
+      runs: existing?.runs ?? 0,
       firesFrom: now,
       version: (existing?.version ?? 0) + 1,
       createdAt: existing?.createdAt ?? now,
@@ -62,7 +67,8 @@ export class MemoryScheduleStore implements ScheduleStore {
         (schedule) =>
           (filter.task === undefined || schedule.task === filter.task) &&
           (filter.tag === undefined || schedule.tags.includes(filter.tag)) &&
-          (filter.paused === undefined || schedule.paused === filter.paused),
+          (filter.paused === undefined || schedule.paused === filter.paused) &&
+          matchesMetadata(schedule.metadata, filter.metadata),
       )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return pageAfter(matching, page, scheduleListing(filter), (schedule) => schedule.id, copy);
@@ -80,7 +86,10 @@ export class MemoryScheduleStore implements ScheduleStore {
       throw new VersionConflictError(id, expectedVersion);
     }
     for (const [field, value] of Object.entries(structuredClone(changes))) {
-      if (value !== undefined) Object.assign(schedule, { [field]: value });
+      // `null` clears an optional field (absent means none), as DynamoDB's REMOVE does; fields whose
+      // "none" is `null` in the model keep it.
+      if (value === null && !NULL_VALUED_FIELDS.has(field)) delete schedule[field as keyof Schedule];
+      else if (value !== undefined) Object.assign(schedule, { [field]: value });
     }
     Object.assign(schedule, { nextFireAt, updatedAt: now, version: schedule.version + 1 });
     if (changes.trigger !== undefined) schedule.firesFrom = now;
@@ -118,6 +127,23 @@ export class MemoryScheduleStore implements ScheduleStore {
     return this.schedules.delete(id);
   }
 
+  async removeFinishedSchedule(
+    id: string,
+    lastFireAt: EpochMs | null,
+    version: number,
+  ): Promise<Schedule | undefined> {
+    const schedule = this.schedules.get(id);
+    const removable =
+      schedule !== undefined &&
+      isFinished(schedule) &&
+      !schedule.keepFinished &&
+      schedule.version === version &&
+      schedule.lastFireAt === lastFireAt;
+    if (!removable) return undefined;
+    this.schedules.delete(id);
+    return copy(schedule);
+  }
+
   async acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
     const due = [...this.schedules.values()]
       .filter((schedule) => isDue(schedule, input.dueBefore) && isFree(schedule, input.now))
@@ -147,6 +173,7 @@ export class MemoryScheduleStore implements ScheduleStore {
     if (schedule.version !== input.leasedVersion) return 'superseded';
     schedule.nextFireAt = input.nextFireAt;
     if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
+    schedule.runs += input.firesDispatched;
     return 'released';
   }
 
@@ -168,6 +195,7 @@ export class MemoryScheduleStore implements ScheduleStore {
     if (schedule.nextFireAt === input.seenNextFireAt && isFree(schedule, input.now)) {
       schedule.nextFireAt = input.nextFireAt;
       if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
+      schedule.runs += input.firesDispatched;
       return 'advanced';
     }
     // Already where this write puts it: an earlier try of the same advance applied.

@@ -65,6 +65,14 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     return this.schedules.removeSchedule(id);
   }
 
+  removeFinishedSchedule(
+    id: string,
+    lastFireAt: EpochMs | null,
+    version: number,
+  ): Promise<Schedule | undefined> {
+    return this.schedules.removeFinishedSchedule(id, lastFireAt, version);
+  }
+
   acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
     return this.schedules.acquireDueSchedules(input);
   }

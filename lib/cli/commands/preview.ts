@@ -5,6 +5,7 @@ import { isoInZone } from '../../core/instants';
 import {
   anchorIntervals,
   canonicalCronExpression,
+  isEventBridgeExpression,
   MaxIterationsReachedError,
   parseIsoInstant,
   parseTrigger,
@@ -26,6 +27,7 @@ without start_at starts now, as add_schedule stores it.`;
 
 const EXAMPLES = [
   "sundial preview '30 2 * * *' --timezone America/New_York --from 2026-03-07T00:00:00Z --count 3",
+  "sundial preview 'cron(0 10 ? * MON-FRI *)' --timezone Europe/Berlin",
   `sundial preview --trigger '{"type": "interval", "minutes": 90}' --json`,
   `sundial preview --trigger '{"type": "calendar_interval", "months": 1, "start_date": "2026-01-31", "hour": 9, "timezone": "Europe/Berlin"}'`,
 ];
@@ -41,17 +43,20 @@ interface PreviewRequest {
 function declarePreview(parent: Command) {
   return parent
     .command('preview')
-    .usage("['<cron expression>' | --trigger '<trigger JSON>'] [options]")
+    .usage("['<cron expression>' | 'cron(…)' | 'rate(…)' | 'at(…)' | --trigger '<trigger JSON>'] [options]")
     .summary('show the next fire times of a trigger or cron expression')
     .description(reflow(DESCRIPTION))
     .addHelpText('after', examplesHelp(EXAMPLES))
-    .argument('[expression...]', "a cron expression, quoted as one argument: '*/5 * * * *'")
+    .argument(
+      '[expression...]',
+      "a cron expression, quoted as one argument: '*/5 * * * *', or an EventBridge Scheduler one: 'cron(0 10 ? * MON-FRI *)', 'rate(5 minutes)', 'at(2026-05-01T09:30:00)'",
+    )
     .option(
       '--trigger <json>',
-      'a trigger: cron, interval, calendar_interval, date, and, or (docs/triggers.md)',
+      'a trigger: cron, interval, calendar_interval, date, and, or, eventbridge (docs/triggers.md)',
       jsonValue,
     )
-    .option('--timezone <zone>', 'IANA time zone of a cron expression (default: UTC)')
+    .option('--timezone <zone>', 'IANA time zone of the expression (default: UTC)')
     .option('--from <ISO>', 'first instant to consider, with Z or an offset (default: now)', instantValue)
     .option(
       '--count <n>',
@@ -104,7 +109,11 @@ function previewRequest(expression: string[], options: PreviewOptions, from: Epo
       `quote the cron expression as one argument: sundial preview '${expression.join(' ')}'`,
     );
   }
-  const trigger = parseCronShortcut(cron, options.timezone);
+  if (isEventBridgeExpression(cron)) {
+    const trigger = parseExpressionShortcut('eventbridge', cron, options.timezone);
+    return { trigger, title: `'${cron}'`, from, count };
+  }
+  const trigger = parseExpressionShortcut('cron', cron, options.timezone);
   const canonical = canonicalCronExpression(cron);
   const readAs = canonical === cron ? '' : ` (read as '${canonical}')`;
   return { trigger, title: `cron '${cron}'${readAs}`, from, count };
@@ -126,16 +135,20 @@ function parseTriggerOption(input: unknown): TriggerSpec {
   }
 }
 
-/** A bare cron expression; problems are reported against the argument the user typed. */
-function parseCronShortcut(expression: string, timezone: string | undefined): TriggerSpec {
+/** A bare expression (cron, or EventBridge's); problems are reported against the argument the user typed. */
+function parseExpressionShortcut(
+  type: 'cron' | 'eventbridge',
+  expression: string,
+  timezone: string | undefined,
+): TriggerSpec {
   try {
-    return parseTrigger({ type: 'cron', expression, ...(timezone === undefined ? {} : { timezone }) });
+    return parseTrigger({ type, expression, ...(timezone === undefined ? {} : { timezone }) });
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     const problems = error.issues.map((issue) =>
       issue.path === 'trigger.timezone'
         ? `--timezone: ${issue.message}`
-        : `cron expression: ${issue.message}`,
+        : `${type === 'cron' ? 'cron expression' : 'expression'}: ${issue.message}`,
     );
     throw new UsageError(problems.join('; '));
   }

@@ -2,12 +2,13 @@ import { callAdmin } from '../admin/client';
 import { adminCommand } from '../admin-command';
 import { renderTaskTable } from '../format/jobs';
 import { commandGroup } from '../group';
+import { pauseTaskCommand, resumeTaskCommand } from './task-pause';
 
 const listTasksCommand = adminCommand({
   name: 'list',
-  summary: 'list the deployed tasks, their running jobs and options',
+  summary: 'list the deployed tasks, their running and waiting jobs and options',
   description: `Every deployed task (admin API list_tasks): jobs running now against its maxRunningJobs limit,
-timeout, misfire grace, retries, how long results are kept, events, and whether it checks payloads.`,
+jobs waiting in its line, whether it is paused, timeout, misfire grace, retries, how long results are kept, events, and whether it checks payloads.`,
   examples: ['sundial tasks list', 'sundial tasks list --json'],
   declare: (command) => command,
   async execute({ admin, print }) {
@@ -19,7 +20,7 @@ timeout, misfire grace, retries, how long results are kept, events, and whether 
 
 export const tasksCommand = commandGroup({
   name: 'tasks',
-  summary: 'list the deployed tasks (modules in functions/)',
+  summary: 'list, pause and resume the deployed tasks (modules in functions/)',
   description: 'Tasks are the handler modules in functions/; their id is the file name.',
-  subcommands: [listTasksCommand],
+  subcommands: [listTasksCommand, pauseTaskCommand, resumeTaskCommand],
 });

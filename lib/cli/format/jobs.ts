@@ -1,7 +1,10 @@
+import type { WireJobCounts } from '../../core/admin-contract/job-recovery';
 import type { Clock } from '../../core/clock';
 import { compactDuration, wholeDuration } from '../../core/format/durations';
+import { JOB_STATUSES } from '../../core/model/job';
 import type { WireJob, WireJobResult, WireTask } from '../admin/wire';
 import { localWithRelative } from './instants';
+import { overrideAndMetadataLines } from './overrides-and-metadata';
 import { renderFields, renderTable } from './table';
 
 const ERROR_COLUMN_WIDTH = 60;
@@ -39,6 +42,7 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['fire time', time(job.fire_time)],
     ['run at', time(job.run_at)],
     ['start deadline', time(job.start_deadline)],
+    ...overrideAndMetadataLines(job),
     ['attempt', String(job.attempt)],
     ['created', time(job.created_at)],
     ['started', time(job.started_at)],
@@ -46,7 +50,23 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['expires', time(job.expires_at)],
   ];
   const details = renderFields(fields);
-  return job.result === null ? details : `${details}\n\nResult:\n${renderJobResult(job.result, zone, clock)}`;
+  const result = job.result === null ? '' : `\n\nResult:\n${renderJobResult(job.result, zone, clock)}`;
+  const history = (job.history ?? []).map(
+    (earlier) => `\n\nBefore a retry:\n${renderJobResult(earlier, zone, clock)}`,
+  );
+  return `${details}${result}${history.join('')}`;
+}
+
+/** `count_jobs`: one row per task, a column per status that occurs. */
+export function renderJobCounts(tasks: readonly WireJobCounts[]): string {
+  if (tasks.length === 0) return 'No tasks.';
+  const statuses = JOB_STATUSES.filter((status) => tasks.some((task) => task.counts[status] !== undefined));
+  const rows = tasks.map((task) => [
+    task.task,
+    ...statuses.map((status) => String(task.counts[status] ?? 0)),
+    task.complete ? String(task.counted) : `${task.counted} newest (more not counted)`,
+  ]);
+  return renderTable(['TASK', ...statuses.map((status) => status.toUpperCase()), 'COUNTED'], rows);
 }
 
 /** A finished job's outcome: its return value, or its error with the stack. */
@@ -68,12 +88,14 @@ export function renderJobResult(result: WireJobResult, zone: string, clock: Cloc
   return renderFields(fields);
 }
 
-/** Tasks with their running jobs against their limit and their options. */
+/** Tasks with their running jobs against their limit, their waiting jobs, whether paused, and their options. */
 export function renderTaskTable(tasks: readonly WireTask[]): string {
   if (tasks.length === 0) return 'No tasks: add a module to functions/.';
   const rows = tasks.map((task) => [
     task.id,
     `${task.running} / ${task.max_running_jobs ?? '∞'}`,
+    String(task.waiting),
+    task.paused ? 'yes' : 'no',
     wholeDuration(task.timeout_seconds),
     task.misfire_grace_seconds === null ? 'none' : `${task.misfire_grace_seconds} s`,
     `${task.retry.max_attempts} × from ${task.retry.backoff_seconds} s`,
@@ -82,7 +104,18 @@ export function renderTaskTable(tasks: readonly WireTask[]): string {
     task.has_payload_schema ? 'yes' : 'no',
   ]);
   return renderTable(
-    ['TASK', 'RUNNING / LIMIT', 'TIMEOUT', 'MISFIRE GRACE', 'ATTEMPTS', 'RESULTS KEPT', 'EVENTS', 'SCHEMA'],
+    [
+      'TASK',
+      'RUNNING / LIMIT',
+      'WAITING',
+      'PAUSED',
+      'TIMEOUT',
+      'MISFIRE GRACE',
+      'ATTEMPTS',
+      'RESULTS KEPT',
+      'EVENTS',
+      'SCHEMA',
+    ],
     rows,
   );
 }

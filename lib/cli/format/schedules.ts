@@ -7,6 +7,7 @@ import { isoInZone } from '../../core/instants';
 import type { WireFireTime, WireSchedule } from '../admin/wire';
 import { localWithRelative } from './instants';
 import { upcomingFire } from './next-fire';
+import { metadataText, overrideAndMetadataLines } from './overrides-and-metadata';
 import { renderFields, renderTable } from './table';
 
 /** `paused`, `finished` (no fire time left, dispatched or not) or `active`. */
@@ -22,8 +23,13 @@ function isoOrNull(instant: number | null): string | null {
  * The schedules as a table; next fire times in each schedule's own time zone, with how far away
  * they are.
  */
-export function renderScheduleTable(schedules: readonly WireSchedule[], clock: Clock): string {
+export function renderScheduleTable(
+  schedules: readonly WireSchedule[],
+  clock: Clock,
+  options: { wide?: boolean } = {},
+): string {
   if (schedules.length === 0) return 'No schedules.';
+  if (options.wide) return renderWideScheduleTable(schedules, clock);
   const rows = schedules.map((schedule) => [
     schedule.id,
     schedule.task,
@@ -65,6 +71,9 @@ export function renderScheduleDetails(schedule: WireSchedule, clock: Clock): str
     ],
     ['max jitter', `${schedule.max_jitter_seconds} s`],
     ['tags', schedule.tags.join(', ') || '-'],
+    ...overrideAndMetadataLines(schedule),
+    ['runs', schedule.max_runs === null ? String(schedule.runs) : `${schedule.runs} of ${schedule.max_runs}`],
+    ['when finished', schedule.keep_finished ? 'kept' : 'removed after its last job'],
     ['version', String(schedule.version)],
     ['created', `${schedule.created_at} (${relativeTime(Date.parse(schedule.created_at), clock.now())})`],
     ['updated', `${schedule.updated_at} (${relativeTime(Date.parse(schedule.updated_at), clock.now())})`],
@@ -79,4 +88,18 @@ export function renderFireTimes(fireTimes: readonly WireFireTime[], zone: string
     return [String(index + 1), timeInZone(instant, zone), fire.utc, relativeTime(instant, clock.now())];
   });
   return renderTable(['#', zone, 'UTC', 'WHEN'], rows);
+}
+
+/** The table of `schedules list --wide`: id, task, state, description and metadata. */
+function renderWideScheduleTable(schedules: readonly WireSchedule[], clock: Clock): string {
+  const rows = schedules.map((schedule) => [
+    schedule.id,
+    schedule.task,
+    describeTrigger(schedule.trigger),
+    stateAt(schedule, clock.now()),
+    schedule.tags.join(','),
+    schedule.description ?? '',
+    metadataText(schedule.metadata),
+  ]);
+  return renderTable(['ID', 'TASK', 'TRIGGER', 'STATE', 'TAGS', 'DESCRIPTION', 'METADATA'], rows);
 }

@@ -89,3 +89,11 @@ export const cursor = z
   .string({ error: 'must be the cursor string returned by the previous page' })
   .min(1, { error: 'must not be empty' })
   .max(4096, { error: 'must be the cursor string returned by the previous page' });
+
+/** How long a call waits for a job's result; bounded well inside the admin Lambda's timeout. */
+export const resultWaitSeconds = z
+  .number({ error: `must be a number of seconds from 0 to ${LIMITS.maxResultWaitSeconds}` })
+  .min(0, { error: `must be a number of seconds from 0 to ${LIMITS.maxResultWaitSeconds}` })
+  .max(LIMITS.maxResultWaitSeconds, {
+    error: `must be at most ${LIMITS.maxResultWaitSeconds} seconds (the admin Lambda's timeout bounds a wait); ask again to wait longer`,
+  });

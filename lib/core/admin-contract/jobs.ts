@@ -10,13 +10,30 @@ import {
   type JobStatus,
   type ResultOutcome,
 } from '../model/job';
+import { DEFAULT_PRIORITY, PRIORITIES, type Priority } from '../model/priority';
 import type { AdminResponse } from './errors';
-import { conflictPolicy, cursor, identifier, instant, jobId, listLimit, payload, taskId } from './fields';
+import {
+  conflictPolicy,
+  cursor,
+  identifier,
+  instant,
+  jobId,
+  listLimit,
+  misfireGraceSeconds,
+  payload,
+  resultWaitSeconds,
+  taskId,
+} from './fields';
+import { metadata, overrideFields, type WireOverrides, wireOverrides } from './overrides-and-metadata';
 
 /**
  * The job actions of the admin API: what each request takes, the job record on the wire, and what
  * each action answers (docs/admin-api.md, "Jobs").
  */
+
+const priority = z.enum(PRIORITIES, {
+  error: `must be one of ${PRIORITIES.join(', ')}: a critical job starts before normal ones waiting for its task`,
+});
 
 export const addJobParams = z.strictObject({
   task: taskId,
@@ -24,6 +41,10 @@ export const addJobParams = z.strictObject({
   run_at: instant.optional(),
   job_id: identifier.optional(),
   conflict_policy: conflictPolicy.optional(),
+  ...overrideFields,
+  misfire_grace_seconds: misfireGraceSeconds.optional(),
+  metadata: metadata.nullable().optional(),
+  priority: priority.optional(),
 });
 
 export const addJobsParams = z.strictObject({
@@ -35,10 +56,20 @@ export const addJobsParams = z.strictObject({
 
 export const jobIdParams = z.strictObject({ job_id: jobId });
 
+export const jobResultParams = z.strictObject({ job_id: jobId, wait_seconds: resultWaitSeconds.optional() });
+
+/** `run_job`: the fields of `add_job`, and how long to wait for the result. */
+export const runJobParams = addJobParams.extend({ wait_seconds: resultWaitSeconds.optional() });
+
 export const listJobsParams = z.strictObject({
   schedule_id: identifier.optional(),
   task: taskId.optional(),
   status: z.enum(JOB_STATUSES, { error: `must be one of ${JOB_STATUSES.join(', ')}` }).optional(),
+  metadata: metadata.optional(),
+  /** With `status` alone: jobs that finished at or after this instant. */
+  since: instant.optional(),
+  /** With `status` alone: jobs that finished before this instant. */
+  until: instant.optional(),
   limit: listLimit,
   cursor: cursor.optional(),
 });
@@ -55,8 +86,8 @@ export interface WireJobResult {
   attempt: number;
 }
 
-/** A job as the admin API answers it. */
-export interface WireJob {
+/** A job as the admin API answers it (its overrides are null where the task's setting applies). */
+export interface WireJob extends WireOverrides {
   id: string;
   task: string;
   payload: JsonValue;
@@ -65,6 +96,9 @@ export interface WireJob {
   fire_time: string | null;
   run_at: string;
   start_deadline: string | null;
+  metadata: Record<string, string>;
+  /** Present for `critical` jobs only. */
+  priority?: Priority;
   attempt: number;
   status: JobStatus;
   created_at: string;
@@ -72,6 +106,8 @@ export interface WireJob {
   finished_at: string | null;
   expires_at: string | null;
   result: WireJobResult | null;
+  /** A retried job's earlier outcomes, oldest first (absent for a job never retried). */
+  history?: WireJobResult[];
 }
 
 function isoOrNull(instant: number | null): string | null {
@@ -100,6 +136,9 @@ export function wireJob(job: Job): WireJob {
     fire_time: isoOrNull(job.fireTime),
     run_at: isoUtc(job.runAt),
     start_deadline: isoOrNull(job.startDeadline),
+    ...wireOverrides(job.overrides),
+    metadata: job.metadata ?? {},
+    ...(job.priority && job.priority !== DEFAULT_PRIORITY && { priority: job.priority }),
     attempt: job.attempt,
     status: job.status,
     created_at: isoUtc(job.createdAt),
@@ -107,6 +146,7 @@ export function wireJob(job: Job): WireJob {
     finished_at: isoOrNull(job.finishedAt),
     expires_at: isoOrNull(job.expiresAt),
     result: job.result === null ? null : wireJobResult(job.result),
+    ...(job.history !== undefined && job.history.length > 0 && { history: job.history.map(wireJobResult) }),
   };
 }
 
@@ -126,6 +166,8 @@ export interface JobResults {
   list_jobs: { jobs: WireJob[]; cursor: string | null };
   get_job_result: { job_id: string; status: ResultOutcome; result: WireJobResult };
   cancel_job: { job: WireJob };
+  /** The result once the job finished; else its current status and `result: null`. */
+  run_job: { job_id: string; status: JobStatus; result: WireJobResult | null };
 }
 
 /** The request schema of each job action. */
@@ -134,6 +176,7 @@ export const JOB_REQUESTS = {
   add_jobs: addJobsParams,
   get_job: jobIdParams,
   list_jobs: listJobsParams,
-  get_job_result: jobIdParams,
+  get_job_result: jobResultParams,
   cancel_job: jobIdParams,
+  run_job: runJobParams,
 } as const;

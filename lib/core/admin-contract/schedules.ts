@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoInZone, isoUtc } from '../instants';
 import type { JsonValue } from '../json';
-import type { CoalescePolicy, Schedule, ScheduleChanges } from '../model/schedule';
+import { type CoalescePolicy, isFinished, type Schedule, type ScheduleChanges } from '../model/schedule';
 import { type TriggerSpec, triggerTimezone } from '../triggers';
 import {
   booleanFlag,
@@ -21,12 +21,25 @@ import {
   wholeNumber,
 } from './fields';
 import type { WireJob } from './jobs';
+import {
+  changedOverrides,
+  description,
+  metadata,
+  overrideFields,
+  overridesOfParams,
+  type WireOverrides,
+  wireOverrides,
+} from './overrides-and-metadata';
 
 /**
  * The schedule actions of the admin API: what each request takes (strict zod schemas: an unknown
  * field is an error that names it), the schedule record on the wire, and what each action answers.
  * Wire names are snake_case; instants ISO-8601; durations seconds (docs/admin-api.md, "Schedules").
  */
+
+/** The largest `max_runs`. */
+export const MAX_RUNS_LIMIT = 1_000_000_000;
+const maxRuns = wholeNumber(1, MAX_RUNS_LIMIT);
 
 export const addScheduleParams = z.strictObject({
   id: identifier.optional(),
@@ -38,7 +51,12 @@ export const addScheduleParams = z.strictObject({
   max_jitter_seconds: maxJitterSeconds.optional(),
   tags: tags.optional(),
   paused: booleanFlag.optional(),
+  keep_finished: booleanFlag.optional(),
+  max_runs: maxRuns.optional(),
   conflict_policy: conflictPolicy.optional(),
+  ...overrideFields,
+  metadata: metadata.nullable().optional(),
+  description: description.nullable().optional(),
 });
 export type AddScheduleParams = z.output<typeof addScheduleParams>;
 
@@ -48,6 +66,7 @@ export const listSchedulesParams = z.strictObject({
   task: taskId.optional(),
   tag: tag.optional(),
   paused: booleanFlag.optional(),
+  metadata: metadata.optional(),
   limit: listLimit,
   cursor: cursor.optional(),
 });
@@ -61,6 +80,11 @@ export const updateScheduleParams = z.strictObject({
   misfire_grace_seconds: misfireGraceSeconds.optional(),
   max_jitter_seconds: maxJitterSeconds.optional(),
   tags: tags.optional(),
+  keep_finished: booleanFlag.optional(),
+  max_runs: maxRuns.nullable().optional(),
+  ...overrideFields,
+  metadata: metadata.nullable().optional(),
+  description: description.nullable().optional(),
   expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER).optional(),
 });
 export type UpdateScheduleParams = z.output<typeof updateScheduleParams>;
@@ -109,6 +133,20 @@ export function scheduleOfRequest(
     maxJitterSeconds: params.max_jitter_seconds ?? 0,
     tags: params.tags ?? [],
     paused: params.paused ?? false,
+    keepFinished: params.keep_finished ?? false,
+    maxRuns: params.max_runs ?? null,
+    ...overridesAndMetadataOfRequest(params),
+  };
+}
+
+/** The overrides, metadata and description an `add_schedule` request gives (absent when none). */
+function overridesAndMetadataOfRequest(params: AddScheduleParams) {
+  const overrides = overridesOfParams(params);
+  const { metadata, description } = params;
+  return {
+    ...(overrides && { overrides }),
+    ...(metadata && Object.keys(metadata).length > 0 && { metadata }),
+    ...(description && { description }),
   };
 }
 
@@ -116,8 +154,15 @@ export function scheduleOfRequest(
 export function scheduleChangesOfRequest(
   params: UpdateScheduleParams,
   trigger?: TriggerSpec,
+  current?: Pick<Schedule, 'overrides'>,
 ): ScheduleChanges {
+  const overrides = changedOverrides(current?.overrides, params);
   return {
+    ...(overrides !== undefined && { overrides }),
+    ...(params.metadata !== undefined && {
+      metadata: params.metadata && Object.keys(params.metadata).length > 0 ? params.metadata : null,
+    }),
+    ...(params.description !== undefined && { description: params.description || null }),
     ...(params.task !== undefined && { task: params.task }),
     ...(trigger !== undefined && { trigger }),
     ...(params.payload !== undefined && { payload: params.payload }),
@@ -125,11 +170,13 @@ export function scheduleChangesOfRequest(
     ...(params.misfire_grace_seconds !== undefined && { misfireGraceSeconds: params.misfire_grace_seconds }),
     ...(params.max_jitter_seconds !== undefined && { maxJitterSeconds: params.max_jitter_seconds }),
     ...(params.tags !== undefined && { tags: params.tags }),
+    ...(params.keep_finished !== undefined && { keepFinished: params.keep_finished }),
+    ...(params.max_runs !== undefined && { maxRuns: params.max_runs }),
   };
 }
 
-/** A schedule as the admin API answers it. */
-export interface WireSchedule {
+/** A schedule as the admin API answers it (its overrides are null where the task's setting applies). */
+export interface WireSchedule extends WireOverrides {
   id: string;
   task: string;
   trigger: TriggerSpec;
@@ -139,6 +186,8 @@ export interface WireSchedule {
   max_jitter_seconds: number;
   tags: string[];
   paused: boolean;
+  metadata: Record<string, string>;
+  description: string | null;
   /** The trigger's timezone (UTC unless the trigger names one). */
   timezone: string;
   /** The next fire time not yet dispatched; null when the trigger has finished. */
@@ -146,6 +195,13 @@ export interface WireSchedule {
   /** `next_fire_time` as wall-clock time in `timezone`. */
   next_fire_time_local: string | null;
   last_fire_time: string | null;
+  /** Not paused and no fire time left: its trigger ended or it reached `max_runs`. */
+  finished: boolean;
+  /** Stays after it finished (otherwise removed once the job of its last fire ended). */
+  keep_finished: boolean;
+  /** Fire times dispatched so far (a `run_schedule_now` job is not a fire). */
+  runs: number;
+  max_runs: number | null;
   version: number;
   created_at: string;
   updated_at: string;
@@ -164,10 +220,17 @@ export function wireSchedule(schedule: Schedule): WireSchedule {
     max_jitter_seconds: schedule.maxJitterSeconds,
     tags: schedule.tags,
     paused: schedule.paused,
+    ...wireOverrides(schedule.overrides),
+    metadata: schedule.metadata ?? {},
+    description: schedule.description ?? null,
     timezone,
     next_fire_time: nextFireAt === null ? null : isoUtc(nextFireAt),
     next_fire_time_local: nextFireAt === null ? null : isoInZone(nextFireAt, timezone),
     last_fire_time: lastFireAt === null ? null : isoUtc(lastFireAt),
+    finished: isFinished(schedule),
+    keep_finished: schedule.keepFinished,
+    runs: schedule.runs,
+    max_runs: schedule.maxRuns,
     version: schedule.version,
     created_at: isoUtc(schedule.createdAt),
     updated_at: isoUtc(schedule.updatedAt),

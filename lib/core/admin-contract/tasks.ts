@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { taskId } from './fields';
 
 /** The task actions of the admin API (docs/admin-api.md, "Tasks"). */
 
 export const listTasksParams = z.strictObject({});
+
+export const taskIdParams = z.strictObject({ task: taskId });
 
 /** A deployed task as the admin API answers it. */
 export interface WireTask {
@@ -16,12 +19,22 @@ export interface WireTask {
   has_payload_schema: boolean;
   /** Jobs running now, as counted by the task's counter. */
   running: number;
+  /** Jobs waiting in the task's line for a slot (or for the task to be resumed). */
+  waiting: number;
+  /** Paused by `pause_task`: its jobs wait in its line until `resume_task`. */
+  paused: boolean;
 }
 
 /** What the task actions answer. */
 export interface TaskResults {
   list_tasks: { tasks: WireTask[] };
+  pause_task: { task: WireTask };
+  resume_task: { task: WireTask; woken_jobs: number };
 }
 
 /** The request schema of each task action. */
-export const TASK_REQUESTS = { list_tasks: listTasksParams } as const;
+export const TASK_REQUESTS = {
+  list_tasks: listTasksParams,
+  pause_task: taskIdParams,
+  resume_task: taskIdParams,
+} as const;

@@ -11,6 +11,11 @@ import type { EpochMs } from '../clock';
 export function nextFireShown(schedule: WireSchedule, nextFromNow: EpochMs | undefined): EpochMs | null {
   const undispatched = schedule.next_fire_time === null ? null : Date.parse(schedule.next_fire_time);
   if (schedule.paused || nextFromNow === undefined) return undispatched;
+  if (schedule.finished) {
+    // Nothing after the last dispatched fire runs (its trigger ended, or it reached max_runs).
+    const last = schedule.last_fire_time === null ? null : Date.parse(schedule.last_fire_time);
+    return last !== null && nextFromNow <= last ? nextFromNow : null;
+  }
   return undispatched === null ? nextFromNow : Math.min(nextFromNow, undispatched);
 }
 

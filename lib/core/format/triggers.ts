@@ -42,6 +42,8 @@ export function describeTrigger(trigger: TriggerSpec): string {
     }
     case 'date':
       return `once at ${trigger.run_at}`;
+    case 'eventbridge':
+      return `eventbridge ${trigger.expression}`;
     case 'and':
     case 'or':
       return `${trigger.type}(${trigger.triggers.length} trigger${trigger.triggers.length === 1 ? '' : 's'})`;

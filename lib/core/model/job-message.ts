@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
+import { DEFAULT_PRIORITY, PRIORITIES } from './priority';
+import type { RunSettingOverrides } from './run-settings';
 import type { ScheduleRevision } from './schedule-revision';
 
 /** Bumped on any incompatible change of the message body; workers reject versions they do not know. */
@@ -31,9 +33,25 @@ const jobMessageBody = z.object({
     fireTime: epochMs.nullable(),
     runAt: epochMs,
     startDeadline: epochMs.nullable(),
+    /** Absent when the job overrides none of its task's run settings. */
+    overrides: z
+      .object({
+        maxAttempts: z.number().int().positive().optional(),
+        backoffSeconds: z.number().int().nonnegative().optional(),
+        timeoutSeconds: z.number().int().positive().optional(),
+        resultTtlSeconds: z.number().int().positive().optional(),
+      })
+      .optional(),
+    /** Absent when the job has no metadata. */
+    metadata: z.record(z.string(), z.string()).optional(),
+    /** Attempts before a `retry_job` (absent: 0): the retry policy counts from here. */
+    attemptBase: z.number().int().positive().optional(),
+    /** Absent for `normal`. */
+    priority: z.enum(PRIORITIES).optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
+  finalFire: z.literal(true).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -42,18 +60,58 @@ export interface JobMessageBody {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under (the worker checks it). */
   revision?: ScheduleRevision;
+  /**
+   * The last fire its schedule was planned to have (its trigger ended or it reached `max_runs`): when
+   * its job ends, the worker removes the finished schedule (unless `keep_finished`).
+   */
+  finalFire?: true;
+}
+
+/**
+ * Exactly the fields of a job request (of a stored job, say): `attemptBase` only when above 0,
+ * `overrides` and `metadata` only when there are any, `priority` only when not the default.
+ */
+export function jobRequestFields(job: JobRequest): JobRequest {
+  const {
+    id,
+    task,
+    payload,
+    origin,
+    scheduleId,
+    fireTime,
+    runAt,
+    startDeadline,
+    attemptBase,
+    overrides,
+    metadata,
+    priority,
+  } = job;
+  return {
+    id,
+    task,
+    payload,
+    origin,
+    scheduleId,
+    fireTime,
+    runAt,
+    startDeadline,
+    ...(attemptBase !== undefined && attemptBase > 0 && { attemptBase }),
+    ...(overrides && { overrides }),
+    ...(metadata && { metadata }),
+    ...(priority && priority !== DEFAULT_PRIORITY && { priority }),
+  };
 }
 
 /** The message body as JSON, with the format version. */
 export function encodeJobMessage(body: JobMessageBody): string {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline } = body.job;
   return JSON.stringify({
     v: JOB_MESSAGE_VERSION,
     attempt: body.attempt,
-    job: { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline },
+    job: jobRequestFields(body.job),
     ...(body.revision && {
       revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),
+    ...(body.finalFire && { finalFire: true }),
   });
 }
 
@@ -75,6 +133,19 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job, revision } = parsed.data;
-  return { ok: true, message: { attempt, job, ...(revision && { revision }) } };
+  const { attempt, job: decoded, revision, finalFire } = parsed.data;
+  const { overrides, metadata, ...job } = decoded;
+  const extras = {
+    ...(overrides && { overrides: overrides as RunSettingOverrides }),
+    ...(metadata && { metadata }),
+  };
+  return {
+    ok: true,
+    message: {
+      attempt,
+      job: { ...job, ...extras },
+      ...(revision && { revision }),
+      ...(finalFire && { finalFire }),
+    },
+  };
 }

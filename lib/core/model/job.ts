@@ -1,5 +1,8 @@
 import type { EpochMs } from '../clock';
 import type { JsonValue } from '../json';
+import type { Metadata } from './metadata';
+import type { Priority } from './priority';
+import type { RunSettingOverrides } from './run-settings';
 
 export const RESULT_OUTCOMES = [
   'success',
@@ -56,6 +59,12 @@ export interface Job {
   runAt: EpochMs;
   /** Past this instant the job is not started but finished as `missed_start_deadline`. */
   startDeadline: EpochMs | null;
+  /** Overrides of the task's run settings (the job's own, or its schedule's); absent = none. */
+  overrides?: RunSettingOverrides;
+  /** The job's metadata (a schedule's jobs carry the schedule's); absent = none. */
+  metadata?: Metadata;
+  /** Absent for `normal`: under a backlog a `critical` job starts before normal ones (its place in its task's line). */
+  priority?: Priority;
   /** 1 for the first run; 0 while queued and never claimed. */
   attempt: number;
   status: JobStatus;
@@ -69,4 +78,14 @@ export interface Job {
   result: JobResult | null;
   /** After this instant the job reads as absent (DynamoDB TTL deletes it later). */
   expiresAt: EpochMs | null;
+  /**
+   * Attempts made before the latest `retry_job`: the retry policy counts this job's attempts from here
+   * (attempt numbers keep growing, so a delivery of an earlier attempt never runs again). Absent: 0.
+   */
+  attemptBase?: number;
+  /** The outcomes of the runs before each `retry_job`, oldest first (at most `JOB_HISTORY_LIMIT`). */
+  history?: JobResult[];
 }
+
+/** How many earlier outcomes a retried job keeps. */
+export const JOB_HISTORY_LIMIT = 10;

@@ -1,6 +1,8 @@
 import type { EpochMs } from '../clock';
 import type { JsonValue } from '../json';
 import type { TriggerSpec } from '../triggers/schema';
+import type { Metadata } from './metadata';
+import type { RunSettingOverrides } from './run-settings';
 
 export const COALESCE_POLICIES = ['latest', 'earliest', 'all'] as const;
 /** What to do with several fire times that were missed (outage, paused tick): keep the latest, the earliest, or all. */
@@ -23,6 +25,15 @@ export interface ScheduleDefinition {
   maxJitterSeconds: number;
   tags: string[];
   paused: boolean;
+  /** Overrides of the task's run settings, copied into each job of the schedule; absent = none. */
+  overrides?: RunSettingOverrides;
+  /** Copied into each job of the schedule; absent = none. */
+  metadata?: Metadata;
+  description?: string;
+  /** Stays after its trigger finished; otherwise it is removed once the job of its last fire ended. */
+  keepFinished: boolean;
+  /** The schedule finishes after this many fires; `null` = no limit. */
+  maxRuns: number | null;
 }
 
 /** A schedule as stored. */
@@ -31,6 +42,8 @@ export interface Schedule extends ScheduleDefinition {
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched. */
   lastFireAt: EpochMs | null;
+  /** Fire times dispatched so far, each counted once (by the release that ends the lease it was sent under). */
+  runs: number;
   /**
    * Fire times before this instant are not the current definition's to run: when the schedule was
    * added, its trigger last changed, or it was last resumed (from where the resume replays); while
@@ -46,5 +59,20 @@ export interface Schedule extends ScheduleDefinition {
   leaseUntil: EpochMs | null;
 }
 
-/** Changes an owner may make with `update_schedule`. */
-export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused'>>;
+/** The optional fields of a schedule that `update_schedule` clears with `null`. */
+type ClearableFields = 'overrides' | 'metadata' | 'description';
+
+/** Changes an owner may make with `update_schedule` (`null` clears an optional field). */
+export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused' | ClearableFields>> & {
+  [Field in ClearableFields]?: ScheduleDefinition[Field] | null;
+};
+
+/** Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). */
+export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt'>): boolean {
+  return !schedule.paused && schedule.nextFireAt === null;
+}
+
+/** Whether a schedule with `runs` fires so far has reached `maxRuns` (it then finishes). */
+export function reachedMaxRuns(runs: number, maxRuns: number | null): boolean {
+  return maxRuns !== null && runs >= maxRuns;
+}

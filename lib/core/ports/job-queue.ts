@@ -9,6 +9,8 @@ export interface JobMessage {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under. */
   revision?: ScheduleRevision;
+  /** For a schedule fire: its schedule had no fire time left after it (see `JobMessageBody.finalFire`). */
+  finalFire?: true;
   /** Seconds the queue holds the message before a worker may see it (0..`LIMITS.maxQueueDelaySeconds`). */
   delaySeconds: number;
 }

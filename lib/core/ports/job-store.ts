@@ -1,8 +1,11 @@
 import type { EpochMs } from '../clock';
+import { ValidationError } from '../errors';
 import { LIMITS } from '../limits';
-import type { Job, JobResult, JobStatus } from '../model/job';
+import { JOB_HISTORY_LIMIT, type Job, type JobResult, type JobStatus } from '../model/job';
+import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy } from '../model/schedule';
+import type { WaitingLineStore } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
 
@@ -29,7 +32,18 @@ export function dedupeRecordExpiresAt(endedAt: EpochMs, resultExpiresAt: EpochMs
 /** The fields of a job known before it runs (what travels in the queue message). */
 export type JobRequest = Pick<
   Job,
-  'id' | 'task' | 'payload' | 'origin' | 'scheduleId' | 'fireTime' | 'runAt' | 'startDeadline'
+  | 'id'
+  | 'task'
+  | 'payload'
+  | 'origin'
+  | 'scheduleId'
+  | 'fireTime'
+  | 'runAt'
+  | 'startDeadline'
+  | 'overrides'
+  | 'metadata'
+  | 'attemptBase'
+  | 'priority'
 >;
 
 export interface CreateJobInput {
@@ -90,11 +104,88 @@ export interface RetryJobInput {
   now: EpochMs;
 }
 
-/** Jobs of a schedule or of a task (one of the two is required); `status` narrows either. */
+/** The endings `retry_job` gives a new attempt. */
+export const RETRYABLE_OUTCOMES = ['error', 'missed_start_deadline', 'abandoned'] as const;
+
+export interface RetryEndedJobInput {
+  jobId: string;
+  now: EpochMs;
+  /** The caller sends the new attempt's message under this lease; when it does not, the tick does once it ends. */
+  owner: string;
+  leaseUntil: EpochMs;
+}
+
+/**
+ * `retried`: the job is `retrying` (attempt unchanged, `attemptBase` = attempt, result moved to `history`),
+ * parked due `now` and leased to the caller. `not_retryable`: its status is not one of
+ * `RETRYABLE_OUTCOMES`; nothing was written.
+ */
+export type RetryEndedJobOutcome = { status: 'retried' | 'not_retryable'; job: Job };
+
+const HISTORY_MESSAGE_CHARS = 1_000;
+
+export function isRetryableOutcome(status: JobStatus): boolean {
+  return (RETRYABLE_OUTCOMES as readonly string[]).includes(status);
+}
+
+/**
+ * A retried job's `history`: the earlier entries and its latest outcome, the newest `JOB_HISTORY_LIMIT`.
+ * Entries keep no return value and no stack, and messages are cut, so the item stays small.
+ */
+export function historyAfterRetry(job: Job): JobResult[] {
+  const history = [...(job.history ?? [])];
+  if (job.result !== null) {
+    const { outcome, startedAt, finishedAt, attempt, error } = job.result;
+    history.push({
+      outcome,
+      startedAt,
+      finishedAt,
+      attempt,
+      ...(error && { error: { type: error.type, message: error.message.slice(0, HISTORY_MESSAGE_CHARS) } }),
+    });
+  }
+  return history.slice(-JOB_HISTORY_LIMIT);
+}
+
+/**
+ * The endings that are listed across all tasks (`listJobs` with a `status` alone): they are rare, so
+ * indexing them costs nothing on the path of a job that succeeds (ADR 0001, "Jobs that failed for good").
+ */
+export const UNSUCCESSFUL_OUTCOMES = ['error', 'missed_start_deadline', 'abandoned', 'cancelled'] as const;
+export type UnsuccessfulOutcome = (typeof UNSUCCESSFUL_OUTCOMES)[number];
+
+export function isUnsuccessfulOutcome(status: JobStatus): status is UnsuccessfulOutcome {
+  return (UNSUCCESSFUL_OUTCOMES as readonly string[]).includes(status);
+}
+
+/**
+ * Jobs of a schedule or of a task; `status` narrows either. Without both, `status` is required and one
+ * of `UNSUCCESSFUL_OUTCOMES`: the jobs of every task that ended so, latest `finishedAt` first, narrowed
+ * to `finishedFrom <= finishedAt < finishedBefore` when given (only then).
+ */
 export interface JobFilter {
   scheduleId?: string;
   task?: string;
   status?: JobStatus;
+  /** Only jobs with all these metadata entries (applied to each page: a page may hold fewer items). */
+  metadata?: Metadata;
+  finishedFrom?: EpochMs;
+  finishedBefore?: EpochMs;
+}
+
+/** Throws `ValidationError` unless `filter` is one `listJobs` serves (the same in every store). */
+export function checkJobFilter(filter: JobFilter): void {
+  const byOwner = filter.scheduleId !== undefined || filter.task !== undefined;
+  const ranged = filter.finishedFrom !== undefined || filter.finishedBefore !== undefined;
+  if (byOwner && ranged) {
+    throw ValidationError.single('filter', 'a finish time range narrows only a listing by status alone');
+  }
+  if (!byOwner && (filter.status === undefined || !isUnsuccessfulOutcome(filter.status))) {
+    throw ValidationError.single(
+      'filter',
+      `listing jobs needs a scheduleId or a task (status narrows either), or a status alone of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`,
+    );
+  }
 }
 
 export interface ExpiredJobLease {
@@ -111,7 +202,7 @@ export interface ExpiredJobLease {
  * `dedupeRecordExpiresAt(endedAt, expiresAt)`, so no copy of its messages can run it again. After that
  * the store may delete it (DynamoDB's TTL does, up to days later); a delivery then claims the id anew.
  */
-export interface JobStore {
+export interface JobStore extends WaitingLineStore {
   /**
    * Records a job accepted by the admin API (status `queued`, attempt 0). Conflict policies as for
    * schedules; `replace` never replaces a running job (`ConflictingIdError`). An id whose result expired
@@ -155,12 +246,22 @@ export interface JobStore {
    */
   retryJob(input: RetryJobInput): Promise<Job>;
 
+  /**
+   * Gives a job that ended in one of `RETRYABLE_OUTCOMES` a new attempt (see `RetryEndedJobOutcome`):
+   * its outcome joins `history` (the newest `JOB_HISTORY_LIMIT`, without return value or stack), it leaves
+   * the listing of unsuccessful jobs, and it waits in the due index, leased to `owner`, for its message
+   * (attempt + 1, without a start deadline). Of racing calls exactly one retries. Undefined when the job
+   * is absent or its result expired.
+   */
+  retryEndedJob(input: RetryEndedJobInput): Promise<RetryEndedJobOutcome | undefined>;
+
   /** The job, or undefined when absent or past `expiresAt` (its result expired). */
   getJob(id: string, now: EpochMs): Promise<Job | undefined>;
 
   /**
-   * Jobs of a schedule or a task (optionally of one status), latest `runAt` first; expired ones are left
-   * out. Throws `ValidationError` when the filter names neither a schedule nor a task.
+   * Jobs of a schedule or a task (optionally of one status), latest `runAt` first; or, with only an
+   * unsuccessful `status` (see `JobFilter`), such jobs of every task, latest `finishedAt` first. Expired
+   * ones are left out. Throws `ValidationError` for any other filter.
    */
   listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>>;
 

@@ -1,4 +1,5 @@
 import type { EpochMs } from '../clock';
+import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy, Schedule, ScheduleChanges, ScheduleDefinition } from '../model/schedule';
 
@@ -20,6 +21,8 @@ export interface ScheduleFilter {
   task?: string;
   tag?: string;
   paused?: boolean;
+  /** Only schedules with all these metadata entries (applied to each page: a page may hold fewer items). */
+  metadata?: Metadata;
 }
 
 export interface AcquireDueSchedulesInput {
@@ -42,6 +45,8 @@ export interface ReleaseScheduleInput {
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched under this lease (unchanged when `null`). */
   lastFireAt: EpochMs | null;
+  /** How many fire times this lease dispatched: added to `runs` by the same conditional write. */
+  firesDispatched: number;
   now: EpochMs;
 }
 
@@ -65,6 +70,8 @@ export interface AdvanceScheduleInput {
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched (unchanged when `null`). */
   lastFireAt: EpochMs | null;
+  /** Fire times dispatched by this plan, added to `runs` by the same write. */
+  firesDispatched: number;
   now: EpochMs;
 }
 
@@ -134,6 +141,18 @@ export interface ScheduleStore {
 
   /** Deletes the schedule. Returns false when it did not exist. Its jobs and results stay until they expire. */
   removeSchedule(id: string): Promise<boolean>;
+
+  /**
+   * Deletes a finished schedule (not paused, no next fire time, `keepFinished` false) whose last
+   * dispatched fire time is `lastFireAt` and whose version is `version`, in one conditional write.
+   * Returns the removed schedule, or undefined when it is gone or no longer matches (resumed, updated,
+   * kept): the cleanup of a finished schedule never removes one its owner changed meanwhile.
+   */
+  removeFinishedSchedule(
+    id: string,
+    lastFireAt: EpochMs | null,
+    version: number,
+  ): Promise<Schedule | undefined>;
 
   /**
    * Queries every due shard for `dueAt <= dueBefore` (in pages) and leases each hit with a conditional

@@ -6,6 +6,8 @@ import { calendarIntervalFireTimes } from './calendar-interval-source';
 import { allOf, anyOf, DEFAULT_MAX_ITERATIONS, DEFAULT_THRESHOLD_SECONDS } from './combined-sources';
 import { parseCronExpression } from './cron/cron-expression';
 import { cronFireTimes } from './cron/cron-source';
+import { parseEventBridgeExpression } from './eventbridge/expression';
+import { eventBridgeFireTimes } from './eventbridge/source';
 import { type FireTimeSource, withinWindow } from './fire-time-source';
 import { intervalFireTimes } from './interval-source';
 import { intervalMs, type TriggerSpec } from './schema';
@@ -91,6 +93,13 @@ function compileAt(spec: TriggerSpec, path: string): FireTimeSource {
     }
     case 'or':
       return anyOf(spec.triggers.map((child, index) => compileAt(child, `${path}.triggers[${index}]`)));
+    case 'eventbridge':
+      return eventBridgeFireTimes(
+        parsedOrThrow(parseEventBridgeExpression(spec.expression), `${path}.expression`),
+        zoneAt(spec.timezone, `${path}.timezone`),
+        optionalInstant(spec.start_at, `${path}.start_at`),
+        optionalInstant(spec.end_at, `${path}.end_at`),
+      );
   }
 }
 
@@ -110,6 +119,7 @@ function namedZone(spec: TriggerSpec): string | undefined {
   switch (spec.type) {
     case 'cron':
     case 'calendar_interval':
+    case 'eventbridge':
       return spec.timezone;
     case 'interval':
     case 'date':

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { quote } from '../quote';
 import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND } from './calendar';
 import { parseCronExpression } from './cron/cron-expression';
+import { parseEventBridgeExpression } from './eventbridge/expression';
 import { type Parsed, parseIsoDate, parseIsoInstant } from './timestamps';
 import { isKnownTimeZone } from './zones';
 
@@ -12,7 +13,15 @@ import { isKnownTimeZone } from './zones';
  * owner wrote.
  */
 
-export const TRIGGER_TYPES = ['cron', 'interval', 'calendar_interval', 'date', 'and', 'or'] as const;
+export const TRIGGER_TYPES = [
+  'cron',
+  'interval',
+  'calendar_interval',
+  'date',
+  'and',
+  'or',
+  'eventbridge',
+] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
 /** The longest interval accepted: 100 years of seconds keeps every sum far inside exact integers. */
@@ -61,6 +70,8 @@ function startNotAfterEnd(window: TimeWindow): boolean {
 }
 
 const NEVER_FIRES = 'the trigger could never fire';
+const ONE_TIME_WINDOW =
+  'does not apply to at(…), which fires once (EventBridge Scheduler ignores StartDate and EndDate for one-time schedules)';
 
 /** An instant as UTC ISO-8601, milliseconds only when there are some. */
 function utcText(text: string | undefined): string {
@@ -171,6 +182,29 @@ export const dateTriggerSchema = z.strictObject({
   run_at: instantSchema,
 });
 
+/** EventBridge Scheduler's `ScheduleExpression`, `ScheduleExpressionTimezone`, `StartDate`, `EndDate`. */
+export const eventbridgeTriggerSchema = z
+  .strictObject({
+    type: z.literal('eventbridge'),
+    /** `cron(…)` (six fields, EventBridge's dialect), `rate(…)` or `at(…)`. */
+    expression: checked(parseEventBridgeExpression),
+    /** IANA zone the expression is read in. @default 'UTC' */
+    timezone: timezoneSchema.optional(),
+    /** No fire before this instant (inclusive); the first fire of a `rate(…)`. @default now, for a rate */
+    start_at: instantSchema.optional(),
+    /** No fire after this instant (inclusive). */
+    end_at: instantSchema.optional(),
+  })
+  .refine(startNotAfterEnd, windowCheck)
+  .refine((spec) => !spec.expression.startsWith('at(') || spec.start_at === undefined, {
+    message: ONE_TIME_WINDOW,
+    path: ['start_at'],
+  })
+  .refine((spec) => !spec.expression.startsWith('at(') || spec.end_at === undefined, {
+    message: ONE_TIME_WINDOW,
+    path: ['end_at'],
+  });
+
 const childTriggersSchema = () =>
   z
     .array(triggerSchema)
@@ -202,6 +236,7 @@ export const triggerSchema = z.discriminatedUnion('type', [
   dateTriggerSchema,
   andTriggerSchema,
   orTriggerSchema,
+  eventbridgeTriggerSchema,
 ]);
 
 export type TriggerSpec = z.infer<typeof triggerSchema>;
@@ -211,3 +246,4 @@ export type CalendarIntervalTriggerSpec = z.infer<typeof calendarIntervalTrigger
 export type DateTriggerSpec = z.infer<typeof dateTriggerSchema>;
 export type AndTriggerSpec = z.infer<typeof andTriggerSchema>;
 export type OrTriggerSpec = z.infer<typeof orTriggerSchema>;
+export type EventBridgeTriggerSpec = z.infer<typeof eventbridgeTriggerSchema>;

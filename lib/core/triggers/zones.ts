@@ -171,6 +171,17 @@ export function wallTimeAt(zone: ZoneRules, instant: EpochMs): number {
  * resolveWallTime(zoneRules('America/New_York'), Date.UTC(2026, 2, 8, 2, 30)); // 2026-03-08T07:00:00Z
  */
 export function resolveWallTime(zone: ZoneRules, wallTime: number): EpochMs {
+  return firstInstantShowing(zone, wallTime) ?? gapAround(zone, wallTime).instant;
+}
+
+/**
+ * The first instant a zone's clocks show `wallTime` at (the earlier one in an overlap); undefined
+ * when they never do (in a gap).
+ *
+ * @example
+ * firstInstantShowing(zoneRules('America/New_York'), Date.UTC(2026, 2, 8, 2, 30)); // undefined
+ */
+export function firstInstantShowing(zone: ZoneRules, wallTime: number): EpochMs | undefined {
   if (zone.isFixed) return wallTime - zone.offsetAt(wallTime);
   const earlierOffset = zone.offsetAt(wallTime - MS_PER_DAY);
   const laterOffset = zone.offsetAt(wallTime + MS_PER_DAY);
@@ -181,6 +192,21 @@ export function resolveWallTime(zone: ZoneRules, wallTime: number): EpochMs {
   if (earlierValid && laterValid) return Math.min(withEarlier, withLater);
   if (earlierValid) return withEarlier;
   if (laterValid) return withLater;
-  // A gap: the clocks jumped over `wallTime` at an instant between the two guesses.
-  return zone.transitionAfter(withLater)?.instant ?? withEarlier;
+  return undefined;
+}
+
+/**
+ * The offset change whose gap swallows `wallTime` (call only when {@link firstInstantShowing}
+ * found none): the clocks jumped over it between the two readings of it.
+ */
+export function gapAround(zone: ZoneRules, wallTime: number): OffsetTransition {
+  const withLater = wallTime - zone.offsetAt(wallTime + MS_PER_DAY);
+  const offset = zone.offsetAt(wallTime - MS_PER_DAY);
+  return (
+    zone.transitionAfter(withLater) ?? {
+      instant: wallTime - offset,
+      offsetBefore: offset,
+      offsetAfter: offset,
+    }
+  );
 }

@@ -25,6 +25,7 @@ const announcer = byId('announcer');
 const actionStatus = byId('action-status');
 const alertBox = byId('alert');
 const pollingToggle = byId<HTMLButtonElement>('polling-toggle');
+const failuresOnly = byId<HTMLInputElement>('results-failures-only');
 
 const state = {
   schedules: [] as WireSchedule[],
@@ -42,7 +43,7 @@ const schedulesView = createSchedulesView(byId<HTMLTableSectionElement>('schedul
   onToggle: toggleSchedule,
   onRunNow: runNow,
 });
-const tasksView = createTasksView(byId<HTMLTableSectionElement>('task-rows'));
+const tasksView = createTasksView(byId<HTMLTableSectionElement>('task-rows'), { onToggle: toggleTask });
 const timelineView = createTimelineView(byId('timeline'), byId<HTMLOListElement>('upcoming-list'));
 const lagView = createLagView(byId<HTMLTableSectionElement>('lag-rows'), byId('lag-summary'));
 const resultsView = createResultsView(byId<HTMLUListElement>('result-list'), (job) =>
@@ -115,7 +116,7 @@ async function load(): Promise<void> {
   tasksView.render(tasks);
   timelineView.render(state.previews, now);
   lagView.render(fireLags(jobs));
-  const results = recentResults(jobs);
+  const results = recentResults(jobs, failuresOnly.checked);
   resultsView.render(results, now);
   byId('results-empty').hidden = results.length > 0;
   announceNewResults(results.map((job) => ({ id: job.id, failed: job.status !== 'success' })));
@@ -196,9 +197,21 @@ function toggleSchedule(id: string, paused: boolean, button: HTMLButtonElement):
   return act(button, action, () => admin(action, { id }), `${paused ? 'Resumed' : 'Paused'} ${id}`);
 }
 
+function toggleTask(id: string, paused: boolean, button: HTMLButtonElement): Promise<void> {
+  const action = paused ? 'resume_task' : 'pause_task';
+  return act(
+    button,
+    action,
+    () => admin(action, { task: id }),
+    `${paused ? 'Resumed' : 'Paused'} task ${id}`,
+  );
+}
+
 function runNow(id: string, button: HTMLButtonElement): Promise<void> {
   return act(button, 'run_schedule_now', () => admin('run_schedule_now', { id }), `Queued a run of ${id}`);
 }
+
+failuresOnly.addEventListener('change', () => void refresh());
 
 pollingToggle.addEventListener('click', () => {
   state.live = !state.live;

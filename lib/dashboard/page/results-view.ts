@@ -11,12 +11,21 @@ const SHOWN = 30;
 /** A job that has finished: it has a `finished_at`. */
 type FinishedJob = WireJob & { finished_at: string };
 
-/** Finished jobs of every task, newest first. */
-export function recentResults(jobs: readonly WireJob[]): FinishedJob[] {
+/** Finished jobs of every task, newest first; with `failuresOnly`, those that did not succeed. */
+export function recentResults(jobs: readonly WireJob[], failuresOnly = false): FinishedJob[] {
   return jobs
     .filter((job): job is FinishedJob => isFinalStatus(job.status) && job.finished_at !== null)
+    .filter((job) => !failuresOnly || job.status !== 'success')
     .sort((a, b) => Date.parse(b.finished_at) - Date.parse(a.finished_at))
     .slice(0, SHOWN);
+}
+
+/** A retried job's earlier runs, oldest first: `attempt 1: error (Boom: disk full) at <finished>`. */
+export function historyLines(job: WireJob): string[] {
+  return (job.history ?? []).map((run) => {
+    const error = run.error ? ` (${run.error.type}: ${run.error.message})` : '';
+    return `attempt ${run.attempt}: ${run.outcome.replaceAll('_', ' ')}${error} at ${run.finished_at}`;
+  });
 }
 
 /**
@@ -30,7 +39,11 @@ export function createResultsView(list: HTMLUListElement, zoneOf: (job: WireJob)
     const badge = element('span', 'badge');
     badgeCell.append(badge);
     const id = element('span', 'mono id', job.id);
-    const origin = element('span', '', job.schedule_id ? `${job.task} · ${job.schedule_id}` : job.task);
+    const metadata = Object.entries(job.metadata)
+      .map(([key, value]) => `${key}=${value}`)
+      .sort();
+    const source = [job.task, job.schedule_id ?? '', metadata.join(', ')].filter(Boolean).join(' · ');
+    const origin = element('span', '', source);
     const when = element('span');
     const took = element('span');
     node.append(badgeCell, id, origin, when, took);
@@ -42,13 +55,21 @@ export function createResultsView(list: HTMLUListElement, zoneOf: (job: WireJob)
       details.append(summary, stack);
       node.append(details);
     }
+    const earlier = historyLines(job);
+    if (earlier.length > 0) {
+      const details = element('details', 'history');
+      details.append(element('summary', '', `retried: ${earlier.length} earlier run(s)`));
+      details.append(element('pre', '', earlier.join('\n')));
+      node.append(details);
+    }
     return { node, badge, when, took };
   }
 
   /** Shows `results` (newest first) with times relative to `now`, the server's clock. */
   const render = keyedChildren(
     list,
-    (job: FinishedJob) => job.id,
+    // A retried job that finished again is a new entry (its error and history changed).
+    (job: FinishedJob) => `${job.id} ${job.attempt}`,
     createItem,
     (view, job, now: number) => {
       setText(view.badge, job.status.replaceAll('_', ' '));

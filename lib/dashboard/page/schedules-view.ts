@@ -25,6 +25,9 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
     node.dataset.id = id;
     const name = element('th', 'id', id);
     name.scope = 'row';
+    // What the schedule is for, and its metadata: shown only when it has them.
+    const about = element('span', 'about');
+    name.append(about);
     const task = element('td');
     const trigger = element('td', 'mono');
     const next = element('td');
@@ -33,7 +36,8 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
     next.append(when, relative);
     const stateCell = element('td');
     const state = element('span', 'badge');
-    stateCell.append(state);
+    const runs = element('span', 'relative');
+    stateCell.append(state, runs);
     const actionCell = element('td', 'actions');
     const toggle = element('button');
     toggle.type = 'button';
@@ -44,7 +48,7 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
     runNow.addEventListener('click', () => actions.onRunNow(id, runNow));
     actionCell.append(toggle, runNow);
     node.append(name, task, trigger, next, stateCell, actionCell);
-    return { node, task, trigger, when, relative, state, toggle };
+    return { node, about, task, trigger, when, relative, state, runs, toggle };
   }
 
   /**
@@ -63,6 +67,10 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
       );
       const state = scheduleState(schedule, next);
       view.node.dataset.paused = String(schedule.paused);
+      const metadata = Object.entries(schedule.metadata)
+        .map(([key, value]) => `${key}=${value}`)
+        .sort();
+      setText(view.about, [schedule.description ?? '', metadata.join(', ')].filter(Boolean).join(' · '));
       setText(view.task, schedule.task);
       setText(view.trigger, describeTrigger(schedule.trigger));
       view.trigger.title = JSON.stringify(schedule.trigger);
@@ -77,10 +85,17 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
       );
       setText(view.state, state);
       view.state.dataset.kind = state;
+      setText(view.runs, runsText(schedule));
       setText(view.toggle, schedule.paused ? 'Resume' : 'Pause');
       view.toggle.setAttribute('aria-label', `${schedule.paused ? 'Resume' : 'Pause'} ${schedule.id}`);
     },
   );
 
   return { render };
+}
+
+/** `3 of 5 runs`, `12 runs`; empty before the first fire of a schedule without a limit. */
+export function runsText(schedule: Pick<WireSchedule, 'runs' | 'max_runs'>): string {
+  if (schedule.max_runs !== null) return `${schedule.runs} of ${schedule.max_runs} runs`;
+  return schedule.runs === 0 ? '' : `${schedule.runs} run${schedule.runs === 1 ? '' : 's'}`;
 }

@@ -1,9 +1,14 @@
-// Running jobs per task against its maxRunningJobs limit (list_tasks), rows keyed by task id.
+// Running jobs per task against its maxRunningJobs limit, its waiting jobs and whether it is paused
+// (list_tasks), rows keyed by task id.
 
 import type { WireTask } from '../../core/admin-contract';
 import { barCell, element, keyedChildren, setText } from './dom';
 
-export function createTasksView(body: HTMLTableSectionElement) {
+export interface TaskActions {
+  onToggle(id: string, paused: boolean, button: HTMLButtonElement): void;
+}
+
+export function createTasksView(body: HTMLTableSectionElement, actions: TaskActions) {
   const show = keyedChildren(
     body,
     (task: WireTask) => task.id,
@@ -13,8 +18,16 @@ export function createTasksView(body: HTMLTableSectionElement) {
       name.scope = 'row';
       const count = element('td');
       const { cell, bar, fill } = barCell();
-      node.append(name, count, cell);
-      return { node, count, bar, fill };
+      const waiting = element('td');
+      const actionCell = element('td', 'actions');
+      const toggle = element('button');
+      toggle.type = 'button';
+      toggle.addEventListener('click', () =>
+        actions.onToggle(task.id, node.dataset.paused === 'true', toggle),
+      );
+      actionCell.append(toggle);
+      node.append(name, count, cell, waiting, actionCell);
+      return { node, count, bar, fill, waiting, toggle };
     },
     (view, task) => {
       const limit = task.max_running_jobs;
@@ -22,6 +35,10 @@ export function createTasksView(body: HTMLTableSectionElement) {
       const share = limit === null ? Math.min(1, task.running / 10) : limit === 0 ? 1 : task.running / limit;
       view.fill.style.width = `${Math.round(Math.min(1, share) * 100)}%`;
       view.bar.dataset.full = String(limit !== null && task.running >= limit);
+      view.node.dataset.paused = String(task.paused);
+      setText(view.waiting, task.paused ? `${task.waiting} (paused)` : String(task.waiting));
+      setText(view.toggle, task.paused ? 'Resume' : 'Pause');
+      view.toggle.setAttribute('aria-label', `${task.paused ? 'Resume' : 'Pause'} task ${task.id}`);
     },
   );
   return { render: (tasks: readonly WireTask[]) => show(tasks, undefined) };

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock';
 import type { PlanLimits } from '../../core/planning';
+import type { EventPublisher } from '../../core/ports/event-publisher';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 import type { ScheduleStore } from '../../core/ports/schedule-store';
@@ -32,6 +33,10 @@ export interface AdminDeps {
   /** How long results of tasks without `resultTtlSeconds` are kept. @default TASK_DEFAULTS.resultTtlSeconds (7 days) */
   defaultResultTtlSeconds?: number;
   logger: AdminLogger;
+  /** Where schedule events and `job.cancelled` go after a change was written. @default nowhere */
+  events?: EventPublisher;
   /** Generates schedule ids, job ids and lease owners. @default crypto.randomUUID */
   newId?: () => string;
+  /** How `wait_seconds` waits between reads of a job. @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
 }

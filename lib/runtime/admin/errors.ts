@@ -28,6 +28,19 @@ export class NoResultYetError extends SundialError {
   }
 }
 
+/** Only a job that ended in error, missed_start_deadline or abandoned can be retried. */
+export class JobNotRetryableError extends SundialError {
+  constructor(
+    readonly jobId: string,
+    readonly status: string,
+  ) {
+    super(
+      'job_not_retryable',
+      `job ${quoteId(jobId)} cannot be retried: it is ${status}; only jobs that ended in error, missed_start_deadline or abandoned can be retried`,
+    );
+  }
+}
+
 /** Only a job that has not started can be cancelled. */
 export class JobNotCancellableError extends SundialError {
   constructor(

@@ -18,6 +18,7 @@ export type { ActionContext } from './context';
 export type { AdminDeps, AdminLogger } from './deps';
 export {
   JobNotCancellableError,
+  JobNotRetryableError,
   NoResultYetError,
   TaskConfigurationError,
   UnknownActionError,

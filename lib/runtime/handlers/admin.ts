@@ -56,6 +56,7 @@ export function adminDependencies(deps: RuntimeDeps, registry: TaskRegistry): Ad
     scheduleLeaseMs: deps.config.scheduleLeaseSeconds * 1000,
     defaultResultTtlSeconds: deps.config.defaultResultTtlSeconds,
     logger: deps.logger,
+    events: deps.events,
   };
 }
 

@@ -27,7 +27,9 @@ export function createTickHandler(getDeps: () => RuntimeDeps): TickHandler {
       { name: 'FireLag', unit: 'Milliseconds', values: fireLagMs },
       { name: 'TickDuration', unit: 'Milliseconds', values: [summary.durationMs] },
       { name: 'JobsReaped', unit: 'Count', values: [summary.jobsReaped] },
+      { name: 'JobsWoken', unit: 'Count', values: [summary.jobsWoken] },
       { name: 'TickErrors', unit: 'Count', values: [summary.errors] },
+      { name: 'EventFailures', unit: 'Count', values: [summary.eventFailures] },
     ]);
     await writeRunningJobsMetrics(deps);
     return summary;

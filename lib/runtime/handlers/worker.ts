@@ -1,8 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { sleep } from '../../core/clock';
 import type { RuntimeDeps } from '../dependencies';
+import { PausedTasks } from '../flow/paused-tasks';
 import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 import type { TaskRegistry } from '../tasks/registry';
+import { FailureNotices } from '../worker/failure-notices';
 import { JobEventBatch } from '../worker/job-events';
 import { processMessage } from '../worker/process-message';
 import { emptyCounters, type WorkerContext } from '../worker/worker-context';
@@ -39,20 +41,23 @@ export function createWorkerHandler(
   registry: TaskRegistry,
   options: WorkerHandlerOptions = {},
 ): WorkerHandler {
+  const pausedTasks = new PausedTasks();
   return async (event, context = NO_LAMBDA_DEADLINE) => {
     const deps = getDeps();
     const ctx: WorkerContext = {
       deps,
       registry,
       events: new JobEventBatch(deps.events, deps.logger),
+      failures: new FailureNotices(deps),
       counters: emptyCounters(),
       remainingMs: () => context.getRemainingTimeInMillis(),
       sleep: options.sleep ?? sleep,
       endsSandbox: options.endSandbox !== undefined,
       stillRunning: [],
+      pausedTasks,
     };
     const outcomes = await Promise.all(event.Records.map((record) => processMessage(ctx, record)));
-    await ctx.events.flush();
+    await Promise.all([ctx.events.flush(), ctx.failures.flush()]);
 
     const { counters } = ctx;
     writeMetrics(metricsOutputOf(deps), { Service: 'worker' }, [
@@ -61,6 +66,7 @@ export function createWorkerHandler(
       { name: 'JobsRetried', unit: 'Count', values: [counters.retried] },
       { name: 'JobsMissed', unit: 'Count', values: [counters.missed] },
       { name: 'JobsDeferred', unit: 'Count', values: [counters.deferred] },
+      { name: 'JobsWaiting', unit: 'Count', values: [counters.waiting] },
       { name: 'UnreadableMessages', unit: 'Count', values: [counters.unreadable] },
       { name: 'StartLag', unit: 'Milliseconds', values: counters.startLagMs },
     ]);

@@ -22,6 +22,16 @@ export function hasPastFire(planned: PlannedDispatch): boolean {
 }
 
 /**
+ * Whether a plan goes through the lease: it has a missed fire, or its schedule has `max_runs`. Two
+ * lease-less plans of a capped schedule stay within the cap, but a lease-less plan and an overlapping
+ * leased one (a later tick that found a missed fire) could together send one coalesced fire more
+ * than the runs left (ADR 0005); under the lease, plans of a capped schedule never overlap.
+ */
+export function needsLease(planned: PlannedDispatch): boolean {
+  return hasPastFire(planned) || planned.schedule.maxRuns !== null;
+}
+
+/**
  * Moves a schedule read without a lease on once its plan's messages were sent (`failed`: the job ids
  * that were not), in one write conditional on its next fire time and version as read.
  */
@@ -31,18 +41,17 @@ export async function advanceDispatched(
   failed: ReadonlySet<string>,
 ): Promise<DispatchSummary> {
   const { schedule } = planned;
-  const { nextFireAt, lastFireAt } = resumePoint(planned, failed);
+  const resume = resumePoint(planned, failed);
   const seenNextFireAt = schedule.nextFireAt;
-  if (seenNextFireAt === null) return dispatchSummary(planned, failed, 'released', null);
+  if (seenNextFireAt === null) return dispatchSummary(planned, failed, 'released', resume);
   const outcome = await deps.scheduleStore.advanceSchedule({
     id: schedule.id,
     seenVersion: schedule.version,
     seenNextFireAt,
-    nextFireAt,
-    lastFireAt,
+    ...resume,
     now: deps.clock.now(),
   });
-  return dispatchSummary(planned, failed, asRelease(outcome), nextFireAt);
+  return dispatchSummary(planned, failed, asRelease(outcome), resume);
 }
 
 function asRelease(outcome: AdvanceOutcome): DispatchSummary['release'] {
@@ -53,14 +62,14 @@ function asRelease(outcome: AdvanceOutcome): DispatchSummary['release'] {
 
 /**
  * Dispatches one schedule as it was just read or written (the admin API's dispatch-on-write): without a
- * lease when its plan has no missed fire, else undefined (the caller takes the lease path).
+ * lease unless its plan needs one (`needsLease`), else undefined (the caller takes the lease path).
  */
 export async function dispatchUnleasedSchedule(
   deps: DispatchDeps,
   schedule: Schedule,
 ): Promise<DispatchSummary | undefined> {
   const planned = planDispatch(deps, schedule);
-  if (hasPastFire(planned)) return undefined;
+  if (needsLease(planned)) return undefined;
   const failed = new Set(await sendOrReportAllFailed(deps.queue, planned.messages));
   return advanceDispatched(deps, planned, failed);
 }

@@ -1,7 +1,7 @@
 import type { Clock, EpochMs } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { Schedule } from '../../core/model/schedule';
-import { type PlanLimits, type PlannedFire, planFires } from '../../core/planning';
+import { capAtMaxRuns, type PlanLimits, type PlannedFire, planFires } from '../../core/planning';
 import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
 import type { ReleaseOutcome, ScheduleStore } from '../../core/ports/schedule-store';
 import { compileTrigger } from '../../core/triggers';
@@ -23,6 +23,8 @@ export interface DispatchSummary {
   release: ReleaseOutcome | 'lease_lost';
   /** Where the schedule resumes (as released); null when its trigger has finished. */
   nextFireAt: EpochMs | null;
+  /** The schedule as this release left it, when the release finished it: no fire time left (its trigger ended, or it reached `maxRuns`). */
+  finished?: Schedule;
   /** For each fire sent after its start time: how late it was sent (ms). */
   fireLagMs: number[];
 }
@@ -57,15 +59,18 @@ export interface PlannedDispatch {
   plannedAt: EpochMs;
 }
 
-/** Plans the fires of a leased schedule (pure: nothing is sent or written). */
+/**
+ * Plans the fires of a leased schedule (pure: nothing is sent or written), at most the `maxRuns - runs`
+ * it has left. The last fire of a plan that finishes the schedule is sent marked `finalFire`.
+ */
 export function planDispatch(
   deps: Pick<DispatchDeps, 'clock' | 'random' | 'limits'>,
   schedule: Schedule,
 ): PlannedDispatch {
   const now = deps.clock.now();
-  const plan =
+  const uncapped =
     schedule.nextFireAt === null
-      ? { fires: [], nextFireAt: null, lastFireAt: null }
+      ? { fires: [], nextFireAt: null, lastFireAt: null, coalesced: false }
       : planFires({
           scheduleId: schedule.id,
           source: compileTrigger(schedule.trigger),
@@ -79,10 +84,12 @@ export function planDispatch(
           now,
           random: deps.random,
         });
+  const plan = capAtMaxRuns(uncapped, schedule.runs, schedule.maxRuns);
+  const finalFire = plan.nextFireAt === null ? plan.fires.at(-1) : undefined;
   return {
     schedule,
     fires: plan.fires,
-    messages: plan.fires.map((fire) => scheduleFireMessage(schedule, fire, now)),
+    messages: plan.fires.map((fire) => scheduleFireMessage(schedule, fire, now, fire === finalFire)),
     nextFireAt: plan.nextFireAt,
     lastFireAt: plan.lastFireAt,
     plannedAt: now,
@@ -100,43 +107,57 @@ export async function releaseDispatched(
   owner: string,
 ): Promise<DispatchSummary> {
   const { schedule } = planned;
-  const { nextFireAt, lastFireAt } = resumePoint(planned, failed);
+  const resume = resumePoint(planned, failed);
   let release: DispatchSummary['release'];
   try {
     release = await deps.scheduleStore.releaseSchedule({
       id: schedule.id,
       owner,
       leasedVersion: schedule.version,
-      nextFireAt,
-      lastFireAt,
+      ...resume,
       now: deps.clock.now(),
     });
   } catch (error) {
     if (!(error instanceof LeaseLostError)) throw error;
     release = 'lease_lost';
   }
-  return dispatchSummary(planned, failed, release, nextFireAt);
+  return dispatchSummary(planned, failed, release, resume);
 }
 
-/** Where a sent plan resumes: at its first unsent fire, or where the plan ends when everything was sent. */
-export function resumePoint(
-  planned: PlannedDispatch,
-  failed: ReadonlySet<string>,
-): { nextFireAt: EpochMs | null; lastFireAt: EpochMs | null } {
+/**
+ * Where a sent plan resumes: at its first unsent fire, or where the plan ends when everything was sent;
+ * and how many fires it dispatched before that point (what the write that moves it on adds to `runs`:
+ * a fire re-sent after a crash or a partial failure is counted by the write that moves the schedule
+ * past it, never twice).
+ */
+export interface ResumePoint {
+  nextFireAt: EpochMs | null;
+  lastFireAt: EpochMs | null;
+  firesDispatched: number;
+}
+
+export function resumePoint(planned: PlannedDispatch, failed: ReadonlySet<string>): ResumePoint {
   const { fires } = planned;
   const firstUnsent = fires.find((fire) => failed.has(fire.jobId));
-  if (!firstUnsent) return { nextFireAt: planned.nextFireAt, lastFireAt: planned.lastFireAt };
+  if (!firstUnsent) {
+    return { nextFireAt: planned.nextFireAt, lastFireAt: planned.lastFireAt, firesDispatched: fires.length };
+  }
   const sentBeforeGap = fires.filter((fire) => fire.fireTime < firstUnsent.fireTime);
-  return { nextFireAt: firstUnsent.fireTime, lastFireAt: sentBeforeGap.at(-1)?.fireTime ?? null };
+  return {
+    nextFireAt: firstUnsent.fireTime,
+    lastFireAt: sentBeforeGap.at(-1)?.fireTime ?? null,
+    firesDispatched: sentBeforeGap.length,
+  };
 }
 
 export function dispatchSummary(
   planned: PlannedDispatch,
   failed: ReadonlySet<string>,
   release: DispatchSummary['release'],
-  nextFireAt: EpochMs | null,
+  resume: ResumePoint,
 ): DispatchSummary {
-  const { fires, plannedAt } = planned;
+  const { schedule, fires, plannedAt } = planned;
+  const { nextFireAt, lastFireAt, firesDispatched } = resume;
   const sent = fires.filter((fire) => !failed.has(fire.jobId));
   return {
     scheduleId: planned.schedule.id,
@@ -144,6 +165,17 @@ export function dispatchSummary(
     sendFailures: fires.length - sent.length,
     release,
     nextFireAt,
+    ...(release === 'released' &&
+      nextFireAt === null && {
+        finished: {
+          ...schedule,
+          nextFireAt,
+          lastFireAt: lastFireAt ?? schedule.lastFireAt,
+          runs: schedule.runs + firesDispatched,
+          leaseOwner: null,
+          leaseUntil: null,
+        },
+      }),
     fireLagMs: sent.filter((fire) => fire.runAt < plannedAt).map((fire) => plannedAt - fire.runAt),
   };
 }

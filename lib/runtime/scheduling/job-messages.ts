@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import { jobRequestFields } from '../../core/model/job-message';
 import type { Schedule } from '../../core/model/schedule';
 import { revisionOf } from '../../core/model/schedule-revision';
 import type { PlannedFire } from '../../core/planning';
@@ -8,8 +9,7 @@ import type { JobRequest } from '../../core/ports/job-store';
 
 /** The request part of a stored job (what a queue message carries). */
 export function jobRequestOf(job: JobRequest): JobRequest {
-  const { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline } = job;
-  return { id, task, payload, origin, scheduleId, fireTime, runAt, startDeadline };
+  return jobRequestFields(job);
 }
 
 /**
@@ -38,7 +38,12 @@ export function parkedJobMessage(job: Job, now: EpochMs): JobMessage {
  * The message for one fire of a schedule, with the schedule's task and payload as they are now and the
  * revision they belong to (the worker checks it against the schedule before it runs the job).
  */
-export function scheduleFireMessage(schedule: Schedule, fire: PlannedFire, now: EpochMs): JobMessage {
+export function scheduleFireMessage(
+  schedule: Schedule,
+  fire: PlannedFire,
+  now: EpochMs,
+  finalFire = false,
+): JobMessage {
   return {
     job: {
       id: fire.jobId,
@@ -49,9 +54,19 @@ export function scheduleFireMessage(schedule: Schedule, fire: PlannedFire, now: 
       fireTime: fire.fireTime,
       runAt: fire.runAt,
       startDeadline: fire.startDeadline,
+      ...scheduleJobExtras(schedule),
     },
     attempt: 1,
     revision: revisionOf(schedule),
+    ...(finalFire && { finalFire: true as const }),
     delaySeconds: queueDelaySeconds(fire.runAt, now),
+  };
+}
+
+/** What each job of a schedule carries from it: its run-setting overrides and its metadata. */
+export function scheduleJobExtras(schedule: Schedule): Pick<JobRequest, 'overrides' | 'metadata'> {
+  return {
+    ...(schedule.overrides && { overrides: schedule.overrides }),
+    ...(schedule.metadata && { metadata: schedule.metadata }),
   };
 }

@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { JsonValue } from '../../core/json';
 import { LIMITS } from '../../core/limits';
+import { MAX_RESULT_TTL_SECONDS } from '../../core/model/run-settings';
 
 /** How a failed job is tried again. `maxAttempts` counts the first run. */
 export interface RetryPolicy {
@@ -29,6 +30,16 @@ export interface JobContext {
   fireTime: Date | null;
   /** 1 for the first run. */
   attempt: number;
+  /**
+   * The job's metadata: what `add_job` gave it, or its schedule's (copied when the job was sent); `{}`
+   * when it has none. Read-only.
+   *
+   * @example
+   * async handler(payload, { metadata, logger }) {
+   *   logger.info('running for tenant', { tenant: metadata.tenant });
+   * }
+   */
+  metadata: Readonly<Record<string, string>>;
   /** The handler must finish before this instant (the task's timeout or the Lambda's remaining time). */
   deadline: Date;
   /**
@@ -108,8 +119,7 @@ export const TASK_DEFAULTS = {
 
 export const EVENTS_POLICIES: readonly EventsPolicy[] = ['none', 'failures', 'all'];
 
-/** The longest a result may be kept (ten years). */
-export const MAX_RESULT_TTL_SECONDS = 10 * 365 * 24 * 3600;
+export { MAX_RESULT_TTL_SECONDS } from '../../core/model/run-settings';
 
 /** How long a task's results are kept: its own `resultTtlSeconds`, else the deployment's default. */
 export function resultTtlSecondsOf(definition: TaskDefinition | undefined, defaultSeconds: number): number {

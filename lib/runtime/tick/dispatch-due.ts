@@ -9,7 +9,7 @@ import {
   releaseDispatched,
   sendOrReportAllFailed,
 } from '../scheduling/dispatch';
-import { advanceDispatched, hasPastFire } from '../scheduling/dispatch-unleased';
+import { advanceDispatched, needsLease } from '../scheduling/dispatch-unleased';
 
 export interface DispatchDueOptions {
   owner: string;
@@ -29,6 +29,8 @@ export interface DispatchDueTotals {
   errors: number;
   fireLagMs: number[];
   budgetExhausted: boolean;
+  /** The schedules this tick finished (as released), for their `schedule.finished` events. */
+  finished: Schedule[];
 }
 
 export function emptyDispatchTotals(): DispatchDueTotals {
@@ -40,6 +42,7 @@ export function emptyDispatchTotals(): DispatchDueTotals {
     errors: 0,
     fireLagMs: [],
     budgetExhausted: false,
+    finished: [],
   };
 }
 
@@ -118,8 +121,8 @@ interface Round {
 }
 
 /**
- * Dispatches the schedules read in one round: plans each, leases those whose plan has a missed fire
- * (and plans them again as leased), sends the messages of all of them together (a batch holds messages
+ * Dispatches the schedules read in one round: plans each, leases those whose plan needs it (a missed
+ * fire, or `max_runs`: `needsLease`) and plans them again as leased, sends the messages of all of them together (a batch holds messages
  * of any schedules: a schedule with one fire in the window does not cost a request of its own), then
  * moves on the lease-less ones and releases the leased ones sent in full (at most `concurrency` at a
  * time).
@@ -131,8 +134,8 @@ async function dispatchRound(
   leftForNextTick: Set<string>,
 ): Promise<Round> {
   const readPlans = planEach(deps, read, options, leftForNextTick);
-  const unleased = readPlans.filter((plan) => !hasPastFire(plan));
-  const missed = readPlans.filter(hasPastFire).map((plan) => plan.schedule);
+  const unleased = readPlans.filter((plan) => !needsLease(plan));
+  const missed = readPlans.filter(needsLease).map((plan) => plan.schedule);
   const leases = await leaseEach(deps, missed, options);
   const leasedPlans = planEach(deps, leases.leased, options, leftForNextTick);
   const plans = [...unleased, ...leasedPlans];
@@ -257,5 +260,6 @@ function addSummaries(totals: DispatchDueTotals, summaries: readonly (DispatchSu
     totals.sendFailures += summary.sendFailures;
     if (summary.release === 'lease_lost') totals.leasesLost += 1;
     totals.fireLagMs.push(...summary.fireLagMs);
+    if (summary.finished) totals.finished.push(summary.finished);
   }
 }

@@ -1,17 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import { scheduleEvent } from '../../core/ports/event-publisher';
 import { planLimitsOf } from '../config';
 import type { RuntimeDeps } from '../dependencies';
+import { wakeIdleLines } from '../flow/idle-lines';
+import { publishBestEffort } from '../observability/publish-events';
 import { dispatchDepsOf } from '../scheduling/dispatch-deps';
 import { type DispatchDueTotals, dispatchDueSchedules, emptyDispatchTotals } from './dispatch-due';
 import { sendParkedJobs } from './parked-jobs';
 import { reapExpiredJobLeases } from './reaper';
 
 /** What one tick did; logged as one JSON line and turned into metrics. */
-export interface TickSummary extends Omit<DispatchDueTotals, 'fireLagMs'> {
+export interface TickSummary extends Omit<DispatchDueTotals, 'fireLagMs' | 'finished'> {
   owner: string;
   parkedJobsSent: number;
   jobsReaped: number;
+  /** Waiting jobs woken by the fallback for lost wake-ups (tasks with free slots and a line). */
+  jobsWoken: number;
   countersRepaired: number;
+  /** Schedules this tick finished (each published as `schedule.finished`). */
+  schedulesFinished: number;
+  /** Events the bus did not take (logged; the tick's work stands). */
+  eventFailures: number;
   durationMs: number;
   fireLagMs: number[];
 }
@@ -23,7 +32,8 @@ export interface TickState {
 
 /**
  * One tick: dispatches due schedules (until the budget is spent), sends parked jobs that came due,
- * reaps jobs whose worker stopped answering, and now and then repairs the task counters.
+ * reaps jobs whose worker stopped answering, now and then repairs the task counters, and wakes waiting
+ * jobs of tasks with free slots (a lost wake-up).
  * Each part fails on its own: an error is logged and counted, the other parts still run.
  */
 export async function runTick(deps: RuntimeDeps, state: TickState): Promise<TickSummary> {
@@ -68,15 +78,25 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     ),
   ]);
   const countersRepaired = await guarded('repairing counters', 0, () => repairCountersWhenDue(deps, state));
+  const { fireLagMs, finished, ...totals } = dispatched;
+  const published = await publishBestEffort(
+    deps.events,
+    finished.map((schedule) => scheduleEvent('schedule.finished', schedule, clock.now())),
+    logger,
+  );
+  // After reaping and repairs, which give slots back.
+  const jobsWoken = await guarded('waking waiting jobs', 0, () => wakeIdleLines(deps));
 
-  const { fireLagMs, ...totals } = dispatched;
   return {
     ...totals,
     errors: totals.errors + errors,
     owner,
     parkedJobsSent: parked.sent,
     jobsReaped: reaped.reaped,
+    jobsWoken,
     countersRepaired,
+    schedulesFinished: finished.length,
+    eventFailures: published.failed,
     durationMs: clock.now() - startedAt,
     fireLagMs,
   };

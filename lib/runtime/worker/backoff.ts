@@ -9,18 +9,18 @@ export function retryDelayMs(policy: RetryPolicy, failedAttempt: number, random:
   return Math.floor(random() * ceiling);
 }
 
-const SLOT_WAIT_BASE_SECONDS = 2;
-const SLOT_WAIT_MAX_SECONDS = 300;
+const ATTEMPT_WAIT_BASE_SECONDS = 2;
+const ATTEMPT_WAIT_MAX_SECONDS = 300;
 
 /**
- * How long a message waits (hidden in the queue) before it tries again for a slot of a task that is at
- * its `maxRunningJobs`: grows with each receive, and is jittered (half fixed, half random) so waiting
- * messages do not all come back at once.
+ * How long a message for attempt n+1 waits (hidden in the queue) while attempt n is still marked
+ * running: grows with each receive, and is jittered (half fixed, half random) so waiting messages do
+ * not all come back at once. (Jobs waiting for a slot wait in their task's line instead.)
  */
-export function slotWaitSeconds(receiveCount: number, random: () => number): number {
+export function attemptWaitSeconds(receiveCount: number, random: () => number): number {
   const ceiling = Math.min(
-    SLOT_WAIT_MAX_SECONDS,
-    SLOT_WAIT_BASE_SECONDS * 2 ** Math.max(0, receiveCount - 1),
+    ATTEMPT_WAIT_MAX_SECONDS,
+    ATTEMPT_WAIT_BASE_SECONDS * 2 ** Math.max(0, receiveCount - 1),
   );
   return Math.max(1, Math.round(ceiling / 2 + random() * (ceiling / 2)));
 }

@@ -60,7 +60,12 @@ export async function finishWithoutRunning(
   }
   if (ending.outcome === 'missed_start_deadline') ctx.counters.missed += 1;
   else ctx.counters.failed += 1;
-  const eventType: JobEventType = ending.outcome === 'missed_start_deadline' ? 'job.missed' : 'job.failed';
+  const eventType: JobEventType =
+    ending.outcome === 'missed_start_deadline'
+      ? 'job.missed'
+      : ending.outcome === 'abandoned'
+        ? 'job.abandoned'
+        : 'job.failed';
   ctx.events.add(ending.events, {
     type: eventType,
     jobId: job.id,
@@ -70,6 +75,7 @@ export async function finishWithoutRunning(
     at: now,
     result,
   });
+  ctx.failures.add(job, result);
   logger.warn('job finished without running', { outcome: ending.outcome, errorType: ending.error?.type });
   return 'done';
 }

@@ -2,15 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { LIMITS } from '../../core/limits';
 import type { Job } from '../../core/model/job';
-import { decodeJobMessage } from '../../core/model/job-message';
+import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
 import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
+import { joinWaitingLine } from '../flow/join-line';
+import { wakeForFreeSlots, wakeNextWaitingJob } from '../flow/wake-line';
 import type { Logger } from '../observability/logger';
 import { jobRequestOf } from '../scheduling/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
-import { slotWaitSeconds } from './backoff';
+import { definitionForJob } from '../tasks/effective-definition';
+import { attemptWaitSeconds } from './backoff';
 import { finishWithoutRunning } from './finish-without-running';
+import { cleanUpFinishedSchedule, mayEndItsSchedule } from './finished-schedule';
 import { runLeaseUntil } from './run-lease';
 import { runClaimedFire, type ScheduleFire, scheduleFireOf } from './schedule-fire-check';
 import { handleUnreadableMessage } from './unreadable-message';
@@ -18,6 +22,8 @@ import type { MessageOutcome, WorkerContext } from './worker-context';
 
 /** A message that arrives this much (or less) before its run time waits here; earlier ones are re-sent. */
 const MAX_WAIT_MS = 1_000;
+/** When the waiting line cannot be joined (the store is failing), the message comes back after this. */
+const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 
 /**
  * Handles one queue message: decode, wait for the run time, claim, then run (or finish without running
@@ -29,7 +35,10 @@ export async function processMessage(ctx: WorkerContext, record: SQSRecord): Pro
   const { job, attempt } = decoded.message;
   const logger = ctx.deps.logger.child({ jobId: job.id, task: job.task, attempt });
   try {
-    return await processJob(ctx, record, job, attempt, logger, scheduleFireOf(decoded.message));
+    const fire = scheduleFireOf(decoded.message);
+    const outcome = await processJob(ctx, record, job, attempt, logger, fire);
+    if (outcome !== 'done' || !mayEndItsSchedule(decoded.message, fire)) return outcome;
+    return await cleanUpFinishedSchedule(ctx, record, job, logger);
   } catch (error) {
     logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
     return 'retry_later';
@@ -79,47 +88,70 @@ async function processJob(
           type: 'UnknownTaskError',
           message: `task '${job.task}' is not registered in this worker; known tasks: ${ctx.registry.ids().join(', ') || '(none)'}`,
         },
-        resultTtlSeconds: ctx.deps.config.defaultResultTtlSeconds,
+        resultTtlSeconds: job.overrides?.resultTtlSeconds ?? ctx.deps.config.defaultResultTtlSeconds,
         events: TASK_DEFAULTS.events,
       },
       elsewhere,
     );
   }
-  const { definition } = task;
-  if (attempt > definition.retry.maxAttempts) {
-    return finishWithoutRunning(
-      ctx,
-      job,
-      attempt,
-      logger,
-      {
-        outcome: 'abandoned',
-        error: {
-          type: 'JobAbandonedError',
-          message: `attempt ${attempt - 1} stopped answering (its lease expired) and retry.maxAttempts (${definition.retry.maxAttempts}) allows no further attempt`,
+  const definition = definitionForJob(task.definition, job.overrides);
+  // A limited task's job that ends here took no slot: a wake-up that brought it is passed on.
+  const passWakeOn = async (outcome: MessageOutcome): Promise<MessageOutcome> => {
+    if (definition.maxRunningJobs !== null) await wakeForFreeSlotsOf(ctx, job.task, logger);
+    return outcome;
+  };
+  if (attempt - (job.attemptBase ?? 0) > definition.retry.maxAttempts) {
+    return passWakeOn(
+      await finishWithoutRunning(
+        ctx,
+        job,
+        attempt,
+        logger,
+        {
+          outcome: 'abandoned',
+          error: {
+            type: 'JobAbandonedError',
+            message: `attempt ${attempt - 1} stopped answering (its lease expired) and retry.maxAttempts (${definition.retry.maxAttempts}) allows no further attempt`,
+          },
+          resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
+          events: definition.events,
         },
-        resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
-        events: definition.events,
-      },
-      elsewhere,
+        elsewhere,
+      ),
     );
   }
   const now = clock.now();
   if (job.startDeadline !== null && now > job.startDeadline) {
-    return finishWithoutRunning(
-      ctx,
-      job,
-      attempt,
-      logger,
-      {
-        outcome: 'missed_start_deadline',
-        resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
-        events: definition.events,
-      },
-      elsewhere,
+    return passWakeOn(
+      await finishWithoutRunning(
+        ctx,
+        job,
+        attempt,
+        logger,
+        {
+          outcome: 'missed_start_deadline',
+          resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
+          events: definition.events,
+        },
+        elsewhere,
+      ),
     );
   }
 
+  // What the line keeps to re-send: a final fire keeps its mark, so its end still cleans up its schedule.
+  const message: JobMessageBody = {
+    job,
+    attempt,
+    ...(fire?.revision && { revision: fire.revision }),
+    ...(fire?.finalFire && { finalFire: true }),
+  };
+  if (
+    definition.maxRunningJobs === null &&
+    (await ctx.pausedTasks.isPaused(ctx.deps.jobStore, clock, job.task))
+  ) {
+    logger.debug('the task is paused; the job waits in its line');
+    return waitInLine(ctx, record, message, logger);
+  }
   const owner = `worker-${randomUUID()}`;
   const leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, now);
   const claim = await ctx.deps.jobStore.claimJob({
@@ -132,20 +164,23 @@ async function processJob(
     ...(fire && { reclaimCancelledFire: true }),
   });
   switch (claim.status) {
-    case 'claimed':
-      return runClaimedFire(
+    case 'claimed': {
+      const outcome = await runClaimedFire(
         ctx,
         { job, attempt, owner, definition, startedAt: now, leaseUntil, logger },
         fire,
       );
+      if (definition.maxRunningJobs !== null) await wakeAfterSlotReturned(ctx, job.task, logger);
+      return outcome;
+    }
     case 'no_slot':
-      logger.debug('no free slot; the message comes back later', { running: claim.running });
-      return comeBackLater(ctx, record, logger);
+      logger.debug("no free slot; the job waits in its task's line", { running: claim.running });
+      return waitInLine(ctx, record, message, logger);
     case 'cancelled':
       logger.info('job was cancelled; dropping the message');
-      return 'done';
+      return passWakeOn('done');
     case 'duplicate':
-      return elsewhere(claim.job);
+      return passWakeOn(await elsewhere(claim.job));
   }
 }
 
@@ -190,9 +225,51 @@ async function sendAgain(ctx: WorkerContext, message: JobMessage, logger: Logger
   return 'retry_later';
 }
 
+/**
+ * The task is at its limit (or paused): the job joins the task's waiting line and its message goes, so
+ * a backlog holds no queue capacity. Joined first, deleted after: a job is never only in neither. When
+ * the line cannot be joined the message comes back after a short while to try again.
+ */
+async function waitInLine(
+  ctx: WorkerContext,
+  record: SQSRecord,
+  message: JobMessageBody,
+  logger: Logger,
+): Promise<MessageOutcome> {
+  try {
+    const slots = await joinWaitingLine(ctx.deps, message);
+    // The counter read right after joining says whether the task is still paused: a stale view is dropped.
+    if (slots && !slots.paused) ctx.pausedTasks.resumed(message.job.task);
+  } catch (error) {
+    logger.warn('could not join the waiting line; the message comes back to try again', { error });
+    return comeBackAfter(ctx, record, LINE_UNAVAILABLE_RETRY_SECONDS, logger);
+  }
+  ctx.counters.waiting += 1;
+  return 'done';
+}
+
+/** A slot came back: the next waiting job is woken (a lost wake-up is the tick's to make up). */
+async function wakeAfterSlotReturned(ctx: WorkerContext, task: string, logger: Logger): Promise<void> {
+  try {
+    await wakeNextWaitingJob(ctx.deps, task);
+  } catch (error) {
+    logger.warn('could not wake the next waiting job; the tick wakes it', { error });
+  }
+}
+
+/** Wakes as many waiting jobs as the task has free slots (none when a wake-up is on its way for each). */
+async function wakeForFreeSlotsOf(ctx: WorkerContext, task: string, logger: Logger): Promise<void> {
+  try {
+    const slots = await ctx.deps.jobStore.taskSlots(task);
+    if (slots) await wakeForFreeSlots(ctx.deps, slots);
+  } catch (error) {
+    logger.warn('could not pass a wake-up on; the tick wakes the line', { error });
+  }
+}
+
 /** Hides the message for a growing, jittered while and reports it failed, so the queue redelivers it. */
 function comeBackLater(ctx: WorkerContext, record: SQSRecord, logger: Logger): Promise<MessageOutcome> {
-  return comeBackAfter(ctx, record, slotWaitSeconds(receiveCount(record), ctx.deps.random), logger);
+  return comeBackAfter(ctx, record, attemptWaitSeconds(receiveCount(record), ctx.deps.random), logger);
 }
 
 /** Hides the message for `seconds` and reports it failed, so the queue redelivers it then. */

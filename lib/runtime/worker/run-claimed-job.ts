@@ -46,6 +46,7 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
       scheduleId: job.scheduleId,
       fireTime: job.fireTime === null ? null : new Date(job.fireTime),
       attempt,
+      metadata: job.metadata ?? {},
       logger,
     },
     deadline,
@@ -79,9 +80,11 @@ async function recordOutcome(
   const { deps } = ctx;
   const { job, attempt, definition, logger, owner } = claimed;
   const finishedAt = deps.clock.now();
-  const retry = !outcome.ok && outcome.retryable && attempt < definition.retry.maxAttempts;
+  // After a `retry_job`, the policy counts this job's attempts from there (`attemptBase`).
+  const counted = attempt - (job.attemptBase ?? 0);
+  const retry = !outcome.ok && outcome.retryable && counted < definition.retry.maxAttempts;
   if (!outcome.ok && retry) {
-    const retryAt = finishedAt + retryDelayMs(definition.retry, attempt, deps.random);
+    const retryAt = finishedAt + retryDelayMs(definition.retry, counted, deps.random);
     // The store parks retries beyond the queue's longest delay in the due index; the tick sends them.
     const parked = parksBeyondQueueDelay(retryAt, finishedAt);
     if (!parked) {
@@ -132,6 +135,7 @@ async function recordOutcome(
   } else {
     ctx.counters.failed += 1;
     ctx.events.add(definition.events, { ...eventOf(claimed, 'job.failed', finishedAt), result });
+    ctx.failures.add(job, result);
     logger.warn('job failed', { errorType: result.error?.type });
   }
   return 'done';

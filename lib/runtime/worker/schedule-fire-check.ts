@@ -3,7 +3,7 @@ import type { EpochMs } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { JobError } from '../../core/model/job';
 import type { JobMessageBody } from '../../core/model/job-message';
-import type { Schedule } from '../../core/model/schedule';
+import { isFinished, type Schedule } from '../../core/model/schedule';
 import { revisionOf, type ScheduleRevision, sameRevision } from '../../core/model/schedule-revision';
 import type { JobMessage } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
@@ -24,13 +24,19 @@ export interface ScheduleFire {
    * the same job. A change made before it does: the vanished worker cannot have got past its check.
    */
   takenOverClaimAt?: EpochMs;
+  /**
+   * The last fire of its schedule: sent marked `finalFire` by the tick, or found to be the last fire of
+   * the finished schedule when the check reads it (the schedule's `max_runs` was lowered meanwhile).
+   * When its job ends, the worker removes the finished schedule (unless `keep_finished`).
+   */
+  finalFire?: boolean;
 }
 
 /** The fire a message is the first delivery of, if it is one (retries of a fire that started are not checked). */
 export function scheduleFireOf(message: JobMessageBody): ScheduleFire | undefined {
-  const { job, attempt, revision } = message;
+  const { job, attempt, revision, finalFire } = message;
   if (job.origin !== 'schedule' || job.scheduleId === null || attempt !== 1) return undefined;
-  return { revision: revision ?? null };
+  return { revision: revision ?? null, ...(finalFire && { finalFire }) };
 }
 
 /** A fire that does not run as sent: why, and what (if anything) runs in its place. */
@@ -95,8 +101,14 @@ export function fireVerdict(
       startDeadline: grace === null ? null : job.runAt + grace * 1000,
     },
     now,
+    fire.finalFire === true || isLastFireOf(schedule, fireTime),
   );
   return { ...cancelled('ScheduleChanged', `${changed}; it runs as the current definition`), replacement };
+}
+
+/** The schedule as read has finished, and `fireTime` is its last fire. */
+function isLastFireOf(schedule: Schedule, fireTime: EpochMs | null): boolean {
+  return isFinished(schedule) && fireTime !== null && schedule.lastFireAt === fireTime;
 }
 
 function cancelled(type: string, message: string): FireCancellation {
@@ -127,22 +139,24 @@ export async function runClaimedFire(
   const schedule = await writeWithRetries(ctx, claimed.leaseUntil, () =>
     deps.scheduleStore.getSchedule(scheduleId),
   );
+  if (schedule && isLastFireOf(schedule, job.fireTime)) fire.finalFire = true;
   const verdict = fireVerdict(schedule, job, fire, deps.clock.now());
   if (verdict.run) return runClaimedJob(ctx, claimed);
 
   const finishedAt = deps.clock.now();
+  const result = {
+    outcome: 'cancelled' as const,
+    error: verdict.error,
+    startedAt: null,
+    finishedAt,
+    attempt: claimed.attempt,
+  };
   try {
     await writeWithRetries(ctx, claimed.leaseUntil, () =>
       deps.jobStore.finishJob({
         jobId: job.id,
         owner: claimed.owner,
-        result: {
-          outcome: 'cancelled',
-          error: verdict.error,
-          startedAt: null,
-          finishedAt,
-          attempt: claimed.attempt,
-        },
+        result,
         expiresAt:
           finishedAt + resultTtlSecondsOf(claimed.definition, deps.config.defaultResultTtlSeconds) * 1000,
         reclaimable: true,
@@ -153,6 +167,15 @@ export async function runClaimedFire(
     return 'done';
   }
   logger.info('fire not run: its schedule changed after it was sent', { reason: verdict.error.type });
+  ctx.events.add(claimed.definition.events, {
+    type: 'job.cancelled',
+    jobId: job.id,
+    task: job.task,
+    scheduleId,
+    attempt: claimed.attempt,
+    at: finishedAt,
+    result,
+  });
   if (!verdict.replacement) return 'done';
   const { failed } = await deps.queue.send([verdict.replacement]);
   if (failed.length === 0) return 'done';

@@ -1,5 +1,7 @@
 import type { RuntimeDeps } from '../dependencies';
+import type { PausedTasks } from '../flow/paused-tasks';
 import type { TaskRegistry } from '../tasks/registry';
+import type { FailureNotices } from './failure-notices';
 import type { JobEventBatch } from './job-events';
 
 /** Counts of one worker invocation, turned into metrics. */
@@ -8,8 +10,10 @@ export interface WorkerCounters {
   failed: number;
   retried: number;
   missed: number;
-  /** Put back in the queue for later (no slot, or the previous attempt still running). */
+  /** Put back in the queue for later (the previous attempt still running, or the line unavailable). */
   deferred: number;
+  /** Joined their task's waiting line (no free slot, or the task paused). */
+  waiting: number;
   duplicates: number;
   unreadable: number;
   /** Job start minus its run time, for jobs that started (ms). */
@@ -21,6 +25,8 @@ export interface WorkerContext {
   deps: RuntimeDeps;
   registry: TaskRegistry;
   events: JobEventBatch;
+  /** Jobs that failed for good, for their task's failure destination. */
+  failures: FailureNotices;
   counters: WorkerCounters;
   /** Milliseconds until the invocation times out; Infinity when it has no end (no Lambda context). */
   remainingMs: () => number;
@@ -32,6 +38,8 @@ export interface WorkerContext {
   endsSandbox: boolean;
   /** Jobs whose handler was still running when their outcome was recorded. */
   stillRunning: string[];
+  /** Paused tasks as this warm worker last read them (for tasks without `maxRunningJobs`). */
+  pausedTasks: PausedTasks;
 }
 
 export function emptyCounters(): WorkerCounters {
@@ -41,6 +49,7 @@ export function emptyCounters(): WorkerCounters {
     retried: 0,
     missed: 0,
     deferred: 0,
+    waiting: 0,
     duplicates: 0,
     unreadable: 0,
     startLagMs: [],

@@ -79,7 +79,7 @@ describe('EventBridgePublisher (against the local PutEvents endpoint)', () => {
 
     // Assess
     expect(requests.flat()).toHaveLength(2);
-    expect(failures).toEqual([{ jobIds: ['job-1', 'job-3'], codes: ['ThrottlingException'] }]);
+    expect(failures).toEqual([{ ids: ['job-1', 'job-3'], codes: ['ThrottlingException'] }]);
   });
 
   it('answers only PutEvents, on 127.0.0.1', async () => {

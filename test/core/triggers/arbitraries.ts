@@ -189,11 +189,37 @@ export const calendarIntervalTriggerArb = fc
 
 export const dateTriggerArb = isoInstantArb.map((run_at) => ({ type: 'date', run_at }));
 
+/** EventBridge Scheduler expressions, several of them in the small hours where offsets change. */
+const EVENTBRIDGE_EXPRESSIONS = [
+  'cron(0 10 ? * MON-FRI *)',
+  'cron(*/15 0-3 * * ? *)',
+  'cron(30 2 L * ? *)',
+  'cron(0 1 LW * ? *)',
+  'cron(0 0 15W * ? 2020-2031)',
+  'cron(0 * ? * 1#2 *)',
+  'cron(45 23 ? * 6L *)',
+  'rate(7 minutes)',
+  'rate(1 day)',
+];
+
+export const eventbridgeTriggerArb = fc.oneof(
+  fc
+    .tuple(fc.constantFrom(...EVENTBRIDGE_EXPRESSIONS), zoneArb, windowArb)
+    .map(([expression, timezone, window]) => ({ type: 'eventbridge', expression, timezone, ...window })),
+  fc
+    .tuple(fc.integer({ min: 2020, max: 2030 }), fc.integer({ min: 0, max: 364 }), zoneArb)
+    .map(([year, day, timezone]) => {
+      const local = new Date(Date.UTC(year, 0, 1 + day, 2, 30)).toISOString().slice(0, 19);
+      return { type: 'eventbridge', expression: `at(${local})`, timezone };
+    }),
+);
+
 const leafTriggerArb = fc.oneof(
   cronTriggerArb,
   intervalTriggerArb,
   calendarIntervalTriggerArb,
   dateTriggerArb,
+  eventbridgeTriggerArb,
 );
 
 /** `and` of a whole-minute cron and an interval dividing a minute: they always coincide. */

@@ -31,6 +31,10 @@ const RULE_EXAMPLES: Readonly<Record<string, string>> = {
   'timestamps are kept to the millisecond': '"run_at": "2026-05-01T09:30:00.1239+02:00"',
   'day-of-week steps run up to 7 = Sunday': "'0 9 * * 1/3'",
   'a day field is restricted unless exactly *': "'0 0 */2 * MON'",
+  'eventbridge cron skips a wall time in a DST gap': "'cron(30 2 * * ? *)'",
+  'eventbridge cron fires a repeated wall time once': "'cron(0 * * * ? *)'",
+  'eventbridge rate is elapsed time': '"expression": "rate(1 day)"',
+  'a Sundial cron in EventBridge syntax points to cron(…)': "'0 10 ? * MON *'",
 };
 
 interface Transcript {

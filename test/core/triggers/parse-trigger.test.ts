@@ -60,7 +60,10 @@ describe('parseTrigger rejects', () => {
       '0 0 * * 1#6',
       "'1#6' is not allowed: write <weekday>#<1-5> in the day-of-week field (5#3 = third Friday)",
     ],
-    ['0 0 ? * MON', "'?' is not supported (day-of-month field); use '*'"],
+    [
+      '0 0 ? * MON',
+      "it looks like an EventBridge Scheduler cron expression: write it as 'cron(0 0 ? * MON *)' in a trigger of type 'eventbridge' (docs/triggers.md) (as a Sundial cron expression: '?' is not supported (day-of-month field); use '*')",
+    ],
     ['H * * * *', "'H' (hashed values) is not supported (minute field)"],
     ['0 0 15W * *', "'W' (nearest weekday) is not supported (day-of-month field)"],
     [
@@ -101,10 +104,10 @@ describe('parseTrigger rejects', () => {
 
   it('an unknown type, listing the known ones', () => {
     expect(problems({ type: 'weekly' })).toEqual([
-      "trigger.type: must be one of cron, interval, calendar_interval, date, and, or (got 'weekly')",
+      "trigger.type: must be one of cron, interval, calendar_interval, date, and, or, eventbridge (got 'weekly')",
     ]);
     expect(problems({})).toEqual([
-      'trigger.type: is required: must be one of cron, interval, calendar_interval, date, and, or',
+      'trigger.type: is required: must be one of cron, interval, calendar_interval, date, and, or, eventbridge',
     ]);
   });
 

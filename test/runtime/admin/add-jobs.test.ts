@@ -27,6 +27,11 @@ describe('add_job', () => {
         fire_time: null,
         run_at: '2026-03-02T09:00:00Z',
         start_deadline: '2026-03-02T09:02:00Z',
+        max_attempts: null,
+        backoff_seconds: null,
+        timeout_seconds: null,
+        result_ttl_seconds: null,
+        metadata: {},
         attempt: 0,
         status: 'queued',
         created_at: '2026-03-02T09:00:00Z',
@@ -215,7 +220,7 @@ describe('add_jobs', () => {
         { task: 'nope', job_id: 'n1' },
         { task: 'cleanup', job_id: 'taken' },
         'not a job',
-        { task: 'cleanup', job_id: 'c1', run_at: '2026-03-02T12:00:00Z', priority: 1 },
+        { task: 'cleanup', job_id: 'c1', run_at: '2026-03-02T12:00:00Z', urgency: 1 },
         { task: 'cleanup', job_id: 'c2', run_at: '2026-03-02T12:00:00Z' },
       ],
     });
@@ -238,7 +243,7 @@ describe('add_jobs', () => {
       "jobs[4]: must be an object (got 'not a job')",
     );
     expect(errorOf(result.results[5] as AdminResponse).message).toBe(
-      'jobs[5].priority: is not a known field; allowed fields: task, payload, run_at, job_id, conflict_policy',
+      'jobs[5].urgency: is not a known field; allowed fields: task, payload, run_at, job_id, conflict_policy, max_attempts, backoff_seconds, timeout_seconds, result_ttl_seconds, misfire_grace_seconds, metadata, priority',
     );
     expect(h.queue.messages.map((message) => message.job.id)).toEqual(['r1']);
     expect(await h.store.getJob('c2', T0)).toMatchObject({

@@ -28,6 +28,15 @@ async function scenario(
     misfire_grace_seconds: 600,
     tags: ['reports'],
   });
+  await run('add_schedule max_runs', {
+    action: 'add_schedule',
+    id: 'trial-reminder',
+    task: 'send-report',
+    trigger: { type: 'cron', expression: '0 18 * * *' },
+    payload: { team: 'sales' },
+    max_runs: 3,
+    keep_finished: true,
+  });
   await run('add_schedule dispatched', {
     action: 'add_schedule',
     id: 'cleanup-every-30s',
@@ -101,13 +110,93 @@ async function scenario(
   await run('cancel_job', { action: 'cancel_job', job_id: 'cleanup-b' });
   await run('cancel_job finished', { action: 'cancel_job', job_id: 'cleanup-a' });
   await run('remove_schedule', { action: 'remove_schedule', id: 'cleanup-every-30s' });
+  await run('add_schedule overrides and metadata', {
+    action: 'add_schedule',
+    id: 'acme-report',
+    task: 'send-report',
+    trigger: { type: 'cron', expression: '0 6 * * *' },
+    payload: { team: 'acme' },
+    description: 'Daily report for the acme tenant',
+    metadata: { tenant: 'acme', tier: 'gold' },
+    max_attempts: 5,
+    timeout_seconds: 30,
+  });
+  await run('list_schedules metadata', {
+    action: 'list_schedules',
+    metadata: { tenant: 'acme' },
+  });
+  await run('add_job overrides and metadata', {
+    action: 'add_job',
+    task: 'cleanup',
+    job_id: 'cleanup-acme',
+    max_attempts: 1,
+    result_ttl_seconds: 600,
+    misfire_grace_seconds: null,
+    metadata: { tenant: 'acme' },
+  });
+  await run('add_job timeout above the task', {
+    action: 'add_job',
+    task: 'cleanup',
+    timeout_seconds: 120,
+  });
+  await run('pause_task', { action: 'pause_task', task: 'cleanup' });
+  await waitInLine(h, 'cleanup-b2', '/tmp/b');
   await run('list_tasks', { action: 'list_tasks' });
+  await run('resume_task', { action: 'resume_task', task: 'cleanup' });
   await run('unknown action', { action: 'delete_everything' });
+  h.onPause = async (count) => {
+    if (count === 3) await finish(h, 'cleanup-now', { deleted: 3 });
+  };
+  await run('run_job', {
+    action: 'run_job',
+    task: 'cleanup',
+    job_id: 'cleanup-now',
+    payload: { dir: '/tmp/now' },
+    wait_seconds: 10,
+  });
+  await h.admin({ action: 'add_job', task: 'cleanup', job_id: 'cleanup-c', payload: { dir: '/tmp/c' } });
+  await finish(h, 'cleanup-c', { type: 'DiskFull', message: 'no space left on /tmp/c' });
+  await run('list_jobs failed', { action: 'list_jobs', status: 'error', since: '2026-03-02T09:00:00Z' });
+  await run('count_jobs', { action: 'count_jobs', task: 'cleanup' });
+  await run('retry_job', { action: 'retry_job', job_id: 'cleanup-c' });
+  await run('retry_job not retryable', { action: 'retry_job', job_id: 'cleanup-a' });
+  await run('preview_schedule eventbridge', {
+    action: 'preview_schedule',
+    trigger: { type: 'eventbridge', expression: 'cron(30 2 * * ? *)', timezone: 'Europe/Berlin' },
+    from: '2026-03-28T00:00:00Z',
+    count: 3,
+  });
+  await run('add_schedule eventbridge', {
+    action: 'add_schedule',
+    id: 'billing:sync-invoices',
+    task: 'cleanup',
+    trigger: { type: 'eventbridge', expression: 'rate(15 minutes)' },
+    payload: { dir: '/tmp/invoices' },
+    max_jitter_seconds: 300,
+  });
+  await run('add_schedule eventbridge invalid', {
+    action: 'add_schedule',
+    task: 'cleanup',
+    trigger: { type: 'eventbridge', expression: 'cron(0 10 * * MON-FRI *)', timezone: 'Europe/Berlin' },
+  });
   return examples;
 }
 
-/** Runs a stored job to success as a worker would (2.5 s of work). */
-async function finish(h: Harness, jobId: string, returnValue: { deleted: number }) {
+/** Adds a job of `cleanup` and puts it in the task's line, as a worker does when the task is paused. */
+async function waitInLine(h: Harness, jobId: string, dir: string) {
+  const now = h.clock.now();
+  const job = { id: jobId, task: 'cleanup', payload: { dir }, origin: 'direct' as const };
+  const request = { ...job, scheduleId: null, fireTime: null, runAt: now, startDeadline: null };
+  await h.store.createJob({ job: request, conflictPolicy: 'exception', now, parkUntilDue: false });
+  await h.store.joinLine({ message: { job: request, attempt: 1 }, now });
+}
+
+/** Runs a stored job as a worker would (2.5 s of work): to success with `returnValue`, or to an error. */
+async function finish(
+  h: Harness,
+  jobId: string,
+  returnValue: { deleted: number } | { type: string; message: string },
+) {
   const now = h.clock.now();
   const job = await h.store.getJob(jobId, now);
   if (!job) throw new Error(`no job ${jobId}`);
@@ -116,7 +205,10 @@ async function finish(h: Harness, jobId: string, returnValue: { deleted: number 
   await h.store.finishJob({
     jobId,
     owner: 'worker',
-    result: { outcome: 'success', returnValue, startedAt: now, finishedAt: h.clock.now(), attempt: 1 },
+    result:
+      'type' in returnValue
+        ? { outcome: 'error', error: returnValue, startedAt: now, finishedAt: h.clock.now(), attempt: 1 }
+        : { outcome: 'success', returnValue, startedAt: now, finishedAt: h.clock.now(), attempt: 1 },
     expiresAt: h.clock.now() + 7 * 24 * 3600 * 1000,
   });
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import { type AdminResponse, createAdminApi } from '../../../lib/runtime/admin';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
-import { createHarness, errorOf, nightlyBerlin } from './support/harness';
+import { createHarness, errorOf, type Harness, nightlyBerlin } from './support/harness';
 
 /** The admin API over DynamoDB Local: inputs the in-memory store takes in its stride but DynamoDB does not. */
 let table: TestTable;
@@ -175,5 +175,68 @@ describe('the admin API on DynamoDB', () => {
     expect(first.ok).toBe(true);
     expect(errorOf(second).code).toBe('conflicting_id');
     expect(h.queue.messages.filter((message) => message.job.id === 'same-ms')).toHaveLength(1);
+  });
+});
+
+describe('waiting for results and retrying failed jobs on DynamoDB', () => {
+  /** Runs the job the queue got last, as a worker would, ending it as `outcome`. */
+  async function runQueuedJob(h: Harness, outcome: 'success' | 'error') {
+    const message = h.queue.messages.at(-1);
+    if (!message) throw new Error('nothing was sent');
+    const now = h.clock.now();
+    await store.claimJob({
+      job: message.job,
+      attempt: message.attempt,
+      owner: 'w',
+      now,
+      leaseUntil: now + 60_000,
+    });
+    await store.finishJob({
+      jobId: message.job.id,
+      owner: 'w',
+      result: {
+        outcome,
+        ...(outcome === 'error' ? { error: { type: 'Boom', message: 'broke' } } : { returnValue: { ok: 1 } }),
+        startedAt: now,
+        finishedAt: now + 1_000,
+        attempt: message.attempt,
+      },
+      expiresAt: now + 3_600_000,
+    });
+  }
+
+  it('run_job answers the result once a worker wrote it, then retry_job runs it again once', async () => {
+    // The harness itself (not a copy): its `onPause` runs while a call waits.
+    const h = createHarness();
+    const admin = createAdminApi({ ...h.deps, scheduleStore: store, jobStore: store });
+    h.onPause = async (count) => {
+      if (count === 2) await runQueuedJob(h, 'error');
+    };
+
+    const ran = await admin({ action: 'run_job', task: 'cleanup', job_id: 'ddb-run', wait_seconds: 5 });
+    const failed = await admin({ action: 'list_jobs', status: 'error' });
+    const [retried, again] = await Promise.all([
+      admin({ action: 'retry_job', job_id: 'ddb-run' }),
+      admin({ action: 'retry_job', job_id: 'ddb-run' }),
+    ]);
+    const pausesBefore = h.pauses.length;
+    h.onPause = async (count) => {
+      if (count === pausesBefore + 1) await runQueuedJob(h, 'success');
+    };
+    const result = await admin({ action: 'get_job_result', job_id: 'ddb-run', wait_seconds: 5 });
+    const job = await admin({ action: 'get_job', job_id: 'ddb-run' });
+
+    expect(ran).toMatchObject({ ok: true, result: { status: 'error', result: { attempt: 1 } } });
+    expect(failed).toMatchObject({ ok: true, result: { jobs: [{ id: 'ddb-run' }] } });
+    expect([retried, again].filter((answer) => answer.ok)).toHaveLength(1);
+    expect([retried, again].flatMap((answer) => (answer.ok ? [] : [answer.error.code]))).toEqual([
+      'job_not_retryable',
+    ]);
+    expect(h.queue.messages.map((message) => message.attempt)).toEqual([1, 2]);
+    expect(result).toMatchObject({ ok: true, result: { status: 'success', result: { attempt: 2 } } });
+    expect(job).toMatchObject({
+      ok: true,
+      result: { job: { attempt: 2, history: [{ outcome: 'error', attempt: 1 }] } },
+    });
   });
 });

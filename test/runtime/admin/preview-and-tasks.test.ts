@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { jobRequest } from '../support';
 import { createHarness, errorOf, MINUTE, nightlyBerlin, T0 } from './support/harness';
 
 interface Preview {
@@ -90,9 +91,12 @@ describe('preview_schedule', () => {
 });
 
 describe('list_tasks', () => {
-  it('lists each task with its options and its running count from the store’s counters', async () => {
+  it('lists each task with its options, its running count from the store’s counters, its waiting jobs and pause', async () => {
     const h = createHarness();
     h.store.setRunningCount('cleanup', 2);
+    await h.store.joinLine({ message: { job: jobRequest('w1', { task: 'cleanup' }), attempt: 1 }, now: T0 });
+    await h.store.joinLine({ message: { job: jobRequest('w2', { task: 'cleanup' }), attempt: 1 }, now: T0 });
+    await h.store.setTaskPaused('send-report', true);
 
     const result = await h.ok({ action: 'list_tasks' });
 
@@ -108,6 +112,8 @@ describe('list_tasks', () => {
           events: 'all',
           has_payload_schema: false,
           running: 2,
+          waiting: 2,
+          paused: false,
         },
         {
           id: 'send-report',
@@ -119,6 +125,8 @@ describe('list_tasks', () => {
           events: 'failures',
           has_payload_schema: true,
           running: 0,
+          waiting: 0,
+          paused: true,
         },
       ],
     });

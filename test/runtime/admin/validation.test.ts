@@ -38,7 +38,7 @@ describe('the request envelope', () => {
 
     expect(error.code).toBe('invalid_input');
     expect(error.message).toMatch(
-      /^action: is required: must be one of add_schedule, get_schedule, .*, list_tasks$/,
+      /^action: is required: must be one of add_schedule, get_schedule, .*, list_tasks, pause_task, resume_task$/,
     );
   });
 
@@ -52,7 +52,7 @@ describe('the request envelope', () => {
       message:
         "unknown action 'delete_everything'; actions: add_schedule, get_schedule, list_schedules, update_schedule, " +
         'pause_schedule, resume_schedule, remove_schedule, preview_schedule, run_schedule_now, add_job, add_jobs, ' +
-        'get_job, list_jobs, get_job_result, cancel_job, list_tasks',
+        'get_job, list_jobs, get_job_result, cancel_job, run_job, count_jobs, retry_job, list_tasks, pause_task, resume_task',
     });
   });
 
@@ -334,12 +334,21 @@ describe('other actions’ input', () => {
     expect(error.message).toBe('give trigger or id, not both');
   });
 
-  it('needs a schedule_id or task to list jobs', async () => {
+  it('needs a schedule_id or task to list jobs, or an unsuccessful status alone', async () => {
     const h = createHarness();
 
-    const error = await rejected(h, { action: 'list_jobs', status: 'running' });
+    const none = await rejected(h, { action: 'list_jobs' });
+    const running = await rejected(h, { action: 'list_jobs', status: 'running' });
+    const ranged = await rejected(h, { action: 'list_jobs', task: 'cleanup', since: '2026-03-01T00:00:00Z' });
 
-    expect(error.message).toBe('give schedule_id or task (status narrows either)');
+    expect(none.message).toBe(
+      'give schedule_id or task (status narrows either), or a status alone of error, missed_start_deadline, abandoned, cancelled',
+    );
+    expect(running.message).toBe(
+      'status: without schedule_id or task, must be one of error, missed_start_deadline, abandoned, cancelled',
+    );
+    expect(ranged.message).toMatch(/^since: narrows only a status alone/);
+    expect((await rejected(h, { action: 'list_jobs', status: 'bogus' })).details).toHaveLength(1);
   });
 
   it('rejects unknown fields on every action, naming them', async () => {

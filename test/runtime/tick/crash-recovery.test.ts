@@ -158,7 +158,7 @@ describe('crash recovery', () => {
     expect(runs).toBe(0);
     const finished = await worker.store.getJob('job-1', worker.clock.now());
     expect(finished?.result).toMatchObject({ outcome: 'abandoned', attempt: 2 });
-    expect(worker.publisher.events.map((event) => event.type)).toEqual(['job.failed']);
+    expect(worker.publisher.events.map((event) => event.type)).toEqual(['job.abandoned']);
     expect(await worker.store.runningCounts()).toEqual(new Map([['once', 0]]));
   });
 

@@ -82,3 +82,30 @@ describe('tick: parked jobs', () => {
     expect(summary.parkedJobsSent).toBe(20);
   });
 });
+
+describe('tick: parked jobs keep their overrides and metadata', () => {
+  it('sends a parked job with the overrides and metadata it was added with', async () => {
+    const runtime = testRuntime();
+    await runtime.store.createJob({
+      job: jobRequest('later', {
+        runAt: RUN_AT,
+        overrides: { maxAttempts: 1, timeoutSeconds: 5 },
+        metadata: { tenant: 'acme' },
+      }),
+      conflictPolicy: 'exception',
+      now: T0,
+      parkUntilDue: true,
+    });
+    runtime.clock.set(RUN_AT - 60 * SECOND);
+
+    await createTickHandler(() => runtime.deps)();
+
+    expect(runtime.queue.sent.map((message) => message.job)).toEqual([
+      expect.objectContaining({
+        id: 'later',
+        overrides: { maxAttempts: 1, timeoutSeconds: 5 },
+        metadata: { tenant: 'acme' },
+      }),
+    ]);
+  });
+});

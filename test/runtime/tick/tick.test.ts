@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { SECOND, scheduleDefinition, T0, testRuntime } from '../support';
 
@@ -14,6 +14,30 @@ async function addSchedules(runtime: ReturnType<typeof testRuntime>, count: numb
 }
 
 describe('tick', () => {
+  it('moves a schedule on without a lease, but leases one with max_runs, and counts the fires of both', async () => {
+    // Prepare: two schedules every 30 s from T0, one of them limited to 10 runs; the tick runs before T0
+    const runtime = testRuntime();
+    runtime.clock.set(T0 - 400);
+    await addSchedules(runtime, 1);
+    await runtime.store.addSchedule({
+      schedule: scheduleDefinition('capped', { maxRuns: 10 }),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: runtime.clock.now(),
+    });
+    const leases = vi.spyOn(runtime.store, 'leaseSchedule');
+    const advances = vi.spyOn(runtime.store, 'advanceSchedule');
+
+    // Act
+    await createTickHandler(() => runtime.deps)();
+
+    // Assess
+    expect(leases.mock.calls.map(([id]) => id)).toEqual(['capped']);
+    expect(advances.mock.calls.map(([input]) => input.id)).toEqual(['schedule-0']);
+    expect(await runtime.store.getSchedule('schedule-0')).toMatchObject({ runs: 3, leaseOwner: null });
+    expect(await runtime.store.getSchedule('capped')).toMatchObject({ runs: 3, leaseOwner: null });
+  });
+
   it('dispatches the fires of due schedules inside the lookahead, each delayed until its fire time', async () => {
     // Prepare: two schedules firing every 30 s from T0; the tick runs 0.4 s before T0
     const runtime = testRuntime();
@@ -68,6 +92,7 @@ describe('tick', () => {
           leasedVersion: schedule.version,
           nextFireAt: schedule.nextFireAt,
           lastFireAt: null,
+          firesDispatched: 0,
           now: runtime.clock.now(),
         });
       }

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../lib/core/json';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
-import { createAdminApi } from '../../../lib/runtime/admin';
-import { adminDependencies } from '../../../lib/runtime/handlers/admin';
 import { dispatchLeasedSchedule } from '../../../lib/runtime/scheduling/dispatch';
 import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
-import { defineTask } from '../../../lib/runtime/tasks/define-task';
-import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
-import { SECOND, scheduleDefinition, sqsRecord, T0 } from '../support';
-import { workerHarness } from './harness';
+import { SECOND, scheduleDefinition, T0 } from '../support';
+import { adminAndWorker } from './admin-and-worker';
 
 interface Run {
   fireTime: number;
@@ -30,36 +26,10 @@ function platform() {
       runs.push({ fireTime: (fireTime?.getTime() ?? 0) - T0, payload, attempt });
     },
   };
-  const worker = workerHarness({ beat });
-  const api = createAdminApi(
-    adminDependencies(worker.deps, staticTaskRegistry({ beat: { default: defineTask(beat) } })),
-  );
-  const admin = async (request: Record<string, unknown>) => {
-    const response = await api(request);
-    if (!response.ok) throw new Error(`${String(request.action)}: ${JSON.stringify(response.error)}`);
-    return response.result as Record<string, unknown>;
-  };
-  const deliver = async (message: JobMessage) => {
-    if (message.job.runAt > worker.clock.now()) worker.clock.set(message.job.runAt);
-    await worker.deliver([sqsRecord(message)]);
-  };
+  const worker = adminAndWorker({ beat });
   return {
     ...worker,
     runs,
-    admin,
-    deliver,
-    /** Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then sets the clock there. */
-    async deliverDue(seconds: number) {
-      const until = T0 + seconds * SECOND;
-      for (;;) {
-        const queued = worker.queue.drain();
-        const due = queued.filter((message) => message.job.runAt <= until);
-        worker.queue.sent.push(...queued.filter((message) => message.job.runAt > until));
-        if (due.length === 0) break;
-        for (const message of due.sort((a, b) => a.job.runAt - b.job.runAt)) await deliver(message);
-      }
-      worker.clock.set(Math.max(worker.clock.now(), until));
-    },
     /** Takes the queued message of one fire out of the queue (a worker that gets to it late). */
     takeMessage(seconds: number): JobMessage {
       const index = worker.queue.sent.findIndex((message) => message.job.fireTime === T0 + seconds * SECOND);
@@ -142,6 +112,35 @@ describe('worker: fires already sent when their schedule changes', () => {
     expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(20, 90, 2)]);
     const job = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
     expect(job).toMatchObject({ status: 'success', payload: { v: 2 }, attempt: 1 });
+  });
+
+  it('runs the fires sent before an update of metadata and overrides with the new ones', async () => {
+    // Prepare
+    const p = platform();
+    await p.admin({
+      action: 'add_schedule',
+      id: 'beat',
+      task: 'beat',
+      trigger: every10s,
+      payload: { v: 1 },
+      metadata: { tenant: 'acme' },
+    });
+    await p.deliverDue(15);
+
+    // Act
+    await p.admin({ action: 'update_schedule', id: 'beat', metadata: { tenant: 'globex' }, max_attempts: 1 });
+    await p.deliverDue(25);
+
+    // Assess: the fire sent before the update ran with the schedule's new metadata and overrides
+    const before = await p.store.getJob(`beat@${T0 + 10 * SECOND}`, p.clock.now());
+    const after = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
+    expect(before).toMatchObject({ status: 'success', metadata: { tenant: 'acme' } });
+    expect(before).not.toHaveProperty('overrides');
+    expect(after).toMatchObject({
+      status: 'success',
+      metadata: { tenant: 'globex' },
+      overrides: { maxAttempts: 1 },
+    });
   });
 
   it('after a new trigger, runs only its fire times; sent fires of the old one that it lacks are cancelled', async () => {

@@ -1,69 +1,187 @@
 import { describe, expect, it } from 'vitest';
+import { wakeNextWaitingJob } from '../../../lib/runtime/flow/wake-line';
+import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { T0 } from '../support';
-import { recordFor, workerHarness } from './harness';
+import { recordFor, settle, workerHarness } from './harness';
 
 describe('worker: maxRunningJobs', () => {
-  it('never runs more jobs of a task than maxRunningJobs, and sends the overflow back to the queue', async () => {
+  it('never runs more jobs of a task than maxRunningJobs; the overflow waits in line and is woken as slots come back', async () => {
     // Prepare: a task limited to 2, measuring its own concurrency; 5 jobs arrive in one batch
     let running = 0;
     let maxRunning = 0;
-    const completed: string[] = [];
+    const started: string[] = [];
     const worker = workerHarness({
       limited: {
         maxRunningJobs: 2,
         handler: async (_payload, { jobId }) => {
           running += 1;
           maxRunning = Math.max(maxRunning, running);
+          started.push(jobId);
           await new Promise((resolve) => setTimeout(resolve, 5));
           running -= 1;
-          completed.push(jobId);
         },
       },
     });
-    const records = ['a', 'b', 'c', 'd', 'e'].map((id) => recordFor(id, 'limited'));
+    const records = ['a', 'b', 'c', 'd', 'e'].map((id, index) =>
+      recordFor(id, 'limited', { runAt: T0 - 1_000 + index }),
+    );
 
-    // Act: deliver, then redeliver what was reported failed until every job ran
-    let pending = records;
-    const rounds: number[] = [];
-    while (pending.length > 0 && rounds.length < 10) {
-      const response = await worker.deliver(pending);
-      const failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-      rounds.push(failedIds.size);
-      pending = pending.filter((record) => failedIds.has(record.messageId));
+    // Act: deliver, then deliver whatever the wake-ups put in the queue until nothing comes
+    const responses = [await worker.deliver(records)];
+    // a and b ran; c, d and e joined the line; a and b ending woke c and d
+    const waitingAfterFirst = await worker.store.waitingCount('limited');
+    const wokenAfterFirst = worker.queue.sent.map((message) => message.job.id);
+    for (let batch = worker.queuedRecords(); batch.length > 0; batch = worker.queuedRecords()) {
+      responses.push(await worker.deliver(batch));
     }
 
-    // Assess
+    // Assess: no message was hidden or kept; the line emptied in order
     expect(maxRunning).toBe(2);
-    expect(completed.sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
-    expect(rounds).toEqual([3, 1, 0]);
-    expect(worker.queue.visibilityChanges).toHaveLength(4);
+    expect(waitingAfterFirst).toBe(1);
+    expect(wokenAfterFirst).toEqual(['c', 'd']);
+    expect(started.slice(0, 2).sort()).toEqual(['a', 'b']);
+    expect(started.slice(2)).toEqual(['c', 'd', 'e']);
+    expect(responses.flatMap((response) => response.batchItemFailures)).toEqual([]);
+    expect(worker.queue.visibilityChanges).toEqual([]);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
     expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
   });
 
-  it('makes a waiting message come back after a growing, jittered visibility timeout', async () => {
-    // Prepare: the one slot is taken
+  it('lets the message of a job that found no slot go and keeps the job in its line; the tick wakes the line when a slot is free', async () => {
+    // Prepare: the one slot is taken by a run that ends without waking anyone (a lost wake-up)
     const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => null } });
-    await worker.store.claimJob({
-      job: recordJob('holder'),
-      attempt: 1,
-      owner: 'someone',
-      now: T0,
-      leaseUntil: T0 + 60_000,
-      concurrencyLimit: 1,
-    });
+    await worker.store.claimJob(holderClaim());
 
-    // Act: the same waiting message, received for the 1st, 3rd and 12th time
-    const responses = await Promise.all(
-      [1, 3, 12].map((receiveCount) => {
-        const record = recordFor(`waiting-${receiveCount}`, 'limited');
-        record.attributes.ApproximateReceiveCount = String(receiveCount);
-        return worker.deliver([record]);
-      }),
+    // Act: three jobs arrive; the holder ends; a tick runs
+    const response = await worker.deliver([
+      recordFor('later', 'limited', { runAt: T0 - 1_000 }),
+      recordFor('earlier', 'limited', { runAt: T0 - 2_000 }),
+      recordFor('latest', 'limited', { runAt: T0 - 500 }),
+    ]);
+    const waiting = await worker.store.waitingCount('limited');
+    const sentWhileFull = worker.queue.drain();
+    await worker.store.finishJob({
+      jobId: 'holder',
+      owner: 'someone',
+      result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+      expiresAt: T0 + 60_000,
+    });
+    const summary = await createTickHandler(() => worker.deps)();
+
+    // Assess: the head of the line (earliest run time) is sent again, at once
+    expect(response.batchItemFailures).toEqual([]);
+    expect(worker.queue.visibilityChanges).toEqual([]);
+    expect(waiting).toBe(3);
+    expect(sentWhileFull).toEqual([]);
+    expect(summary.jobsWoken).toBe(1);
+    expect(worker.queue.sent.map((message) => [message.job.id, message.delaySeconds])).toEqual([
+      ['earlier', 0],
+    ]);
+    expect(await worker.store.waitingCount('limited')).toBe(2);
+  });
+
+  it('wakes itself when the slot came back between its failed take and its joining the line', async () => {
+    // Prepare: the holder ends (without waking anyone: the line still looked empty) right as the job joins
+    const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => null } });
+    await worker.store.claimJob(holderClaim());
+    const join = worker.store.joinLine.bind(worker.store);
+    worker.store.joinLine = async (input) => {
+      await worker.store.finishJob({
+        jobId: 'holder',
+        owner: 'someone',
+        result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+        expiresAt: T0 + 60_000,
+      });
+      await join(input);
+    };
+
+    // Act
+    await worker.deliver([recordFor('waiter', 'limited')]);
+
+    // Assess: its message is sent again at once, and it runs
+    expect(worker.queue.sent.map((message) => message.job.id)).toEqual(['waiter']);
+    await worker.deliver(worker.queuedRecords());
+    expect(await worker.store.getJob('waiter', worker.clock.now())).toMatchObject({ status: 'success' });
+  });
+
+  it('passes a wake-up on when the woken job ends without taking a slot (its start deadline passed)', async () => {
+    // Prepare: the head of the line missed its start deadline while it waited; the slot is free
+    const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => null } });
+    const late = recordJob('late');
+    await worker.store.joinLine({
+      message: { job: { ...late, runAt: T0 - 2_000, startDeadline: T0 - 1_000 }, attempt: 1 },
+      now: T0,
+    });
+    await worker.store.joinLine({
+      message: { job: { ...recordJob('next'), runAt: T0 - 1_500 }, attempt: 1 },
+      now: T0,
+    });
+    await worker.store.claimJob(holderClaim());
+    await worker.store.finishJob({
+      jobId: 'holder',
+      owner: 'someone',
+      result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+      expiresAt: T0 + 60_000,
+    });
+    await wakeNextWaitingJob(worker.deps, 'limited');
+
+    // Act: the late job is delivered
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess: it did not run, and the next job was woken for the free slot
+    expect(await worker.store.getJob('late', worker.clock.now())).toMatchObject({
+      status: 'missed_start_deadline',
+    });
+    expect(worker.queue.sent.map((message) => message.job.id)).toEqual(['next']);
+  });
+
+  it('starts a critical job next when it joins behind 100 waiting normal jobs', async () => {
+    // Prepare: the one slot is held by a run the test ends; 100 normal jobs wait
+    let release: () => void = () => {};
+    const started: string[] = [];
+    const worker = workerHarness({
+      limited: {
+        maxRunningJobs: 1,
+        handler: async (_payload, { jobId }) => {
+          started.push(jobId);
+          if (jobId === 'holder') await new Promise<void>((resolve) => (release = resolve));
+        },
+      },
+    });
+    const holder = worker.deliver([recordFor('holder', 'limited')]);
+    await settle();
+    await worker.deliver(
+      Array.from({ length: 100 }, (_, index) =>
+        recordFor(`normal-${index}`, 'limited', { runAt: T0 - 1_000 + index }),
+      ),
     );
 
-    // Assess: random() = 0.5, so each timeout is 3/4 of its ceiling (2 s · 2^(n-1), at most 300 s)
-    expect(responses.map((response) => response.batchItemFailures.length)).toEqual([1, 1, 1]);
-    expect(worker.queue.visibilityChanges.map((change) => change.seconds)).toEqual([2, 6, 225]);
+    // Act: a critical job comes last; then the holder ends
+    await worker.deliver([recordFor('urgent', 'limited', { runAt: T0, priority: 'critical' })]);
+    release();
+    await holder;
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(started).toEqual(['holder', 'urgent']);
+    expect(worker.queue.sent.map((message) => message.job.id)).toEqual(['normal-0']);
+    expect(await worker.store.waitingCount('limited')).toBe(99);
+  });
+
+  it('keeps the message, back after a short while, when the line cannot be joined', async () => {
+    // Prepare
+    const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => null } });
+    await worker.store.claimJob(holderClaim());
+    worker.store.joinLine = async () => {
+      throw new Error('store unavailable');
+    };
+
+    // Act
+    const response = await worker.deliver([recordFor('waiter', 'limited')]);
+
+    // Assess
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(worker.queue.visibilityChanges.map((change) => change.seconds)).toEqual([5]);
   });
 
   it('puts back a message for the next attempt while the previous attempt still runs, instead of dropping it', async () => {
@@ -89,4 +207,15 @@ describe('worker: maxRunningJobs', () => {
 
 function recordJob(id: string, task = 'limited') {
   return JSON.parse(recordFor(id, task).body).job;
+}
+
+function holderClaim() {
+  return {
+    job: recordJob('holder'),
+    attempt: 1,
+    owner: 'someone',
+    now: T0,
+    leaseUntil: T0 + 60_000,
+    concurrencyLimit: 1,
+  };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventSubject } from '../../../lib/core/ports/event-publisher';
 import type { EventsPolicy } from '../../../lib/runtime/tasks/define-task';
 import { recordFor, workerHarness } from './harness';
 
@@ -18,7 +19,10 @@ function tasksWithEvents(events: EventsPolicy) {
 async function publishedTypes(events: EventsPolicy) {
   const worker = workerHarness(tasksWithEvents(events));
   await worker.deliver([recordFor('ok-1', 'ok'), recordFor('bad-1', 'bad')]);
-  return { worker, types: worker.publisher.events.map((event) => `${event.jobId}:${event.type}`).sort() };
+  return {
+    worker,
+    types: worker.publisher.events.map((event) => `${eventSubject(event)}:${event.type}`).sort(),
+  };
 }
 
 describe('worker: job events', () => {

@@ -165,6 +165,28 @@ describe('worker: running jobs', () => {
     expect(job?.result).toMatchObject({ outcome: 'abandoned', error: { type: 'JobAbandonedError' } });
   });
 
+  it('counts attempts from a retry_job on: its attempt runs, and a failure retries within the policy', async () => {
+    // Prepare: the task allows 2 attempts; attempts 1 and 2 failed, then retry_job sent attempt 3
+    const attempts: number[] = [];
+    const worker = workerHarness({
+      flaky: {
+        retry: { maxAttempts: 2 },
+        handler: (_payload, context) => {
+          attempts.push(context.attempt);
+          throw new Error('still broken');
+        },
+      },
+    });
+
+    // Act
+    await worker.deliver([recordFor('job-1', 'flaky', { attemptBase: 2 }, 3)]);
+
+    // Assess: attempt 3 ran and failed; attempt 4 (the policy's second since the retry) is on its way
+    expect(attempts).toEqual([3]);
+    expect(worker.queue.sent.map((message) => [message.attempt, message.job.attemptBase])).toEqual([[4, 2]]);
+    expect((await worker.store.getJob('job-1', T0))?.status).toBe('retrying');
+  });
+
   it('passes the payload as parsed by the payloadSchema, and rejects one that no longer matches without retrying', async () => {
     // Prepare
     const { z } = await import('zod');

@@ -2,8 +2,11 @@ import { adminCommand } from '../../admin-command';
 import { EXIT_OK, EXIT_OPERATION_FAILED } from '../../command';
 import { ProgressBar } from '../../format/progress';
 import { renderTable } from '../../format/table';
-import { policyValue, wholeNumberFrom } from '../../option-values';
-import { readImportFile } from './read-file';
+import { collect, policyValue, wholeNumberFrom } from '../../option-values';
+import { importEventBridgeSchedules } from './eventbridge/import-eventbridge';
+import { taskChoice } from './eventbridge/options';
+import { anyNotAdded, countOutcomes, renderEventBridgeReport } from './eventbridge/report';
+import { readImportFile, readStructuredFile } from './read-file';
 import { type ItemOutcome, JOBS_PER_CALL, submitJobs, submitSchedules } from './submit';
 
 const DEFAULT_CONCURRENCY = 8;
@@ -26,8 +29,14 @@ export const importCommand = adminCommand({
   description: `Adds every schedule (add_schedule, a few at a time) and job (add_jobs, ${JOBS_PER_CALL} per call) of the
 file, shows a progress bar on a terminal, then one line per item. Each item succeeds or fails on its
 own; the exit code is 1 when any failed. The file holds the admin API's fields (snake_case), as in
-the example below.`,
-  examples: ['sundial import schedules.yaml', 'sundial import backfill.json --conflict do_nothing --json'],
+the example below. With --from-eventbridge it holds EventBridge Scheduler schedules instead (the JSON
+of aws scheduler get-schedule): each becomes a schedule with an eventbridge trigger, run by --task,
+and the report says what was not carried over (docs/cli.md).`,
+  examples: [
+    'sundial import schedules.yaml',
+    'sundial import backfill.json --conflict do_nothing --json',
+    'sundial import --from-eventbridge schedules.json --task send-report --dry-run',
+  ],
   declare: (command) =>
     command
       .addHelpText('after', FILE_EXAMPLE)
@@ -42,8 +51,36 @@ the example below.`,
         '--conflict <policy>',
         'for items without conflict_policy: exception (default), replace or do_nothing',
         policyValue,
-      ),
+      )
+      .option(
+        '--from-eventbridge',
+        'the file is the JSON of `aws scheduler get-schedule` (one, or a list) or `list-schedules`',
+      )
+      .option('--task <task>', 'with --from-eventbridge: the task that runs the schedules')
+      .option(
+        '--task-for <arn=task>',
+        'with --from-eventbridge: the task for one target ARN (repeat)',
+        collect,
+      )
+      .option('--dry-run', 'with --from-eventbridge: convert and check, add nothing'),
   async execute({ args: [path], options, io, admin, print }) {
+    const choice = taskChoice(options);
+    if (choice !== undefined) {
+      const content = await readStructuredFile(path, io.cwd ?? process.cwd());
+      const dryRun = options.dryRun === true;
+      const outcomes = await importEventBridgeSchedules(content, path, {
+        choice,
+        dryRun,
+        concurrency: options.concurrency,
+        conflictPolicy: options.conflict,
+        admin,
+        onProgress: () => undefined,
+      });
+      print({ dry_run: dryRun, counts: countOutcomes(outcomes), schedules: outcomes }, () =>
+        renderEventBridgeReport(outcomes, dryRun),
+      );
+      return anyNotAdded(outcomes) ? EXIT_OPERATION_FAILED : EXIT_OK;
+    }
     const file = await readImportFile(path, io.cwd ?? process.cwd());
     const client = await admin();
     const progress = new ProgressBar(io.stderr, 'Importing', file.schedules.length + file.jobs.length);

@@ -24,16 +24,7 @@ const SECTIONS = ['schedules', 'jobs'] as const;
  * //   - { task: cleanup, payload: { dir: /tmp/a } }
  */
 export async function readImportFile(path: string, cwd: string): Promise<ImportFile> {
-  const format = formatOf(path);
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, path), 'utf8');
-  } catch (error) {
-    throw new UsageError(
-      `${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-    );
-  }
-  const content = parseContent(text, format, path);
+  const content = await readStructuredFile(path, cwd);
   if (typeof content !== 'object' || content === null || Array.isArray(content)) {
     throw new UsageError(`${path}: must hold an object with a "schedules" and/or a "jobs" list`);
   }
@@ -54,6 +45,20 @@ export async function readImportFile(path: string, cwd: string): Promise<ImportF
     throw new UsageError(`${path}: holds no schedules and no jobs`);
   }
   return file;
+}
+
+/** The content of a `.json`, `.yaml` or `.yml` file; a usage error naming the file when it cannot be read or parsed. */
+export async function readStructuredFile(path: string, cwd: string): Promise<unknown> {
+  const format = formatOf(path);
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, path), 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+  return parseContent(text, format, path);
 }
 
 function formatOf(path: string): 'json' | 'yaml' {

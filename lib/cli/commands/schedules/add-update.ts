@@ -20,6 +20,8 @@ The admin API checks every field and reports each problem with its path.`,
     'sundial schedules add --id ping --task http-ping --every 30s --payload \'{"url":"https://example.com"}\' --tag monitoring',
     `sundial schedules add --id launch --task send-report --at 2026-05-01T09:30:00+02:00 --payload '{"team":"launch","recipients":["a@example.com"]}'`,
     `sundial schedules add --id nightly --task send-report --cron '0 3 * * *' --conflict replace --misfire-grace 10m --jitter 30s`,
+    `sundial schedules add --id acme-sync --task sync --every 1h --metadata tenant=acme --metadata tier=gold --description 'Hourly sync of acme' --max-attempts 5 --timeout-seconds 30`,
+    `sundial schedules add --id trial --task send-report --cron '0 9 * * *' --max-runs 3 --keep-finished`,
   ],
   declare: (command) =>
     withScheduleFieldOptions(command.option('--id <id>', "the schedule's id (default: a generated UUID)"))
@@ -52,6 +54,8 @@ next fire time counted from now; --payload and --tag replace the stored payload 
     `sundial schedules update nightly --cron '30 6 * * MON-FRI' --timezone Europe/Berlin`,
     `sundial schedules update nightly --payload '{"team":"finance","recipients":["cfo@example.com"]}' --expected-version 3`,
     'sundial schedules update ping --every 1m --jitter 5s',
+    'sundial schedules update acme-sync --max-attempts none --metadata tenant=acme --description ""',
+    'sundial schedules update trial --max-runs none --no-keep-finished',
   ],
   declare: (command) =>
     withScheduleFieldOptions(command.argument('<id>', 'the schedule id')).option(
@@ -63,7 +67,7 @@ next fire time counted from now; --payload and --tag replace the stored payload 
     const changes = scheduleFields(options);
     if (Object.keys(changes).length === 0) {
       throw new UsageError(
-        'nothing to change: give at least one of --task, --cron, --every, --at, --trigger, --payload, --tag, --coalesce, --misfire-grace, --jitter',
+        'nothing to change: give at least one of --task, --cron, --every, --at, --trigger, --payload, --tag, --coalesce, --misfire-grace, --jitter, --description, --max-attempts, --backoff-seconds, --timeout-seconds, --result-ttl-seconds, --metadata, --max-runs, --keep-finished',
       );
     }
     const request = definedFields({

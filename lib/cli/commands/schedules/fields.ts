@@ -1,12 +1,29 @@
 import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import { UsageError } from '../../command';
-import { collect, definedFields, jsonValue, secondsField } from '../../option-values';
+import {
+  collect,
+  definedFields,
+  graceField,
+  jsonValue,
+  noneAsNull,
+  numberField,
+  secondsField,
+} from '../../option-values';
+import { OVERRIDE_FIELD_FLAGS, overrideFields, withOverrideOptions } from '../override-options';
 
-const TRIGGER_FLAGS = ['cron', 'every', 'at', 'trigger'] as const;
+const TRIGGER_FLAGS = ['cron', 'scheduleExpression', 'every', 'at', 'trigger'] as const;
+/** Each trigger option's flag as typed. */
+const FLAG_OF: Readonly<Record<(typeof TRIGGER_FLAGS)[number], string>> = {
+  cron: '--cron',
+  scheduleExpression: '--schedule-expression',
+  every: '--every',
+  at: '--at',
+  trigger: '--trigger',
+};
 const INTERVAL_UNITS = ['weeks', 'days', 'hours', 'minutes', 'seconds'] as const;
 const DURATION_PARTS = /^(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 
-/** A trigger flag: at most one of --cron, --every, --at and --trigger. */
+/** A trigger flag: at most one of --cron, --schedule-expression, --every, --at and --trigger. */
 function triggerOption<Flags extends string>(flags: Flags, description: string, name: string) {
   return new Option(flags, description).conflicts(TRIGGER_FLAGS.filter((other) => other !== name));
 }
@@ -15,12 +32,19 @@ function triggerOption<Flags extends string>(flags: Flags, description: string, 
 export function withScheduleFieldOptions<Args extends unknown[], Opts extends OptionValues>(
   command: Command<Args, Opts>,
 ) {
-  return command
+  return withOverrideOptions(command)
     .option('--task <task>', 'the task to run (a module in functions/)')
     .addOption(
       triggerOption('--cron <expression>', 'a cron trigger (5 fields, or 6 with seconds first)', 'cron'),
     )
-    .option('--timezone <zone>', 'IANA time zone of --cron (default: UTC)')
+    .addOption(
+      triggerOption(
+        '--schedule-expression <expression>',
+        "an EventBridge Scheduler expression: 'cron(0 10 ? * MON-FRI *)', 'rate(5 minutes)', 'at(2026-05-01T09:30:00)'",
+        'scheduleExpression',
+      ),
+    )
+    .option('--timezone <zone>', 'IANA time zone of --cron or --schedule-expression (default: UTC)')
     .addOption(
       triggerOption('--every <duration>', 'an interval trigger: 30s, 5m, 1h30m, 2d, 1w', 'every').argParser(
         intervalUnits,
@@ -32,13 +56,23 @@ export function withScheduleFieldOptions<Args extends unknown[], Opts extends Op
         jsonValue,
       ),
     )
-    .option('--start-at <ISO>', 'first instant of a --cron or --every trigger (inclusive)')
-    .option('--end-at <ISO>', 'last instant of a --cron or --every trigger (inclusive)')
+    .option(
+      '--start-at <ISO>',
+      'first instant of a --cron, --schedule-expression or --every trigger (inclusive)',
+    )
+    .option(
+      '--end-at <ISO>',
+      'last instant of a --cron, --schedule-expression or --every trigger (inclusive)',
+    )
     .option('--payload <json>', 'the JSON payload the task receives (default: {})', jsonValue)
     .option('--tag <tag>', 'a tag (repeat for more)', collect)
     .option('--coalesce <policy>', 'latest (default), earliest or all: which missed fire times run')
     .option('--misfire-grace <secs>', 'how late a fire may still start: 90, 10m, or none', graceField)
-    .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField);
+    .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField)
+    .option('--description <text>', "what the schedule is for, up to 512 characters ('' clears it)")
+    .option('--max-runs <n>', 'finish the schedule after n fires (update: none removes the limit)', runsField)
+    .option('--keep-finished', 'keep the schedule once it finished (default: removed after its last job)')
+    .option('--no-keep-finished', 'remove the schedule once it finished and its last job ended');
 }
 
 /** What the schedule field flags hold once parsed. */
@@ -57,9 +91,12 @@ export function scheduleFieldFlags(options: ScheduleFieldOptions): Record<string
     coalesce: '--coalesce',
     misfire_grace_seconds: '--misfire-grace',
     max_jitter_seconds: '--jitter',
+    max_runs: '--max-runs',
+    keep_finished: '--keep-finished',
     conflict_policy: '--conflict',
     expected_version: '--expected-version',
-    ...(triggerFlag === undefined ? {} : { trigger: `--${triggerFlag}` }),
+    ...OVERRIDE_FIELD_FLAGS,
+    ...(triggerFlag === undefined ? {} : { trigger: FLAG_OF[triggerFlag] }),
     ...(options.timezone === undefined ? {} : { 'trigger.timezone': '--timezone' }),
     ...(options.startAt === undefined ? {} : { 'trigger.start_at': '--start-at' }),
     ...(options.endAt === undefined ? {} : { 'trigger.end_at': '--end-at' }),
@@ -74,32 +111,40 @@ export function scheduleFields(options: ScheduleFieldOptions): Record<string, un
     payload: options.payload,
     tags: options.tag,
     coalesce: options.coalesce,
-    misfire_grace_seconds: options.misfireGrace,
+    misfire_grace_seconds: noneAsNull(options.misfireGrace),
     max_jitter_seconds: options.jitter,
+    description: options.description,
+    max_runs: noneAsNull(options.maxRuns),
+    keep_finished: options.keepFinished,
+    ...overrideFields(options),
   });
 }
 
-/** One trigger from --cron, --every, --at or --trigger (commander allows one); undefined when none is given. */
+/** One trigger from --cron, --schedule-expression, --every, --at or --trigger (commander allows one); undefined when none is given. */
 function triggerFromOptions(options: ScheduleFieldOptions): unknown {
-  const { cron, every, at, trigger, timezone } = options;
+  const { cron, scheduleExpression, every, at, trigger, timezone } = options;
   const window = definedFields({ start_at: options.startAt, end_at: options.endAt });
-  if (timezone !== undefined && cron === undefined) {
-    throw new UsageError('--timezone: only applies to --cron; put "timezone" in the --trigger JSON');
+  const expression = cron ?? scheduleExpression;
+  if (timezone !== undefined && expression === undefined) {
+    throw new UsageError(
+      '--timezone: only applies to --cron and --schedule-expression; put "timezone" in the --trigger JSON',
+    );
   }
-  if (Object.keys(window).length > 0 && cron === undefined && every === undefined) {
-    throw new UsageError('--start-at and --end-at apply to --cron and --every only');
+  if (Object.keys(window).length > 0 && expression === undefined && every === undefined) {
+    throw new UsageError('--start-at and --end-at apply to --cron, --schedule-expression and --every only');
   }
-  if (cron !== undefined) {
-    return { type: 'cron', expression: cron, ...(timezone === undefined ? {} : { timezone }), ...window };
+  if (expression !== undefined) {
+    const type = cron === undefined ? 'eventbridge' : 'cron';
+    return { type, expression, ...(timezone === undefined ? {} : { timezone }), ...window };
   }
   if (every !== undefined) return { type: 'interval', ...every, ...window };
   if (at !== undefined) return { type: 'date', run_at: at };
   return trigger;
 }
 
-/** `--misfire-grace none` clears the grace; anything else is seconds. */
-function graceField(text: string): number | string | null {
-  return text === 'none' ? null : secondsField(text);
+/** `--max-runs none` removes the limit (sent as `null`); anything else is sent as a number (the admin API checks it). */
+function runsField(text: string): number | string {
+  return text === 'none' ? text : numberField(text);
 }
 
 /** `1h30m` → `{ hours: 1, minutes: 30 }`; a plain number is seconds. */

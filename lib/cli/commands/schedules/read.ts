@@ -3,6 +3,7 @@ import { callAdmin } from '../../admin/client';
 import { adminCommand } from '../../admin-command';
 import { renderFireTimes, renderScheduleDetails, renderScheduleTable } from '../../format/schedules';
 import { definedFields, numberField } from '../../option-values';
+import { metadataEntry } from '../override-options';
 
 /** Page size of `--all`: the admin API's largest. */
 const ALL_PAGE_SIZE = 500;
@@ -16,6 +17,7 @@ schedule's own time zone.`,
     'sundial schedules list',
     'sundial schedules list --task send-report --paused',
     'sundial schedules list --tag monitoring --all --json',
+    'sundial schedules list --metadata tenant=acme --wide',
   ],
   declare: (command) =>
     command
@@ -23,6 +25,12 @@ schedule's own time zone.`,
       .option('--tag <tag>', 'only schedules with this tag')
       .addOption(new Option('--paused', 'only paused schedules').conflicts('active'))
       .option('--active', 'only schedules that are not paused')
+      .option(
+        '--metadata <key=value>',
+        'only schedules with this metadata entry (repeat: all must match)',
+        metadataEntry,
+      )
+      .option('--wide', 'also show each schedule’s description and metadata')
       .option('--limit <n>', 'page size, 1-500 (default: 50)', numberField)
       .addOption(
         new Option('--cursor <c>', "the next page, from the previous page's cursor").conflicts('all'),
@@ -33,11 +41,18 @@ schedule's own time zone.`,
       task: options.task,
       tag: options.tag,
       paused: options.paused ? true : options.active ? false : undefined,
+      metadata: options.metadata,
       limit: options.limit ?? (options.all ? ALL_PAGE_SIZE : undefined),
       cursor: options.cursor,
     });
     const client = await admin();
-    const flags = { limit: '--limit', cursor: '--cursor', task: '--task', tag: '--tag' };
+    const flags = {
+      limit: '--limit',
+      cursor: '--cursor',
+      task: '--task',
+      tag: '--tag',
+      metadata: '--metadata',
+    };
     let page = await callAdmin(client, 'list_schedules', request, flags);
     const schedules = [...page.schedules];
     while (options.all && page.cursor !== null) {
@@ -48,7 +63,7 @@ schedule's own time zone.`,
     print(result, () => {
       const more =
         page.cursor === null ? '' : `\n\nMore schedules: sundial schedules list --cursor ${page.cursor}`;
-      return `${renderScheduleTable(schedules, io.clock)}${more}`;
+      return `${renderScheduleTable(schedules, io.clock, { wide: options.wide === true })}${more}`;
     });
     return undefined;
   },

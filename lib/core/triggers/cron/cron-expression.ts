@@ -1,6 +1,7 @@
 import type { CronFieldCollection } from 'cron-parser';
 import { LIMITS } from '../../limits';
 import { quote, shorten } from '../../quote';
+import { eventBridgeHint } from '../eventbridge/sundial-cron-hint';
 import type { Parsed } from '../timestamps';
 import { canonicalFields } from './cron-canonical';
 import { expandCronFields } from './cron-library';
@@ -77,7 +78,13 @@ function checkedFields(expression: string): Parsed<CronFieldTexts> {
   }
   const split = splitCronFields(expression);
   const problem = split.ok ? findCronFieldProblem(split.fields) : split.problem;
-  if (!split.ok || problem !== undefined) return invalid(expression, problem ?? '');
+  if (!split.ok || problem !== undefined) {
+    const hint = eventBridgeHint(expression);
+    return invalid(
+      expression,
+      hint === undefined ? (problem ?? '') : `${hint} (as a Sundial cron expression: ${problem})`,
+    );
+  }
   return { ok: true, value: split.fields };
 }
 

@@ -10,8 +10,11 @@ import { ValidationError } from '../../../core/errors';
 import type { ActionContext, ActionHandler } from '../context';
 import type { AdminDeps } from '../deps';
 import { UnknownActionError } from '../errors';
+import { countJobs } from '../use-cases/job-counts';
+import { retryJob } from '../use-cases/job-retry';
 import { addJob, addJobs, cancelJob, getJob, getJobResult, listJobs } from '../use-cases/jobs';
 import { previewSchedule } from '../use-cases/preview';
+import { runJob } from '../use-cases/run-job';
 import { resumeSchedule, runScheduleNow, updateSchedule } from '../use-cases/schedule-changes';
 import {
   addSchedule,
@@ -20,7 +23,7 @@ import {
   pauseSchedule,
   removeSchedule,
 } from '../use-cases/schedules';
-import { listTasks } from '../use-cases/tasks';
+import { listTasks, pauseTask, resumeTask } from '../use-cases/tasks';
 import { failure, success } from './response';
 
 /** The use case serving each action of the contract; a missing action or a wrong result type fails to compile. */
@@ -40,7 +43,12 @@ const ACTIONS: { readonly [Action in AdminAction]: ActionHandler<Action> } = {
   list_jobs: listJobs,
   get_job_result: getJobResult,
   cancel_job: cancelJob,
+  run_job: runJob,
+  count_jobs: countJobs,
+  retry_job: retryJob,
   list_tasks: listTasks,
+  pause_task: pauseTask,
+  resume_task: resumeTask,
 };
 
 export interface AdminRequestMeta {

@@ -2,8 +2,15 @@ import type { WireTask } from '../../../core/admin-contract';
 import { resultTtlSecondsOf } from '../../tasks/define-task';
 import type { RegisteredTask } from '../deps';
 
+/** What the store says about a task now: its running and waiting jobs, and whether it is paused. */
+export interface TaskState {
+  running: number;
+  waiting: number;
+  paused: boolean;
+}
+
 /** A task as the admin API shows it; `defaultResultTtlSeconds` fills in a task that sets none. */
-export function wireTask(task: RegisteredTask, running: number, defaultResultTtlSeconds: number): WireTask {
+export function wireTask(task: RegisteredTask, state: TaskState, defaultResultTtlSeconds: number): WireTask {
   const { definition } = task;
   return {
     id: task.id,
@@ -18,6 +25,8 @@ export function wireTask(task: RegisteredTask, running: number, defaultResultTtl
     result_ttl_seconds: resultTtlSecondsOf(definition, defaultResultTtlSeconds),
     events: definition.events,
     has_payload_schema: definition.payloadSchema !== null,
-    running,
+    running: state.running,
+    waiting: state.waiting,
+    paused: state.paused,
   };
 }

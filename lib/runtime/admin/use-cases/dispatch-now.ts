@@ -7,6 +7,8 @@ export interface DispatchNowOutcome {
   schedule: Schedule;
   /** Jobs this call sent for the schedule's fire times inside the lookahead window. */
   jobsSent: number;
+  /** Set when the dispatch finished the schedule (it had no fire time left after these). */
+  finished?: Schedule;
 }
 
 /**
@@ -28,6 +30,7 @@ export async function dispatchIfInsideWindow(
   }
   const owner = `admin:${context.requestId}`;
   let jobsSent: number;
+  let finished: Schedule | undefined;
   try {
     const dispatchDeps = {
       scheduleStore: deps.scheduleStore,
@@ -43,6 +46,7 @@ export async function dispatchIfInsideWindow(
       summary = await dispatchLeasedSchedule(dispatchDeps, leased, owner);
     }
     jobsSent = summary.jobsSent;
+    finished = summary.finished;
     if (summary.sendFailures > 0) {
       deps.logger.warn('some fires could not be sent at once; the next tick sends them', {
         requestId: context.requestId,
@@ -60,5 +64,5 @@ export async function dispatchIfInsideWindow(
   }
   // The fires are sent either way; a failed re-read only leaves the answer showing the state before them.
   const dispatched = await deps.scheduleStore.getSchedule(schedule.id).catch(() => undefined);
-  return { schedule: dispatched ?? schedule, jobsSent };
+  return { schedule: dispatched ?? schedule, jobsSent, ...(finished && { finished }) };
 }

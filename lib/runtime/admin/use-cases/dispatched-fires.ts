@@ -3,6 +3,7 @@ import type { Job } from '../../../core/model/job';
 import { parseFireJobId, scheduleJobId } from '../../../core/model/job-id';
 import type { Schedule } from '../../../core/model/schedule';
 import { compileTrigger } from '../../../core/triggers';
+import { scheduleJobExtras } from '../../scheduling/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../../tasks/define-task';
 import type { ActionContext } from '../context';
 
@@ -93,6 +94,7 @@ export function queuedFireJob(schedule: Schedule, fireTime: EpochMs, now: EpochM
     fireTime,
     runAt: fireTime,
     startDeadline: grace === null ? null : fireTime + grace * 1000,
+    ...scheduleJobExtras(schedule),
     attempt: 0,
     status: 'queued',
     leaseOwner: null,

@@ -5,16 +5,29 @@ import {
   wireJob,
   wireJobResult,
 } from '../../../core/admin-contract';
-import { addJobParams, addJobsParams, jobIdParams, listJobsParams } from '../../../core/admin-contract/jobs';
+import {
+  addJobParams,
+  addJobsParams,
+  jobIdParams,
+  jobResultParams,
+  listJobsParams,
+  type runJobParams,
+} from '../../../core/admin-contract/jobs';
+import { overridesOfParams } from '../../../core/admin-contract/overrides-and-metadata';
 import { JobNotFoundError } from '../../../core/errors';
-import { isFinalStatus } from '../../../core/model/job';
+import { isFinalStatus, JOB_STATUSES, type JobStatus } from '../../../core/model/job';
+import { presentMetadata } from '../../../core/model/metadata';
+import { isUnsuccessfulOutcome, UNSUCCESSFUL_OUTCOMES } from '../../../core/ports/job-store';
 import { jobRequestOf } from '../../scheduling/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { JobNotCancellableError, NoResultYetError } from '../errors';
 import { failure, success } from '../protocol/response';
 import { InputCheck } from '../validation/input-check';
+import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
+import { cleanUpIfFinished, jobCancelledEvents, publishAfterWrite } from './lifecycle-events';
+import { waitForResult } from './result-wait';
 import { listJobsWithDispatchedFires } from './schedule-job-listing';
 
 /**
@@ -62,17 +75,31 @@ function addedJob(outcome: Extract<EnqueueOutcome, { ok: true }>): AddedJob {
   return { status: outcome.status, queued: outcome.queued, job: wireJob(outcome.job) };
 }
 
-/** Validates one job (of `add_job`, or item `prefix` of `add_jobs`) into what the store and queue take. */
-function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string): EnqueueRequest {
+/**
+ * Validates one job (of `add_job`, item `prefix` of `add_jobs`, or `run_job` with its `schema`) into what
+ * the store and queue take.
+ */
+export function checkedJobRequest(
+  raw: unknown,
+  context: ActionContext,
+  prefix: string,
+  schema: typeof addJobParams | typeof runJobParams = addJobParams,
+): EnqueueRequest {
   const check = new InputCheck(context.deps.tasks, prefix);
-  const parsed = check.params(addJobParams, raw);
+  const parsed = check.params(schema, raw);
   const fields: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...raw } : {};
   const task = check.task(fields.task);
   check.payload(task, InputCheck.payloadToCheck(fields.payload, DEFAULT_PAYLOAD));
+  checkTimeoutOverride(check, task, fields.timeout_seconds);
   const { params, registered } = check.valid({ params: parsed, registered: task });
 
   const runAt = Math.max(params.run_at ?? context.now, context.now);
-  const grace = registered.definition.misfireGraceSeconds;
+  const grace =
+    params.misfire_grace_seconds === undefined
+      ? registered.definition.misfireGraceSeconds
+      : params.misfire_grace_seconds;
+  const overrides = overridesOfParams(params);
+  const metadata = presentMetadata(params.metadata);
   return {
     job: {
       id: params.job_id ?? context.newId(),
@@ -83,6 +110,9 @@ function checkedJobRequest(raw: unknown, context: ActionContext, prefix: string)
       fireTime: null,
       runAt,
       startDeadline: grace === null ? null : runAt + grace * 1000,
+      ...(overrides && { overrides }),
+      ...(metadata && { metadata }),
+      ...(params.priority === 'critical' && { priority: params.priority }),
     },
     conflictPolicy: params.conflict_policy ?? 'exception',
   };
@@ -102,12 +132,28 @@ export const getJob: ActionHandler<'get_job'> = async (raw, context) => {
   return { job: wireJob(job) };
 };
 
-/** `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page. */
+/**
+ * `list_jobs`: newest first, filtered by schedule, task or status; pass `cursor` back for the next page.
+ * A status alone of an unsuccessful ending lists such jobs of every task, latest finish first, narrowed
+ * by `since`/`until` (their finish time).
+ */
 export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   const parsed = check.params(listJobsParams, raw);
-  if (raw.schedule_id === undefined && raw.task === undefined) {
-    check.problem('', 'give schedule_id or task (status narrows either)');
+  const byOwner = raw.schedule_id !== undefined || raw.task !== undefined;
+  const statusAlone = `a status alone of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`;
+  if (!byOwner && raw.status === undefined) {
+    check.problem('', `give schedule_id or task (status narrows either), or ${statusAlone}`);
+  } else if (!byOwner && isJobStatus(raw.status) && !isUnsuccessfulOutcome(raw.status)) {
+    check.problem(
+      'status',
+      `without schedule_id or task, must be one of ${UNSUCCESSFUL_OUTCOMES.join(', ')}`,
+    );
+  }
+  for (const field of ['since', 'until'] as const) {
+    if (byOwner && raw[field] !== undefined) {
+      check.problem(field, `narrows only ${statusAlone} (by finish time); leave out schedule_id and task`);
+    }
   }
   const { params } = check.valid({ params: parsed });
   const page = await listJobsWithDispatchedFires(
@@ -116,16 +162,28 @@ export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
       ...(params.schedule_id !== undefined && { scheduleId: params.schedule_id }),
       ...(params.task !== undefined && { task: params.task }),
       ...(params.status !== undefined && { status: params.status }),
+      ...(params.metadata !== undefined && { metadata: params.metadata }),
+      ...(params.since !== undefined && { finishedFrom: params.since }),
+      ...(params.until !== undefined && { finishedBefore: params.until }),
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );
   return { jobs: page.items.map(wireJob), cursor: page.cursor ?? null };
 };
 
-/** `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying. */
+/**
+ * `get_job_result`: the result of a finished job; `no_result_yet` while it is queued, running or retrying.
+ * With `wait_seconds`, it answers as soon as the result exists, or `no_result_yet` when the wait ran out.
+ */
 export const getJobResult: ActionHandler<'get_job_result'> = async (raw, context) => {
-  const jobId = validJobId(raw, context);
-  const job = await context.deps.jobStore.getJob(jobId, context.now);
+  const check = new InputCheck(context.deps.tasks);
+  const { job_id: jobId, wait_seconds: waitSeconds = 0 } = check.valid({
+    params: check.params(jobResultParams, raw),
+  }).params;
+  const stored = await context.deps.jobStore.getJob(jobId, context.now);
+  const first = stored ?? (waitSeconds > 0 ? await dispatchedFireJob(jobId, context) : undefined);
+  if (!first) throw new JobNotFoundError(jobId);
+  const job = waitSeconds > 0 ? await waitForResult(context, first, waitSeconds * 1000, !stored) : first;
   if (!job) throw new JobNotFoundError(jobId);
   // A finished job always has its result; the check only spares the caller a null.
   if (!isFinalStatus(job.status) || job.result === null) throw new NoResultYetError(jobId, job.status);
@@ -150,11 +208,25 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
   const taskId = existing?.task ?? fire?.task;
   if (taskId === undefined) throw new JobNotFoundError(jobId);
 
-  const expiresAt = context.now + resultTtlMsOf(taskId, context);
+  const ttlOverride = (existing ?? fire)?.overrides?.resultTtlSeconds;
+  const expiresAt =
+    context.now + (ttlOverride === undefined ? resultTtlMsOf(taskId, context) : ttlOverride * 1000);
   const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire && jobRequestOf(fire));
   if (!cancelled) {
     const current = await jobStore.getJob(jobId, context.now);
     throw new JobNotCancellableError(jobId, current?.status ?? 'running');
   }
+  const { scheduleId, fireTime } = cancelled;
+  await publishAfterWrite(context, [
+    ...(existing?.status === 'cancelled' ? [] : jobCancelledEvents(context, cancelled)),
+    // Cancelling the last fire of a finished schedule ends its last job: the schedule is cleaned up.
+    ...(scheduleId !== null && fireTime !== null
+      ? await cleanUpIfFinished(context, scheduleId, cancelled.task, fireTime)
+      : []),
+  ]);
   return { job: wireJob(cancelled) };
 };
+
+function isJobStatus(value: unknown): value is JobStatus {
+  return (JOB_STATUSES as readonly unknown[]).includes(value);
+}

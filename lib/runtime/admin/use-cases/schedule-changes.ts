@@ -7,21 +7,30 @@ import {
 import { resumeScheduleParams, updateScheduleParams } from '../../../core/admin-contract/schedules';
 import { ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
 import { runNowJobId } from '../../../core/model/job-id';
-import type { Schedule } from '../../../core/model/schedule';
+import {
+  isFinished,
+  reachedMaxRuns,
+  type Schedule,
+  type ScheduleChanges,
+} from '../../../core/model/schedule';
 import type { JobRequest } from '../../../core/ports/job-store';
 import { compileTrigger } from '../../../core/triggers';
+import { scheduleJobExtras } from '../../scheduling/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { requireTask } from '../validation/task-payload';
+import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchIfInsideWindow } from './dispatch-now';
 import { enqueueJobs } from './enqueue';
-import { validIdParams } from './schedules';
+import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
+import { finishedEvents, validIdParams } from './schedules';
 
 /** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
 const UPDATE_ATTEMPTS = 3;
 
 /**
- * `update_schedule`: changes any of task, trigger, payload, coalesce, misfire grace, jitter, tags.
+ * `update_schedule`: changes any of task, trigger, payload, coalesce, misfire grace, jitter, tags,
+ * the task-setting overrides, metadata and description (`null` clears an override, metadata or description).
  * A new trigger gets a new next fire time (dispatched at once when inside the window). The payload is
  * checked against the task it will run with. With `expected_version` the update fails with
  * `version_conflict` if the schedule changed since that version.
@@ -40,11 +49,18 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
       const task = raw.task === undefined ? check.task(current.task) : newTask;
       check.payload(task, InputCheck.payloadToCheck(raw.payload, current.payload));
     }
+    if (current && (raw.task !== undefined || raw.timeout_seconds !== undefined)) {
+      const task = raw.task === undefined ? check.task(current.task) : newTask;
+      // A kept override is checked against a new task; `null` clears it (nothing to check).
+      const timeout =
+        raw.timeout_seconds === undefined ? current.overrides?.timeoutSeconds : raw.timeout_seconds;
+      checkTimeoutOverride(check, task, timeout);
+    }
     const { params } = check.valid({ params: parsed });
     if (!current) throw new ScheduleNotFoundError(params.id);
 
-    const changes = scheduleChangesOfRequest(params, resolved?.trigger);
-    const nextFireAt = resolved ? resolved.nextFireAt : current.nextFireAt;
+    const changes = scheduleChangesOfRequest(params, resolved?.trigger, current);
+    const nextFireAt = nextFireAfterUpdate(current, resolved?.nextFireAt, changes, context);
     try {
       const updated = await context.deps.scheduleStore.updateSchedule(
         params.id,
@@ -53,9 +69,20 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
         context.now,
         params.expected_version ?? current.version,
       );
-      const dispatch = resolved
-        ? await dispatchIfInsideWindow(context, updated)
-        : { schedule: updated, jobsSent: 0 };
+      const restarted = nextFireAt !== null && current.nextFireAt === null;
+      const dispatch =
+        resolved || restarted
+          ? await dispatchIfInsideWindow(context, updated)
+          : { schedule: updated, jobsSent: 0 };
+      const finishedNow = isFinished(updated) && !isFinished(current);
+      await publishAfterWrite(context, [
+        scheduleEventNow(context, 'schedule.updated', updated),
+        ...(finishedNow ? [scheduleEventNow(context, 'schedule.finished', updated)] : []),
+        ...finishedEvents(context, dispatch),
+        ...(isFinished(dispatch.schedule)
+          ? await cleanUpIfFinished(context, updated.id, updated.task, null)
+          : []),
+      ]);
       return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
     } catch (error) {
       const retry =
@@ -81,11 +108,43 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   if (!current.paused) return { dispatched_jobs: 0, schedule: wireSchedule(current) };
 
   const from = resumeFrom(current, params.replay_missed, context);
-  const nextFireAt = compileTrigger(current.trigger).next(from) ?? null;
+  const nextFireAt = reachedMaxRuns(current.runs, current.maxRuns)
+    ? null
+    : (compileTrigger(current.trigger).next(from) ?? null);
   const resumed = await context.deps.scheduleStore.resumeSchedule(params.id, nextFireAt, context.now, from);
   const dispatch = await dispatchIfInsideWindow(context, resumed);
+  await publishAfterWrite(context, [
+    scheduleEventNow(context, 'schedule.resumed', resumed),
+    ...finishedEvents(context, dispatch),
+    // Finished while paused (its last fire ended or was cancelled by the pause): cleaned up now.
+    ...(isFinished(dispatch.schedule)
+      ? await cleanUpIfFinished(context, resumed.id, resumed.task, null)
+      : []),
+  ]);
   return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
 };
+
+/**
+ * The next fire time after an update: the new trigger's, else the stored one. A `max_runs` at or below
+ * `runs` finishes the schedule now; one raised (or removed) above `runs` of a schedule that had finished
+ * by reaching it starts it again at its trigger's next fire time from now (after its last fire).
+ */
+function nextFireAfterUpdate(
+  current: Schedule,
+  newTriggerNext: number | null | undefined,
+  changes: ScheduleChanges,
+  context: ActionContext,
+): number | null {
+  const maxRuns = changes.maxRuns === undefined ? current.maxRuns : changes.maxRuns;
+  if (reachedMaxRuns(current.runs, maxRuns)) return null;
+  if (newTriggerNext !== undefined) return newTriggerNext;
+  const finishedByLimit =
+    current.nextFireAt === null && reachedMaxRuns(current.runs, current.maxRuns) && !current.paused;
+  // From now, but never a fire time it dispatched already (those would be counted twice).
+  const from = Math.max(context.now, (current.lastFireAt ?? context.now - 1) + 1);
+  if (finishedByLimit) return compileTrigger(current.trigger).next(from) ?? null;
+  return current.nextFireAt;
+}
 
 /**
  * Where the resumed schedule's fire times start: now, or when replaying, after the last dispatched fire
@@ -118,6 +177,7 @@ export const runScheduleNow: ActionHandler<'run_schedule_now'> = async (raw, con
     runAt: context.now,
     startDeadline:
       schedule.misfireGraceSeconds === null ? null : context.now + schedule.misfireGraceSeconds * 1000,
+    ...scheduleJobExtras(schedule),
   };
   const [outcome] = await enqueueJobs(context, [{ job, conflictPolicy: 'exception' }]);
   if (!outcome?.ok) throw outcome?.error;

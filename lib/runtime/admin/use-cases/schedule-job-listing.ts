@@ -1,4 +1,5 @@
 import type { Job } from '../../../core/model/job';
+import { matchesMetadata } from '../../../core/model/metadata';
 import type { Page, PageRequest } from '../../../core/model/page';
 import type { JobFilter } from '../../../core/ports/job-store';
 import type { ActionContext } from '../context';
@@ -34,13 +35,17 @@ export async function listJobsWithDispatchedFires(
   const recorded =
     times.length > 0 ? await recordedJobIds(context, filter.scheduleId, times.at(-1) ?? 0) : new Set();
   const fires = schedule
-    ? times.map((time) => queuedFireJob(schedule, time, context.now)).filter((job) => !recorded.has(job.id))
+    ? times
+        .map((time) => queuedFireJob(schedule, time, context.now))
+        .filter((job) => !recorded.has(job.id) && matchesMetadata(job.metadata, filter.metadata))
     : [];
 
   const limit = Math.max(1, page.limit);
   if (fires.length >= limit) {
     const shown = fires.slice(0, limit);
-    const more = fires.length > limit || (await fromStore({ limit: 1 })).items.length > 0;
+    // A metadata filter may leave a store page empty while later pages match: its cursor says so.
+    const next = fires.length > limit ? undefined : await fromStore({ limit: 1 });
+    const more = next === undefined || next.items.length > 0 || next.cursor !== undefined;
     const last = shown.at(-1)?.fireTime ?? 0;
     return more ? { items: shown, cursor: encodeFiresCursor(last) } : { items: shown };
   }

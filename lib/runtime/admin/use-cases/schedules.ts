@@ -7,7 +7,9 @@ import {
 import { ScheduleNotFoundError } from '../../../core/errors';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
-import { dispatchIfInsideWindow } from './dispatch-now';
+import { checkTimeoutOverride } from '../validation/timeout-override';
+import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
+import { publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 
 /**
  * `add_schedule`: stores a schedule and, when its first fire time is inside the lookahead window,
@@ -20,6 +22,7 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
   const resolved = check.trigger(raw.trigger, 'trigger', context.now);
   const task = check.task(raw.task);
   check.payload(task, InputCheck.payloadToCheck(raw.payload, DEFAULT_PAYLOAD));
+  checkTimeoutOverride(check, task, raw.timeout_seconds);
   const { params, trigger, registered } = check.valid({
     params: parsed,
     trigger: resolved,
@@ -41,6 +44,16 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
     added.status === 'kept'
       ? { schedule: added.schedule, jobsSent: 0 }
       : await dispatchIfInsideWindow(context, added.schedule);
+  if (added.status !== 'kept') {
+    await publishAfterWrite(context, [
+      scheduleEventNow(
+        context,
+        added.status === 'added' ? 'schedule.added' : 'schedule.updated',
+        added.schedule,
+      ),
+      ...finishedEvents(context, dispatch),
+    ]);
+  }
   return {
     status: added.status,
     dispatched_jobs: dispatch.jobsSent,
@@ -64,6 +77,7 @@ export const listSchedules: ActionHandler<'list_schedules'> = async (raw, contex
       ...(params.task !== undefined && { task: params.task }),
       ...(params.tag !== undefined && { tag: params.tag }),
       ...(params.paused !== undefined && { paused: params.paused }),
+      ...(params.metadata !== undefined && { metadata: params.metadata }),
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );
@@ -73,17 +87,32 @@ export const listSchedules: ActionHandler<'list_schedules'> = async (raw, contex
 /** `pause_schedule`: no fire time is dispatched until it is resumed. Idempotent. */
 export const pauseSchedule: ActionHandler<'pause_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
+  const before = await context.deps.scheduleStore.getSchedule(params.id);
   const schedule = await context.deps.scheduleStore.pauseSchedule(params.id, context.now);
+  // Pausing a paused schedule changes nothing (and is no event).
+  if (before && !before.paused) {
+    await publishAfterWrite(context, [scheduleEventNow(context, 'schedule.paused', schedule)]);
+  }
   return { schedule: wireSchedule(schedule) };
 };
 
 /** `remove_schedule`: deletes it; its jobs and results stay until they expire. */
 export const removeSchedule: ActionHandler<'remove_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
+  // Read first, for the event: the store's delete answers only whether there was a schedule.
+  const before = await context.deps.scheduleStore.getSchedule(params.id);
   const removed = await context.deps.scheduleStore.removeSchedule(params.id);
   if (!removed) throw new ScheduleNotFoundError(params.id);
+  if (before) {
+    await publishAfterWrite(context, [scheduleEventNow(context, 'schedule.removed', before, 'removed')]);
+  }
   return { id: params.id, removed: true };
 };
+
+/** `schedule.finished` when an admin call's own dispatch finished the schedule. */
+export function finishedEvents(context: ActionContext, dispatch: DispatchNowOutcome) {
+  return dispatch.finished ? [scheduleEventNow(context, 'schedule.finished', dispatch.finished)] : [];
+}
 
 export function validIdParams(raw: Record<string, unknown>, context: ActionContext) {
   const check = new InputCheck(context.deps.tasks);

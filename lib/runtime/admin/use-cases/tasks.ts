@@ -1,16 +1,57 @@
-import { listTasksParams } from '../../../core/admin-contract/tasks';
+import { listTasksParams, taskIdParams } from '../../../core/admin-contract/tasks';
+import type { TaskSlots } from '../../../core/ports/waiting-line';
+import { wakeForFreeSlots } from '../../flow/wake-line';
 import { TASK_DEFAULTS } from '../../tasks/define-task';
-import type { ActionHandler } from '../context';
-import { wireTask } from '../protocol/wire-task';
+import type { ActionContext, ActionHandler } from '../context';
+import type { RegisteredTask } from '../deps';
+import { type TaskState, wireTask } from '../protocol/wire-task';
 import { InputCheck } from '../validation/input-check';
 
-/** `list_tasks`: every registered task with its options and the jobs it has running now. */
+/** `list_tasks`: every registered task with its options, its running and waiting jobs, and whether it is paused. */
 export const listTasks: ActionHandler<'list_tasks'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   check.valid({ params: check.params(listTasksParams, raw) });
-  const running = await context.deps.jobStore.runningCounts();
-  const defaultTtl = context.deps.defaultResultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds;
+  const { jobStore } = context.deps;
+  const slots = new Map((await jobStore.allTaskSlots()).map((slot) => [slot.task, slot]));
+  const tasks = context.deps.tasks.all();
+  const waiting = await Promise.all(tasks.map((task) => jobStore.waitingCount(task.id)));
   return {
-    tasks: context.deps.tasks.all().map((task) => wireTask(task, running.get(task.id) ?? 0, defaultTtl)),
+    tasks: tasks.map((task, index) => shown(task, context, stateOf(slots.get(task.id), waiting[index] ?? 0))),
   };
 };
+
+/**
+ * `pause_task`: from now on no job of the task starts; jobs that come due wait in its line (keeping
+ * their run times and misfire grace). Runs already started go on.
+ */
+export const pauseTask: ActionHandler<'pause_task'> = async (raw, context) => {
+  const task = validTask(raw, context);
+  const slots = await context.deps.jobStore.setTaskPaused(task.id, true);
+  return { task: shown(task, context, stateOf(slots, await context.deps.jobStore.waitingCount(task.id))) };
+};
+
+/** `resume_task`: jobs start again; as many waiting jobs as the task has free slots are woken at once. */
+export const resumeTask: ActionHandler<'resume_task'> = async (raw, context) => {
+  const task = validTask(raw, context);
+  const { jobStore } = context.deps;
+  const slots = await jobStore.setTaskPaused(task.id, false);
+  const woken = await wakeForFreeSlots(context.deps, slots);
+  return {
+    task: shown(task, context, stateOf(slots, await jobStore.waitingCount(task.id))),
+    woken_jobs: woken,
+  };
+};
+
+function validTask(raw: Record<string, unknown>, context: ActionContext): RegisteredTask {
+  const check = new InputCheck(context.deps.tasks);
+  const params = check.params(taskIdParams, raw);
+  return check.valid({ task: check.task(params?.task) }).task;
+}
+
+function stateOf(slots: TaskSlots | undefined, waiting: number): TaskState {
+  return { running: slots?.running ?? 0, waiting, paused: slots?.paused ?? false };
+}
+
+function shown(task: RegisteredTask, context: ActionContext, state: TaskState) {
+  return wireTask(task, state, context.deps.defaultResultTtlSeconds ?? TASK_DEFAULTS.resultTtlSeconds);
+}

@@ -47,6 +47,13 @@ function finishedHint(trigger: TriggerSpec): string {
       return 'its triggers never fire together again';
     case 'or':
       return 'none of its triggers fires again';
+    case 'eventbridge':
+      if (trigger.expression.startsWith('at(')) {
+        return `its ${trigger.expression} has passed; to run a job once now, use add_job`;
+      }
+      return trigger.end_at === undefined
+        ? 'the last year its expression names has passed'
+        : 'its end has passed';
     default:
       return 'its end has passed';
   }

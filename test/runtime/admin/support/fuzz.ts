@@ -120,7 +120,12 @@ const VALID_REQUESTS: Record<AdminAction, Record<string, unknown>> = {
   list_jobs: { task: 'cleanup' },
   get_job_result: { job_id: 'done' },
   cancel_job: { job_id: 'j1' },
+  run_job: { task: 'cleanup', job_id: 'j3', wait_seconds: 1 },
+  count_jobs: { task: 'cleanup', max_jobs: 10 },
+  retry_job: { job_id: 'failed' },
   list_tasks: {},
+  pause_task: { task: 'cleanup' },
+  resume_task: { task: 'cleanup' },
 };
 
 type Mutation = { drop: string } | { set: string; value: unknown };
@@ -190,7 +195,7 @@ function tampered(cursor: string, at: number, character: string): string {
   return `${cursor.slice(0, at)}${cursor[at] === character ? 'B' : character}${cursor.slice(at + 1)}`;
 }
 
-/** Seeds through the admin API: schedules `report` and `report-2`, queued jobs `j0` and `j1`, job `done` to finish. */
+/** Seeds through the admin API: schedules `report` and `report-2`, queued jobs `j0` and `j1`, jobs `done` and `failed` to end. */
 export async function seedThroughApi(admin: AdminApi): Promise<SeededCursors> {
   const ok = async (request: Record<string, unknown>) => {
     const response = await admin(request);
@@ -206,7 +211,7 @@ export async function seedThroughApi(admin: AdminApi): Promise<SeededCursors> {
       conflict_policy: 'replace',
     });
   }
-  for (const id of ['j0', 'j1', 'done']) {
+  for (const id of ['j0', 'j1', 'done', 'failed']) {
     await ok({ action: 'add_job', task: 'cleanup', job_id: id, conflict_policy: 'replace' });
   }
   const cursorOf = async (request: Record<string, unknown>) => {
@@ -222,17 +227,22 @@ export async function seedThroughApi(admin: AdminApi): Promise<SeededCursors> {
   };
 }
 
-/** Claims and finishes job `done`, so that get_job_result has a result to show. */
+/** Ends job `done` in success and `failed` in error, so that get_job_result and retry_job have results. */
 export async function finishSeededJob(store: JobStore, now: number): Promise<void> {
-  const done = await store.getJob('done', now);
-  if (!done) throw new Error('seeding failed');
-  await store.claimJob({ job: done, attempt: 1, owner: 'worker', now, leaseUntil: now + 60_000 });
-  await store.finishJob({
-    jobId: 'done',
-    owner: 'worker',
-    result: { outcome: 'success', startedAt: now, finishedAt: now, attempt: 1 },
-    expiresAt: now + 3_600_000,
-  });
+  for (const [id, outcome] of [
+    ['done', 'success'],
+    ['failed', 'error'],
+  ] as const) {
+    const job = await store.getJob(id, now);
+    if (!job) throw new Error('seeding failed');
+    await store.claimJob({ job, attempt: 1, owner: 'worker', now, leaseUntil: now + 60_000 });
+    await store.finishJob({
+      jobId: id,
+      owner: 'worker',
+      result: { outcome, startedAt: now, finishedAt: now, attempt: 1 },
+      expiresAt: now + 3_600_000,
+    });
+  }
 }
 
 /** A seeded admin API under fuzzing, with what it wrote, sent and logged. */

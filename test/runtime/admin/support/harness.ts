@@ -10,6 +10,7 @@ import {
 } from '../../../../lib/runtime/admin';
 import { defineTask, type TaskOptions } from '../../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry, type TaskRegistry } from '../../../../lib/runtime/tasks/registry';
+import { RecordingPublisher } from '../../support';
 
 export const T0 = Date.parse('2026-03-02T09:00:00Z');
 export const SECOND = 1_000;
@@ -32,6 +33,7 @@ const WRITE_METHODS = new Set([
   'finishJob',
   'retryJob',
   'cancelJob',
+  'retryEndedJob',
   'acquireDueJobs',
   'markJobSent',
   'repairCounters',
@@ -116,7 +118,13 @@ export interface Harness {
   queue: RecordingQueue;
   clock: ManualClock;
   logs: LogLine[];
+  /** The events the calls published. */
+  events: RecordingPublisher;
   deps: AdminDeps;
+  /** Every pause a waiting call made (ms); each advances `clock` and then runs `onPause`. */
+  pauses: number[];
+  /** What happens while a call waits (a worker finishing the job, say). */
+  onPause?: (pauseCount: number) => Promise<void> | void;
 }
 
 export function createHarness(
@@ -126,6 +134,7 @@ export function createHarness(
   const queue = new RecordingQueue();
   const clock = new ManualClock(T0);
   const logs: LogLine[] = [];
+  const events = new RecordingPublisher();
   let sequence = 0;
   const deps: AdminDeps = {
     scheduleStore: store,
@@ -141,9 +150,15 @@ export function createHarness(
       error: (message, fields) => logs.push({ level: 'error', message, ...(fields && { fields }) }),
     },
     newId: options.newId ?? (() => `id-${++sequence}`),
+    events,
+    sleep: async (ms) => {
+      harness.pauses.push(ms);
+      clock.advance(ms);
+      await harness.onPause?.(harness.pauses.length);
+    },
   };
   const admin = createAdminApi(deps);
-  return {
+  const harness: Harness = {
     admin,
     call: (request) => admin(request),
     async ok<Result>(request: Record<string, unknown>) {
@@ -157,8 +172,11 @@ export function createHarness(
     queue,
     clock,
     logs,
+    events,
     deps,
+    pauses: [],
   };
+  return harness;
 }
 
 /** The error of an answer that must be an error. */

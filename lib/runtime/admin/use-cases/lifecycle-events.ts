@@ -1,0 +1,79 @@
+import type { EpochMs } from '../../../core/clock';
+import type { Job } from '../../../core/model/job';
+import type { Schedule } from '../../../core/model/schedule';
+import {
+  type RemovalReason,
+  type ScheduleEventType,
+  type SundialEvent,
+  scheduleEvent,
+} from '../../../core/ports/event-publisher';
+import { publishBestEffort } from '../../observability/publish-events';
+import { removeFinishedAfterLastFire } from '../../scheduling/finished-cleanup';
+import { publishes } from '../../worker/job-events';
+import type { ActionContext } from '../context';
+import { resultTtlMsOf } from './dispatched-fires';
+
+/**
+ * Publishes what an admin call changed, after its write succeeded. Best effort: a failing bus is
+ * logged, and the call still answers what it did (docs/events.md).
+ */
+export async function publishAfterWrite(
+  context: ActionContext,
+  events: readonly SundialEvent[],
+): Promise<void> {
+  const { events: publisher, logger } = context.deps;
+  if (!publisher) return;
+  await publishBestEffort(publisher, events, logger);
+}
+
+/** A schedule event of this call (at the call's `now`). */
+export function scheduleEventNow(
+  context: ActionContext,
+  type: ScheduleEventType,
+  schedule: Schedule,
+  reason?: RemovalReason,
+) {
+  return scheduleEvent(type, schedule, context.now, reason);
+}
+
+/** `job.cancelled` for a job `cancel_job` cancelled, when its task publishes that event (`events: 'all'`). */
+export function jobCancelledEvents(context: ActionContext, job: Job): SundialEvent[] {
+  const policy = context.deps.tasks.get(job.task)?.definition.events;
+  if (policy === undefined || !publishes(policy, 'job.cancelled')) return [];
+  return [
+    {
+      type: 'job.cancelled',
+      jobId: job.id,
+      task: job.task,
+      scheduleId: job.scheduleId,
+      attempt: job.attempt,
+      at: context.now,
+      ...(job.result && { result: job.result }),
+    },
+  ];
+}
+
+/**
+ * Removes the schedule when it is finished and its last fire's job has ended (`endedFireTime`: that
+ * fire, or null for whatever its last fire is), and returns the `schedule.removed` event (reason
+ * `finished`) to publish. A failure is logged: the worker that ends the last fire removes it then.
+ */
+export async function cleanUpIfFinished(
+  context: ActionContext,
+  scheduleId: string,
+  task: string,
+  endedFireTime: EpochMs | null,
+): Promise<SundialEvent[]> {
+  try {
+    const removed = await removeFinishedAfterLastFire(
+      context.deps,
+      scheduleId,
+      endedFireTime,
+      resultTtlMsOf(task, context),
+    );
+    return removed ? [scheduleEventNow(context, 'schedule.removed', removed, 'finished')] : [];
+  } catch (error) {
+    context.deps.logger.warn('could not remove the finished schedule', { scheduleId, error });
+    return [];
+  }
+}

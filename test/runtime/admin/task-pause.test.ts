@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { JobMessageBody } from '../../../lib/core/model/job-message';
+import { jobRequest } from '../support';
+import { createHarness, errorOf, SECOND, T0 } from './support/harness';
+
+function waiting(id: string, runAt: number): JobMessageBody {
+  return { job: jobRequest(id, { task: 'cleanup', runAt }), attempt: 1 };
+}
+
+describe('pause_task and resume_task', () => {
+  it('pauses a task (idempotently) and shows it paused with its waiting jobs', async () => {
+    const h = createHarness();
+    await h.store.joinLine({ message: waiting('w1', T0), now: T0 });
+
+    const first = await h.ok<{ task: { id: string; paused: boolean; waiting: number } }>({
+      action: 'pause_task',
+      task: 'cleanup',
+    });
+    const again = await h.ok<{ task: { paused: boolean } }>({ action: 'pause_task', task: 'cleanup' });
+
+    expect(first.task).toMatchObject({ id: 'cleanup', paused: true, waiting: 1, running: 0 });
+    expect(again.task.paused).toBe(true);
+    expect(await h.store.taskSlots('cleanup')).toMatchObject({ paused: true });
+  });
+
+  it('resumes a task and wakes as many waiting jobs as it has free slots, in line order', async () => {
+    // cleanup allows 2 running jobs
+    const h = createHarness();
+    await h.store.claimJob({
+      job: waiting('running-one', T0).job,
+      attempt: 1,
+      owner: 'w',
+      now: T0,
+      leaseUntil: T0 + 60 * SECOND,
+      concurrencyLimit: 2,
+    });
+    await h.ok({ action: 'pause_task', task: 'cleanup' });
+    for (const [id, runAt] of [
+      ['c', T0 + 3 * SECOND],
+      ['a', T0 + SECOND],
+      ['b', T0 + 2 * SECOND],
+    ] as const) {
+      await h.store.joinLine({ message: waiting(id, runAt), now: T0 });
+    }
+    const whilePaused = await h.store.claimJob({
+      job: waiting('newcomer', T0).job,
+      attempt: 1,
+      owner: 'w2',
+      now: T0,
+      leaseUntil: T0 + 60 * SECOND,
+      concurrencyLimit: 2,
+    });
+
+    const result = await h.ok<{ woken_jobs: number; task: { paused: boolean; waiting: number } }>({
+      action: 'resume_task',
+      task: 'cleanup',
+    });
+
+    expect(whilePaused.status).toBe('no_slot');
+    expect(result).toMatchObject({ woken_jobs: 1, task: { paused: false, waiting: 2 } });
+    expect(h.queue.messages.map((message) => [message.job.id, message.delaySeconds])).toEqual([['a', 0]]);
+  });
+
+  it('refuses an unknown task, a missing one and unknown fields, writing nothing', async () => {
+    const h = createHarness();
+
+    const unknown = errorOf(await h.call({ action: 'pause_task', task: 'nope' }));
+    const missing = errorOf(await h.call({ action: 'resume_task' }));
+    const extra = errorOf(await h.call({ action: 'pause_task', task: 'cleanup', until: 'tomorrow' }));
+
+    expect(unknown.code).toBe('unknown_task');
+    expect(missing).toMatchObject({ code: 'invalid_input', details: [{ path: 'task' }] });
+    expect(extra).toMatchObject({ code: 'invalid_input', details: [{ path: 'until' }] });
+    expect(await h.store.allTaskSlots()).toEqual([]);
+  });
+});

@@ -1,0 +1,53 @@
+import type { JobMessage } from '../../../lib/core/ports/job-queue';
+import { createAdminApi } from '../../../lib/runtime/admin';
+import { adminDependencies } from '../../../lib/runtime/handlers/admin';
+import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
+import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
+import { SECOND, sqsRecord, T0 } from '../support';
+import { workerHarness } from './harness';
+
+// biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
+type AnyTaskOptions = TaskOptions<any, any>;
+
+/**
+ * The worker and the admin API on one in-memory store, queue and publisher (lookahead 90 s, no tick
+ * running), with `tasks`. Messages are delivered at their run time by `deliverDue`.
+ */
+export function adminAndWorker(tasks: Record<string, AnyTaskOptions>) {
+  const worker = workerHarness(tasks);
+  const api = createAdminApi(
+    adminDependencies(
+      worker.deps,
+      staticTaskRegistry(
+        Object.fromEntries(Object.entries(tasks).map(([id, task]) => [id, { default: defineTask(task) }])),
+      ),
+    ),
+  );
+  const admin = async (request: Record<string, unknown>) => {
+    const response = await api(request);
+    if (!response.ok) throw new Error(`${String(request.action)}: ${JSON.stringify(response.error)}`);
+    return response.result as Record<string, unknown>;
+  };
+  const deliver = async (message: JobMessage) => {
+    if (message.job.runAt > worker.clock.now()) worker.clock.set(message.job.runAt);
+    return worker.deliver([sqsRecord(message)]);
+  };
+  return {
+    ...worker,
+    api,
+    admin,
+    deliver,
+    /** Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then sets the clock there. */
+    async deliverDue(seconds: number) {
+      const until = T0 + seconds * SECOND;
+      for (;;) {
+        const queued = worker.queue.drain();
+        const due = queued.filter((message) => message.job.runAt <= until);
+        worker.queue.sent.push(...queued.filter((message) => message.job.runAt > until));
+        if (due.length === 0) break;
+        for (const message of due.sort((a, b) => a.job.runAt - b.job.runAt)) await deliver(message);
+      }
+      worker.clock.set(Math.max(worker.clock.now(), until));
+    },
+  };
+}
