@@ -7,6 +7,7 @@ import {
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
   JOB_PREFIX,
+  REMOVED_SCHEDULE_PREFIX,
   SCHEDULE_PREFIX,
   TASK_PREFIX,
 } from '../adapters/dynamodb/table-design';
@@ -27,6 +28,8 @@ export interface TableAccess {
   readonly writeKeyPrefixes?: readonly string[];
   /** Partition-key prefixes of the items it may delete besides `writes` (`dynamodb:LeadingKeys`). */
   readonly deleteKeyPrefixes?: readonly string[];
+  /** Partition-key prefixes of the items it may put besides `writes` (`dynamodb:LeadingKeys`). */
+  readonly putKeyPrefixes?: readonly string[];
 }
 
 /**
@@ -36,7 +39,8 @@ export interface TableAccess {
  *   write is a conditional update); never creates nor deletes.
  * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
  *   only `JOB#` and `TASK#` items (LeadingKeys), never a schedule; queries nothing; deletes only
- *   `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job ended).
+ *   `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job ended), and puts
+ *   only `REMOVED#` items (the removal record written in the same transaction, ADR 0004).
  * - admin: the admin API (add/update/pause/resume/remove schedules, add/cancel jobs, results, counts):
  *   every index; creates schedules and jobs; deletes schedules (removing a schedule).
  * The tick, the worker and the admin API publish events on the bus (`grantPublish`).
@@ -52,6 +56,7 @@ export const TABLE_ACCESS = {
     writes: ['dynamodb:UpdateItem'],
     writeKeyPrefixes: [JOB_PREFIX, TASK_PREFIX],
     deleteKeyPrefixes: [SCHEDULE_PREFIX],
+    putKeyPrefixes: [REMOVED_SCHEDULE_PREFIX],
   },
   admin: {
     queryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => index.indexName),
@@ -90,17 +95,11 @@ export function grantTableAccess(
   ];
   if (access.deleteKeyPrefixes) {
     statements.push(
-      new iam.PolicyStatement({
-        sid: 'DeleteItems',
-        actions: ['dynamodb:DeleteItem'],
-        resources: [table.tableArn],
-        conditions: {
-          'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': access.deleteKeyPrefixes.map((prefix) => `${prefix}*`),
-          },
-        },
-      }),
+      leadingKeysStatement(table, 'DeleteItems', 'dynamodb:DeleteItem', access.deleteKeyPrefixes),
     );
+  }
+  if (access.putKeyPrefixes) {
+    statements.push(leadingKeysStatement(table, 'PutItems', 'dynamodb:PutItem', access.putKeyPrefixes));
   }
   if (access.queryIndexes.length > 0) {
     statements.push(
@@ -114,6 +113,23 @@ export function grantTableAccess(
   const policy = new iam.Policy(scope, 'DataAccess', { statements });
   policy.attachToRole(role);
   return policy;
+}
+
+/** One item write, on items whose partition key starts with one of `prefixes` only. */
+function leadingKeysStatement(
+  table: dynamodb.ITable,
+  sid: string,
+  action: ItemWrite,
+  prefixes: readonly string[],
+): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid,
+    actions: [action],
+    resources: [table.tableArn],
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) },
+    },
+  });
 }
 
 /** The ARN of one index: listed by name, never `…/index/*`. */

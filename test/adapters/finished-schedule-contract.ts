@@ -1,5 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
 import { LeaseLostError } from '../../lib/core/errors';
+import { removalRecordExpiresAt } from '../../lib/core/ports/finished-schedule-removal';
 import {
   definition,
   failure,
@@ -128,18 +129,19 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
     });
   }
   const LAST = T0 + 10 * SECOND;
+  const REMOVED_AT = T0 + MINUTE;
 
   it('removes a finished schedule once, and answers it as it was', async () => {
     await finished('done');
 
-    expect(await store.removeFinishedSchedule('done', LAST, 1)).toMatchObject({
+    expect(await store.removeFinishedSchedule('done', LAST, 1, REMOVED_AT)).toMatchObject({
       id: 'done',
       runs: 2,
       lastFireAt: LAST,
       nextFireAt: null,
     });
     expect(await store.getSchedule('done')).toBeUndefined();
-    expect(await store.removeFinishedSchedule('done', LAST, 1)).toBeUndefined();
+    expect(await store.removeFinishedSchedule('done', LAST, 1, REMOVED_AT)).toBeUndefined();
   });
 
   it('keeps a schedule that is kept, active, paused, or changed since (another version or last fire)', async () => {
@@ -155,16 +157,16 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
     await finished('updated');
     await store.updateSchedule('updated', { payload: 'new' }, null, T0 + 1);
 
-    expect(await store.removeFinishedSchedule('kept', LAST, 1)).toBeUndefined();
-    expect(await store.removeFinishedSchedule('active', null, 1)).toBeUndefined();
-    expect(await store.removeFinishedSchedule('paused', LAST, 2)).toBeUndefined();
-    expect(await store.removeFinishedSchedule('updated', LAST, 1)).toBeUndefined();
-    expect(await store.removeFinishedSchedule('updated', LAST - 1, 2)).toBeUndefined();
-    expect(await store.removeFinishedSchedule('missing', LAST, 1)).toBeUndefined();
+    expect(await store.removeFinishedSchedule('kept', LAST, 1, REMOVED_AT)).toBeUndefined();
+    expect(await store.removeFinishedSchedule('active', null, 1, REMOVED_AT)).toBeUndefined();
+    expect(await store.removeFinishedSchedule('paused', LAST, 2, REMOVED_AT)).toBeUndefined();
+    expect(await store.removeFinishedSchedule('updated', LAST, 1, REMOVED_AT)).toBeUndefined();
+    expect(await store.removeFinishedSchedule('updated', LAST - 1, 2, REMOVED_AT)).toBeUndefined();
+    expect(await store.removeFinishedSchedule('missing', LAST, 1, REMOVED_AT)).toBeUndefined();
     for (const id of ['kept', 'active', 'paused', 'updated'])
       expect(await store.getSchedule(id)).toBeDefined();
 
-    expect(await store.removeFinishedSchedule('updated', LAST, 2)).toMatchObject({
+    expect(await store.removeFinishedSchedule('updated', LAST, 2, REMOVED_AT)).toMatchObject({
       id: 'updated',
       version: 2,
     });
@@ -174,7 +176,55 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
     await finished('let-go', { keepFinished: true });
     await store.updateSchedule('let-go', { keepFinished: false }, null, T0 + 1);
 
-    expect(await store.removeFinishedSchedule('let-go', LAST, 2)).toMatchObject({ keepFinished: false });
+    expect(await store.removeFinishedSchedule('let-go', LAST, 2, REMOVED_AT)).toMatchObject({
+      keepFinished: false,
+    });
     expect(await store.getSchedule('let-go')).toBeUndefined();
+  });
+
+  it('leaves a removal record naming the revision and last fire, which is never a schedule', async () => {
+    await finished('done');
+    await store.removeFinishedSchedule('done', LAST, 1, REMOVED_AT);
+
+    expect(await store.getFinishedScheduleRemoval('done')).toEqual({
+      scheduleId: 'done',
+      revision: { createdAt: T0, version: 1 },
+      lastFireAt: LAST,
+      expiresAt: removalRecordExpiresAt(REMOVED_AT),
+    });
+    expect(removalRecordExpiresAt(REMOVED_AT)).toBeGreaterThan(REMOVED_AT + 14 * 24 * 60 * MINUTE);
+    expect(await store.getSchedule('done')).toBeUndefined();
+    expect((await store.listSchedules({}, { limit: 100 })).items).toEqual([]);
+  });
+
+  it('leaves no record when nothing is removed, nor for an owner removal', async () => {
+    await finished('kept', { keepFinished: true });
+    await finished('owned');
+
+    await store.removeFinishedSchedule('kept', LAST, 1, REMOVED_AT);
+    await store.removeSchedule('owned');
+
+    expect(await store.getFinishedScheduleRemoval('kept')).toBeUndefined();
+    expect(await store.getFinishedScheduleRemoval('owned')).toBeUndefined();
+    expect(await store.getFinishedScheduleRemoval('missing')).toBeUndefined();
+  });
+
+  it('keeps the record beside a schedule added again with the same id, out of its listings', async () => {
+    await finished('again');
+    await store.removeFinishedSchedule('again', LAST, 1, REMOVED_AT);
+    await store.addSchedule({
+      schedule: definition('again'),
+      nextFireAt: T0 + 2 * MINUTE,
+      conflictPolicy: 'exception',
+      now: REMOVED_AT,
+    });
+
+    expect(await store.getSchedule('again')).toMatchObject({ createdAt: REMOVED_AT, version: 1 });
+    expect((await store.listSchedules({}, { limit: 100 })).items.map((schedule) => schedule.id)).toEqual([
+      'again',
+    ]);
+    expect(await store.getFinishedScheduleRemoval('again')).toMatchObject({
+      revision: { createdAt: T0, version: 1 },
+    });
   });
 }

@@ -3,6 +3,7 @@ import {
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
   JOB_PREFIX,
+  REMOVED_SCHEDULE_PREFIX,
   SCHEDULE_PREFIX,
   TASK_PREFIX,
 } from '../../lib/adapters/dynamodb/table-design';
@@ -108,7 +109,7 @@ describe('tick', () => {
 });
 
 describe('worker', () => {
-  it('updates only job and task-counter items, and deletes only schedules (dynamodb:LeadingKeys)', () => {
+  it('updates only job and task-counter items, deletes only schedules, puts only removal records (dynamodb:LeadingKeys)', () => {
     const statements = statementsOf('Worker');
     const writes = statements.filter((statement) =>
       statement.actions.some((action) => /^dynamodb:(Put|Update|Delete)Item$/.test(action)),
@@ -127,6 +128,14 @@ describe('worker', () => {
         actions: ['dynamodb:DeleteItem'],
         resources: [tableArn()],
         condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SCHEDULE_PREFIX}*`] } },
+      },
+      {
+        // The removal record written with that delete, in the same transaction (ADR 0004).
+        actions: ['dynamodb:PutItem'],
+        resources: [tableArn()],
+        condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${REMOVED_SCHEDULE_PREFIX}*`] },
+        },
       },
     ]);
     expect(allActions(statements)).not.toContain('dynamodb:Query');

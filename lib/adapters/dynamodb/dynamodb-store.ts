@@ -5,6 +5,7 @@ import type { Job } from '../../core/model/job';
 import type { JobMessageBody } from '../../core/model/job-message';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type { FinishedScheduleRemoval } from '../../core/ports/finished-schedule-removal';
 import type {
   ClaimJobInput,
   ClaimOutcome,
@@ -33,6 +34,7 @@ import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/
 import type { CapacityMeter } from './capacity';
 import * as counterRepair from './counter-repair';
 import * as counters from './counters';
+import * as finishedRemovals from './finished-schedule-removals';
 import * as claims from './job-claims';
 import * as endings from './job-endings';
 import * as parking from './job-parking';
@@ -141,8 +143,13 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     id: string,
     lastFireAt: EpochMs | null,
     version: number,
+    now: EpochMs,
   ): Promise<Schedule | undefined> {
-    return scheduleWrites.removeFinishedSchedule(this.context, id, lastFireAt, version);
+    return finishedRemovals.removeFinishedSchedule(this.context, id, lastFireAt, version, now);
+  }
+
+  getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined> {
+    return finishedRemovals.getFinishedScheduleRemoval(this.context, id);
   }
 
   acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {

@@ -173,36 +173,6 @@ export async function removeSchedule(context: StoreContext, id: string): Promise
   return output.Attributes !== undefined;
 }
 
-/** Deletes the schedule only while it is finished, not kept, at `lastFireAt` and `version` (see the port). */
-export async function removeFinishedSchedule(
-  context: StoreContext,
-  id: string,
-  lastFireAt: EpochMs | null,
-  version: number,
-): Promise<Schedule | undefined> {
-  const names = new Expressions();
-  const condition = [
-    `${names.name('paused')} = ${names.value(false)}`,
-    `attribute_not_exists(${names.name('dueAt')})`,
-    `(attribute_not_exists(${names.name('keepFinished')}) OR ${names.name('keepFinished')} = ${names.value(false)})`,
-    `${names.name('version')} = ${names.value(version)}`,
-    lastFireAt === null
-      ? `attribute_not_exists(${names.name('lastFireAt')})`
-      : `${names.name('lastFireAt')} = ${names.value(lastFireAt)}`,
-  ].join(' AND ');
-  try {
-    const output = await context.delete('removeFinishedSchedule', {
-      Key: scheduleKey(id),
-      ...names.build(condition),
-      ReturnValues: 'ALL_OLD',
-    });
-    return output.Attributes ? itemToSchedule(output.Attributes) : undefined;
-  } catch (error) {
-    conditionFailure(error);
-    return undefined;
-  }
-}
-
 export async function getSchedule(context: StoreContext, id: string): Promise<Schedule | undefined> {
   const output = await context.get('getSchedule', { Key: scheduleKey(id), ConsistentRead: true });
   return output.Item ? itemToSchedule(output.Item) : undefined;

@@ -126,6 +126,13 @@ export function scheduleKey(id: string): ItemKey {
   return { pk: `${SCHEDULE_PREFIX}${id}`, sk: 'SCHEDULE' };
 }
 
+/** The record a finished schedule's cleanup leaves (ADR 0004); a prefix of its own for IAM's LeadingKeys. */
+export const REMOVED_SCHEDULE_PREFIX = 'REMOVED#';
+
+export function removedScheduleKey(id: string): ItemKey {
+  return { pk: `${REMOVED_SCHEDULE_PREFIX}${id}`, sk: 'REMOVED' };
+}
+
 export function jobKey(id: string): ItemKey {
   return { pk: `${JOB_PREFIX}${id}`, sk: 'JOB' };
 }

@@ -8,6 +8,11 @@ import {
 import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import { isFinished, type Schedule, type ScheduleChanges } from '../../core/model/schedule';
+import { revisionOf } from '../../core/model/schedule-revision';
+import {
+  type FinishedScheduleRemoval,
+  removalRecordExpiresAt,
+} from '../../core/ports/finished-schedule-removal';
 import type {
   AcquireDueSchedulesInput,
   AddScheduleInput,
@@ -32,6 +37,8 @@ const NULL_VALUED_FIELDS: ReadonlySet<string> = new Set(['misfireGraceSeconds', 
 
 export class MemoryScheduleStore implements ScheduleStore {
   private readonly schedules = new Map<string, Schedule>();
+  /** Records left by `removeFinishedSchedule`: never schedules, so get and list do not see them. */
+  private readonly removals = new Map<string, FinishedScheduleRemoval>();
 
   async addSchedule(input: AddScheduleInput): Promise<AddScheduleOutcome> {
     const { schedule: definition, nextFireAt, now } = input;
@@ -131,6 +138,7 @@ export class MemoryScheduleStore implements ScheduleStore {
     id: string,
     lastFireAt: EpochMs | null,
     version: number,
+    now: EpochMs,
   ): Promise<Schedule | undefined> {
     const schedule = this.schedules.get(id);
     const removable =
@@ -141,7 +149,18 @@ export class MemoryScheduleStore implements ScheduleStore {
       schedule.lastFireAt === lastFireAt;
     if (!removable) return undefined;
     this.schedules.delete(id);
+    this.removals.set(id, {
+      scheduleId: id,
+      revision: revisionOf(schedule),
+      lastFireAt: schedule.lastFireAt,
+      expiresAt: removalRecordExpiresAt(now),
+    });
     return copy(schedule);
+  }
+
+  async getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined> {
+    const removal = this.removals.get(id);
+    return removal && structuredClone(removal);
   }
 
   async acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {

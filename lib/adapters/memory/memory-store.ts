@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type { FinishedScheduleRemoval } from '../../core/ports/finished-schedule-removal';
 import type {
   AcquireDueSchedulesInput,
   AddScheduleInput,
@@ -69,8 +70,13 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     id: string,
     lastFireAt: EpochMs | null,
     version: number,
+    now: EpochMs,
   ): Promise<Schedule | undefined> {
-    return this.schedules.removeFinishedSchedule(id, lastFireAt, version);
+    return this.schedules.removeFinishedSchedule(id, lastFireAt, version, now);
+  }
+
+  getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined> {
+    return this.schedules.getFinishedScheduleRemoval(id);
   }
 
   acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {

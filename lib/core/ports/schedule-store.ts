@@ -2,6 +2,7 @@ import type { EpochMs } from '../clock';
 import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy, Schedule, ScheduleChanges, ScheduleDefinition } from '../model/schedule';
+import type { FinishedScheduleRemoval } from './finished-schedule-removal';
 
 export interface AddScheduleInput {
   schedule: ScheduleDefinition;
@@ -147,12 +148,18 @@ export interface ScheduleStore {
    * dispatched fire time is `lastFireAt` and whose version is `version`, in one conditional write.
    * Returns the removed schedule, or undefined when it is gone or no longer matches (resumed, updated,
    * kept): the cleanup of a finished schedule never removes one its owner changed meanwhile.
+   * In the same atomic write, it leaves a removal record (`FinishedScheduleRemoval`, expiring at
+   * `removalRecordExpiresAt(now)`), which replaces any earlier one of that id.
    */
   removeFinishedSchedule(
     id: string,
     lastFireAt: EpochMs | null,
     version: number,
+    now: EpochMs,
   ): Promise<Schedule | undefined>;
+
+  /** The record left by the last `removeFinishedSchedule` of this id (strongly consistent), if any. */
+  getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined>;
 
   /**
    * Queries every due shard for `dueAt <= dueBefore` (in pages) and leases each hit with a conditional

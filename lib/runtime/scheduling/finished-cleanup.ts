@@ -95,7 +95,12 @@ async function removeIfLastFireEnded(
     const expired = !job && now > schedule.lastFireAt + recordKeptMs;
     if (!expired && !hasEnded(job)) return undefined;
   }
-  return deps.scheduleStore.removeFinishedSchedule(schedule.id, schedule.lastFireAt, schedule.version);
+  return deps.scheduleStore.removeFinishedSchedule(
+    schedule.id,
+    schedule.lastFireAt,
+    schedule.version,
+    deps.clock.now(),
+  );
 }
 
 function hasEnded(job: Job | undefined): boolean {

@@ -10,6 +10,7 @@ import type { JobRequest } from '../../core/ports/job-store';
 import { compileTrigger } from '../../core/triggers';
 import { scheduleFireMessage } from '../scheduling/job-messages';
 import { resultTtlSecondsOf } from '../tasks/define-task';
+import { firedBeforeCleanup } from './fire-of-cleaned-up-schedule';
 import { writeWithRetries } from './result-writes';
 import { type ClaimedJob, runClaimedJob } from './run-claimed-job';
 import type { MessageOutcome, WorkerContext } from './worker-context';
@@ -140,6 +141,12 @@ export async function runClaimedFire(
     deps.scheduleStore.getSchedule(scheduleId),
   );
   if (schedule && isLastFireOf(schedule, job.fireTime)) fire.finalFire = true;
+  if (!schedule) {
+    const sentBeforeCleanup = await writeWithRetries(ctx, claimed.leaseUntil, () =>
+      firedBeforeCleanup(deps.scheduleStore, job, fire),
+    );
+    if (sentBeforeCleanup) return runClaimedJob(ctx, claimed);
+  }
   const verdict = fireVerdict(schedule, job, fire, deps.clock.now());
   if (verdict.run) return runClaimedJob(ctx, claimed);
 

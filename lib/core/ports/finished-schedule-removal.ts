@@ -1,0 +1,27 @@
+import type { EpochMs } from '../clock';
+import type { ScheduleRevision } from '../model/schedule-revision';
+import { DEDUPE_RECORD_RETENTION_MS } from './job-store';
+
+/**
+ * The record the cleanup of a finished schedule leaves behind (ADR 0004): which revision it removed and
+ * its last fire time, so that a fire of that revision still in the queue (a throttled delivery, a
+ * crashed worker's message, a waiting line) runs as sent instead of being cancelled as `ScheduleRemoved`.
+ * An owner's `remove_schedule` leaves none: its fires stay cancelled (ADR 0002). Never a schedule:
+ * get and list do not show it.
+ */
+export interface FinishedScheduleRemoval {
+  scheduleId: string;
+  revision: ScheduleRevision;
+  lastFireAt: EpochMs | null;
+  /** When it may go: no message of a fire sent before the removal can be delivered after that. */
+  expiresAt: EpochMs;
+}
+
+/**
+ * A removal record outlives any copy of a message sent before the removal, as a job's dedupe record
+ * does (queue retention, longest delay, a day of margin).
+ */
+export function removalRecordExpiresAt(removedAt: EpochMs): EpochMs {
+  // A whole second: the table's TTL attribute holds seconds, and both stores answer the same.
+  return Math.ceil((removedAt + DEDUPE_RECORD_RETENTION_MS) / 1000) * 1000;
+}
