@@ -128,6 +128,7 @@ export class MemoryScheduleStore implements ScheduleStore {
   }
 
   async removeSchedule(id: string): Promise<boolean> {
+    this.removals.delete(id);
     return this.schedules.delete(id);
   }
 
