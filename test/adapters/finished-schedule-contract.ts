@@ -227,4 +227,19 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
       revision: { createdAt: T0, version: 1 },
     });
   });
+
+  it('drops the record when the owner removes the schedule of that id', async () => {
+    await finished('again');
+    await store.removeFinishedSchedule('again', LAST, 1, REMOVED_AT);
+    await store.addSchedule({
+      schedule: definition('again'),
+      nextFireAt: T0 + 2 * MINUTE,
+      conflictPolicy: 'exception',
+      now: REMOVED_AT,
+    });
+
+    expect(await store.removeSchedule('again')).toBe(true);
+    expect(await store.getFinishedScheduleRemoval('again')).toBeUndefined();
+    expect(await store.removeSchedule('again')).toBe(false);
+  });
 }

@@ -13,7 +13,7 @@ import {
   scheduleToItem,
 } from './schedule-items';
 import { conditionFailure, type StoreContext } from './store-context';
-import { ITEM_KINDS, scheduleKey } from './table-design';
+import { ITEM_KINDS, removedScheduleKey, scheduleKey } from './table-design';
 
 export async function addSchedule(
   context: StoreContext,
@@ -169,6 +169,9 @@ async function changePausedState(
 }
 
 export async function removeSchedule(context: StoreContext, id: string): Promise<boolean> {
+  // The owner's removal cancels every fire still queued, those of a revision cleaned up before too
+  // (ADR 0004 §4): the record goes first, so a failure leaves the schedule and the call can be retried.
+  await context.delete('removeSchedule', { Key: removedScheduleKey(id) });
   const output = await context.delete('removeSchedule', { Key: scheduleKey(id), ReturnValues: 'ALL_OLD' });
   return output.Attributes !== undefined;
 }

@@ -131,6 +131,7 @@ export class MemoryScheduleStore implements ScheduleStore {
   }
 
   async removeSchedule(id: string): Promise<boolean> {
+    this.removals.delete(id);
     return this.schedules.delete(id);
   }
 

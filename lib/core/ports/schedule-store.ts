@@ -140,7 +140,11 @@ export interface ScheduleStore {
     firesFrom?: EpochMs,
   ): Promise<Schedule>;
 
-  /** Deletes the schedule. Returns false when it did not exist. Its jobs and results stay until they expire. */
+  /**
+   * Deletes the schedule, and the removal record of its id if any (`getFinishedScheduleRemoval`): every
+   * fire of that id still queued is then cancelled. Returns false when the schedule did not exist. Its
+   * jobs and results stay until they expire.
+   */
   removeSchedule(id: string): Promise<boolean>;
 
   /**

@@ -77,4 +77,23 @@ describe('late fires of a finished schedule', () => {
       result: { error: { type: 'ScheduleChanged' } },
     });
   });
+
+  it('cancels an old fire once the owner removed a schedule added again with the same id', async () => {
+    const { p, fires, earlier, job } = await lastFireEndsFirst();
+    await p.admin({
+      action: 'add_schedule',
+      id: 'ending',
+      task: 'beat',
+      trigger: { type: 'date', run_at: iso(T0 + 60 * SECOND) },
+    });
+    await p.admin({ action: 'remove_schedule', id: 'ending' });
+
+    await p.deliver(earlier);
+
+    expect(fires).toEqual([10 * SECOND]);
+    expect(await job(earlier)).toMatchObject({
+      status: 'cancelled',
+      result: { error: { type: 'ScheduleRemoved' } },
+    });
+  });
 });
