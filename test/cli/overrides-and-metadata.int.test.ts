@@ -148,6 +148,34 @@ describe('sundial: overrides, metadata and descriptions, against the local platf
     expect(refused.stderr).toContain("must be at most the timeoutSeconds of task 'report' (60)");
   });
 
+  it('adds a critical job with --priority, and names the flag when the level is unknown', async () => {
+    const added = await json<{ job: { priority?: string } }>([
+      'jobs',
+      'add',
+      '--task',
+      'report',
+      '--payload',
+      '{"team":"a"}',
+      '--priority',
+      'critical',
+      '--json',
+    ]);
+    const refused = await cli([
+      'jobs',
+      'add',
+      '--task',
+      'report',
+      '--payload',
+      '{"team":"a"}',
+      '--priority',
+      'urgent',
+    ]);
+
+    expect(added.job.priority).toBe('critical');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--priority');
+  });
+
   it('rejects a --metadata that is not key=value before calling the admin API', async () => {
     const result = await cli(['jobs', 'add', '--task', 'report', '--metadata', 'tenant']);
     expect(result.code).toBe(2);

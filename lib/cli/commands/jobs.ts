@@ -30,7 +30,7 @@ const addJobCommand = adminCommand({
   name: 'add',
   summary: 'add one job of a task, now or later',
   usage:
-    '--task <task> [--payload <json>] [--run-at <ISO> | --in <duration>] [--id <job id>] [--conflict <policy>] [--metadata <key=value>]... [overrides]',
+    '--task <task> [--payload <json>] [--run-at <ISO> | --in <duration>] [--id <job id>] [--conflict <policy>] [--priority <level>] [--metadata <key=value>]... [overrides]',
   description: `Adds a job (admin API add_job): it starts at --run-at (default: now). Jobs starting within 15 min are
 sent to the queue at once; later ones wait in the store until a tick sends them.`,
   examples: [
@@ -38,6 +38,7 @@ sent to the queue at once; later ones wait in the store until a tick sends them.
     `sundial jobs add --task http-ping --payload '{"url":"https://example.com"}' --in 10m --id ping-once`,
     `sundial jobs add --task send-report --run-at 2026-03-02T10:20:00+01:00 --payload '{"team":"ops","recipients":["ops@example.com"]}' --json`,
     `sundial jobs add --task http-ping --payload '{"url":"https://example.com"}' --max-attempts 1 --timeout-seconds 10 --metadata source=cli`,
+    `sundial jobs add --task slow-task --payload '{"ms":100}' --priority critical`,
   ],
   declare: (command) =>
     withOverrideOptions(command)
@@ -57,6 +58,10 @@ sent to the queue at once; later ones wait in the store until a tick sends them.
         '--conflict <policy>',
         'when the id exists: exception (default), replace or do_nothing',
         policyValue,
+      )
+      .option(
+        '--priority <level>',
+        'normal (default) or critical: under a backlog of its task, a critical job starts before normal ones',
       ),
   async execute({ options, io, admin, print }) {
     const delay = options.in;
@@ -66,11 +71,13 @@ sent to the queue at once; later ones wait in the store until a tick sends them.
       run_at: delay === undefined ? options.runAt : new Date(io.clock.now() + delay * 1000).toISOString(),
       job_id: options.id,
       conflict_policy: options.conflict,
+      priority: options.priority,
       misfire_grace_seconds: noneAsNull(options.misfireGrace),
       ...overrideFields(options),
     });
     const fieldFlags = {
       ...OVERRIDE_FIELD_FLAGS,
+      priority: '--priority',
       misfire_grace_seconds: '--misfire-grace',
       task: '--task',
       payload: '--payload',

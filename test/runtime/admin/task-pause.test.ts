@@ -61,6 +61,21 @@ describe('pause_task and resume_task', () => {
     expect(h.queue.messages.map((message) => [message.job.id, message.delaySeconds])).toEqual([['a', 0]]);
   });
 
+  it('wakes no more jobs than the task allows when none of its jobs ever took a slot', async () => {
+    // cleanup allows 2 running jobs; its counter has never seen a limited job
+    const h = createHarness();
+    await h.ok({ action: 'pause_task', task: 'cleanup' });
+    for (const id of ['a', 'b', 'c']) await h.store.joinLine({ message: waiting(id, T0), now: T0 });
+
+    const result = await h.ok<{ woken_jobs: number; task: { waiting: number } }>({
+      action: 'resume_task',
+      task: 'cleanup',
+    });
+
+    expect(result).toMatchObject({ woken_jobs: 2, task: { waiting: 1 } });
+    expect(h.queue.messages.map((message) => message.job.id).sort()).toEqual(['a', 'b']);
+  });
+
   it('refuses an unknown task, a missing one and unknown fields, writing nothing', async () => {
     const h = createHarness();
 

@@ -35,7 +35,9 @@ export const resumeTask: ActionHandler<'resume_task'> = async (raw, context) => 
   const task = validTask(raw, context);
   const { jobStore } = context.deps;
   const slots = await jobStore.setTaskPaused(task.id, false);
-  const woken = await wakeForFreeSlots(context.deps, slots);
+  // The counter knows the limit only once a limited job has run; the task's definition knows it now.
+  const limit = task.definition.maxRunningJobs ?? slots.limit;
+  const woken = await wakeForFreeSlots(context.deps, { ...slots, limit });
   return {
     task: shown(task, context, stateOf(slots, await jobStore.waitingCount(task.id))),
     woken_jobs: woken,
