@@ -4,7 +4,6 @@ import type { Job, JobResult } from '../../core/model/job';
 import type { JobMessageBody } from '../../core/model/job-message';
 import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
-import { counterRepair, type TaskCounter } from '../../core/ports/counter-repair';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import {
   type ClaimJobInput,
@@ -24,19 +23,19 @@ import {
 } from '../../core/ports/job-store';
 import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
+import {
+  finishPosition,
+  isExpired,
+  isRecordGone,
+  newJob,
+  position,
+  present,
+  type StoredJob,
+  wholeSecondsUp,
+} from './memory-job-records';
 import { pageAfter } from './memory-pages';
+import { MemoryTaskSlots } from './memory-task-slots';
 import { MemoryWaitingLines } from './memory-waiting-lines';
-
-/**
- * A job as kept in memory: the domain job plus where it waits in the due index, if parked, until
- * when it stays a dedupe record (`expiresAt` only hides it from reads), and whether a cancellation by
- * a schedule check may still be claimed again.
- */
-interface StoredJob extends Job {
-  parkedUntil: EpochMs | null;
-  recordExpiresAt: EpochMs | null;
-  reclaimable: boolean;
-}
 
 /**
  * The in-memory reference `JobStore` (same contract suite as the DynamoDB store). Expiry has the
@@ -44,9 +43,7 @@ interface StoredJob extends Job {
  */
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, StoredJob>();
-  private readonly counters = new Map<string, TaskCounter>();
-  /** Per task: the limit of the last slot taken (as the DynamoDB counter item keeps it), and the pause flag. */
-  private readonly slotSettings = new Map<string, { limit: number | null; paused: boolean }>();
+  private readonly slots = new MemoryTaskSlots();
   private readonly lines = new MemoryWaitingLines();
 
   async createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
@@ -93,11 +90,8 @@ export class MemoryJobStore implements JobStore {
     }
     const limit = input.concurrencyLimit;
     if (limit !== undefined) {
-      const counter = this.counter(input.job.task);
-      const paused = this.slotSettings.get(input.job.task)?.paused === true;
-      if (paused || counter.running >= limit) return { status: 'no_slot', running: counter.running };
-      Object.assign(counter, { running: counter.running + 1, seq: counter.seq + 1 });
-      this.settings(input.job.task).limit = limit;
+      const slot = this.slots.take(input.job.task, limit);
+      if (!slot.taken) return { status: 'no_slot', running: slot.running };
     }
     const job: StoredJob = {
       ...newJob(input.job, input.now),
@@ -297,7 +291,7 @@ export class MemoryJobStore implements JobStore {
   }
 
   async runningCounts(): Promise<Map<string, number>> {
-    return new Map([...this.counters].map(([task, counter]) => [task, counter.running]));
+    return this.slots.runningCounts();
   }
 
   async repairCounters(now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
@@ -305,16 +299,7 @@ export class MemoryJobStore implements JobStore {
     for (const job of this.jobs.values()) {
       if (job.status === 'running' && job.holdsSlot) actual.set(job.task, (actual.get(job.task) ?? 0) + 1);
     }
-    const corrections = new Map<string, { was: number; now: number }>();
-    for (const task of new Set([...this.counters.keys(), ...actual.keys()])) {
-      const counter = this.counter(task);
-      const repair = counterRepair(counter, actual.get(task) ?? 0, now);
-      if (repair.action === 'observe') counter.observed = repair.observation;
-      if (repair.action !== 'set') continue;
-      corrections.set(task, { was: counter.running, now: repair.running });
-      counter.running = repair.running;
-    }
-    return corrections;
+    return this.slots.repair(actual, now);
   }
 
   async joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void> {
@@ -334,28 +319,15 @@ export class MemoryJobStore implements JobStore {
   }
 
   async taskSlots(task: string): Promise<TaskSlots | undefined> {
-    return this.counters.has(task) || this.slotSettings.has(task) ? this.slotsOf(task) : undefined;
+    return this.slots.slots(task);
   }
 
   async setTaskPaused(task: string, paused: boolean): Promise<TaskSlots> {
-    this.settings(task).paused = paused;
-    this.counter(task);
-    return this.slotsOf(task);
+    return this.slots.setPaused(task, paused);
   }
 
   async allTaskSlots(): Promise<TaskSlots[]> {
-    const tasks = new Set([...this.counters.keys(), ...this.slotSettings.keys()]);
-    return [...tasks].map((task) => this.slotsOf(task));
-  }
-
-  private slotsOf(task: string): TaskSlots {
-    const settings = this.slotSettings.get(task);
-    return {
-      task,
-      running: this.counters.get(task)?.running ?? 0,
-      limit: settings?.limit ?? null,
-      paused: settings?.paused ?? false,
-    };
+    return this.slots.all();
   }
 
   /** Forgets the jobs whose dedupe record has ended by `now`, as DynamoDB's TTL does (a test aid; not part of the port). */
@@ -365,25 +337,7 @@ export class MemoryJobStore implements JobStore {
 
   /** Overwrites a task's counter, as drift would: no slot change is recorded (a test aid; not part of the port). */
   setRunningCount(task: string, running: number): void {
-    this.counter(task).running = running;
-  }
-
-  private settings(task: string): { limit: number | null; paused: boolean } {
-    let settings = this.slotSettings.get(task);
-    if (!settings) {
-      settings = { limit: null, paused: false };
-      this.slotSettings.set(task, settings);
-    }
-    return settings;
-  }
-
-  private counter(task: string): TaskCounter {
-    let counter = this.counters.get(task);
-    if (!counter) {
-      counter = { running: 0, seq: 0 };
-      this.counters.set(task, counter);
-    }
-    return counter;
+    this.slots.setRunning(task, running);
   }
 
   private live(id: string, now: EpochMs): StoredJob | undefined {
@@ -403,61 +357,7 @@ export class MemoryJobStore implements JobStore {
 
   /** Clears the lease and gives the slot back (a counter already at 0 stays there). */
   private endRun(job: StoredJob): void {
-    if (job.holdsSlot) {
-      const counter = this.counter(job.task);
-      Object.assign(counter, {
-        running: counter.running > 0 ? counter.running - 1 : counter.running,
-        seq: counter.seq + 1,
-      });
-    }
+    if (job.holdsSlot) this.slots.giveBack(job.task);
     Object.assign(job, { leaseOwner: null, leaseUntil: null, holdsSlot: false });
   }
-}
-
-function newJob(request: JobRequest, now: EpochMs): Job {
-  return {
-    ...structuredClone(request),
-    attempt: 0,
-    status: 'queued',
-    leaseOwner: null,
-    leaseUntil: null,
-    holdsSlot: false,
-    createdAt: now,
-    startedAt: null,
-    finishedAt: null,
-    result: null,
-    expiresAt: null,
-  };
-}
-
-/** Newest run time first, then id: as a string that sorts in listing order. */
-function position(job: Job): string {
-  return `${String(Number.MAX_SAFE_INTEGER - job.runAt).padStart(16, '0')}#${job.id}`;
-}
-
-/** Latest finish first, as the DynamoDB store's index of unsuccessful endings. */
-function finishPosition(job: Job): string {
-  return `${String(Number.MAX_SAFE_INTEGER - (job.finishedAt ?? 0)).padStart(16, '0')}#${job.id}`;
-}
-
-function isExpired(job: Job, now: EpochMs): boolean {
-  return job.expiresAt !== null && job.expiresAt <= now;
-}
-
-function isRecordGone(job: StoredJob, now: EpochMs): boolean {
-  return job.recordExpiresAt !== null && job.recordExpiresAt <= now;
-}
-
-function wholeSecondsUp(ms: EpochMs): EpochMs {
-  return Math.ceil(ms / 1000) * 1000;
-}
-
-function present(job: StoredJob | Job): Job {
-  const {
-    parkedUntil: _parked,
-    recordExpiresAt: _record,
-    reclaimable: _reclaimable,
-    ...rest
-  } = job as StoredJob;
-  return structuredClone(rest);
 }

@@ -1,0 +1,62 @@
+import type { EpochMs } from '../../core/clock';
+import type { Job } from '../../core/model/job';
+import type { JobRequest } from '../../core/ports/job-store';
+
+/**
+ * A job as kept in memory: the domain job plus where it waits in the due index, if parked, until
+ * when it stays a dedupe record (`expiresAt` only hides it from reads), and whether a cancellation by
+ * a schedule check may still be claimed again.
+ */
+export interface StoredJob extends Job {
+  parkedUntil: EpochMs | null;
+  recordExpiresAt: EpochMs | null;
+  reclaimable: boolean;
+}
+
+export function newJob(request: JobRequest, now: EpochMs): Job {
+  return {
+    ...structuredClone(request),
+    attempt: 0,
+    status: 'queued',
+    leaseOwner: null,
+    leaseUntil: null,
+    holdsSlot: false,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+    result: null,
+    expiresAt: null,
+  };
+}
+
+/** Newest run time first, then id: as a string that sorts in listing order. */
+export function position(job: Job): string {
+  return `${String(Number.MAX_SAFE_INTEGER - job.runAt).padStart(16, '0')}#${job.id}`;
+}
+
+/** Latest finish first, as the DynamoDB store's index of unsuccessful endings. */
+export function finishPosition(job: Job): string {
+  return `${String(Number.MAX_SAFE_INTEGER - (job.finishedAt ?? 0)).padStart(16, '0')}#${job.id}`;
+}
+
+export function isExpired(job: Job, now: EpochMs): boolean {
+  return job.expiresAt !== null && job.expiresAt <= now;
+}
+
+export function isRecordGone(job: StoredJob, now: EpochMs): boolean {
+  return job.recordExpiresAt !== null && job.recordExpiresAt <= now;
+}
+
+export function wholeSecondsUp(ms: EpochMs): EpochMs {
+  return Math.ceil(ms / 1000) * 1000;
+}
+
+export function present(job: StoredJob | Job): Job {
+  const {
+    parkedUntil: _parked,
+    recordExpiresAt: _record,
+    reclaimable: _reclaimable,
+    ...rest
+  } = job as StoredJob;
+  return structuredClone(rest);
+}
