@@ -97,6 +97,10 @@ export async function checkSoak(input: {
     violations.push(
       `${input.churnViolations.length} start(s) ignored a schedule change: ${input.churnViolations.slice(0, 5).join('; ')}`,
     );
+    // Each violation names its job first: show what happened to the first few, as for the others.
+    const jobIds = [...new Set(input.churnViolations.map((violation) => violation.split(' ')[0] ?? ''))];
+    for (const id of jobIds.slice(0, 3))
+      violations.push(`  ${await historyOf(id, input.trace, store, input.callsOf)}`);
   }
   if (unexpected.length > 0)
     violations.push(`${unexpected.length} job(s) ran for no fire: ${sample(unexpected)}`);
