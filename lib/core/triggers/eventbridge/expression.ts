@@ -79,7 +79,7 @@ function cronBody(body: string): Parsed<EventBridgeExpression> {
     return {
       ok: false,
       problem:
-        'it never fires: no date matches its day, month and year fields (February has at most 29 days; April, June, September and November have 30)',
+        'it never fires: no date matches its day, month and year fields (February has at most 29 days; April, June, September and November have 30; a month has four or five of each weekday)',
     };
   }
   return { ok: true, value: { kind: 'cron', cron: parsed.value } };

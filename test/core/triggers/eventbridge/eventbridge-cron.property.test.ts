@@ -127,6 +127,7 @@ const hourArb = fc.oneof(listArb(0, 23), listArb(0, 23, undefined, 4));
 interface Expression {
   text: string;
   matches(wallTime: number): boolean;
+  firesOnSomeDate(): boolean;
 }
 
 /** Every day, for expressions aimed at the offset changes themselves. */
@@ -157,6 +158,14 @@ const expressionArb = (days: typeof dayFieldsArb, hours = hourArb): fc.Arbitrary
           years.values.has(year) &&
           days.test(year, month, day)
         );
+      },
+      /** Whether any date of its years matches its day and month fields (an expression that never fires is refused). */
+      firesOnSomeDate() {
+        for (const year of years.values)
+          for (const month of months.values)
+            for (let day = 1; day <= new Date(Date.UTC(year, month, 0)).getUTCDate(); day++)
+              if (days.test(year, month, day)) return true;
+        return false;
       },
     }));
 
@@ -260,6 +269,10 @@ describe('eventbridge cron fire times match a minute-by-minute reference', () =>
         fc.constantFrom('UTC', 'America/New_York', 'Europe/Berlin'),
         fromArb,
         (expression, zone, from) => {
+          if (!expression.firesOnSomeDate()) {
+            expect(() => actualFires(expression, zone, from, HORIZON)).toThrow(/it never fires/);
+            return;
+          }
           expect(iso(actualFires(expression, zone, from, HORIZON))).toEqual(
             iso(referenceFires(expression, zone, from, 3, HORIZON)),
           );
@@ -268,6 +281,13 @@ describe('eventbridge cron fire times match a minute-by-minute reference', () =>
       { numRuns: 150 },
     );
   }, 30_000);
+
+  it('refuses an expression whose fifth weekday never occurs in its one year', () => {
+    // February 2027 has four Sundays.
+    expect(() =>
+      parseTrigger({ type: 'eventbridge', expression: 'cron(0 0 ? 2 1#5 2027)', timezone: 'UTC' }),
+    ).toThrow(/it never fires/);
+  });
 
   it('across the offset changes themselves: gaps skipped, repeated wall times fired once', () => {
     fc.assert(
