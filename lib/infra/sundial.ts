@@ -204,6 +204,7 @@ export class Sundial extends Construct {
     this.dashboard = createDashboard(this, {
       metrics,
       queue: this.queue,
+      criticalQueue: this.criticalQueue,
       deadLetterQueue: this.deadLetterQueue,
       functions: { tick: tick.function, worker: worker.function, admin: admin.function },
       alarms: this.alarms,

@@ -128,6 +128,7 @@ describe('dashboard', () => {
     }
     expect(body).toContain('SEARCH(');
     expect(body).toContain('ApproximateAgeOfOldestMessage');
+    expect(body).toContain('oldest critical message');
   });
 });
 
