@@ -11,6 +11,8 @@ import type { SundialMetrics } from './metrics';
 export interface SundialAlarmSet {
   /** A job message was dead-lettered (received `maxReceiveCount` times without being deleted). */
   readonly deadLetterQueue: cloudwatch.Alarm;
+  /** A critical job message was dead-lettered. */
+  readonly criticalDeadLetterQueue: cloudwatch.Alarm;
   /** EventBridge could not deliver a tick to the tick Lambda. */
   readonly tickDeadLetterQueue: cloudwatch.Alarm;
   /** Tick runs failed, were throttled, or reported errors. */
@@ -29,6 +31,7 @@ export interface SundialAlarmsProps {
   readonly metrics: SundialMetrics;
   readonly queue: sqs.IQueue;
   readonly deadLetterQueue: sqs.IQueue;
+  readonly criticalDeadLetterQueue: sqs.IQueue;
   readonly tickDeadLetterQueue: sqs.IQueue;
   readonly tickFunction: lambda.IFunction;
   readonly workerFunction: lambda.IFunction;
@@ -71,28 +74,21 @@ export class SundialAlarms extends Construct {
     });
 
     this.alarms = {
-      deadLetterQueue: this.alarm('DeadLetterQueueNotEmpty', {
-        metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: five,
-          statistic: 'Maximum',
-        }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        alarmDescription:
-          'Job messages were dead-lettered. Inspect them, fix the cause, then redrive the DLQ to the jobs queue.',
-      }),
-      tickDeadLetterQueue: this.alarm('TickDeadLetterQueueNotEmpty', {
-        metric: props.tickDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: five,
-          statistic: 'Maximum',
-        }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        alarmDescription:
-          'EventBridge could not invoke the tick Lambda. Later ticks catch up; check the function and its concurrency.',
-      }),
+      deadLetterQueue: this.notEmptyAlarm(
+        'DeadLetterQueueNotEmpty',
+        props.deadLetterQueue,
+        'Job messages were dead-lettered. Inspect them, fix the cause, then redrive the DLQ to the jobs queue.',
+      ),
+      criticalDeadLetterQueue: this.notEmptyAlarm(
+        'CriticalDeadLetterQueueNotEmpty',
+        props.criticalDeadLetterQueue,
+        'Critical job messages were dead-lettered. Inspect them, fix the cause, then redrive the DLQ to the critical queue.',
+      ),
+      tickDeadLetterQueue: this.notEmptyAlarm(
+        'TickDeadLetterQueueNotEmpty',
+        props.tickDeadLetterQueue,
+        'EventBridge could not invoke the tick Lambda. Later ticks catch up; check the function and its concurrency.',
+      ),
       tickErrors: this.alarm('TickErrors', {
         metric: tickFailures,
         threshold: 1,
@@ -146,6 +142,20 @@ export class SundialAlarms extends Construct {
         alarm.addOkAction(action);
       }
     }
+  }
+
+  /** Fires on the first message in a dead-letter queue. */
+  private notEmptyAlarm(id: string, queue: sqs.IQueue, alarmDescription: string): cloudwatch.Alarm {
+    return this.alarm(id, {
+      metric: queue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      alarmDescription,
+    });
   }
 
   private alarm(id: string, props: cloudwatch.AlarmProps): cloudwatch.Alarm {

@@ -15,6 +15,7 @@ export interface SundialContext {
   readonly tickRate?: number;
   readonly workerBatchSize?: number;
   readonly workerMaxConcurrency?: number;
+  readonly criticalWorkerMaxConcurrency?: number;
   readonly workerTimeoutSeconds?: number;
   readonly workerMemorySize?: number;
   readonly defaultResultTtlSeconds?: number;
@@ -41,6 +42,7 @@ const NUMBER_KEYS = [
   'tickRate',
   'workerBatchSize',
   'workerMaxConcurrency',
+  'criticalWorkerMaxConcurrency',
   'workerTimeoutSeconds',
   'workerMemorySize',
   'defaultResultTtlSeconds',

@@ -9,6 +9,7 @@ import type { SundialMetrics } from './metrics';
 export interface SundialDashboardProps {
   readonly metrics: SundialMetrics;
   readonly queue: sqs.IQueue;
+  readonly criticalQueue: sqs.IQueue;
   readonly deadLetterQueue: sqs.IQueue;
   readonly functions: {
     readonly tick: lambda.IFunction;
@@ -79,6 +80,11 @@ export function createDashboard(scope: Construct, props: SundialDashboardProps):
         period: minute,
         statistic: 'Maximum',
         label: 'oldest message',
+      }),
+      props.criticalQueue.metricApproximateAgeOfOldestMessage({
+        period: minute,
+        statistic: 'Maximum',
+        label: 'oldest critical message',
       }),
     ]),
     graph(

@@ -137,18 +137,23 @@ function indexArn(table: dynamodb.ITable, indexName: string): string {
   return `${table.tableArn}/index/${indexName}`;
 }
 
-/** Queue access of the Lambdas that send jobs but never consume them (tick, admin). */
-export function grantSend(role: iam.IRole, queue: sqs.IQueue): void {
-  queue.grantSendMessages(role);
+/** Queue access of the Lambdas that send jobs but never consume them (tick, admin): both job queues. */
+export function grantSend(role: iam.IRole, ...queues: sqs.IQueue[]): void {
+  for (const queue of queues) queue.grantSendMessages(role);
 }
 
 /**
- * The worker's queue access beyond what its event source grants (receive, delete, change visibility —
- * the worker hides messages of tasks at their limit): it sends retries and re-sends early messages,
- * and moves a message it cannot read straight to the dead-letter queue (send only: it never reads it).
+ * The worker's queue access beyond what its event sources grant (receive, delete, change visibility —
+ * the worker hides messages of tasks at their limit): it sends retries, wakes waiting jobs and re-sends
+ * early messages to both job queues, and moves a message it cannot read straight to the dead-letter
+ * queue (send only: it never reads it).
  */
-export function grantWorkerQueue(role: iam.IRole, queue: sqs.IQueue, deadLetterQueue: sqs.IQueue): void {
-  queue.grantSendMessages(role);
+export function grantWorkerQueue(
+  role: iam.IRole,
+  queues: readonly sqs.IQueue[],
+  deadLetterQueue: sqs.IQueue,
+): void {
+  for (const queue of queues) queue.grantSendMessages(role);
   deadLetterQueue.grantSendMessages(role);
 }
 

@@ -51,6 +51,13 @@ export interface SundialProps {
   readonly workerMaxConcurrency?: number;
 
   /**
+   * The most worker invocations the critical queue's event source runs at once (2 to 1,000), on top of
+   * `workerMaxConcurrency`: the share kept for critical jobs, however long the jobs queue's backlog.
+   * @default 2
+   */
+  readonly criticalWorkerMaxConcurrency?: number;
+
+  /**
    * The worker Lambda's timeout. Must leave {@link WORKER_TIMEOUT_MARGIN_SECONDS} beyond the longest
    * task `timeoutSeconds` found in `functionsDir` (claiming, writing the result, publishing events).
    * @default the longest task timeout plus the margin, at least 90 s

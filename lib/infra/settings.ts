@@ -17,6 +17,7 @@ export interface SundialSettings {
   readonly tickRate: number;
   readonly workerBatchSize: number;
   readonly workerMaxConcurrency: number;
+  readonly criticalWorkerMaxConcurrency: number;
   readonly workerTimeoutSeconds: number;
   readonly workerMemorySize: number;
   readonly defaultResultTtlSeconds: number | null;
@@ -123,6 +124,13 @@ export function resolveSettings(
     tickRate,
     workerBatchSize: check.integer('workerBatchSize', props.workerBatchSize, 10, 1, 10),
     workerMaxConcurrency: check.integer('workerMaxConcurrency', props.workerMaxConcurrency, 10, 2, 1_000),
+    criticalWorkerMaxConcurrency: check.integer(
+      'criticalWorkerMaxConcurrency',
+      props.criticalWorkerMaxConcurrency,
+      2,
+      2,
+      1_000,
+    ),
     workerTimeoutSeconds,
     workerMemorySize: check.integer('workerMemorySize', props.workerMemorySize, 1024, 128, 10_240),
     defaultResultTtlSeconds:

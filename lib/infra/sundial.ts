@@ -34,7 +34,7 @@ const ADMIN_TIMEOUT_SECONDS = 60;
 /**
  * Sundial: scheduled jobs on DynamoDB, SQS, EventBridge and Lambda (the README's architecture).
  *
- * Creates the table, the jobs queue with its DLQ, the tick (an EventBridge rule every `tickRate`
+ * Creates the table, the jobs queue and the queue for critical jobs with their DLQs, the tick (an EventBridge rule every `tickRate`
  * minutes), the worker (an SQS event source with partial batch failures), the admin Lambda (invoked
  * with IAM only, no URL), the job-events bus (unless given), least-privilege roles, alarms and a
  * dashboard. Task modules are read from `functionsDir` at synth: each file is bundled into the worker
@@ -50,6 +50,10 @@ export class Sundial extends Construct {
   readonly queue: sqs.Queue;
   /** Job messages received `maxReceiveCount` times without being deleted. */
   readonly deadLetterQueue: sqs.Queue;
+  /** Critical job messages, consumed by an event source of their own (`criticalWorkerMaxConcurrency`). */
+  readonly criticalQueue: sqs.Queue;
+  /** Critical job messages received `maxReceiveCount` times without being deleted. */
+  readonly criticalDeadLetterQueue: sqs.Queue;
   /** EventBridge events the tick rule could not deliver. */
   readonly tickDeadLetterQueue: sqs.Queue;
   /** Where the worker publishes job events (given as a prop, or created). */
@@ -90,6 +94,8 @@ export class Sundial extends Construct {
     });
     this.queue = queues.queue;
     this.deadLetterQueue = queues.deadLetterQueue;
+    this.criticalQueue = queues.criticalQueue;
+    this.criticalDeadLetterQueue = queues.criticalDeadLetterQueue;
     this.tickDeadLetterQueue = queues.tickDeadLetterQueue;
     this.eventBus =
       props.eventBus ??
@@ -149,20 +155,27 @@ export class Sundial extends Construct {
     grantTableAccess(tick, tick.role, this.table, TABLE_ACCESS.tick);
     grantTableAccess(worker, worker.role, this.table, TABLE_ACCESS.worker);
     grantTableAccess(admin, admin.role, this.table, TABLE_ACCESS.admin);
-    grantSend(tick.role, this.queue);
-    grantSend(admin.role, this.queue);
-    grantWorkerQueue(worker.role, this.queue, this.deadLetterQueue);
+    grantSend(tick.role, this.queue, this.criticalQueue);
+    grantSend(admin.role, this.queue, this.criticalQueue);
+    grantWorkerQueue(worker.role, [this.queue, this.criticalQueue], this.deadLetterQueue);
     // Job events from the worker, schedule events from the admin API and the tick (`schedule.finished`).
     for (const role of [tick.role, worker.role, admin.role]) grantPublish(role, this.eventBus);
     grantFailureDestinations(worker.role, failureDestinations);
 
-    worker.function.addEventSource(
-      new sources.SqsEventSource(this.queue, {
-        batchSize: settings.workerBatchSize,
-        maxConcurrency: settings.workerMaxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    // Two event sources of the one worker: each mapping's maximum concurrency is its own, so critical
+    // jobs keep their share while the jobs queue's backlog holds all of its own (ADR 0003 §6).
+    for (const [queue, maxConcurrency] of [
+      [this.queue, settings.workerMaxConcurrency],
+      [this.criticalQueue, settings.criticalWorkerMaxConcurrency],
+    ] as const) {
+      worker.function.addEventSource(
+        new sources.SqsEventSource(queue, {
+          batchSize: settings.workerBatchSize,
+          maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+    }
     this.tickRule = new events.Rule(this, 'TickRule', {
       description: 'Sundial tick',
       schedule: events.Schedule.rate(Duration.minutes(settings.tickRate)),
@@ -180,6 +193,7 @@ export class Sundial extends Construct {
       metrics,
       queue: this.queue,
       deadLetterQueue: this.deadLetterQueue,
+      criticalDeadLetterQueue: this.criticalDeadLetterQueue,
       tickDeadLetterQueue: this.tickDeadLetterQueue,
       tickFunction: tick.function,
       workerFunction: worker.function,
@@ -190,6 +204,7 @@ export class Sundial extends Construct {
     this.dashboard = createDashboard(this, {
       metrics,
       queue: this.queue,
+      criticalQueue: this.criticalQueue,
       deadLetterQueue: this.deadLetterQueue,
       functions: { tick: tick.function, worker: worker.function, admin: admin.function },
       alarms: this.alarms,
@@ -207,6 +222,7 @@ export class Sundial extends Construct {
     return {
       SUNDIAL_TABLE_NAME: this.table.tableName,
       SUNDIAL_QUEUE_URL: this.queue.queueUrl,
+      SUNDIAL_CRITICAL_QUEUE_URL: this.criticalQueue.queueUrl,
       SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName,
       SUNDIAL_SHARDS: String(settings.shards),
       SUNDIAL_LOOKAHEAD_SECONDS: String(settings.lookaheadSeconds),

@@ -4,6 +4,8 @@ import { createTableInput } from '../adapters/dynamodb/table-design';
 
 export const LOCAL_TABLE_NAME = 'sundial';
 export const LOCAL_QUEUE_NAME = 'sundial-jobs';
+/** The queue for critical jobs, polled by workers of its own (as its event source mapping in AWS). */
+export const LOCAL_CRITICAL_QUEUE_NAME = 'sundial-jobs-critical';
 
 /** Creates the table (same design as in AWS) unless a previous run in the same data dir did. */
 export async function ensureLocalTable(client: DynamoDBClient, tableName = LOCAL_TABLE_NAME): Promise<void> {

@@ -19,6 +19,7 @@ import { type ExtraRoute, startLambdaEndpoint } from './lambda-endpoint';
 import {
   createQueueWithDeadLetterQueue,
   ensureLocalTable,
+  LOCAL_CRITICAL_QUEUE_NAME,
   LOCAL_QUEUE_NAME,
   LOCAL_TABLE_NAME,
 } from './local-resources';
@@ -47,6 +48,8 @@ export interface LocalPlatformOptions {
   tickIntervalMs?: number;
   /** Worker pollers running at once. @default 4 */
   workerConcurrency?: number;
+  /** Worker pollers of the queue for critical jobs, besides those (its own share, as in AWS). @default 2 */
+  criticalWorkerConcurrency?: number;
   /** Where the platform's log lines go. @default stdout */
   log?: (line: string) => void;
   /** `SUNDIAL_*` settings (lookahead, lease times, log level…), as in Lambda. @default process.env */
@@ -64,6 +67,8 @@ export interface LocalPlatform {
   tableName: string;
   queueUrl: string;
   deadLetterQueueUrl: string;
+  /** The queue for critical jobs. */
+  criticalQueueUrl: string;
   deps: RuntimeDeps;
   tasks(): TaskRegistry;
   invokeAdmin(request: unknown): ReturnType<AdminHandler>;
@@ -97,17 +102,28 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const emulator = await startSqsEmulator();
     const sqsEndpoint = emulator.endpoint;
     const sqs = new SQSClient({ ...clientSettings, endpoint: sqsEndpoint });
-    const snapshotFile = options.dataDir ? join(options.dataDir, 'queue.json') : undefined;
+    const snapshotFile = (name: string) => options.dataDir && join(options.dataDir, `${name}.json`);
+    const queueNames = { queue: LOCAL_QUEUE_NAME, 'queue-critical': LOCAL_CRITICAL_QUEUE_NAME };
     stack.push(async () => {
-      if (snapshotFile) await saveQueueSnapshot(emulator, LOCAL_QUEUE_NAME, snapshotFile);
+      for (const [file, name] of Object.entries(queueNames)) {
+        const snapshot = snapshotFile(file);
+        if (snapshot) await saveQueueSnapshot(emulator, name, snapshot);
+      }
       await emulator.stop();
     });
-    const queues = await createQueueWithDeadLetterQueue(sqs, {
-      name: LOCAL_QUEUE_NAME,
-      visibilityTimeoutSeconds: 120,
-      maxReceiveCount: 500,
+    const queueSettings = { visibilityTimeoutSeconds: 120, maxReceiveCount: 500 };
+    const queues = await createQueueWithDeadLetterQueue(sqs, { name: LOCAL_QUEUE_NAME, ...queueSettings });
+    const critical = await createQueueWithDeadLetterQueue(sqs, {
+      name: LOCAL_CRITICAL_QUEUE_NAME,
+      ...queueSettings,
     });
-    if (snapshotFile) await restoreQueueSnapshot(sqs, queues.queueUrl, snapshotFile);
+    for (const [file, queueUrl] of [
+      ['queue', queues.queueUrl],
+      ['queue-critical', critical.queueUrl],
+    ] as const) {
+      const snapshot = snapshotFile(file);
+      if (snapshot) await restoreQueueSnapshot(sqs, queueUrl, snapshot);
+    }
 
     const events = await startPutEventsServer({
       onEvents: (entries) => {
@@ -122,6 +138,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       ...env,
       SUNDIAL_TABLE_NAME: LOCAL_TABLE_NAME,
       SUNDIAL_QUEUE_URL: queues.queueUrl,
+      SUNDIAL_CRITICAL_QUEUE_URL: critical.queueUrl,
       SUNDIAL_EVENT_BUS_NAME: LOCAL_EVENT_BUS,
     });
     const built = buildRuntimeDependencies(config, {
@@ -166,17 +183,23 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       log(`tick failed: ${errorText(error)}`),
     );
     stack.push(ticks.stop);
-    const pollers = startWorkerPollers({
-      client: sqs,
-      queueUrl: queues.queueUrl,
-      queueArn: queues.queueArn,
-      worker: () => worker,
-      concurrency: options.workerConcurrency ?? 4,
-      batchSize: 10,
-      timeoutMs: WORKER_TIMEOUT_MS,
-      onError: (error) => log(`worker poll failed: ${errorText(error)}`),
-    });
-    stack.push(pollers.stop);
+    // Two event sources of the one worker, as in AWS: the critical queue's pollers are its own share.
+    for (const [queue, concurrency] of [
+      [queues, options.workerConcurrency ?? 4],
+      [critical, options.criticalWorkerConcurrency ?? 2],
+    ] as const) {
+      const pollers = startWorkerPollers({
+        client: sqs,
+        queueUrl: queue.queueUrl,
+        queueArn: queue.queueArn,
+        worker: () => worker,
+        concurrency,
+        batchSize: 10,
+        timeoutMs: WORKER_TIMEOUT_MS,
+        onError: (error) => log(`worker poll failed: ${errorText(error)}`),
+      });
+      stack.push(pollers.stop);
+    }
 
     return {
       url: endpoint.url,
@@ -186,6 +209,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       tableName: LOCAL_TABLE_NAME,
       queueUrl: queues.queueUrl,
       deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      criticalQueueUrl: critical.queueUrl,
       deps,
       tasks: () => registry,
       invokeAdmin,

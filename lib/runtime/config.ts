@@ -12,6 +12,8 @@ import { MAX_RESULT_TTL_SECONDS, TASK_DEFAULTS } from './tasks/define-task';
 export interface RuntimeConfig {
   tableName: string;
   queueUrl: string;
+  /** Where critical jobs go (a queue consumed apart from the jobs queue); `null` = to the jobs queue. */
+  criticalQueueUrl: string | null;
   /** Where the worker moves messages it cannot read; `null` = they stay until the redrive policy moves them. */
   deadLetterQueueUrl: string | null;
   /** Job events go here; `null` = events are not published. */
@@ -58,6 +60,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
   const config: RuntimeConfig = {
     tableName: reader.required('SUNDIAL_TABLE_NAME'),
     queueUrl: reader.required('SUNDIAL_QUEUE_URL'),
+    criticalQueueUrl: reader.optional('SUNDIAL_CRITICAL_QUEUE_URL'),
     deadLetterQueueUrl: reader.optional('SUNDIAL_DEAD_LETTER_QUEUE_URL'),
     eventBusName: reader.optional('SUNDIAL_EVENT_BUS_NAME'),
     shards: reader.integer('SUNDIAL_SHARDS', DEFAULT_SHARDS, 1, 1_000),

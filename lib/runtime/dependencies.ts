@@ -66,6 +66,7 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
   const queue = new SqsJobQueue({
     client: sqs,
     queueUrl: config.queueUrl,
+    ...(config.criticalQueueUrl ? { criticalQueueUrl: config.criticalQueueUrl } : {}),
     onSendFailure: (failure) => logger.error('queue send failed', { ...failure }),
   });
   let eventbridge = clients.eventbridge;

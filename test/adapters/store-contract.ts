@@ -10,6 +10,7 @@ import { overridesAndMetadataContract } from './overrides-and-metadata-contract'
 import { scheduleAdvanceContract } from './schedule-advance-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
+import { schedulePriorityContract } from './schedule-priority-contract';
 import type { StoreFixture } from './store-fixtures';
 import { unsuccessfulJobsContract } from './unsuccessful-jobs-contract';
 import { waitingLineContract } from './waiting-line-contract';
@@ -44,6 +45,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('listing cursors', () => listingCursorContract(current));
     describe('overrides, metadata and descriptions', () => overridesAndMetadataContract(current));
     describe('waiting lines', () => waitingLineContract(current));
+    describe('schedule priority', () => schedulePriorityContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
     describe('unsuccessful jobs of every task', () => unsuccessfulJobsContract(current));
   });

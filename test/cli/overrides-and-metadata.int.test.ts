@@ -176,6 +176,40 @@ describe('sundial: overrides, metadata and descriptions, against the local platf
     expect(refused.stderr).toContain('--priority');
   });
 
+  it('adds a critical schedule with --priority, shows it, and clears it with --priority none', async () => {
+    const added = await json<{ schedule: WireSchedule }>([
+      'schedules',
+      'add',
+      '--id',
+      'invoices',
+      '--task',
+      'report',
+      '--payload',
+      '{"team":"billing"}',
+      '--cron',
+      '0 3 * * *',
+      '--priority',
+      'critical',
+      '--json',
+    ]);
+    const shown = await cli(['schedules', 'get', 'invoices']);
+    const cleared = await json<{ schedule: WireSchedule }>([
+      'schedules',
+      'update',
+      'invoices',
+      '--priority',
+      'none',
+      '--json',
+    ]);
+    const refused = await cli(['schedules', 'update', 'invoices', '--priority', 'urgent']);
+
+    expect(added.schedule.priority).toBe('critical');
+    expect(shown.stdout).toMatch(/priority\s+critical/);
+    expect(cleared.schedule).not.toHaveProperty('priority');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('priority (--priority): must be one of critical, normal');
+  });
+
   it('rejects a --metadata that is not key=value before calling the admin API', async () => {
     const result = await cli(['jobs', 'add', '--task', 'report', '--metadata', 'tenant']);
     expect(result.code).toBe(2);

@@ -18,25 +18,28 @@ describe('alarms', () => {
   it('notify the alarm topic on ALARM and on OK, every one of them', () => {
     const alarms = Object.values(resourcesOf(synth.template, 'AWS::CloudWatch::Alarm'));
 
-    expect(alarms).toHaveLength(7);
+    expect(alarms).toHaveLength(8);
     for (const alarm of alarms) {
       expect(alarm.Properties).toMatchObject({ AlarmActions: [{ Ref: topic }], OKActions: [{ Ref: topic }] });
     }
   });
 
-  it('fire on the first dead-lettered job message', () => {
-    const dlq = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesDeadLetterQueue');
+  it.each(['SundialQueuesDeadLetterQueue', 'SundialQueuesCriticalDeadLetterQueue'])(
+    'fire on the first dead-lettered job message (%s)',
+    (queue) => {
+      const dlq = logicalId(synth.template, 'AWS::SQS::Queue', queue);
 
-    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
-      Statistic: 'Maximum',
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'notBreaching',
-    });
-  });
+      synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    },
+  );
 
   it('fire on tick errors, throttles or reported errors in 2 of 3 tick periods', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -125,6 +128,7 @@ describe('dashboard', () => {
     }
     expect(body).toContain('SEARCH(');
     expect(body).toContain('ApproximateAgeOfOldestMessage');
+    expect(body).toContain('oldest critical message');
   });
 });
 

@@ -18,12 +18,13 @@ import {
 } from './support';
 
 let synth: Synthesized;
-let ids: { table: string; queue: string; dlq: string; bus: string };
+let ids: { table: string; queue: string; critical: string; dlq: string; bus: string };
 beforeAll(() => {
   synth = defaultStack();
   ids = {
     table: logicalId(synth.template, 'AWS::DynamoDB::Table', 'SundialTable'),
     queue: logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesJobsQueue'),
+    critical: logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesCriticalJobsQueue'),
     dlq: logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesDeadLetterQueue'),
     bus: logicalId(synth.template, 'AWS::Events::EventBus', 'SundialEventBus'),
   };
@@ -96,10 +97,12 @@ describe('tick', () => {
     expect(allActions(statements)).not.toContain('dynamodb:DeleteItem');
   });
 
-  it('sends to the jobs queue and never consumes from it', () => {
+  it('sends to the jobs queue and the critical queue and never consumes from them', () => {
     const statements = statementsOf('Tick');
 
-    expect(resourcesFor(statements, 'sqs:SendMessage')).toEqual([queueArn(ids.queue)]);
+    expect(resourcesFor(statements, 'sqs:SendMessage')).toEqual(
+      sorted([queueArn(ids.queue), queueArn(ids.critical)]),
+    );
     expect(
       allActions(statements).filter((action) =>
         /^sqs:(ReceiveMessage|DeleteMessage|ChangeMessageVisibility)/.test(action),
@@ -141,20 +144,21 @@ describe('worker', () => {
     expect(allActions(statements)).not.toContain('dynamodb:Query');
   });
 
-  it('consumes the jobs queue (receive, delete, change visibility) and sends retries to it', () => {
+  it('consumes both job queues (receive, delete, change visibility) and sends retries and wake-ups to them', () => {
     const statements = statementsOf('Worker');
+    const both = sorted([queueArn(ids.queue), queueArn(ids.critical)]);
 
     for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
-      expect(resourcesFor(statements, action), action).toEqual([queueArn(ids.queue)]);
+      expect(resourcesFor(statements, action), action).toEqual(both);
     }
-    expect(resourcesFor(statements, 'sqs:SendMessage')).toContainEqual(queueArn(ids.queue));
+    expect(resourcesFor(statements, 'sqs:SendMessage')).toEqual(expect.arrayContaining(both));
   });
 
   it('may send unreadable messages to the DLQ, but never reads or deletes there', () => {
     const statements = statementsOf('Worker');
 
     expect(resourcesFor(statements, 'sqs:SendMessage')).toEqual(
-      sorted([queueArn(ids.queue), queueArn(ids.dlq)]),
+      sorted([queueArn(ids.queue), queueArn(ids.critical), queueArn(ids.dlq)]),
     );
     for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
       expect(resourcesFor(statements, action), action).not.toContainEqual(queueArn(ids.dlq));
@@ -190,10 +194,12 @@ describe('admin', () => {
     expect(allActions(statements)).not.toContain('dynamodb:BatchWriteItem');
   });
 
-  it('sends to the jobs queue but cannot receive, delete or hide messages', () => {
+  it('sends to the jobs queue and the critical queue but cannot receive, delete or hide messages', () => {
     const actions = allActions(statementsOf('Admin'));
 
-    expect(resourcesFor(statementsOf('Admin'), 'sqs:SendMessage')).toEqual([queueArn(ids.queue)]);
+    expect(resourcesFor(statementsOf('Admin'), 'sqs:SendMessage')).toEqual(
+      sorted([queueArn(ids.queue), queueArn(ids.critical)]),
+    );
     expect(actions).not.toContain('sqs:ReceiveMessage');
     expect(actions).not.toContain('sqs:DeleteMessage');
     expect(actions).not.toContain('sqs:ChangeMessageVisibility');

@@ -83,9 +83,21 @@ describe('queues', () => {
     });
   });
 
-  it('encrypts all three queues, keeps messages 14 days and refuses requests without TLS', () => {
+  it('sends critical job messages to their own DLQ, configured as the jobs queue', () => {
+    const queue = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesCriticalJobsQueue');
+    const dlq = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesCriticalDeadLetterQueue');
+
+    expect(resourcesOf(synth.template, 'AWS::SQS::Queue')[queue]?.Properties).toMatchObject({
+      VisibilityTimeout: 6 * 330,
+      MessageRetentionPeriod: FOURTEEN_DAYS,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 500 },
+    });
+  });
+
+  it('encrypts all five queues, keeps messages 14 days and refuses requests without TLS', () => {
     const queues = resourcesOf(synth.template, 'AWS::SQS::Queue');
-    expect(Object.keys(queues)).toHaveLength(3);
+    expect(Object.keys(queues)).toHaveLength(5);
     for (const queue of Object.values(queues)) {
       expect(queue.Properties).toMatchObject({
         SqsManagedSseEnabled: true,
@@ -105,7 +117,7 @@ describe('queues', () => {
             JSON.stringify({ Bool: { 'aws:SecureTransport': 'false' } }),
       ),
     );
-    expect(denied).toHaveLength(3);
+    expect(denied).toHaveLength(5);
   });
 });
 
@@ -168,6 +180,20 @@ describe('worker', () => {
     });
   });
 
+  it('consumes the critical queue through an event source of its own, with its own concurrency ceiling', () => {
+    const worker = logicalId(synth.template, 'AWS::Lambda::Function', 'SundialWorkerFunction');
+    const queue = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesCriticalJobsQueue');
+
+    synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: worker },
+      EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    expect(Object.keys(resourcesOf(synth.template, 'AWS::Lambda::EventSourceMapping'))).toHaveLength(2);
+  });
+
   it('times out 30 s after the longest task (long-report, 300 s)', () => {
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('^Sundial worker'),
@@ -183,6 +209,7 @@ describe('functions', () => {
     expect(Object.keys(functions)).toHaveLength(3);
     const table = logicalId(synth.template, 'AWS::DynamoDB::Table', 'SundialTable');
     const queue = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesJobsQueue');
+    const critical = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesCriticalJobsQueue');
 
     for (const fn of Object.values(functions)) {
       expect(fn.Properties).toMatchObject({
@@ -196,6 +223,7 @@ describe('functions', () => {
             NODE_OPTIONS: '--enable-source-maps',
             SUNDIAL_TABLE_NAME: { Ref: table },
             SUNDIAL_QUEUE_URL: { Ref: queue },
+            SUNDIAL_CRITICAL_QUEUE_URL: { Ref: critical },
             SUNDIAL_SHARDS: '16',
             SUNDIAL_LOOKAHEAD_SECONDS: '90',
             SUNDIAL_LOG_LEVEL: 'info',
@@ -288,6 +316,10 @@ describe('with every setting away from its default', () => {
     other.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 5,
       ScalingConfig: { MaximumConcurrency: 50 },
+    });
+    other.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 5,
+      ScalingConfig: { MaximumConcurrency: 5 },
     });
     for (const fn of Object.values(resourcesOf(other.template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();

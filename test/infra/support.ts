@@ -82,6 +82,7 @@ export const customizedStack = once((): Synthesized => {
     lookaheadSeconds: 150,
     workerBatchSize: 5,
     workerMaxConcurrency: 50,
+    criticalWorkerMaxConcurrency: 5,
     tickReservedConcurrency: null,
     tracing: false,
     eventBus: events.EventBus.fromEventBusName(stack, 'SharedBus', 'shared-bus'),

@@ -18,8 +18,18 @@ describe('runtime config', () => {
       logLevel: 'info',
       metricsNamespace: 'Sundial',
       deadLetterQueueUrl: null,
+      criticalQueueUrl: null,
       defaultResultTtlSeconds: 604_800,
     });
+  });
+
+  it('reads the queue for critical jobs the stack sets', () => {
+    expect(
+      readConfig({
+        ...REQUIRED,
+        SUNDIAL_CRITICAL_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/critical',
+      }),
+    ).toMatchObject({ criticalQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/critical' });
   });
 
   it('reads the DLQ url and the default result TTL the stack sets', () => {

@@ -5,7 +5,7 @@ import type { JsonValue } from '../../lib/core/json';
 import { encodeJobMessage } from '../../lib/core/model/job-message';
 import type { ScheduleDefinition } from '../../lib/core/model/schedule';
 import type { EventPublisher, SundialEvent } from '../../lib/core/ports/event-publisher';
-import type { JobMessage, JobQueue } from '../../lib/core/ports/job-queue';
+import type { JobMessage, JobQueue, ReceivedMessage } from '../../lib/core/ports/job-queue';
 import type { JobRequest } from '../../lib/core/ports/job-store';
 import type { TriggerSpec } from '../../lib/core/triggers';
 import { type RuntimeConfig, readConfig } from '../../lib/runtime/config';
@@ -30,8 +30,8 @@ export class RecordingQueue implements JobQueue {
     return { failed: failed.map((message) => message.job.id) };
   }
 
-  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
-    this.visibilityChanges.push({ receiptHandle, seconds });
+  async changeVisibility(message: ReceivedMessage, seconds: number): Promise<void> {
+    this.visibilityChanges.push({ receiptHandle: message.receiptHandle, seconds });
   }
 
   /** Takes every recorded message out (as a consumer would). */

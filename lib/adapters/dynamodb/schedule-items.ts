@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import type { JsonValue } from '../../core/json';
 import type { Metadata } from '../../core/model/metadata';
+import { DEFAULT_PRIORITY, type Priority } from '../../core/model/priority';
 import type { RunSettingOverrides } from '../../core/model/run-settings';
 import type { CoalescePolicy, Schedule, ScheduleDefinition } from '../../core/model/schedule';
 import type { TriggerSpec } from '../../core/triggers/schema';
@@ -40,7 +41,7 @@ export function scheduleToItem(schedule: Schedule, shards: number): StoredItem {
   return item;
 }
 
-/** The owner-controlled attributes, as stored (`misfireGraceSeconds`, `maxRuns` absent for `null`; `keepFinished` for false). */
+/** The owner-controlled attributes, as stored (`misfireGraceSeconds`, `maxRuns` absent for `null`; `keepFinished` for false; `priority` for normal). */
 export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' | 'paused'>): StoredItem {
   const attributes: StoredItem = {
     task: definition.task,
@@ -55,6 +56,8 @@ export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' |
   if (definition.overrides) attributes.overrides = definition.overrides;
   if (definition.metadata) attributes.metadata = definition.metadata;
   if (definition.description) attributes.description = definition.description;
+  if (definition.priority && definition.priority !== DEFAULT_PRIORITY)
+    attributes.priority = definition.priority;
   if (definition.keepFinished) attributes.keepFinished = true;
   if (definition.maxRuns !== null) attributes.maxRuns = definition.maxRuns;
   return attributes;
@@ -66,6 +69,7 @@ export const OPTIONAL_DEFINITION_ATTRIBUTES = [
   'overrides',
   'metadata',
   'description',
+  'priority',
   'keepFinished',
   'maxRuns',
 ];
@@ -84,6 +88,7 @@ export function itemToSchedule(item: StoredItem): Schedule {
     ...(item.overrides !== undefined && { overrides: item.overrides as RunSettingOverrides }),
     ...(item.metadata !== undefined && { metadata: item.metadata as Metadata }),
     ...(typeof item.description === 'string' && { description: item.description }),
+    ...(typeof item.priority === 'string' && { priority: item.priority as Priority }),
     keepFinished: item.keepFinished === true,
     maxRuns: optionalNumber(item.maxRuns),
     runs: Number(item.runs ?? 0),

@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
+import type { JobMessage, JobQueue, ReceivedMessage } from '../../core/ports/job-queue';
 import {
   DEFAULT_MAX_BATCH_BYTES,
   type OutgoingMessage,
@@ -16,6 +16,11 @@ export interface SendFailure {
 export interface SqsJobQueueOptions {
   client: SQSClient;
   queueUrl: string;
+  /**
+   * The queue for critical jobs (`job.priority` critical), consumed apart from the jobs queue so that
+   * they do not wait behind its backlog. Absent: critical jobs go to `queueUrl` as well.
+   */
+  criticalQueueUrl?: string;
   /**
    * The most a SendMessageBatch's messages may add up to (bytes, 1,024 to 1,048,576): 1 MiB in most
    * regions today, 256 KiB in older ones and emulators. A batch the queue still finds too long is split.
@@ -35,8 +40,13 @@ interface EntryFailure {
 /** The whole-call error of a batch whose messages add up to more than the queue allows. */
 const BATCH_TOO_LONG = 'BatchRequestTooLong';
 
+/** The queue's name: the last part of its URL (`…/<account>/<name>`) or ARN (`…:<account>:<name>`). */
+function queueName(urlOrArn: string): string {
+  return urlOrArn.split(/[/:]/).pop() ?? '';
+}
+
 /**
- * The jobs queue on SQS. Sends in batches of at most ten messages and `maxBatchBytes`; a batch the
+ * The jobs queue on SQS, and the queue for critical jobs when there is one. Sends in batches of at most ten messages and `maxBatchBytes`; a batch the
  * queue finds too long is split in halves down to single messages, so one message never blocks
  * others. An entry the service failed on its side is sent once more before it is reported as failed.
  * Throttling and 5xx of a whole call are retried by the SDK.
@@ -44,6 +54,7 @@ const BATCH_TOO_LONG = 'BatchRequestTooLong';
 export class SqsJobQueue implements JobQueue {
   private readonly client: SQSClient;
   private readonly queueUrl: string;
+  private readonly criticalQueueUrl: string | undefined;
   private readonly maxBatchBytes: number;
   private readonly onSendFailure: (failure: SendFailure) => void;
 
@@ -56,32 +67,54 @@ export class SqsJobQueue implements JobQueue {
     }
     this.client = options.client;
     this.queueUrl = options.queueUrl;
+    this.criticalQueueUrl = options.criticalQueueUrl;
     this.maxBatchBytes = maxBatchBytes;
     this.onSendFailure = options.onSendFailure ?? (() => {});
   }
 
   async send(messages: readonly JobMessage[]): Promise<{ failed: string[] }> {
-    const batches = packBatches(messages.map(outgoingMessage), this.maxBatchBytes);
-    const failed = await Promise.all(batches.map((batch) => this.sendBatch(batch)));
+    const byQueue = new Map<string, OutgoingMessage[]>();
+    for (const message of messages) {
+      const queueUrl = this.queueUrlFor(message);
+      byQueue.set(queueUrl, [...(byQueue.get(queueUrl) ?? []), outgoingMessage(message)]);
+    }
+    const failed = await Promise.all(
+      [...byQueue].flatMap(([queueUrl, outgoing]) =>
+        packBatches(outgoing, this.maxBatchBytes).map((batch) => this.sendBatch(queueUrl, batch)),
+      ),
+    );
     return { failed: failed.flat() };
   }
 
-  async changeVisibility(receiptHandle: string, timeoutSeconds: number): Promise<void> {
+  async changeVisibility(message: ReceivedMessage, timeoutSeconds: number): Promise<void> {
     await this.client.send(
       new ChangeMessageVisibilityCommand({
-        QueueUrl: this.queueUrl,
-        ReceiptHandle: receiptHandle,
+        QueueUrl: this.queueUrlOfSource(message.eventSourceARN),
+        ReceiptHandle: message.receiptHandle,
         VisibilityTimeout: Math.round(timeoutSeconds),
       }),
     );
   }
 
+  /** Where a message goes: a critical job to the queue for critical jobs, when there is one. */
+  private queueUrlFor(message: JobMessage): string {
+    return message.job.priority === 'critical' && this.criticalQueueUrl
+      ? this.criticalQueueUrl
+      : this.queueUrl;
+  }
+
+  /** The queue a received message came from, by the name in its source ARN. */
+  private queueUrlOfSource(eventSourceARN: string): string {
+    const critical = this.criticalQueueUrl;
+    return critical && queueName(eventSourceARN) === queueName(critical) ? critical : this.queueUrl;
+  }
+
   /** Resolves with the job ids of the batch that could not be sent. */
-  private async sendBatch(batch: readonly OutgoingMessage[]): Promise<string[]> {
-    const first = await this.sendSplitting(batch);
+  private async sendBatch(queueUrl: string, batch: readonly OutgoingMessage[]): Promise<string[]> {
+    const first = await this.sendSplitting(queueUrl, batch);
     const retry = [...first].filter(([, failure]) => failure.retryable).map(([message]) => message);
     const second =
-      retry.length > 0 ? await this.sendSplitting(retry) : new Map<OutgoingMessage, EntryFailure>();
+      retry.length > 0 ? await this.sendSplitting(queueUrl, retry) : new Map<OutgoingMessage, EntryFailure>();
 
     const failures = new Map([...first].filter(([, failure]) => !failure.retryable));
     for (const [message, failure] of second) failures.set(message, failure);
@@ -97,28 +130,32 @@ export class SqsJobQueue implements JobQueue {
 
   /** Sends a batch once; one the queue finds too long is split in halves and each half sent the same way. */
   private async sendSplitting(
+    queueUrl: string,
     batch: readonly OutgoingMessage[],
   ): Promise<Map<OutgoingMessage, EntryFailure>> {
-    const failures = await this.trySend(batch);
+    const failures = await this.trySend(queueUrl, batch);
     const tooLong = [...failures.values()].some((failure) => failure.code === BATCH_TOO_LONG);
     if (!tooLong || batch.length === 1) return failures;
     const middle = Math.ceil(batch.length / 2);
     const halves = await Promise.all([
-      this.sendSplitting(batch.slice(0, middle)),
-      this.sendSplitting(batch.slice(middle)),
+      this.sendSplitting(queueUrl, batch.slice(0, middle)),
+      this.sendSplitting(queueUrl, batch.slice(middle)),
     ]);
     return new Map(halves.flatMap((half) => [...half]));
   }
 
   /** Sends the batch once; resolves with the messages that failed. */
-  private async trySend(batch: readonly OutgoingMessage[]): Promise<Map<OutgoingMessage, EntryFailure>> {
+  private async trySend(
+    queueUrl: string,
+    batch: readonly OutgoingMessage[],
+  ): Promise<Map<OutgoingMessage, EntryFailure>> {
     const failures = new Map<OutgoingMessage, EntryFailure>();
     // Entry ids must be short and alphanumeric; job ids are not, so entries are named by position.
     const byEntryId = new Map(batch.map((message, index) => [`m${index}`, message]));
     try {
       const output = await this.client.send(
         new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl,
+          QueueUrl: queueUrl,
           Entries: [...byEntryId].map(([id, message]) => ({
             Id: id,
             MessageBody: message.body,

@@ -71,6 +71,7 @@ export function renderScheduleDetails(schedule: WireSchedule, clock: Clock): str
     ],
     ['max jitter', `${schedule.max_jitter_seconds} s`],
     ['tags', schedule.tags.join(', ') || '-'],
+    ['priority', schedule.priority ?? 'normal'],
     ...overrideAndMetadataLines(schedule),
     ['runs', schedule.max_runs === null ? String(schedule.runs) : `${schedule.runs} of ${schedule.max_runs}`],
     ['when finished', schedule.keep_finished ? 'kept' : 'removed after its last job'],

@@ -31,7 +31,7 @@ import { metadata, overrideFields, type WireOverrides, wireOverrides } from './o
  * each action answers (docs/admin-api.md, "Jobs").
  */
 
-const priority = z.enum(PRIORITIES, {
+export const priority = z.enum(PRIORITIES, {
   error: `must be one of ${PRIORITIES.join(', ')}: a critical job starts before normal ones waiting for its task`,
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoInZone, isoUtc } from '../instants';
 import type { JsonValue } from '../json';
+import type { Priority } from '../model/priority';
 import { type CoalescePolicy, isFinished, type Schedule, type ScheduleChanges } from '../model/schedule';
 import { type TriggerSpec, triggerTimezone } from '../triggers';
 import {
@@ -20,7 +21,7 @@ import {
   triggerInput,
   wholeNumber,
 } from './fields';
-import type { WireJob } from './jobs';
+import { priority, type WireJob } from './jobs';
 import {
   changedOverrides,
   description,
@@ -57,6 +58,7 @@ export const addScheduleParams = z.strictObject({
   ...overrideFields,
   metadata: metadata.nullable().optional(),
   description: description.nullable().optional(),
+  priority: priority.optional(),
 });
 export type AddScheduleParams = z.output<typeof addScheduleParams>;
 
@@ -85,6 +87,7 @@ export const updateScheduleParams = z.strictObject({
   ...overrideFields,
   metadata: metadata.nullable().optional(),
   description: description.nullable().optional(),
+  priority: priority.nullable().optional(),
   expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER).optional(),
 });
 export type UpdateScheduleParams = z.output<typeof updateScheduleParams>;
@@ -139,7 +142,7 @@ export function scheduleOfRequest(
   };
 }
 
-/** The overrides, metadata and description an `add_schedule` request gives (absent when none). */
+/** The overrides, metadata, description and priority an `add_schedule` request gives (absent when none). */
 function overridesAndMetadataOfRequest(params: AddScheduleParams) {
   const overrides = overridesOfParams(params);
   const { metadata, description } = params;
@@ -147,6 +150,7 @@ function overridesAndMetadataOfRequest(params: AddScheduleParams) {
     ...(overrides && { overrides }),
     ...(metadata && Object.keys(metadata).length > 0 && { metadata }),
     ...(description && { description }),
+    ...(params.priority === 'critical' && { priority: params.priority }),
   };
 }
 
@@ -163,6 +167,10 @@ export function scheduleChangesOfRequest(
       metadata: params.metadata && Object.keys(params.metadata).length > 0 ? params.metadata : null,
     }),
     ...(params.description !== undefined && { description: params.description || null }),
+    // `normal` is the default, stored as no priority at all.
+    ...(params.priority !== undefined && {
+      priority: params.priority === 'critical' ? params.priority : null,
+    }),
     ...(params.task !== undefined && { task: params.task }),
     ...(trigger !== undefined && { trigger }),
     ...(params.payload !== undefined && { payload: params.payload }),
@@ -188,6 +196,8 @@ export interface WireSchedule extends WireOverrides {
   paused: boolean;
   metadata: Record<string, string>;
   description: string | null;
+  /** Only when `critical` (its jobs carry it); absent: `normal`. */
+  priority?: Priority;
   /** The trigger's timezone (UTC unless the trigger names one). */
   timezone: string;
   /** The next fire time not yet dispatched; null when the trigger has finished. */
@@ -223,6 +233,7 @@ export function wireSchedule(schedule: Schedule): WireSchedule {
     ...wireOverrides(schedule.overrides),
     metadata: schedule.metadata ?? {},
     description: schedule.description ?? null,
+    ...(schedule.priority === 'critical' && { priority: schedule.priority }),
     timezone,
     next_fire_time: nextFireAt === null ? null : isoUtc(nextFireAt),
     next_fire_time_local: nextFireAt === null ? null : isoInZone(nextFireAt, timezone),

@@ -2,6 +2,7 @@ import type { EpochMs } from '../clock';
 import type { JsonValue } from '../json';
 import type { TriggerSpec } from '../triggers/schema';
 import type { Metadata } from './metadata';
+import type { Priority } from './priority';
 import type { RunSettingOverrides } from './run-settings';
 
 export const COALESCE_POLICIES = ['latest', 'earliest', 'all'] as const;
@@ -30,6 +31,8 @@ export interface ScheduleDefinition {
   /** Copied into each job of the schedule; absent = none. */
   metadata?: Metadata;
   description?: string;
+  /** Copied into each job of the schedule (its place in its task's line, its queue); absent = `normal`. */
+  priority?: Priority;
   /** Stays after its trigger finished; otherwise it is removed once the job of its last fire ended. */
   keepFinished: boolean;
   /** The schedule finishes after this many fires; `null` = no limit. */
@@ -60,7 +63,7 @@ export interface Schedule extends ScheduleDefinition {
 }
 
 /** The optional fields of a schedule that `update_schedule` clears with `null`. */
-type ClearableFields = 'overrides' | 'metadata' | 'description';
+type ClearableFields = 'overrides' | 'metadata' | 'description' | 'priority';
 
 /** Changes an owner may make with `update_schedule` (`null` clears an optional field). */
 export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused' | ClearableFields>> & {

@@ -15,16 +15,26 @@ export interface JobMessage {
   delaySeconds: number;
 }
 
-/** The queue between the tick (or admin) and the workers. */
+/** A message as a worker received it (an SQS record has both fields). */
+export interface ReceivedMessage {
+  receiptHandle: string;
+  /** The queue it came from (its ARN): the jobs queue or the queue for critical jobs. */
+  eventSourceARN: string;
+}
+
+/**
+ * The queue between the tick (or admin) and the workers. Critical jobs go to a queue of their own
+ * when the deployment has one (ADR 0003 §6), so that they do not wait behind a backlog of normal ones.
+ */
 export interface JobQueue {
   /** Sends messages in batches; resolves with the ids of the jobs that could not be sent. */
   send(messages: readonly JobMessage[]): Promise<{ failed: string[] }>;
 
   /**
    * Keeps a received message hidden for `timeoutSeconds` from now (0..`LIMITS.maxVisibilityTimeoutSeconds`), after which the queue
-   * delivers it again. The worker uses it to come back later to a job whose task has no free slot.
+   * it came from delivers it again. The worker uses it to come back later to a job it cannot start yet.
    */
-  changeVisibility(receiptHandle: string, timeoutSeconds: number): Promise<void>;
+  changeVisibility(message: ReceivedMessage, timeoutSeconds: number): Promise<void>;
 }
 
 /** The whole-second delay to send now for a job that should start at `runAt` (the worker waits out the rest). */

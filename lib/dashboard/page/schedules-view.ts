@@ -67,10 +67,7 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
       );
       const state = scheduleState(schedule, next);
       view.node.dataset.paused = String(schedule.paused);
-      const metadata = Object.entries(schedule.metadata)
-        .map(([key, value]) => `${key}=${value}`)
-        .sort();
-      setText(view.about, [schedule.description ?? '', metadata.join(', ')].filter(Boolean).join(' · '));
+      setText(view.about, aboutText(schedule));
       setText(view.task, schedule.task);
       setText(view.trigger, describeTrigger(schedule.trigger));
       view.trigger.title = JSON.stringify(schedule.trigger);
@@ -92,6 +89,16 @@ export function createSchedulesView(body: HTMLTableSectionElement, actions: Sche
   );
 
   return { render };
+}
+
+/** What a schedule is for, under its id: its description, `critical` when it is, and its metadata. */
+export function aboutText(schedule: Pick<WireSchedule, 'description' | 'priority' | 'metadata'>): string {
+  const metadata = Object.entries(schedule.metadata)
+    .map(([key, value]) => `${key}=${value}`)
+    .sort();
+  return [schedule.description ?? '', schedule.priority === 'critical' ? 'critical' : '', metadata.join(', ')]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** `3 of 5 runs`, `12 runs`; empty before the first fire of a schedule without a limit. */

@@ -63,10 +63,13 @@ export function scheduleFireMessage(
   };
 }
 
-/** What each job of a schedule carries from it: its run-setting overrides and its metadata. */
-export function scheduleJobExtras(schedule: Schedule): Pick<JobRequest, 'overrides' | 'metadata'> {
+/** What each job of a schedule carries from it: its run-setting overrides, metadata and priority. */
+export function scheduleJobExtras(
+  schedule: Schedule,
+): Pick<JobRequest, 'overrides' | 'metadata' | 'priority'> {
   return {
     ...(schedule.overrides && { overrides: schedule.overrides }),
     ...(schedule.metadata && { metadata: schedule.metadata }),
+    ...(schedule.priority === 'critical' && { priority: schedule.priority }),
   };
 }

@@ -40,7 +40,7 @@ export async function cleanUpFinishedSchedule(
       // The job ended before the tick that sent it released the schedule: look again shortly.
       logger.debug('the schedule is not released yet; the message comes back to clean it up');
       await ctx.deps.queue.changeVisibility(
-        record.receiptHandle,
+        record,
         Math.min(MAX_RELEASE_WAIT_SECONDS, Math.max(1, Math.ceil(releasePendingMs / 1000))),
       );
       return 'retry_later';

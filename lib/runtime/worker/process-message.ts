@@ -282,7 +282,7 @@ async function comeBackAfter(
   ctx.counters.deferred += 1;
   try {
     await ctx.deps.queue.changeVisibility(
-      record.receiptHandle,
+      record,
       Math.min(LIMITS.maxVisibilityTimeoutSeconds, Math.max(1, seconds)),
     );
   } catch (error) {

@@ -265,14 +265,14 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
 
   it('changes the visibility of a received message so it comes back when asked', async () => {
     // Prepare
-    const { queueUrl } = await createTestQueue(sqs.client, { visibilityTimeoutSeconds: 30 });
+    const { queueUrl, queueArn } = await createTestQueue(sqs.client, { visibilityTimeoutSeconds: 30 });
     const queue = new SqsJobQueue({ client: sqs.client, queueUrl });
     await queue.send([message('slot-wait')]);
     const first = await sqs.client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl }));
     const receiptHandle = first.Messages?.[0]?.ReceiptHandle ?? '';
 
     // Act
-    await queue.changeVisibility(receiptHandle, 1);
+    await queue.changeVisibility({ receiptHandle, eventSourceARN: queueArn }, 1);
     const hidden = await receiveAll(queueUrl, 1);
     const back = await receiveAll(queueUrl, 1, 5);
 

@@ -179,6 +179,15 @@ async function scenario(
     task: 'cleanup',
     trigger: { type: 'eventbridge', expression: 'cron(0 10 * * MON-FRI *)', timezone: 'Europe/Berlin' },
   });
+  await run('add_schedule priority', {
+    action: 'add_schedule',
+    id: 'payment-retries',
+    task: 'cleanup',
+    trigger: { type: 'cron', expression: '0 * * * *' },
+    payload: { dir: '/tmp/payments' },
+    priority: 'critical',
+  });
+  await run('update_schedule priority', { action: 'update_schedule', id: 'payment-retries', priority: null });
   return examples;
 }
 

@@ -22,6 +22,7 @@ The admin API checks every field and reports each problem with its path.`,
     `sundial schedules add --id nightly --task send-report --cron '0 3 * * *' --conflict replace --misfire-grace 10m --jitter 30s`,
     `sundial schedules add --id acme-sync --task sync --every 1h --metadata tenant=acme --metadata tier=gold --description 'Hourly sync of acme' --max-attempts 5 --timeout-seconds 30`,
     `sundial schedules add --id trial --task send-report --cron '0 9 * * *' --max-runs 3 --keep-finished`,
+    `sundial schedules add --id invoices --task send-report --every 5m --priority critical`,
   ],
   declare: (command) =>
     withScheduleFieldOptions(command.option('--id <id>', "the schedule's id (default: a generated UUID)"))
@@ -55,6 +56,7 @@ next fire time counted from now; --payload and --tag replace the stored payload 
     `sundial schedules update nightly --payload '{"team":"finance","recipients":["cfo@example.com"]}' --expected-version 3`,
     'sundial schedules update ping --every 1m --jitter 5s',
     'sundial schedules update acme-sync --max-attempts none --metadata tenant=acme --description ""',
+    'sundial schedules update invoices --priority none',
     'sundial schedules update trial --max-runs none --no-keep-finished',
   ],
   declare: (command) =>
@@ -67,7 +69,7 @@ next fire time counted from now; --payload and --tag replace the stored payload 
     const changes = scheduleFields(options);
     if (Object.keys(changes).length === 0) {
       throw new UsageError(
-        'nothing to change: give at least one of --task, --cron, --every, --at, --trigger, --payload, --tag, --coalesce, --misfire-grace, --jitter, --description, --max-attempts, --backoff-seconds, --timeout-seconds, --result-ttl-seconds, --metadata, --max-runs, --keep-finished',
+        'nothing to change: give at least one of --task, --cron, --every, --at, --trigger, --payload, --tag, --coalesce, --misfire-grace, --jitter, --description, --max-attempts, --backoff-seconds, --timeout-seconds, --result-ttl-seconds, --metadata, --max-runs, --priority, --keep-finished',
       );
     }
     const request = definedFields({

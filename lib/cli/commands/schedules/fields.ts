@@ -70,6 +70,10 @@ export function withScheduleFieldOptions<Args extends unknown[], Opts extends Op
     .option('--misfire-grace <secs>', 'how late a fire may still start: 90, 10m, or none', graceField)
     .option('--jitter <secs>', 'start each fire up to this much later, at random (max 1h)', secondsField)
     .option('--description <text>', "what the schedule is for, up to 512 characters ('' clears it)")
+    .option(
+      '--priority <level>',
+      'normal (default) or critical: its jobs start before normal ones waiting for their task (update: none clears it)',
+    )
     .option('--max-runs <n>', 'finish the schedule after n fires (update: none removes the limit)', runsField)
     .option('--keep-finished', 'keep the schedule once it finished (default: removed after its last job)')
     .option('--no-keep-finished', 'remove the schedule once it finished and its last job ended');
@@ -92,6 +96,7 @@ export function scheduleFieldFlags(options: ScheduleFieldOptions): Record<string
     misfire_grace_seconds: '--misfire-grace',
     max_jitter_seconds: '--jitter',
     max_runs: '--max-runs',
+    priority: '--priority',
     keep_finished: '--keep-finished',
     conflict_policy: '--conflict',
     expected_version: '--expected-version',
@@ -115,6 +120,7 @@ export function scheduleFields(options: ScheduleFieldOptions): Record<string, un
     max_jitter_seconds: options.jitter,
     description: options.description,
     max_runs: noneAsNull(options.maxRuns),
+    priority: noneAsNull(options.priority),
     keep_finished: options.keepFinished,
     ...overrideFields(options),
   });
