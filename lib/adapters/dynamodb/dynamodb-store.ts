@@ -259,6 +259,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return startGate.bookRateWake(this.context, task, at);
   }
 
+  releaseRateWake(task: string, at: EpochMs): Promise<void> {
+    return startGate.releaseRateWake(this.context, task, at);
+  }
+
   allTaskSlots(): Promise<TaskSlots[]> {
     return waitingLine.allTaskSlots(this.context);
   }

@@ -73,6 +73,17 @@ export async function bookRateWake(context: StoreContext, task: string, at: Epoc
   }
 }
 
+/** Removes the booking for `at` (see `WaitingLineStore.releaseRateWake`). */
+export async function releaseRateWake(context: StoreContext, task: string, at: EpochMs): Promise<void> {
+  const update = new Expressions().remove('rateWakeAt');
+  const condition = `${update.name('rateWakeAt')} = ${update.value(at)}`;
+  try {
+    await context.update('releaseRateWake', { Key: taskCounterKey(task), ...update.buildUpdate(condition) });
+  } catch (error) {
+    conditionFailure(error);
+  }
+}
+
 /** The rate fields of a counter item, for `TaskSlots` (absent for a task that never started under a rate). */
 export function rateOf(item: StoredItem): Pick<TaskSlots, 'rateLimit' | 'nextStartAt'> {
   if (item.rateMax === undefined) return {};

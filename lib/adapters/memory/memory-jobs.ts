@@ -338,6 +338,10 @@ export class MemoryJobStore implements JobStore {
     return this.slots.bookRateWake(task, at);
   }
 
+  async releaseRateWake(task: string, at: EpochMs): Promise<void> {
+    this.slots.releaseRateWake(task, at);
+  }
+
   async allTaskSlots(): Promise<TaskSlots[]> {
     return this.slots.all();
   }

@@ -56,6 +56,12 @@ export class MemoryTaskSlots {
     return true;
   }
 
+  /** See `WaitingLineStore.releaseRateWake`. */
+  releaseRateWake(task: string, at: EpochMs): void {
+    const settings = this.settings.get(task);
+    if (settings?.rateWakeAt === at) settings.rateWakeAt = null;
+  }
+
   /** Gives a slot back (a counter already at 0 stays there). */
   giveBack(task: string): void {
     const counter = this.counter(task);

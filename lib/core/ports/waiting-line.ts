@@ -91,6 +91,9 @@ export interface WaitingLineStore {
    */
   bookRateWake(task: string, at: EpochMs): Promise<boolean>;
 
+  /** Gives back a booking for `at` that found nobody to wake (a later booking stays). */
+  releaseRateWake(task: string, at: EpochMs): Promise<void>;
+
   /** Every task's slot counter. */
   allTaskSlots(): Promise<TaskSlots[]>;
 
