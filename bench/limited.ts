@@ -1,11 +1,18 @@
 /**
- * `npm run bench:limited`: the limited-task scenarios on their own (about a minute): 30 jobs of 1 s on
- * `maxRunningJobs` 1 and 3 (time against the ideal, slot use), and a critical job added behind 100
- * waiting normal jobs. Starts its own DynamoDB Local and SQS emulator; prints the figures.
+ * `npm run bench:limited`: the limited-task scenarios on their own (about three minutes): 30 jobs of 1 s
+ * on `maxRunningJobs` 1 and 3 (time against the ideal, slot use), a critical job added behind 100
+ * waiting normal jobs, and a backlog of 500 jobs on `rateLimit` 5 per second (`--rate-jobs`: the most
+ * starts in any second measured in the handlers, the rate achieved). Starts its own DynamoDB Local and
+ * SQS emulator; prints the figures.
  */
+import { parseScriptFlags } from '../lib/local/script-flags';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
+import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { startBenchDynamo } from './support/dynamo';
+import { limitedFlags } from './support/flags';
 import { startBenchSqs } from './support/sqs';
+
+const flags = parseScriptFlags(limitedFlags());
 
 async function main(): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -15,6 +22,16 @@ async function main(): Promise<void> {
       await limitedTaskScenario(dynamo, sqs, { jobs: 30, runMs: 1_000, maxRunningJobs, workers: 4, log });
     }
     await criticalJobScenario(dynamo, sqs, { waitingNormal: 100, runMs: 200, workers: 4, log });
+    if (flags.rateJobs > 0) {
+      await rateLimitScenario(dynamo, sqs, {
+        jobs: flags.rateJobs,
+        max: 5,
+        perSeconds: 1,
+        runMs: 50,
+        workers: 4,
+        log,
+      });
+    }
   } finally {
     await Promise.allSettled([sqs.stop(), dynamo.stop()]);
   }
