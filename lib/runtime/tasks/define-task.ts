@@ -82,8 +82,9 @@ export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = Ta
   maxRunningJobs?: number;
   /**
    * At most `max` jobs of the task start in any `perSeconds` seconds, across all workers (for tasks that
-   * call rate-limited APIs). Starts are spaced `perSeconds / max` apart; jobs beyond the rate wait in the
-   * task's line, in order, and none is dropped. @default unlimited
+   * call rate-limited APIs). Starts are paced, `(perSeconds + 0.1 s) / max` apart (no bursts); jobs beyond
+   * the rate wait in the task's line, in order, and none is dropped. `max` 1–10,000, `perSeconds`
+   * 1–86,400. @default unlimited
    */
   rateLimit?: RateLimit;
   /** Seconds after its start time that a job may still start; schedules may override. @default no deadline */
