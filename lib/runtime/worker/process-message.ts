@@ -25,7 +25,7 @@ const MAX_WAIT_MS = 1_000;
 /** When the waiting line cannot be joined (the store is failing), the message comes back after this. */
 const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 /** A rate-limited job's handler starts this long after its claim (see `runRateLimited`). */
-export const RATE_START_ALIGN_MS = 100;
+const RATE_START_ALIGN_MS = 100;
 
 /**
  * Handles one queue message: decode, wait for the run time, claim, then run (or finish without running
