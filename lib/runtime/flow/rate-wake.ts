@@ -1,4 +1,5 @@
 import type { EpochMs } from '../../core/clock';
+import { LIMITS } from '../../core/limits';
 import type { TaskSlots } from '../../core/ports/waiting-line';
 import { type WakeDeps, wakeWaitingJobs } from './wake-line';
 
@@ -14,6 +15,8 @@ export async function wakeForNextStart(deps: WakeDeps, slots: TaskSlots): Promis
   if (slots.paused || (slots.limit !== null && slots.running >= slots.limit)) return 0;
   const now = deps.clock.now();
   const at = Math.max(slots.nextStartAt ?? now, now);
+  // SQS delays at most 15 minutes: a start further away is woken by a tick once it comes within reach.
+  if (at - now > LIMITS.maxQueueDelaySeconds * 1000) return 0;
   for (let round = 0; round < 2; round++) {
     if (!(await deps.jobStore.bookRateWake(slots.task, at))) return 0;
     const woken = await wakeWaitingJobs(deps, slots.task, 1, 'skip', wakeDelaySeconds(at, now));

@@ -65,6 +65,36 @@ describe('worker: rate-limited tasks', () => {
   });
 });
 
+describe('worker: rate-limited tasks with starts further apart than the queue can delay', () => {
+  it('leaves the wake-up to a tick once the next start is within 15 minutes', async () => {
+    // Prepare: one start per hour; b comes right after a
+    const started: string[] = [];
+    const worker = workerHarness({
+      hourly: {
+        rateLimit: { max: 1, perSeconds: 3600 },
+        handler: (_payload, { jobId }) => void started.push(jobId),
+      },
+    });
+    const tick = createTickHandler(() => worker.deps);
+    await worker.deliver([recordFor('a', 'hourly')]);
+    await worker.deliver([recordFor('b', 'hourly')]);
+    const sentAtOnce = worker.queue.sent.length;
+
+    // Act: a tick 50 minutes later wakes b with the delay to its start time
+    worker.clock.advance(50 * 60_000);
+    const woken = await tick();
+    const [wake] = worker.queue.sent;
+    worker.clock.advance((wake?.delaySeconds ?? 0) * 1000);
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(sentAtOnce).toBe(0);
+    expect(woken.jobsWoken).toBe(1);
+    expect(wake?.delaySeconds).toBeGreaterThan(500);
+    expect(started).toEqual(['a', 'b']);
+  });
+});
+
 function recordJob(id: string) {
   return JSON.parse(recordFor(id, 'rated').body).job;
 }
