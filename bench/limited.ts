@@ -1,13 +1,20 @@
 /**
- * `npm run bench:limited`: the limited-task scenarios on their own (about a minute): 30 jobs of 1 s on
- * `maxRunningJobs` 1 and 3 (time against the ideal, slot use), and a critical job added behind 100
- * waiting normal jobs, and one added while every worker is busy and 100 normal jobs are queued (with the
- * queue for critical jobs, and with one queue). Starts its own DynamoDB Local and SQS emulator; prints the figures.
+ * `npm run bench:limited`: the limited-task scenarios on their own (about three minutes): 30 jobs of 1 s
+ * on `maxRunningJobs` 1 and 3 (time against the ideal, slot use), a critical job added behind 100
+ * waiting normal jobs, one added while every worker is busy and 100 normal jobs are queued (with the
+ * queue for critical jobs, and with one queue), and a backlog of 500 jobs on `rateLimit` 5 per second
+ * (`--rate-jobs`: the most starts in any second measured in the handlers, the rate achieved). Starts its
+ * own DynamoDB Local and SQS emulator; prints the figures.
  */
+import { parseScriptFlags } from '../lib/local/script-flags';
 import { saturatedWorkersScenario } from './scenarios/critical-queue';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
+import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { startBenchDynamo } from './support/dynamo';
+import { limitedFlags } from './support/flags';
 import { startBenchSqs } from './support/sqs';
+
+const flags = parseScriptFlags(limitedFlags());
 
 async function main(): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -24,6 +31,16 @@ async function main(): Promise<void> {
       criticalWorkers: 2,
       log,
     });
+    if (flags.rateJobs > 0) {
+      await rateLimitScenario(dynamo, sqs, {
+        jobs: flags.rateJobs,
+        max: 5,
+        perSeconds: 1,
+        runMs: 50,
+        workers: 4,
+        log,
+      });
+    }
   } finally {
     await Promise.allSettled([sqs.stop(), dynamo.stop()]);
   }

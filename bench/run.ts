@@ -12,6 +12,7 @@ import { type BenchReport, renderMarkdown } from './report/markdown';
 import { dispatchScenario } from './scenarios/dispatch';
 import { fireLagScenario } from './scenarios/fire-lag';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
+import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { benchFlags } from './support/flags';
 import { startBenchSqs } from './support/sqs';
@@ -82,6 +83,17 @@ async function main(): Promise<void> {
         log,
       });
       report.limited = { runs, critical };
+    }
+    if (flags.rateJobs > 0) {
+      log('rate-limited task under a backlog…');
+      report.rateLimited = await rateLimitScenario(dynamo, sqs, {
+        jobs: flags.quick ? 50 : flags.rateJobs,
+        max: 5,
+        perSeconds: 1,
+        runMs: 50,
+        workers: flags.workers,
+        log,
+      });
     }
     report.seconds = (Date.now() - startedAt.getTime()) / 1000;
     await mkdir(flags.out, { recursive: true });

@@ -1,6 +1,7 @@
 import type { DispatchResult } from '../scenarios/dispatch';
 import type { FireLagResult } from '../scenarios/fire-lag';
 import type { CriticalJobResult, LimitedTaskResult } from '../scenarios/limited-task';
+import type { RateLimitResult } from '../scenarios/rate-limited-task';
 import type { JobCosts } from '../support/costs';
 import {
   ASSUMED_MEMORY_GB,
@@ -21,6 +22,8 @@ export interface BenchReport {
   fireLag: FireLagResult | undefined;
   /** The limited-task scenarios (waiting lines); absent when skipped. */
   limited?: { runs: LimitedTaskResult[]; critical?: CriticalJobResult };
+  /** The rate-limit scenario; absent when skipped. */
+  rateLimited?: RateLimitResult;
 }
 
 const n = (value: number, digits = 0) =>
@@ -53,6 +56,22 @@ function limitedTaskSection(limited: NonNullable<BenchReport['limited']>): strin
     );
   }
   return lines;
+}
+
+/** The rate-limit scenario: a backlog on a task with `rateLimit`, measured inside the handlers. */
+function rateLimitSection(run: RateLimitResult): string[] {
+  const { options } = run;
+  const limit = options.max / options.perSeconds;
+  return [
+    '',
+    '## Rate-limited task under a backlog',
+    '',
+    `${options.jobs} jobs of ${n(options.runMs)} ms sent at once to a task with \`rateLimit: { max: ${options.max}, perSeconds: ${options.perSeconds} }\`; starts recorded inside the handlers.`,
+    '',
+    `| jobs | limit | most starts in any ${options.perSeconds} s | achieved | of the limit | over | ran | ran twice |`,
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${options.jobs} | ${options.max} per ${options.perSeconds} s | **${run.maxInAnyWindow}** | **${n(run.achievedPerSecond, 2)} /s** | ${n((run.achievedPerSecond / limit) * 100)} % | ${n(run.spanMs / 1000, 1)} s | ${run.executed} | ${run.duplicates} |`,
+  ];
 }
 
 /** The scenarios whose per-job costs are reported, with their labels. */
@@ -110,6 +129,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     );
   }
   if (report.limited) push(...limitedTaskSection(report.limited));
+  if (report.rateLimited) push(...rateLimitSection(report.rateLimited));
   push(
     '',
     '## Per fired job',

@@ -64,7 +64,7 @@ function recordingTask(maxRunningJobs: number, runMs: number) {
   return { task, runs, stats: () => ({ maxRunning, duplicates }) };
 }
 
-function directJob(id: string, runAt: number, priority?: 'critical'): JobMessage {
+export function directJob(id: string, runAt: number, priority?: 'critical'): JobMessage {
   return {
     job: {
       id,
@@ -189,7 +189,7 @@ function medianHandOver(runs: readonly Run[]): number {
   return gaps[Math.floor(gaps.length / 2)] ?? 0;
 }
 
-function tickEverySecond(tick: () => Promise<unknown>): { stop(): Promise<void> } {
+export function tickEverySecond(tick: () => Promise<unknown>): { stop(): Promise<void> } {
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {

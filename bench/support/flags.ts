@@ -21,12 +21,32 @@ export function benchFlags() {
       wholeNumberFrom(0),
       30,
     )
+    .option(
+      '--rate-jobs <n>',
+      'backlog of the rate-limit run (rateLimit 5 per second; 0 skips it)',
+      wholeNumberFrom(0),
+      500,
+    )
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
     .option('--raw-writes <n>', 'writes of the raw-ceiling run', wholeNumberFrom(1), 10_000)
     .addOption(
       new Option('--out <dir>', 'where latest.md and chart.svg go').default('bench/results', 'bench/results'),
     )
     .option('--quick', '1000 schedules, a 30 s fire-lag run: a smoke test in about a minute');
+}
+
+/** The flags of `npm run bench:limited` (bench/limited.ts), with their help. */
+export function limitedFlags() {
+  return new Command('npm run bench:limited --')
+    .description(
+      'The limited-task scenarios on DynamoDB Local and fauxqs: waiting lines, priority, rate limits.',
+    )
+    .option(
+      '--rate-jobs <n>',
+      'backlog of the rate-limit run (rateLimit 5 per second: 500 take about 100 s; 0 skips it)',
+      wholeNumberFrom(0),
+      500,
+    );
 }
 
 /** The flags of `npm run soak` (bench/soak.ts), with their help. */

@@ -7,6 +7,7 @@ import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
 import { listingCursorContract } from './listing-cursor-contract';
 import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
+import { rateLimitContract } from './rate-limit-contract';
 import { scheduleAdvanceContract } from './schedule-advance-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
@@ -46,6 +47,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('overrides, metadata and descriptions', () => overridesAndMetadataContract(current));
     describe('waiting lines', () => waitingLineContract(current));
     describe('schedule priority', () => schedulePriorityContract(current));
+    describe('rate limits', () => rateLimitContract(current));
     describe('under real concurrency', () => concurrencyContract(current));
     describe('unsuccessful jobs of every task', () => unsuccessfulJobsContract(current));
   });

@@ -1,9 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { benchFlags, soakFlags } from '../../bench/support/flags';
+import { benchFlags, limitedFlags, soakFlags } from '../../bench/support/flags';
 import { parseCollecting } from '../support/script-flags';
 
 afterEach(() => {
   vi.restoreAllMocks();
+});
+
+describe('npm run bench:limited flags', () => {
+  it('runs the rate-limit backlog of the issue (500 jobs) unless told otherwise', () => {
+    expect(parseCollecting(limitedFlags(), []).flags).toEqual({ rateJobs: 500 });
+    expect(parseCollecting(limitedFlags(), ['--rate-jobs=0']).flags).toEqual({ rateJobs: 0 });
+  });
 });
 
 describe('npm run bench flags', () => {
@@ -14,6 +21,7 @@ describe('npm run bench flags', () => {
       lagInterval: 5,
       lagSeconds: 120,
       limitedJobs: 30,
+      rateJobs: 500,
       workers: 32,
       rawWrites: 10_000,
       out: 'bench/results',

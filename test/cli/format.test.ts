@@ -142,11 +142,12 @@ describe('tables', () => {
     expect(renderJobTable([], 'UTC', clock)).toBe('No jobs.');
   });
 
-  it('lists tasks with running jobs against their limit, waiting jobs and whether paused', () => {
+  it('lists tasks with running jobs against their limit, their rate limit, waiting jobs and whether paused', () => {
     const tasks: WireTask[] = [
       {
         id: 'cleanup',
         max_running_jobs: 2,
+        rate_limit: { max: 10, per_seconds: 60 },
         misfire_grace_seconds: 120,
         timeout_seconds: 60,
         retry: { max_attempts: 5, backoff_seconds: 2, max_backoff_seconds: 300 },
@@ -157,10 +158,25 @@ describe('tables', () => {
         waiting: 12,
         paused: true,
       },
+      {
+        id: 'report',
+        max_running_jobs: null,
+        rate_limit: null,
+        misfire_grace_seconds: null,
+        timeout_seconds: 60,
+        retry: { max_attempts: 3, backoff_seconds: 2, max_backoff_seconds: 300 },
+        result_ttl_seconds: 3600,
+        events: 'failures',
+        has_payload_schema: true,
+        running: 0,
+        waiting: 0,
+        paused: false,
+      },
     ];
     expect(renderTaskTable(tasks).split('\n')).toEqual([
-      'TASK     RUNNING / LIMIT  WAITING  PAUSED  TIMEOUT  MISFIRE GRACE  ATTEMPTS      RESULTS KEPT  EVENTS  SCHEMA',
-      'cleanup  1 / 2            12       yes     1 min    120 s          5 × from 2 s  7 d           all     no',
+      'TASK     RUNNING / LIMIT  RATE LIMIT    WAITING  PAUSED  TIMEOUT  MISFIRE GRACE  ATTEMPTS      RESULTS KEPT  EVENTS    SCHEMA',
+      'cleanup  1 / 2            10 per 1 min  12       yes     1 min    120 s          5 × from 2 s  7 d           all       no',
+      'report   0 / ∞            none          0        no      1 min    none           3 × from 2 s  1 h           failures  yes',
     ]);
   });
 });

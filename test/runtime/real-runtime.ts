@@ -1,3 +1,4 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll } from 'vitest';
 import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import { pollOnce } from '../../lib/adapters/sqs/event-source';
@@ -80,6 +81,35 @@ export function taskRegistry(tasks: Record<string, AnyTaskOptions>): TaskRegistr
 
 export function worker(deps: RuntimeDeps, tasks: Record<string, AnyTaskOptions>) {
   return createWorkerHandler(() => deps, taskRegistry(tasks));
+}
+
+/**
+ * Two workers poll the queue (no tick: only wake-ups move waiting lines) until `done()` or `timeoutMs`;
+ * then returns whatever messages the queue still holds.
+ */
+export async function pollWithTwoWorkers(
+  sqs: LocalSqs,
+  runtime: RealRuntime,
+  tasks: Record<string, AnyTaskOptions>,
+  done: () => boolean,
+  timeoutMs: number,
+) {
+  const handler = worker(runtime.deps, tasks);
+  const until = Date.now() + timeoutMs;
+  const poll = async () => {
+    while (!done() && Date.now() < until) {
+      await pollOnce({ client: sqs.client, queueUrl: runtime.queue.queueUrl, waitTimeSeconds: 1 }, handler);
+    }
+  };
+  await Promise.all([poll(), poll()]);
+  const left = await sqs.client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: runtime.queue.queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 0,
+    }),
+  );
+  return left.Messages ?? [];
 }
 
 /**

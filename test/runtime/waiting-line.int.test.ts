@@ -1,8 +1,6 @@
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { pollOnce } from '../../lib/adapters/sqs/event-source';
 import type { JobMessage } from '../../lib/core/ports/job-queue';
-import { useLocalServices, worker } from './real-runtime';
+import { pollWithTwoWorkers, useLocalServices } from './real-runtime';
 import { jobRequest } from './support';
 
 const local = useLocalServices();
@@ -42,23 +40,12 @@ describe('waiting lines on DynamoDB Local and the SQS emulator', () => {
       await runtime.deps.queue.send(ids.map((id, index) => directJob(id, now + index)));
 
       // Act
-      const handler = worker(runtime.deps, tasks);
-      const until = Date.now() + 3 * JOBS * RUN_MS;
-      const poll = async () => {
-        while (runs.length < JOBS && Date.now() < until) {
-          await pollOnce(
-            { client: sqs.client, queueUrl: runtime.queue.queueUrl, waitTimeSeconds: 1 },
-            handler,
-          );
-        }
-      };
-      await Promise.all([poll(), poll()]);
-      const left = await sqs.client.send(
-        new ReceiveMessageCommand({
-          QueueUrl: runtime.queue.queueUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 0,
-        }),
+      const left = await pollWithTwoWorkers(
+        sqs,
+        runtime,
+        tasks,
+        () => runs.length >= JOBS,
+        3 * JOBS * RUN_MS,
       );
 
       // Assess: each job once, never two at a time, the line drained in order once everything had joined
@@ -71,7 +58,7 @@ describe('waiting lines on DynamoDB Local and the SQS emulator', () => {
       expect(maxRunning).toBe(1);
       const later = runs.slice(3).map((run) => run.id);
       expect(later).toEqual([...later].sort());
-      expect(left.Messages ?? []).toEqual([]);
+      expect(left).toEqual([]);
       expect(await runtime.deps.jobStore.waitingCount('limited')).toBe(0);
       expect(await runtime.deps.jobStore.runningCounts()).toEqual(new Map([['limited', 0]]));
     },

@@ -12,26 +12,6 @@ import {
 // Task counter items: `running` counts the slots taken, `seq` grows with every slot taken or given back
 // (so a repair can tell that the counter changed even when `running` came back to the value it read).
 
-/** The transaction item that takes one of the task's slots, only while fewer than `limit` are taken. */
-export function takeSlotItem(context: StoreContext, task: string, limit: number) {
-  const update = new Expressions()
-    .add('running', 1)
-    .add('seq', 1)
-    .set('limit', limit)
-    .set('kind', ITEM_KINDS.counter);
-  const running = update.name('running');
-  // A paused task takes no slot: its jobs wait in its line until it is resumed.
-  const condition = `(attribute_not_exists(${running}) OR ${running} < ${update.value(limit)}) AND attribute_not_exists(${update.name('paused')})`;
-  return {
-    Update: {
-      TableName: context.tableName,
-      Key: taskCounterKey(task),
-      ...update.buildUpdate(condition),
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    },
-  };
-}
-
 /** The transaction item that gives one slot back; it fails when the counter is already 0 (never below). */
 export function returnSlotItem(context: StoreContext, task: string) {
   const update = new Expressions().add('running', -1).add('seq', 1);

@@ -45,6 +45,7 @@ import * as advances from './schedule-advances';
 import * as leases from './schedule-leases';
 import * as listing from './schedule-listing';
 import * as scheduleWrites from './schedule-writes';
+import * as startGate from './start-gate';
 import { StoreContext } from './store-context';
 import { DEFAULT_SHARDS } from './table-design';
 import * as waitingLine from './waiting-line';
@@ -252,6 +253,14 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   taskSlots(task: string): Promise<TaskSlots | undefined> {
     return waitingLine.taskSlots(this.context, task);
+  }
+
+  bookRateWake(task: string, at: EpochMs): Promise<boolean> {
+    return startGate.bookRateWake(this.context, task, at);
+  }
+
+  releaseRateWake(task: string, at: EpochMs): Promise<void> {
+    return startGate.releaseRateWake(this.context, task, at);
   }
 
   allTaskSlots(): Promise<TaskSlots[]> {

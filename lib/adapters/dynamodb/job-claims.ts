@@ -1,8 +1,8 @@
 import type { Job } from '../../core/model/job';
 import type { ClaimJobInput, ClaimOutcome } from '../../core/ports/job-store';
-import { takeSlotItem } from './counters';
 import { applyTo, change, Expressions, type ItemChange } from './item-change';
 import { itemToJob, requestAttributes } from './job-items';
+import { refusalOf, type StartGate, takeStartItem } from './start-gate';
 import {
   conditionFailure,
   type StoreContext,
@@ -14,13 +14,14 @@ import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } fr
 /**
  * Claims one delivery of a job: creates the item or takes a `queued`/`retrying` one whose stored attempt
  * is lower, or a slot-less `running` one whose lease ended (its worker vanished; the redelivered message
- * takes over), or (for a schedule fire that checks its schedule) one cancelled by such a check. With a concurrency limit the claim and the task's slot are taken in one transaction.
+ * takes over), or (for a schedule fire that checks its schedule) one cancelled by such a check. With a concurrency limit or a rate limit, the claim and the task's start (its slot, its
+ * next start time) are taken in one transaction.
  * Only slot holders get running-index keys (the reaper returns their slots): an unlimited job costs one
  * write to claim and one to finish, plus its two listing-index entries.
  */
 export async function claimJob(context: StoreContext, input: ClaimJobInput): Promise<ClaimOutcome> {
   const update = claimUpdate(context, input);
-  if (input.concurrencyLimit === undefined) {
+  if (input.concurrencyLimit === undefined && input.rateLimit === undefined) {
     try {
       const output = await context.update('claimJob', {
         Key: jobKey(input.job.id),
@@ -33,6 +34,11 @@ export async function claimJob(context: StoreContext, input: ClaimJobInput): Pro
       return lostClaim(input, conditionFailure(error).old);
     }
   }
+  const gate: StartGate = {
+    now: input.now,
+    ...(input.concurrencyLimit !== undefined && { limit: input.concurrencyLimit }),
+    ...(input.rateLimit && { rate: input.rateLimit }),
+  };
   try {
     await context.transact('claimJob', {
       TransactItems: [
@@ -44,13 +50,13 @@ export async function claimJob(context: StoreContext, input: ClaimJobInput): Pro
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
-        takeSlotItem(context, input.job.task, input.concurrencyLimit),
+        takeStartItem(context, input.job.task, gate),
       ],
     });
   } catch (error) {
     const [claimReason, slotReason] = transactionCancellation(error);
     if (claimReason?.code === 'ConditionalCheckFailed') return lostClaim(input, claimReason.old);
-    return { status: 'no_slot', running: Number(slotReason?.old?.running ?? input.concurrencyLimit) };
+    return refusalOf(gate, slotReason?.old);
   }
   const output = await context.get('claimJob', { Key: jobKey(input.job.id), ConsistentRead: true });
   return { status: 'claimed', job: itemToJob(output.Item ?? {}) };

@@ -8,6 +8,7 @@ import {
 } from '../../core/ports/waiting-line';
 import { counterItems } from './counters';
 import { Expressions } from './expressions';
+import { rateOf } from './start-gate';
 import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { ITEM_KINDS, TASK_PREFIX, taskCounterKey, WAITING_PREFIX, waitingEntryKey } from './table-design';
 
@@ -163,5 +164,6 @@ function slotsOf(task: string, item: StoredItem): TaskSlots {
     running: Number(item.running ?? 0),
     limit: item.limit === undefined ? null : Number(item.limit),
     paused: item.paused === true,
+    ...rateOf(item),
   };
 }

@@ -89,9 +89,17 @@ export class MemoryJobStore implements JobStore {
       return { status: existing.status === 'cancelled' ? 'cancelled' : 'duplicate', job: present(existing) };
     }
     const limit = input.concurrencyLimit;
-    if (limit !== undefined) {
-      const slot = this.slots.take(input.job.task, limit);
-      if (!slot.taken) return { status: 'no_slot', running: slot.running };
+    if (limit !== undefined || input.rateLimit) {
+      const gate = {
+        now: input.now,
+        ...(limit !== undefined && { limit }),
+        ...(input.rateLimit && { rate: input.rateLimit }),
+      };
+      const start = this.slots.take(input.job.task, gate);
+      if (!start.taken) {
+        const { running, nextStartAt } = start;
+        return { status: 'no_slot', running, ...(nextStartAt !== undefined && { nextStartAt }) };
+      }
     }
     const job: StoredJob = {
       ...newJob(input.job, input.now),
@@ -324,6 +332,14 @@ export class MemoryJobStore implements JobStore {
 
   async setTaskPaused(task: string, paused: boolean): Promise<TaskSlots> {
     return this.slots.setPaused(task, paused);
+  }
+
+  async bookRateWake(task: string, at: EpochMs): Promise<boolean> {
+    return this.slots.bookRateWake(task, at);
+  }
+
+  async releaseRateWake(task: string, at: EpochMs): Promise<void> {
+    this.slots.releaseRateWake(task, at);
   }
 
   async allTaskSlots(): Promise<TaskSlots[]> {

@@ -1,24 +1,65 @@
 import type { EpochMs } from '../../core/clock';
+import { nextStartAfter, type RateLimit } from '../../core/model/rate-limit';
 import { counterRepair, type TaskCounter } from '../../core/ports/counter-repair';
 import type { TaskSlots } from '../../core/ports/waiting-line';
 
+interface Settings {
+  limit: number | null;
+  paused: boolean;
+  rateLimit: RateLimit | null;
+  nextStartAt: EpochMs | null;
+  rateWakeAt: EpochMs | null;
+}
+
 /**
  * The in-memory task counters: running slots (with the `seq` that counter repair compares), and per
- * task the limit of the last slot taken (as the DynamoDB counter item keeps it) and the pause flag.
+ * task the limit of the last slot taken (as the DynamoDB counter item keeps it), the pause flag and the
+ * rate limit's next start time.
  */
 export class MemoryTaskSlots {
   private readonly counters = new Map<string, TaskCounter>();
-  private readonly settings = new Map<string, { limit: number | null; paused: boolean }>();
+  private readonly settings = new Map<string, Settings>();
 
-  /** Takes a slot unless the task is paused or at `limit`; returns the running count when it cannot. */
-  take(task: string, limit: number): { taken: true } | { taken: false; running: number } {
+  /**
+   * Lets one job start unless the task is paused, at `limit` or (with a `rate`) before its next start
+   * time, as the DynamoDB store's start gate does; says why not when it cannot.
+   */
+  take(
+    task: string,
+    gate: { limit?: number; rate?: RateLimit; now: EpochMs },
+  ): { taken: true } | { taken: false; running: number; nextStartAt?: EpochMs } {
     const counter = this.counter(task);
-    if (this.settings.get(task)?.paused === true || counter.running >= limit) {
-      return { taken: false, running: counter.running };
+    const settings = this.settingsOf(task);
+    const full = gate.limit !== undefined && counter.running >= gate.limit;
+    if (settings.paused || full) return { taken: false, running: counter.running };
+    if (gate.rate && settings.nextStartAt !== null && settings.nextStartAt > gate.now) {
+      return { taken: false, running: counter.running, nextStartAt: settings.nextStartAt };
     }
-    Object.assign(counter, { running: counter.running + 1, seq: counter.seq + 1 });
-    this.settingsOf(task).limit = limit;
+    if (gate.limit !== undefined) {
+      Object.assign(counter, { running: counter.running + 1, seq: counter.seq + 1 });
+      settings.limit = gate.limit;
+    }
+    if (gate.rate) {
+      Object.assign(settings, {
+        rateLimit: { ...gate.rate },
+        nextStartAt: nextStartAfter(gate.rate, gate.now),
+      });
+    }
     return { taken: true };
+  }
+
+  /** See `WaitingLineStore.bookRateWake`. */
+  bookRateWake(task: string, at: EpochMs): boolean {
+    const settings = this.settings.get(task);
+    if (!settings || (settings.rateWakeAt !== null && settings.rateWakeAt >= at)) return false;
+    settings.rateWakeAt = at;
+    return true;
+  }
+
+  /** See `WaitingLineStore.releaseRateWake`. */
+  releaseRateWake(task: string, at: EpochMs): void {
+    const settings = this.settings.get(task);
+    if (settings?.rateWakeAt === at) settings.rateWakeAt = null;
   }
 
   /** Gives a slot back (a counter already at 0 stays there). */
@@ -75,13 +116,15 @@ export class MemoryTaskSlots {
       running: this.counters.get(task)?.running ?? 0,
       limit: settings?.limit ?? null,
       paused: settings?.paused ?? false,
+      ...(settings?.rateLimit && { rateLimit: { ...settings.rateLimit } }),
+      ...(settings && settings.nextStartAt !== null && { nextStartAt: settings.nextStartAt }),
     };
   }
 
-  private settingsOf(task: string): { limit: number | null; paused: boolean } {
+  private settingsOf(task: string): Settings {
     let settings = this.settings.get(task);
     if (!settings) {
-      settings = { limit: null, paused: false };
+      settings = { limit: null, paused: false, rateLimit: null, nextStartAt: null, rateWakeAt: null };
       this.settings.set(task, settings);
     }
     return settings;

@@ -7,7 +7,7 @@ import { pauseTaskCommand, resumeTaskCommand } from './task-pause';
 const listTasksCommand = adminCommand({
   name: 'list',
   summary: 'list the deployed tasks, their running and waiting jobs and options',
-  description: `Every deployed task (admin API list_tasks): jobs running now against its maxRunningJobs limit,
+  description: `Every deployed task (admin API list_tasks): jobs running now against its maxRunningJobs limit, its rate limit,
 jobs waiting in its line, whether it is paused, timeout, misfire grace, retries, how long results are kept, events, and whether it checks payloads.`,
   examples: ['sundial tasks list', 'sundial tasks list --json'],
   declare: (command) => command,

@@ -88,12 +88,15 @@ export function renderJobResult(result: WireJobResult, zone: string, clock: Cloc
   return renderFields(fields);
 }
 
-/** Tasks with their running jobs against their limit, their waiting jobs, whether paused, and their options. */
+/** Tasks with their running jobs against their limit, their rate limit, their waiting jobs, whether paused, and their options. */
 export function renderTaskTable(tasks: readonly WireTask[]): string {
   if (tasks.length === 0) return 'No tasks: add a module to functions/.';
   const rows = tasks.map((task) => [
     task.id,
     `${task.running} / ${task.max_running_jobs ?? '∞'}`,
+    task.rate_limit === null
+      ? 'none'
+      : `${task.rate_limit.max} per ${wholeDuration(task.rate_limit.per_seconds)}`,
     String(task.waiting),
     task.paused ? 'yes' : 'no',
     wholeDuration(task.timeout_seconds),
@@ -107,6 +110,7 @@ export function renderTaskTable(tasks: readonly WireTask[]): string {
     [
       'TASK',
       'RUNNING / LIMIT',
+      'RATE LIMIT',
       'WAITING',
       'PAUSED',
       'TIMEOUT',

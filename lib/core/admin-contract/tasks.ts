@@ -11,6 +11,8 @@ export const taskIdParams = z.strictObject({ task: taskId });
 export interface WireTask {
   id: string;
   max_running_jobs: number | null;
+  /** At most `max` jobs start in any `per_seconds` seconds (the task's `rateLimit`); null: no rate limit. */
+  rate_limit: { max: number; per_seconds: number } | null;
   misfire_grace_seconds: number | null;
   timeout_seconds: number;
   retry: { max_attempts: number; backoff_seconds: number; max_backoff_seconds: number };

@@ -4,6 +4,7 @@ import { LIMITS } from '../limits';
 import { JOB_HISTORY_LIMIT, type Job, type JobResult, type JobStatus } from '../model/job';
 import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
+import type { RateLimit } from '../model/rate-limit';
 import type { ConflictPolicy } from '../model/schedule';
 import type { WaitingLineStore } from './waiting-line';
 
@@ -64,6 +65,11 @@ export interface ClaimJobInput {
   /** The task's `maxRunningJobs`; when set, a slot is taken in the same transaction as the claim. */
   concurrencyLimit?: number;
   /**
+   * The task's `rateLimit`; when set, the claim also needs the task's next start time to have come
+   * (`nextStartAt` of its slots) and moves it one start interval past `now`, in the same transaction.
+   */
+  rateLimit?: RateLimit;
+  /**
    * The claimant is a schedule fire's first delivery, which checks the schedule before it runs the
    * job: it may also claim a job that such a check cancelled (`FinishJobInput.reclaimable`).
    */
@@ -79,7 +85,12 @@ export interface ClaimJobInput {
 export type ClaimOutcome =
   | { status: 'claimed'; job: Job }
   | { status: 'duplicate' | 'cancelled'; job?: Job }
-  | { status: 'no_slot'; running: number };
+  | {
+      status: 'no_slot';
+      running: number;
+      /** Set when the rate refused the claim (the task was neither paused nor at its limit): when it may start. */
+      nextStartAt?: EpochMs;
+    };
 
 export interface FinishJobInput {
   jobId: string;

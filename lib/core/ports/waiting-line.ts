@@ -1,6 +1,7 @@
 import type { EpochMs } from '../clock';
 import type { JobMessageBody } from '../model/job-message';
 import { DEFAULT_PRIORITY, PRIORITIES } from '../model/priority';
+import type { RateLimit } from '../model/rate-limit';
 
 /** How long a waker holds the entries it takes from a line while it re-sends their messages. */
 export const WAKE_LEASE_MS = 10_000;
@@ -45,6 +46,10 @@ export interface TaskSlots {
   /** The task's `maxRunningJobs` as of the last slot taken; null when no limited job ran yet. */
   limit: number | null;
   paused: boolean;
+  /** The task's `rateLimit` as of the last start; absent when no rate-limited job started yet. */
+  rateLimit?: RateLimit;
+  /** The earliest time the next job of a rate-limited task may start; absent before its first start. */
+  nextStartAt?: EpochMs;
 }
 
 /**
@@ -78,6 +83,16 @@ export interface WaitingLineStore {
 
   /** The task's slot counter read consistently, or undefined when it has none. */
   taskSlots(task: string): Promise<TaskSlots | undefined>;
+
+  /**
+   * Books the one wake-up of a rate-limited task's line for the start time `at`: true for the first
+   * caller for that time (or a later one), false when a wake-up for `at` or later is already booked.
+   * False when the task has no counter.
+   */
+  bookRateWake(task: string, at: EpochMs): Promise<boolean>;
+
+  /** Gives back a booking for `at` that found nobody to wake (a later booking stays). */
+  releaseRateWake(task: string, at: EpochMs): Promise<void>;
 
   /** Every task's slot counter. */
   allTaskSlots(): Promise<TaskSlots[]>;

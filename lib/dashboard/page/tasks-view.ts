@@ -1,4 +1,4 @@
-// Running jobs per task against its maxRunningJobs limit, its waiting jobs and whether it is paused
+// Running jobs per task against its maxRunningJobs limit, its rate limit, its waiting jobs and whether it is paused
 // (list_tasks), rows keyed by task id.
 
 import type { WireTask } from '../../core/admin-contract';
@@ -18,6 +18,7 @@ export function createTasksView(body: HTMLTableSectionElement, actions: TaskActi
       name.scope = 'row';
       const count = element('td');
       const { cell, bar, fill } = barCell();
+      const rate = element('td');
       const waiting = element('td');
       const actionCell = element('td', 'actions');
       const toggle = element('button');
@@ -26,8 +27,8 @@ export function createTasksView(body: HTMLTableSectionElement, actions: TaskActi
         actions.onToggle(task.id, node.dataset.paused === 'true', toggle),
       );
       actionCell.append(toggle);
-      node.append(name, count, cell, waiting, actionCell);
-      return { node, count, bar, fill, waiting, toggle };
+      node.append(name, count, cell, rate, waiting, actionCell);
+      return { node, count, bar, fill, rate, waiting, toggle };
     },
     (view, task) => {
       const limit = task.max_running_jobs;
@@ -35,6 +36,8 @@ export function createTasksView(body: HTMLTableSectionElement, actions: TaskActi
       const share = limit === null ? Math.min(1, task.running / 10) : limit === 0 ? 1 : task.running / limit;
       view.fill.style.width = `${Math.round(Math.min(1, share) * 100)}%`;
       view.bar.dataset.full = String(limit !== null && task.running >= limit);
+      const rate = task.rate_limit;
+      setText(view.rate, rate === null ? 'none' : `${rate.max} per ${rate.per_seconds} s`);
       view.node.dataset.paused = String(task.paused);
       setText(view.waiting, task.paused ? `${task.waiting} (paused)` : String(task.waiting));
       setText(view.toggle, task.paused ? 'Resume' : 'Pause');

@@ -4,6 +4,7 @@ import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 import { type LeaseLineHeadInput, type TaskSlots, WAKE_LEASE_MS } from '../../core/ports/waiting-line';
 import type { Logger } from '../observability/logger';
+import { wakeForNextStart } from './rate-wake';
 
 export interface WakeDeps {
   jobStore: JobStore;
@@ -19,13 +20,15 @@ const UNLIMITED_WAKE_BATCH = 500;
  * Wakes jobs at the head of a task's waiting line: holds their entries, sends their messages again with
  * no delay, then takes them out of the line. Sending before leaving means a crash in between loses no
  * job: the entry's hold ends and the tick's fallback wakes it again (a duplicate message is dropped at
- * claim, or finds no slot and joins the line again at the same place). Returns how many were sent.
+ * claim, or finds no slot and joins the line again at the same place). Returns how many were sent
+ * (with `delaySeconds`, for a rate-limited task's next start).
  */
 export async function wakeWaitingJobs(
   deps: WakeDeps,
   task: string,
   count: number,
   leased: LeaseLineHeadInput['leased'],
+  delaySeconds = 0,
 ): Promise<number> {
   if (count <= 0) return 0;
   const owner = `wake-${randomUUID()}`;
@@ -39,7 +42,7 @@ export async function wakeWaitingJobs(
     leased,
   });
   if (entries.length === 0) return 0;
-  const { failed } = await deps.queue.send(entries.map((entry) => ({ ...entry.message, delaySeconds: 0 })));
+  const { failed } = await deps.queue.send(entries.map((entry) => ({ ...entry.message, delaySeconds })));
   const failedIds = new Set(failed);
   const sent = entries.filter((entry) => !failedIds.has(entry.message.job.id));
   if (failedIds.size > 0) {
@@ -77,5 +80,7 @@ function freeSlots(slots: TaskSlots): number {
  * tick makes up for a lost wake-up.
  */
 export function wakeForFreeSlots(deps: WakeDeps, slots: TaskSlots): Promise<number> {
+  // A rate-limited task starts one job per interval: its line is woken for its next start time.
+  if (slots.rateLimit) return wakeForNextStart(deps, slots);
   return wakeWaitingJobs(deps, slots.task, freeSlots(slots), 'count');
 }

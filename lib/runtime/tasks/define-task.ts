@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { JsonValue } from '../../core/json';
 import { LIMITS } from '../../core/limits';
+import { RATE_LIMIT_BOUNDS, type RateLimit } from '../../core/model/rate-limit';
 import { MAX_RESULT_TTL_SECONDS } from '../../core/model/run-settings';
 
 /** How a failed job is tried again. `maxAttempts` counts the first run. */
@@ -79,6 +80,13 @@ export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = Ta
   handler: TaskHandler<Payload, Result>;
   /** At most this many jobs of the task run at once, across all workers. @default unlimited */
   maxRunningJobs?: number;
+  /**
+   * At most `max` jobs of the task start in any `perSeconds` seconds, across all workers (for tasks that
+   * call rate-limited APIs). Starts are paced, `(perSeconds + 0.1 s) / max` apart (no bursts); jobs beyond
+   * the rate wait in the task's line, in order, and none is dropped. `max` 1–10,000, `perSeconds`
+   * 1–86,400. @default unlimited
+   */
+  rateLimit?: RateLimit;
   /** Seconds after its start time that a job may still start; schedules may override. @default no deadline */
   misfireGraceSeconds?: number;
   /**
@@ -100,6 +108,7 @@ export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = Ta
 export interface TaskDefinition {
   handler: TaskHandler<unknown, TaskResult>;
   maxRunningJobs: number | null;
+  rateLimit: RateLimit | null;
   misfireGraceSeconds: number | null;
   timeoutSeconds: number;
   retry: RetryPolicy;
@@ -156,6 +165,7 @@ export function defineTask<Payload = JsonValue, Result extends TaskResult = Task
   return {
     handler: options.handler as TaskDefinition['handler'],
     maxRunningJobs: options.maxRunningJobs ?? null,
+    rateLimit: options.rateLimit ?? null,
     misfireGraceSeconds: options.misfireGraceSeconds ?? null,
     timeoutSeconds: options.timeoutSeconds ?? TASK_DEFAULTS.timeoutSeconds,
     retry: {
@@ -178,6 +188,7 @@ export function taskDefinitionProblems(definition: TaskDefinition): string[] {
   if (definition.maxRunningJobs !== null && !isPositiveInteger(definition.maxRunningJobs)) {
     problems.push(`maxRunningJobs must be a positive integer, got ${show(definition.maxRunningJobs)}`);
   }
+  problems.push(...rateLimitProblems(definition.rateLimit));
   if (definition.misfireGraceSeconds !== null && !isNonNegative(definition.misfireGraceSeconds)) {
     problems.push(`misfireGraceSeconds must be a number >= 0, got ${show(definition.misfireGraceSeconds)}`);
   }
@@ -214,6 +225,25 @@ export function taskDefinitionProblems(definition: TaskDefinition): string[] {
     typeof definition.payloadSchema?.['~standard']?.validate !== 'function'
   ) {
     problems.push('payloadSchema must be a Standard Schema (zod, valibot, arktype…)');
+  }
+  return problems;
+}
+
+function rateLimitProblems(rateLimit: unknown): string[] {
+  if (rateLimit === null) return [];
+  if (typeof rateLimit !== 'object' || rateLimit === undefined) {
+    return [`rateLimit must be an object { max, perSeconds }, got ${show(rateLimit)}`];
+  }
+  const fields = rateLimit as Record<string, unknown>;
+  const problems = Object.keys(fields)
+    .filter((key) => key !== 'max' && key !== 'perSeconds')
+    .map((key) => `rateLimit.${key} is not an option (rateLimit takes max and perSeconds)`);
+  for (const key of ['max', 'perSeconds'] as const) {
+    const { min, max } = RATE_LIMIT_BOUNDS[key];
+    const value = fields[key];
+    if (!isPositiveInteger(value) || (value as number) < min || (value as number) > max) {
+      problems.push(`rateLimit.${key} must be an integer from ${min} to ${max}, got ${show(value)}`);
+    }
   }
   return problems;
 }

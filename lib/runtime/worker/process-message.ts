@@ -24,6 +24,8 @@ import type { MessageOutcome, WorkerContext } from './worker-context';
 const MAX_WAIT_MS = 1_000;
 /** When the waiting line cannot be joined (the store is failing), the message comes back after this. */
 const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
+/** A rate-limited job's handler starts this long after its claim (see `runRateLimited`). */
+const RATE_START_ALIGN_MS = 100;
 
 /**
  * Handles one queue message: decode, wait for the run time, claim, then run (or finish without running
@@ -70,10 +72,7 @@ async function processJob(
       },
       logger,
     );
-  // Timers may wake a millisecond before the wall clock reaches runAt: check again (a few times at most).
-  for (let check = 0, wait = early; check < 3 && wait > 0; check++, wait = job.runAt - clock.now()) {
-    await ctx.sleep(wait);
-  }
+  await waitUntil(ctx, job.runAt);
 
   const task = ctx.registry.get(job.task);
   if (!task) {
@@ -95,9 +94,10 @@ async function processJob(
     );
   }
   const definition = definitionForJob(task.definition, job.overrides);
+  const limited = definition.maxRunningJobs !== null || definition.rateLimit !== null;
   // A limited task's job that ends here took no slot: a wake-up that brought it is passed on.
   const passWakeOn = async (outcome: MessageOutcome): Promise<MessageOutcome> => {
-    if (definition.maxRunningJobs !== null) await wakeForFreeSlotsOf(ctx, job.task, logger);
+    if (limited) await wakeForFreeSlotsOf(ctx, job.task, logger);
     return outcome;
   };
   if (attempt - (job.attemptBase ?? 0) > definition.retry.maxAttempts) {
@@ -145,32 +145,49 @@ async function processJob(
     ...(fire?.revision && { revision: fire.revision }),
     ...(fire?.finalFire && { finalFire: true }),
   };
-  if (
-    definition.maxRunningJobs === null &&
-    (await ctx.pausedTasks.isPaused(ctx.deps.jobStore, clock, job.task))
-  ) {
+  if (!limited && (await ctx.pausedTasks.isPaused(ctx.deps.jobStore, clock, job.task))) {
     logger.debug('the task is paused; the job waits in its line');
     return waitInLine(ctx, record, message, logger);
   }
   const owner = `worker-${randomUUID()}`;
-  const leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, now);
-  const claim = await ctx.deps.jobStore.claimJob({
-    job,
-    attempt,
-    owner,
-    now,
-    leaseUntil,
-    ...(definition.maxRunningJobs === null ? {} : { concurrencyLimit: definition.maxRunningJobs }),
-    ...(fire && { reclaimCancelledFire: true }),
-  });
+  let leaseUntil = 0;
+  const claimAt = (at: number) => {
+    leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, at);
+    return ctx.deps.jobStore.claimJob({
+      job,
+      attempt,
+      owner,
+      now: at,
+      leaseUntil,
+      ...(definition.maxRunningJobs === null ? {} : { concurrencyLimit: definition.maxRunningJobs }),
+      ...(definition.rateLimit && { rateLimit: definition.rateLimit }),
+      ...(fire && { reclaimCancelledFire: true }),
+    });
+  };
+  let startedAt = now;
+  let claim = await claimAt(startedAt);
+  // Refused by the rate for at most a second (a woken job arrives in the second before its start time):
+  // the job waits for its start time here and tries once more.
+  const rateWait = claim.status === 'no_slot' ? claim.nextStartAt : undefined;
+  if (
+    rateWait !== undefined &&
+    rateWait - clock.now() <= MAX_WAIT_MS &&
+    (job.startDeadline === null || rateWait <= job.startDeadline)
+  ) {
+    await waitUntil(ctx, rateWait);
+    startedAt = clock.now();
+    claim = await claimAt(startedAt);
+  }
   switch (claim.status) {
     case 'claimed': {
-      const outcome = await runClaimedFire(
-        ctx,
-        { job, attempt, owner, definition, startedAt: now, leaseUntil, logger },
-        fire,
-      );
-      if (definition.maxRunningJobs !== null) await wakeAfterSlotReturned(ctx, job.task, logger);
+      const run = { job, attempt, owner, definition, startedAt, leaseUntil, logger };
+      if (definition.rateLimit === null) {
+        const outcome = await runClaimedFire(ctx, run, fire);
+        if (limited) await wakeAfterSlotReturned(ctx, job.task, logger);
+        return outcome;
+      }
+      const outcome = await runRateLimited(ctx, run, fire);
+      if (definition.maxRunningJobs !== null) await wakeForFreeSlotsOf(ctx, job.task, logger);
       return outcome;
     }
     case 'no_slot':
@@ -246,6 +263,32 @@ async function waitInLine(
   }
   ctx.counters.waiting += 1;
   return 'done';
+}
+
+/**
+ * A rate-limited job that started: the line is woken for the task's next start time while this one
+ * runs (one job, arriving just before that time). Its handler starts `RATE_START_ALIGN_MS` after the
+ * claim, so handlers start as far apart as the claims (which the store spaces), whatever each claim's
+ * store round trips took (up to that much).
+ */
+async function runRateLimited(
+  ctx: WorkerContext,
+  run: Parameters<typeof runClaimedFire>[1],
+  fire: ScheduleFire | undefined,
+): Promise<MessageOutcome> {
+  const waking = wakeForFreeSlotsOf(ctx, run.job.task, run.logger);
+  await waitUntil(ctx, run.startedAt + RATE_START_ALIGN_MS);
+  const outcome = await runClaimedFire(ctx, run, fire);
+  await waking;
+  return outcome;
+}
+
+/** Sleeps until the clock reaches `at` (timers may wake a millisecond early: checked a few times). */
+async function waitUntil(ctx: WorkerContext, at: number): Promise<void> {
+  for (let check = 0, wait = at - ctx.deps.clock.now(); check < 3 && wait > 0; check++) {
+    await ctx.sleep(wait);
+    wait = at - ctx.deps.clock.now();
+  }
 }
 
 /** A slot came back: the next waiting job is woken (a lost wake-up is the tick's to make up). */

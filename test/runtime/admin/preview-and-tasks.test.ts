@@ -105,6 +105,7 @@ describe('list_tasks', () => {
         {
           id: 'cleanup',
           max_running_jobs: 2,
+          rate_limit: null,
           misfire_grace_seconds: 120,
           timeout_seconds: 60,
           retry: { max_attempts: 5, backoff_seconds: 2, max_backoff_seconds: 300 },
@@ -118,6 +119,7 @@ describe('list_tasks', () => {
         {
           id: 'send-report',
           max_running_jobs: null,
+          rate_limit: null,
           misfire_grace_seconds: null,
           timeout_seconds: 60,
           retry: { max_attempts: 3, backoff_seconds: 2, max_backoff_seconds: 300 },

@@ -15,6 +15,10 @@ export function wireTask(task: RegisteredTask, state: TaskState, defaultResultTt
   return {
     id: task.id,
     max_running_jobs: definition.maxRunningJobs,
+    rate_limit: definition.rateLimit && {
+      max: definition.rateLimit.max,
+      per_seconds: definition.rateLimit.perSeconds,
+    },
     misfire_grace_seconds: definition.misfireGraceSeconds,
     timeout_seconds: definition.timeoutSeconds,
     retry: {

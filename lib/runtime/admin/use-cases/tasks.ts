@@ -35,9 +35,10 @@ export const resumeTask: ActionHandler<'resume_task'> = async (raw, context) => 
   const task = validTask(raw, context);
   const { jobStore } = context.deps;
   const slots = await jobStore.setTaskPaused(task.id, false);
-  // The counter knows the limit only once a limited job has run; the task's definition knows it now.
+  // The counter knows the limits only once a limited job has run; the task's definition knows them now.
   const limit = task.definition.maxRunningJobs ?? slots.limit;
-  const woken = await wakeForFreeSlots(context.deps, { ...slots, limit });
+  const rateLimit = task.definition.rateLimit ?? slots.rateLimit;
+  const woken = await wakeForFreeSlots(context.deps, { ...slots, limit, ...(rateLimit && { rateLimit }) });
   return {
     task: shown(task, context, stateOf(slots, await jobStore.waitingCount(task.id))),
     woken_jobs: woken,

@@ -1,0 +1,32 @@
+import type { EpochMs } from '../../core/clock';
+import { LIMITS } from '../../core/limits';
+import type { TaskSlots } from '../../core/ports/waiting-line';
+import { type WakeDeps, wakeWaitingJobs } from './wake-line';
+
+/**
+ * Wakes the line of a rate-limited task for its next start time: one job, sent with the queue delay
+ * that brings it back in the last second before that time (SQS delays in whole seconds; the worker
+ * waits out the rest, see `process-message`). One wake-up per start time: the store books it, so the
+ * many jobs refused in one interval wake one job, not one each. A booking that found nobody to wake is
+ * given back and the line looked at once more: a job that joined while it was booked (and so woke
+ * nobody itself) is seen then. Returns how many jobs were woken (0 or 1).
+ */
+export async function wakeForNextStart(deps: WakeDeps, slots: TaskSlots): Promise<number> {
+  if (slots.paused || (slots.limit !== null && slots.running >= slots.limit)) return 0;
+  const now = deps.clock.now();
+  const at = Math.max(slots.nextStartAt ?? now, now);
+  // SQS delays at most 15 minutes: a start further away is woken by a tick once it comes within reach.
+  if (at - now > LIMITS.maxQueueDelaySeconds * 1000) return 0;
+  for (let round = 0; round < 2; round++) {
+    if (!(await deps.jobStore.bookRateWake(slots.task, at))) return 0;
+    const woken = await wakeWaitingJobs(deps, slots.task, 1, 'skip', wakeDelaySeconds(at, now));
+    if (woken > 0) return woken;
+    await deps.jobStore.releaseRateWake(slots.task, at);
+  }
+  return 0;
+}
+
+/** The whole seconds of queue delay that bring a message back no later than `at` (and at most 1 s before). */
+export function wakeDelaySeconds(at: EpochMs, now: EpochMs): number {
+  return Math.max(0, Math.floor((at - now) / 1000));
+}

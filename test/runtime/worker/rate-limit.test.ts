@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { startIntervalMs } from '../../../lib/core/model/rate-limit';
+import { createTickHandler } from '../../../lib/runtime/handlers/tick';
+import { T0 } from '../support';
+import { recordFor, workerHarness } from './harness';
+
+const RATE = { max: 1, perSeconds: 10 };
+const INTERVAL = startIntervalMs(RATE);
+
+describe('worker: rate-limited tasks', () => {
+  it('starts one job per interval; the others wait in line and one is woken, delayed, for each next start', async () => {
+    // Prepare
+    const started: [string, number][] = [];
+    const worker = workerHarness({
+      rated: {
+        rateLimit: RATE,
+        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
+      },
+    });
+
+    // Act: three jobs come at once; then whatever the queue holds is delivered when it is due
+    await worker.deliver([recordFor('a', 'rated', { runAt: T0 - 3 })]);
+    await worker.deliver([recordFor('b', 'rated', { runAt: T0 - 2 })]);
+    await worker.deliver([recordFor('c', 'rated', { runAt: T0 - 1 })]);
+    const firstWake = worker.queue.sent.map((message) => [message.job.id, message.delaySeconds]);
+    const waitingAfterArrival = await worker.store.waitingCount('rated');
+    for (let round = 0; round < 2; round++) {
+      const [message] = worker.queue.sent;
+      worker.clock.advance((message?.delaySeconds ?? 0) * 1000);
+      await worker.deliver(worker.queuedRecords());
+    }
+
+    // Assess: a at once, b and c each one interval after the one before, woken with the delay that
+    // brings them back in the second before their start (the worker waits the rest)
+    expect(firstWake).toEqual([['b', Math.floor((INTERVAL - 100) / 1000)]]);
+    expect(waitingAfterArrival).toBe(1);
+    expect(started.map(([id]) => id)).toEqual(['a', 'b', 'c']);
+    const [[, a], [, b], [, c]] = started as [[string, number], [string, number], [string, number]];
+    expect(b - a).toBeGreaterThanOrEqual(INTERVAL);
+    expect(c - b).toBeGreaterThanOrEqual(INTERVAL);
+    expect(c - b).toBeLessThan(INTERVAL + 1_000);
+    expect(await worker.store.waitingCount('rated')).toBe(0);
+    expect(worker.queue.sent).toEqual([]);
+  });
+
+  it('lets the tick wake a line whose wake-up was lost', async () => {
+    // Prepare: b waits in line, and the wake-up sent for it is lost
+    const started: string[] = [];
+    const worker = workerHarness({
+      rated: { rateLimit: RATE, handler: (_payload, { jobId }) => void started.push(jobId) },
+    });
+    await worker.deliver([recordFor('a', 'rated')]);
+    await worker.deliver([recordFor('b', 'rated')]);
+    worker.queue.drain();
+    await worker.store.joinLine({ message: { job: recordJob('b'), attempt: 1 }, now: worker.clock.now() });
+
+    // Act: ticks after the next start time
+    worker.clock.advance(INTERVAL + 1_000);
+    const tick = await createTickHandler(() => worker.deps)();
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(tick.jobsWoken).toBe(1);
+    expect(started).toEqual(['a', 'b']);
+  });
+});
+
+describe('worker: rate-limited tasks with starts further apart than the queue can delay', () => {
+  it('leaves the wake-up to a tick once the next start is within 15 minutes', async () => {
+    // Prepare: one start per hour; b comes right after a
+    const started: string[] = [];
+    const worker = workerHarness({
+      hourly: {
+        rateLimit: { max: 1, perSeconds: 3600 },
+        handler: (_payload, { jobId }) => void started.push(jobId),
+      },
+    });
+    const tick = createTickHandler(() => worker.deps);
+    await worker.deliver([recordFor('a', 'hourly')]);
+    await worker.deliver([recordFor('b', 'hourly')]);
+    const sentAtOnce = worker.queue.sent.length;
+
+    // Act: a tick 50 minutes later wakes b with the delay to its start time
+    worker.clock.advance(50 * 60_000);
+    const woken = await tick();
+    const [wake] = worker.queue.sent;
+    worker.clock.advance((wake?.delaySeconds ?? 0) * 1000);
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(sentAtOnce).toBe(0);
+    expect(woken.jobsWoken).toBe(1);
+    expect(wake?.delaySeconds).toBeGreaterThan(500);
+    expect(started).toEqual(['a', 'b']);
+  });
+});
+
+function recordJob(id: string) {
+  return JSON.parse(recordFor(id, 'rated').body).job;
+}
