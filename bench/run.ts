@@ -12,8 +12,10 @@ import { type BenchReport, renderMarkdown } from './report/markdown';
 import { dispatchScenario } from './scenarios/dispatch';
 import { fireLagScenario } from './scenarios/fire-lag';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
+import { spreadRuns } from './scenarios/spread-runs';
 import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { benchFlags } from './support/flags';
+import { benchEnvironment } from './support/runtime';
 import { startBenchSqs } from './support/sqs';
 
 const flags = parseScriptFlags(benchFlags());
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
       .map((value) => value.toFixed(2))
       .join(', ')} (other engineers' work on the same machine)`,
   ];
+  benchEnvironment.SUNDIAL_SEND_PHASE_TOLERANCE_MS = String(flags.sendPhaseTolerance);
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
   try {
     log('raw conditional-write ceiling…');
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
         log,
       });
     }
+    report.spread = await spreadRuns(dynamo, sqs, { ...flags, log });
     if (flags.limitedJobs > 0) {
       log('limited task under a backlog…');
       const runs = [];
