@@ -9,6 +9,7 @@ import { join, relative } from 'node:path';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import { renderChart } from './report/chart';
 import { type BenchReport, renderMarkdown } from './report/markdown';
+import { bullmqFireLagScenario } from './scenarios/bullmq-fire-lag';
 import { dispatchScenario } from './scenarios/dispatch';
 import { fireLagScenario } from './scenarios/fire-lag';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
@@ -63,6 +64,15 @@ async function main(): Promise<void> {
         tickSeconds: 1,
         log,
       });
+      log('fire lag, BullMQ job schedulers (where redis-server is installed)…');
+      report.bullmq = await bullmqFireLagScenario({
+        schedules: flags.lagSchedules,
+        intervalSeconds: flags.lagInterval,
+        durationSeconds: lagSeconds,
+        concurrency: flags.workers,
+        log,
+      });
+      if (report.bullmq.status === 'skipped') log(`  skipped: ${report.bullmq.reason}`);
     }
     report.spread = await spreadRuns(dynamo, sqs, { ...flags, log });
     if (flags.limitedJobs > 0) {

@@ -1,8 +1,10 @@
+import type { BullmqFireLagResult } from '../scenarios/bullmq-fire-lag';
 import type { DispatchResult } from '../scenarios/dispatch';
 import type { FireLagResult } from '../scenarios/fire-lag';
 import type { CriticalJobResult, LimitedTaskResult } from '../scenarios/limited-task';
 import type { SpreadResult } from '../scenarios/spread';
 import type { JobCosts } from '../support/costs';
+import { bullmqSection } from './bullmq-section';
 import {
   ASSUMED_MEMORY_GB,
   ASSUMED_WORKER_WORK_MS_PER_INVOCATION,
@@ -22,6 +24,8 @@ export interface BenchReport {
   raw: { writesPerSecond: number; writes: number; concurrency: number };
   dispatch: DispatchResult[];
   fireLag: FireLagResult | undefined;
+  /** BullMQ's job schedulers on the fire-lag workload (run right after it); absent when the fire-lag run is. */
+  bullmq?: BullmqFireLagResult;
   /** The limited-task scenarios (waiting lines); absent when skipped. */
   limited?: { runs: LimitedTaskResult[]; critical?: CriticalJobResult };
   /** Fires spread over the tick period, unlimited and limited task (`SUNDIAL_SEND_PHASE_TOLERANCE_MS` of the run). */
@@ -114,6 +118,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       `| ${n(report.fireLag.expected)} | ${n(report.fireLag.executed)} | ${report.fireLag.duplicates} | ${n(lag.p50)} ms | ${n(lag.p95)} ms | **${n(lag.p99)} ms** | ${n(lag.max)} ms |`,
     );
+    if (report.bullmq) push(...bullmqSection(report.fireLag, report.bullmq));
   }
   if (report.spread) push(...spreadSection(report.spread.runs, report.spread.sendPhaseToleranceMs));
   if (report.limited) push(...limitedTaskSection(report.limited));
