@@ -1,7 +1,7 @@
 import type { Clock, EpochMs } from '../../core/clock';
 import { LIMITS } from '../../core/limits';
 import { planSendPhases } from '../../core/planning';
-import type { JobQueue } from '../../core/ports/job-queue';
+import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
 import { sendOrReportAllFailed } from '../scheduling/dispatch';
 
 export interface SendPhasing {
@@ -20,9 +20,27 @@ export interface SendPhasing {
 const LEAD_MS = 10;
 
 /**
+ * A send waits up to a second for its phases, and the tick's next round waits with it. The tick reads
+ * schedules earliest first, so when this round's latest schedule fires sooner than this, the next
+ * round's first fires may be due in a moment: the round is sent at once instead.
+ */
+const MIN_AHEAD_FOR_PHASES_MS = 5_000;
+
+/** The latest of the messages' schedules' first run times (the next round's fires come no earlier). */
+function latestFirstRunAt(messages: readonly JobMessage[]): number {
+  const firstRunAt = new Map<string, number>();
+  for (const { job } of messages) {
+    const key = job.scheduleId ?? job.id;
+    firstRunAt.set(key, Math.min(firstRunAt.get(key) ?? job.runAt, job.runAt));
+  }
+  return Math.max(Number.NEGATIVE_INFINITY, ...firstRunAt.values());
+}
+
+/**
  * A queue that sends each message at the sub-second phase where its whole-second delay ends just before
  * its run time (`planSendPhases`), so the worker waits tens of ms for it instead of up to a second.
- * Messages of one phase are sent together (batches stay full); a message already due is sent at once.
+ * Messages of one phase are sent together (batches stay full); a message already due is sent at once,
+ * and so is a round whose schedules fire within 5 s (waiting would hold back the next round's fires).
  * A send waits at most a second; from `phasesUntil` on (a tick with a long backlog: each of its rounds
  * would wait up to a second), messages are sent at once and the worker waits out the rest.
  */
@@ -36,7 +54,8 @@ export function phasedJobQueue(queue: JobQueue, phasing: SendPhasing): JobQueue 
   return {
     async send(messages) {
       const now = clock.now();
-      if (phasing.toleranceMs <= 0 || now >= phasing.phasesUntil) return queue.send(messages);
+      const soon = latestFirstRunAt(messages) - now < MIN_AHEAD_FOR_PHASES_MS;
+      if (phasing.toleranceMs <= 0 || now >= phasing.phasesUntil || soon) return queue.send(messages);
       const groups = planSendPhases(messages, (message) => message.job.runAt, now, options);
       // Each group's send starts at its phase without waiting for the sends before it.
       const sends: Promise<string[]>[] = [];

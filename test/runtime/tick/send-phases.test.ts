@@ -53,7 +53,7 @@ describe('tick send phases', () => {
     // Prepare: schedules starting at spread sub-second phases; the tick runs at T0 + 0.123 s
     const { runtime, sent, tick } = phasedRuntime();
     runtime.clock.set(T0 + 123);
-    await addIntervalSchedules(runtime, [T0 + 1_000, T0 + 1_250, T0 + 1_700, T0 + 2_990, T0 + 5_060]);
+    await addIntervalSchedules(runtime, [T0 + 11_000, T0 + 11_250, T0 + 11_700, T0 + 12_990, T0 + 15_060]);
 
     // Act
     const summary = await tick();
@@ -69,10 +69,10 @@ describe('tick send phases', () => {
   });
 
   it('sends fires that are already due at once, without waiting for a phase', async () => {
-    // Prepare: a schedule due 2.4 s ago (coalesce latest: one missed fire) and one due in 0.5 s
+    // Prepare: a schedule due 2.4 s ago (coalesce latest: one missed fire) and one due in 10.5 s
     const { runtime, sent, slept, tick } = phasedRuntime();
     runtime.clock.set(T0 + 2_400);
-    await addIntervalSchedules(runtime, [T0, T0 + 2_900], 60);
+    await addIntervalSchedules(runtime, [T0, T0 + 12_900], 60);
 
     // Act
     await tick();
@@ -80,8 +80,8 @@ describe('tick send phases', () => {
     // Assess: the missed fire went out at the tick's start with no delay; the other at its phase
     const late = sent.find((entry) => entry.message.job.runAt === T0);
     expect(late).toMatchObject({ sentAt: T0 + 2_400, message: { delaySeconds: 0 } });
-    const soon = sent.find((entry) => entry.message.job.runAt === T0 + 2_900);
-    expect(soon && deliveryOf(soon)).toBeGreaterThanOrEqual(T0 + 2_850);
+    const ahead = sent.find((entry) => entry.message.job.runAt === T0 + 12_900);
+    expect(ahead && deliveryOf(ahead)).toBeGreaterThanOrEqual(T0 + 12_850);
     expect(slept.filter((ms) => ms > 0).length).toBeGreaterThan(0);
   });
 
@@ -124,6 +124,24 @@ describe('tick send phases', () => {
     expect(sentAtOnce.length).toBeGreaterThan(0);
     for (const entry of sentAtOnce)
       expect(entry.message.delaySeconds).toBe(Math.floor((entry.message.job.runAt - entry.sentAt) / SECOND));
+  });
+
+  it('sends a round at once when its schedules fire within 5 s: waiting would hold back the next round', async () => {
+    // Prepare: schedules firing 1–4 s after the tick (a tick catching up, or a burst just added)
+    const { runtime, sent, slept, tick } = phasedRuntime();
+    runtime.clock.set(T0 + 123);
+    await addIntervalSchedules(runtime, [T0 + 1_000, T0 + 2_500, T0 + 4_000], 3_600);
+
+    // Act
+    await tick();
+
+    // Assess: no wait; each sent at the tick's start with the floor of its delay
+    expect(slept).toEqual([]);
+    expect(sent.map((entry) => [entry.sentAt, entry.message.delaySeconds])).toEqual([
+      [T0 + 123, 0],
+      [T0 + 123, 2],
+      [T0 + 123, 3],
+    ]);
   });
 
   it('with SUNDIAL_SEND_PHASE_TOLERANCE_MS=0 sends at once, the sub-second rest left to the worker', async () => {
