@@ -9,12 +9,15 @@ import { join, relative } from 'node:path';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import { renderChart } from './report/chart';
 import { type BenchReport, renderMarkdown } from './report/markdown';
+import { bullmqFireLagScenario } from './scenarios/bullmq-fire-lag';
 import { dispatchScenario } from './scenarios/dispatch';
 import { fireLagScenario } from './scenarios/fire-lag';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
 import { rateLimitScenario } from './scenarios/rate-limited-task';
+import { spreadRuns } from './scenarios/spread-runs';
 import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { benchFlags } from './support/flags';
+import { benchEnvironment } from './support/runtime';
 import { startBenchSqs } from './support/sqs';
 
 const flags = parseScriptFlags(benchFlags());
@@ -31,6 +34,7 @@ async function main(): Promise<void> {
       .map((value) => value.toFixed(2))
       .join(', ')} (other engineers' work on the same machine)`,
   ];
+  benchEnvironment.SUNDIAL_SEND_PHASE_TOLERANCE_MS = String(flags.sendPhaseTolerance);
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
   try {
     log('raw conditional-write ceiling…');
@@ -61,7 +65,17 @@ async function main(): Promise<void> {
         tickSeconds: 1,
         log,
       });
+      log('fire lag, BullMQ job schedulers (where redis-server is installed)…');
+      report.bullmq = await bullmqFireLagScenario({
+        schedules: flags.lagSchedules,
+        intervalSeconds: flags.lagInterval,
+        durationSeconds: lagSeconds,
+        concurrency: flags.workers,
+        log,
+      });
+      if (report.bullmq.status === 'skipped') log(`  skipped: ${report.bullmq.reason}`);
     }
+    report.spread = await spreadRuns(dynamo, sqs, { ...flags, log });
     if (flags.limitedJobs > 0) {
       log('limited task under a backlog…');
       const runs = [];

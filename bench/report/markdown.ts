@@ -1,17 +1,22 @@
+import type { BullmqFireLagResult } from '../scenarios/bullmq-fire-lag';
 import type { DispatchResult } from '../scenarios/dispatch';
 import type { FireLagResult } from '../scenarios/fire-lag';
 import type { CriticalJobResult, LimitedTaskResult } from '../scenarios/limited-task';
 import type { RateLimitResult } from '../scenarios/rate-limited-task';
+import type { SpreadResult } from '../scenarios/spread';
 import type { JobCosts } from '../support/costs';
+import { bullmqSection } from './bullmq-section';
 import {
   ASSUMED_MEMORY_GB,
-  ASSUMED_WORKER_MS_PER_INVOCATION,
+  ASSUMED_WORKER_WORK_MS_PER_INVOCATION,
   costPerMillion,
   EVENTBRIDGE_SCHEDULER_PER_MILLION,
   PRICES,
   PROVISIONED_UTILIZATION,
   unitPrices,
+  workerWaitGbSecondsPerMillion,
 } from './prices';
+import { spreadLabel, spreadSection } from './spread-section';
 
 export interface BenchReport {
   startedAt: Date;
@@ -20,10 +25,14 @@ export interface BenchReport {
   raw: { writesPerSecond: number; writes: number; concurrency: number };
   dispatch: DispatchResult[];
   fireLag: FireLagResult | undefined;
+  /** BullMQ's job schedulers on the fire-lag workload (run right after it); absent when the fire-lag run is. */
+  bullmq?: BullmqFireLagResult;
   /** The limited-task scenarios (waiting lines); absent when skipped. */
   limited?: { runs: LimitedTaskResult[]; critical?: CriticalJobResult };
   /** The rate-limit scenario; absent when skipped. */
   rateLimited?: RateLimitResult;
+  /** Fires spread over the tick period, unlimited and limited task (`SUNDIAL_SEND_PHASE_TOLERANCE_MS` of the run). */
+  spread?: { runs: SpreadResult[]; sendPhaseToleranceMs: number };
 }
 
 const n = (value: number, digits = 0) =>
@@ -87,6 +96,7 @@ export function costRows(report: BenchReport): { label: string; costs: JobCosts 
       costs: report.fireLag.costs,
     });
   }
+  for (const run of report.spread?.runs ?? []) rows.push({ label: spreadLabel(run), costs: run.costs });
   return rows;
 }
 
@@ -127,7 +137,9 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       `| ${n(report.fireLag.expected)} | ${n(report.fireLag.executed)} | ${report.fireLag.duplicates} | ${n(lag.p50)} ms | ${n(lag.p95)} ms | **${n(lag.p99)} ms** | ${n(lag.max)} ms |`,
     );
+    if (report.bullmq) push(...bullmqSection(report.fireLag, report.bullmq));
   }
+  if (report.spread) push(...spreadSection(report.spread.runs, report.spread.sendPhaseToleranceMs));
   if (report.limited) push(...limitedTaskSection(report.limited));
   if (report.rateLimited) push(...rateLimitSection(report.rateLimited));
   push(
@@ -136,13 +148,13 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '',
     'Capacity as AWS bills it: `ReturnConsumedCapacity: INDEXES` of every store request (item size and GSI writes included), transactions at 2 WRU per KB and item (DynamoDB Local reports 4), and writes refused on their condition, which DynamoDB bills by the item\'s size but reports nowhere (counted by the store, shown apart as "failed"). SQS requests counted on the client, worker invocations = non-empty batches. WRU split: the job (claim + result), the schedule (lease + release, shared by the fires of one lease), the rest of the tick (reaper, parked jobs, counters).',
     '',
-    '| scenario | WRU / job | job · schedule · other | of which GSI | of which failed | RRU / job | SQS req. / job | send · receive · delete | worker invocations / job | ms / invocation |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | WRU / job | job · schedule · other | of which GSI | of which failed | RRU / job | SQS req. / job | send · receive · delete | worker invocations / job | ms / invocation | worker wait for run time: ms / job · ms / invocation · GB-s / million jobs |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const { label, costs } of costRows(report)) {
     const action = (name: string) => n(costs.sqsByAction[name] ?? 0, 2);
     push(
-      `| ${label} | **${n(costs.wru, 2)}** | ${n(costs.jobWru, 2)} · ${n(costs.scheduleWru, 2)} · ${n(costs.otherWru, 2)} | ${n(costs.indexWru, 2)} | ${n(costs.failedWru, 2)} | ${n(costs.rru, 2)} | ${n(costs.sqsRequests, 2)} | ${action('SendMessageBatch')} · ${action('ReceiveMessage')} · ${action('DeleteMessageBatch')} | ${n(costs.invocations, 3)} | ${n(costs.workerMsPerInvocation)} |`,
+      `| ${label} | **${n(costs.wru, 2)}** | ${n(costs.jobWru, 2)} · ${n(costs.scheduleWru, 2)} · ${n(costs.otherWru, 2)} | ${n(costs.indexWru, 2)} | ${n(costs.failedWru, 2)} | ${n(costs.rru, 2)} | ${n(costs.sqsRequests, 2)} | ${action('SendMessageBatch')} · ${action('ReceiveMessage')} · ${action('DeleteMessageBatch')} | ${n(costs.invocations, 3)} | ${n(costs.workerMsPerInvocation)} | ${n(costs.workerWaitMsPerJob)} · ${n(costs.workerWaitMsPerInvocation)} · ${n(workerWaitGbSecondsPerMillion(costs))} |`,
     );
   }
   push(
@@ -163,7 +175,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '',
     `Prices: DynamoDB on-demand $${n(PRICES.dynamoWriteUnit * 1e6, 3)} per million WRU and $${n(PRICES.dynamoReadUnit * 1e6, 3)} per million RRU; provisioned $${PRICES.dynamoProvisionedWriteUnitHour} per WCU-hour and $${PRICES.dynamoProvisionedReadUnitHour} per RCU-hour, at a steady load with auto scaling holding ${n(PROVISIONED_UTILIZATION * 100)} % utilisation ($${n(unitPrices('provisioned').write * 1e6, 3)} per million WRU); SQS $${n(PRICES.sqsRequest * 1e6, 2)} per million requests (64 KB chunks; job messages are < 2 KB); Lambda arm64 $${PRICES.lambdaGbSecondArm} per GB-s and $${n(PRICES.lambdaRequest * 1e6, 2)} per million requests; EventBridge Scheduler $${n(EVENTBRIDGE_SCHEDULER_PER_MILLION, 2)} per million invocations (its target's cost not included). No free tiers.`,
     '',
-    `Assumptions: worker Lambda ${ASSUMED_MEMORY_GB.worker * 1024} MB, ${n(ASSUMED_WORKER_MS_PER_INVOCATION)} ms per invocation on average (a batch waits out the sub-second rest of its latest message, up to 1 s, plus tens of ms of DynamoDB calls; the local ms / invocation above are slower because DynamoDB Local shares 2 cores with everything else); worker invocations per job as measured. Tick Lambda ${ASSUMED_MEMORY_GB.tick * 1024} MB for its measured run time here, shared by the jobs it dispatched (conservative). The task's own run time is not included (the benchmark's handlers return at once). Empty receives (idle long polling: ~3 requests per poller per minute) are a fixed cost of the event source, not per job, and are left out. WRU as metered: item sizes, transactions at two per KB and item, and refused conditional writes included.`,
+    `Assumptions: worker Lambda ${ASSUMED_MEMORY_GB.worker * 1024} MB, billed per invocation for the measured wait for run times above (a batch waits out the rest before its latest message's run time: up to 1 s when the tick sent at once, tens of ms when it sends at sub-second phases) plus ${n(ASSUMED_WORKER_WORK_MS_PER_INVOCATION)} ms of DynamoDB calls (the local ms / invocation above are slower because DynamoDB Local shares 2 cores with everything else); worker invocations per job as measured. Tick Lambda ${ASSUMED_MEMORY_GB.tick * 1024} MB for its measured run time here, shared by the jobs it dispatched (conservative). The task's own run time is not included (the benchmark's handlers return at once). Empty receives (idle long polling: ~3 requests per poller per minute) are a fixed cost of the event source, not per job, and are left out. WRU as metered: item sizes, transactions at two per KB and item, and refused conditional writes included.`,
   );
   return `${lines.join('\n')}\n`;
 }

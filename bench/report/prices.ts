@@ -18,11 +18,28 @@ export const PRICES = {
 export const ASSUMED_MEMORY_GB = { worker: 1, tick: 0.5 } as const;
 
 /**
- * Average worker invocation assumed for the price: a batch waits out the sub-second rest of its latest
- * message (up to 1 s; SQS delays are whole seconds) plus a few tens of ms of DynamoDB calls in AWS. The
- * local figure is reported too, but DynamoDB Local on a shared 2-core machine is far slower than AWS.
+ * What a worker invocation does besides waiting for run times, assumed for the price: tens of ms of
+ * DynamoDB calls in AWS (claim, schedule read, result). The local ms / invocation are far slower
+ * (DynamoDB Local on a shared 2-core machine), so the measured wait is priced plus this.
  */
-export const ASSUMED_WORKER_MS_PER_INVOCATION = 1_000;
+export const ASSUMED_WORKER_WORK_MS_PER_INVOCATION = 50;
+
+/**
+ * Billed worker time per invocation: the measured wait for run times (a batch waits out the rest before
+ * its latest message's run time) plus the assumed work. Before the tick sent at sub-second phases the
+ * wait was up to 1 s per batch and the price assumed 1,000 ms.
+ */
+export function workerMsPerInvocation(costs: Pick<JobCosts, 'workerWaitMsPerInvocation'>): number {
+  const wait = Number.isFinite(costs.workerWaitMsPerInvocation) ? costs.workerWaitMsPerInvocation : 0;
+  return wait + ASSUMED_WORKER_WORK_MS_PER_INVOCATION;
+}
+
+/** GB-s the worker spends waiting for run times, per million jobs (at the assumed memory). */
+export function workerWaitGbSecondsPerMillion(
+  costs: Pick<JobCosts, 'workerWaitMsPerInvocation' | 'invocations'>,
+): number {
+  return (costs.invocations * costs.workerWaitMsPerInvocation * ASSUMED_MEMORY_GB.worker * 1e6) / 1000;
+}
 
 /**
  * The utilisation provisioned capacity runs at under a steady load: auto scaling's default target
@@ -56,7 +73,7 @@ export function costPerMillion(costs: JobCosts, billing: TableBilling = 'on-dema
   const million = 1e6;
   const dynamo = unitPrices(billing);
   const workerGbSeconds =
-    (costs.invocations * ASSUMED_WORKER_MS_PER_INVOCATION * ASSUMED_MEMORY_GB.worker) / 1000;
+    (costs.invocations * workerMsPerInvocation(costs) * ASSUMED_MEMORY_GB.worker) / 1000;
   const tickGbSeconds = (costs.tickMsPerJob * ASSUMED_MEMORY_GB.tick) / 1000;
   const parts = {
     dynamoWrites: costs.wru * dynamo.write * million,

@@ -36,6 +36,9 @@ export interface JobCosts {
   invocations: number;
   /** Average worker invocation duration (ms): billed Lambda time. */
   workerMsPerInvocation: number;
+  /** The worker's idle wait for run times (ms): per job, and per invocation (a batch's longest wait). */
+  workerWaitMsPerJob: number;
+  workerWaitMsPerInvocation: number;
   /** Tick Lambda time per job (ms). */
   tickMsPerJob: number;
 }
@@ -81,6 +84,11 @@ export function jobCosts(input: {
     invocations: per(input.pollers.invocations),
     workerMsPerInvocation:
       input.pollers.invocations > 0 ? input.pollers.busyMs / input.pollers.invocations : Number.NaN,
+    workerWaitMsPerJob: per(input.pollers.waitMs.perMessage),
+    workerWaitMsPerInvocation:
+      input.pollers.invocations > 0
+        ? input.pollers.waitMs.perInvocation / input.pollers.invocations
+        : Number.NaN,
     tickMsPerJob: per(input.tickMs),
   };
 }

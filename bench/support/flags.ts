@@ -27,6 +27,24 @@ export function benchFlags() {
       wholeNumberFrom(0),
       500,
     )
+    .option(
+      '--spread-schedules <n>',
+      'schedules of the spread runs: fires spread over a 60 s tick period, one tick (0 skips them)',
+      wholeNumberFrom(0),
+      2000,
+    )
+    .option(
+      '--spread-limit <n>',
+      'maxRunningJobs of the limited spread run (0 skips it)',
+      wholeNumberFrom(0),
+      50,
+    )
+    .option(
+      '--send-phase-tolerance <ms>',
+      'SUNDIAL_SEND_PHASE_TOLERANCE_MS of every run (0: the tick sends at once, the worker waits up to 1 s)',
+      wholeNumberFrom(0, 1000),
+      50,
+    )
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
     .option('--raw-writes <n>', 'writes of the raw-ceiling run', wholeNumberFrom(1), 10_000)
     .addOption(

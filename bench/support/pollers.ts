@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { pollOnce } from '../../lib/adapters/sqs/event-source';
+import { decodeJobMessage } from '../../lib/core/model/job-message';
 import { sleep } from './parallel';
 
 /** What the pollers handed to the worker: invocations (non-empty batches), messages and busy time. */
@@ -9,7 +10,22 @@ export interface PollerStats {
   messages: number;
   /** Sum of the invocations' durations: what Lambda would bill. */
   busyMs: number;
+  /**
+   * Time the worker waits idle for run times (it waits out up to 1 s before a job's run time; the
+   * messages of a batch wait side by side): summed over messages, and over invocations (each batch's
+   * longest wait, what Lambda bills).
+   */
+  waitMs: { perMessage: number; perInvocation: number };
   pollErrors: number;
+}
+
+/** How long the worker will wait for each message's run time, from the moment it receives the batch. */
+function runTimeWaits(event: SQSEvent, now: number): number[] {
+  return event.Records.map((record) => {
+    const decoded = decodeJobMessage(record.body);
+    const early = decoded.ok ? decoded.message.job.runAt - now : 0;
+    return early > 0 && early <= 1_000 ? early : 0;
+  });
 }
 
 export interface Pollers {
@@ -28,9 +44,18 @@ export function startPollers(options: {
   count: number;
   handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
 }): Pollers {
-  const stats: PollerStats = { invocations: 0, messages: 0, busyMs: 0, pollErrors: 0 };
+  const stats: PollerStats = {
+    invocations: 0,
+    messages: 0,
+    busyMs: 0,
+    waitMs: { perMessage: 0, perInvocation: 0 },
+    pollErrors: 0,
+  };
   let stopped = false;
   const invoke = async (event: SQSEvent) => {
+    const waits = runTimeWaits(event, Date.now());
+    stats.waitMs.perMessage += waits.reduce((sum, wait) => sum + wait, 0);
+    stats.waitMs.perInvocation += Math.max(0, ...waits);
     const started = performance.now();
     try {
       return await options.handler(event);

@@ -16,6 +16,7 @@ import { createLogger, silentLogger } from '../../lib/runtime/observability/logg
 import { defineTask, type TaskOptions } from '../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../lib/runtime/tasks/registry';
 import type { BenchDynamo } from './dynamo';
+import { type Pollers, startPollers } from './pollers';
 import { type BenchQueue, type BenchSqs, createBenchQueue } from './sqs';
 
 export interface BenchRuntimeOptions {
@@ -47,6 +48,9 @@ export interface BenchRuntime {
   newAdmin(getDeps: () => RuntimeDeps): AdminHandler;
 }
 
+/** `SUNDIAL_*` variables every bench runtime gets (before its own `env`): the run's flags set them. */
+export const benchEnvironment: Record<string, string> = {};
+
 export async function benchRuntime(
   dynamo: BenchDynamo,
   sqs: BenchSqs,
@@ -63,6 +67,7 @@ export async function benchRuntime(
     SUNDIAL_TABLE_NAME: tableName,
     SUNDIAL_QUEUE_URL: queue.queueUrl,
     SUNDIAL_DEAD_LETTER_QUEUE_URL: queue.dlqUrl,
+    ...benchEnvironment,
     ...options.env,
   });
   const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
@@ -104,4 +109,15 @@ export async function benchRuntime(
     newWorker,
     newAdmin: (getDeps) => createAdminHandler(getDeps, registry),
   };
+}
+
+/** `count` pollers running the runtime's worker on its queue (Lambda's event source mapping). */
+export function startRuntimePollers(sqs: BenchSqs, runtime: BenchRuntime, count: number): Pollers {
+  return startPollers({
+    client: sqs.client,
+    queueUrl: runtime.queue.queueUrl,
+    queueArn: runtime.queue.queueArn,
+    count,
+    handler: (event) => runtime.worker(event),
+  });
 }

@@ -121,7 +121,8 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   return { endpoint, port, stop };
 }
 
-function stopper(child: ChildProcess): () => Promise<void> {
+/** Stops a child process: SIGTERM, then SIGKILL after 3 s; it is killed when this process exits. */
+export function stopper(child: ChildProcess): () => Promise<void> {
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   let stopped: Promise<void> | undefined;
@@ -196,7 +197,8 @@ async function answersListTables(endpoint: string): Promise<boolean> {
   }
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.unref();

@@ -22,6 +22,8 @@ export interface RuntimeConfig {
   lookaheadSeconds: number;
   maxFiresPerPlan: number;
   tickBudgetMs: number;
+  /** The earliest the tick lets a fire reach the workers before its run time (ms); 0: sent at once. */
+  sendPhaseToleranceMs: number;
   scheduleLeaseSeconds: number;
   tickConcurrency: number;
   acquireBatchSize: number;
@@ -67,6 +69,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     lookaheadSeconds: reader.integer('SUNDIAL_LOOKAHEAD_SECONDS', 90, 1, LIMITS.maxQueueDelaySeconds),
     maxFiresPerPlan: reader.integer('SUNDIAL_MAX_FIRES_PER_PLAN', 1_000, 1, 100_000),
     tickBudgetMs: reader.integer('SUNDIAL_TICK_BUDGET_MS', 40_000, 1_000, 900_000),
+    sendPhaseToleranceMs: reader.integer('SUNDIAL_SEND_PHASE_TOLERANCE_MS', 50, 0, 1_000),
     scheduleLeaseSeconds: reader.integer('SUNDIAL_SCHEDULE_LEASE_SECONDS', 120, 10, 3_600),
     tickConcurrency: reader.integer('SUNDIAL_TICK_CONCURRENCY', 8, 1, 64),
     acquireBatchSize: reader.integer('SUNDIAL_ACQUIRE_BATCH_SIZE', 100, 1, 1_000),

@@ -14,6 +14,7 @@ describe('runtime config', () => {
       shards: 16,
       lookaheadSeconds: 90,
       tickBudgetMs: 40_000,
+      sendPhaseToleranceMs: 50,
       scheduleLeaseSeconds: 120,
       logLevel: 'info',
       metricsNamespace: 'Sundial',
@@ -43,6 +44,9 @@ describe('runtime config', () => {
       deadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/jobs-dlq',
       defaultResultTtlSeconds: 3600,
     });
+    expect(() => readConfig({ ...REQUIRED, SUNDIAL_SEND_PHASE_TOLERANCE_MS: '1001' })).toThrow(
+      /SUNDIAL_SEND_PHASE_TOLERANCE_MS must be an integer from 0 to 1000/,
+    );
     expect(() => readConfig({ ...REQUIRED, SUNDIAL_DEFAULT_RESULT_TTL_SECONDS: '0' })).toThrow(
       /SUNDIAL_DEFAULT_RESULT_TTL_SECONDS must be an integer from 1 to/,
     );

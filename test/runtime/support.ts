@@ -55,6 +55,9 @@ export class RecordingPublisher implements EventPublisher {
 export function testConfig(overrides: Partial<RuntimeConfig> = {}): RuntimeConfig {
   return {
     ...readConfig({ SUNDIAL_TABLE_NAME: 'test', SUNDIAL_QUEUE_URL: 'http://127.0.0.1/queue' }),
+    // The manual clock does not move while the tick would wait for a send phase: the tick sends at once
+    // here (test/runtime/tick/send-phases.test.ts turns phases on with a sleep that moves the clock).
+    sendPhaseToleranceMs: 0,
     ...overrides,
   };
 }

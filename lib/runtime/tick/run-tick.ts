@@ -4,9 +4,9 @@ import { planLimitsOf } from '../config';
 import type { RuntimeDeps } from '../dependencies';
 import { wakeIdleLines } from '../flow/idle-lines';
 import { publishBestEffort } from '../observability/publish-events';
-import { dispatchDepsOf } from '../scheduling/dispatch-deps';
 import { type DispatchDueTotals, dispatchDueSchedules, emptyDispatchTotals } from './dispatch-due';
 import { sendParkedJobs } from './parked-jobs';
+import { phasedDispatchDeps } from './phased-dispatch-deps';
 import { reapExpiredJobLeases } from './reaper';
 
 /** What one tick did; logged as one JSON line and turned into metrics. */
@@ -28,6 +28,8 @@ export interface TickSummary extends Omit<DispatchDueTotals, 'fireLagMs' | 'fini
 /** State kept between ticks of one warm container. */
 export interface TickState {
   lastCounterRepairAt: number;
+  /** How the tick waits for a fire's send phase. @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
 
   const [dispatched, parked, reaped] = await Promise.all([
     guarded('dispatching schedules', emptyDispatchTotals(), () =>
-      dispatchDueSchedules(dispatchDepsOf(deps), {
+      dispatchDueSchedules(phasedDispatchDeps(deps, state.sleep), {
         owner,
         stopAcquiringAt: startedAt + config.tickBudgetMs,
         leaseMs,

@@ -60,7 +60,8 @@ async function processJob(
     onClaimedElsewhere(ctx, record, attempt, stored, logger, fire);
   const early = job.runAt - clock.now();
   // SQS delays at most LIMITS.maxQueueDelaySeconds and in whole seconds: a far-ahead job hops through the queue again,
-  // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early.
+  // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early (the tick
+  // sends each fire at a phase that leaves tens of ms of it: SUNDIAL_SEND_PHASE_TOLERANCE_MS).
   if (early > MAX_WAIT_MS)
     return sendAgain(
       ctx,
