@@ -292,7 +292,7 @@ describe('sundial jobs and tasks, against the local platform', () => {
   it('lists the tasks with their running jobs against their limit', async () => {
     const table = await cli(['tasks', 'list']);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^TASK\s+RUNNING \/ LIMIT\s+WAITING\s+PAUSED\s+TIMEOUT/);
+    expect(table.stdout).toMatch(/^TASK\s+RUNNING \/ LIMIT\s+RATE LIMIT\s+WAITING\s+PAUSED\s+TIMEOUT/);
     expect(table.stdout).toMatch(/^report\s+0 \/ 2\s+/m);
     expect(table.stdout).toMatch(/^echo\s+0 \/ ∞\s+/m);
     const { tasks } = await json<{ tasks: WireTask[] }>(['tasks', 'list']);
