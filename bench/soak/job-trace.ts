@@ -24,13 +24,16 @@ const TRACED_CALLS = new Set([
  */
 export class JobTrace {
   private readonly entries = new Map<string, TraceEntry[]>();
-  /** Successful claims per job id: attempt and time. */
+  /** Successful claims per job id: attempt and the `started_at` the claim wrote. */
   private readonly claims = new Map<string, { attempt: number; at: number }[]>();
 
   /**
    * When the run that a handler started as `attempt` at `startedAt` was claimed, as the platform counts
-   * a fire's start: a takeover (attempt n + 1 of a run whose worker vanished) continues the run of attempt
-   * n, claimed earlier. Undefined when no such claim was seen.
+   * a fire's start: the `started_at` its claim wrote (the worker's clock as it began the claim, not when
+   * the claim answered: docs/admin-api.md promises no job with a `started_at` after a pause or removal
+   * returned, and a slow claim can answer after the call returned though it began before). A takeover
+   * (attempt n + 1 of a run whose worker vanished) continues the run of attempt n, claimed earlier.
+   * Undefined when no such claim was seen.
    */
   claimOfRun(jobId: string, attempt: number, startedAt: number): number | undefined {
     const before = (this.claims.get(jobId) ?? []).filter((claim) => claim.at <= startedAt);
@@ -67,7 +70,7 @@ export class JobTrace {
             const answer: unknown = await value.call(target, first, ...rest);
             if (property === 'claimJob' && (answer as { status?: string }).status === 'claimed') {
               const claims = this.claims.get(jobId) ?? [];
-              claims.push({ attempt: Number(input.attempt), at: Date.now() });
+              claims.push({ attempt: Number(input.attempt), at: Number(input.now) });
               this.claims.set(jobId, claims);
             }
             this.add(jobId, who(), `${property}(${asked}) → ${answerOf(answer)}`);
