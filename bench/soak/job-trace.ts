@@ -15,6 +15,7 @@ const TRACED_CALLS = new Set([
   'cancelJob',
   'parkUnclaimedJob',
   'markJobSent',
+  'joinLine',
 ]);
 
 /**
@@ -24,6 +25,12 @@ const TRACED_CALLS = new Set([
  */
 export class JobTrace {
   private readonly entries = new Map<string, TraceEntry[]>();
+  /** When each job joined its task's waiting line (every time it did), by job id. */
+  readonly joins = new Map<string, number[]>();
+  /** When each job was held in its line to be woken (its message is sent next), by job id. */
+  readonly wakes = new Map<string, number[]>();
+  /** When each claim of a job answered, whatever the answer, by job id. */
+  readonly claimAnswers = new Map<string, number[]>();
   /** Successful claims per job id: attempt and the `started_at` the claim wrote. */
   private readonly claims = new Map<string, { attempt: number; at: number }[]>();
 
@@ -48,6 +55,11 @@ export class JobTrace {
     this.entries.set(jobId, list);
   }
 
+  /** When the first entry of `jobId` was made (0 when none). */
+  firstAt(jobId: string): number {
+    return this.entries.get(jobId)?.[0]?.at ?? 0;
+  }
+
   /** The entries of `jobId`, times relative to `origin` (ms). */
   describe(jobId: string, origin: number): string[] {
     return (this.entries.get(jobId) ?? []).map(
@@ -61,6 +73,7 @@ export class JobTrace {
       get: (target, property) => {
         const value = Reflect.get(target, property);
         if (typeof value !== 'function') return value;
+        if (property === 'leaseLineHead') return this.tracedWake(target, value, who);
         if (typeof property !== 'string' || !TRACED_CALLS.has(property)) return value.bind(target);
         return async (first: unknown, ...rest: unknown[]) => {
           const input = typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};
@@ -68,6 +81,8 @@ export class JobTrace {
           const asked = askedOf(property, input);
           try {
             const answer: unknown = await value.call(target, first, ...rest);
+            if (property === 'joinLine') addTime(this.joins, jobId);
+            if (property === 'claimJob') addTime(this.claimAnswers, jobId);
             if (property === 'claimJob' && (answer as { status?: string }).status === 'claimed') {
               const claims = this.claims.get(jobId) ?? [];
               claims.push({ attempt: Number(input.attempt), at: Number(input.now) });
@@ -82,6 +97,22 @@ export class JobTrace {
         };
       },
     });
+  }
+
+  /** `leaseLineHead`, recording the jobs it holds to wake (the entries of a task's line). */
+  private tracedWake(target: JobStore, call: (...args: unknown[]) => unknown, who: () => string) {
+    return async (...args: unknown[]) => {
+      const { leased } = args[0] as { leased?: string };
+      const entries = (await call.apply(target, args)) as { message: JobMessage }[];
+      for (const entry of entries) addTime(this.wakes, entry.message.job.id);
+      for (const entry of entries)
+        this.add(
+          entry.message.job.id,
+          who(),
+          `held in its line to be woken (${leased === 'skip' ? 'slot given back' : 'free slots'})`,
+        );
+      return entries;
+    };
   }
 
   /** A queue that records the job messages sent through it as `who()` says. */
@@ -105,9 +136,16 @@ export class JobTrace {
   }
 }
 
+function addTime(times: Map<string, number[]>, jobId: string): void {
+  const list = times.get(jobId) ?? [];
+  list.push(Date.now());
+  times.set(jobId, list);
+}
+
 function jobIdOf(input: Record<string, unknown>): string {
   if (typeof input.jobId === 'string') return input.jobId;
-  const job = input.job as { id?: unknown } | undefined;
+  const message = input.message as { job?: { id?: unknown } } | undefined;
+  const job = (input.job ?? message?.job) as { id?: unknown } | undefined;
   return typeof job?.id === 'string' ? job.id : '?';
 }
 
