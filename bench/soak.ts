@@ -196,6 +196,8 @@ async function main(): Promise<number> {
       joins: trace.joins,
       wakes: trace.wakes,
       claimAnswers: trace.claimAnswers,
+      runEnds: trace.runEnds,
+      claimedBefore: (jobId, at) => trace.claimedBefore(jobId, at),
       isOfTask: (jobId) => jobId.startsWith('backlog-'),
       ticks: tickRuns,
       bursts: faults.burstPeriods,

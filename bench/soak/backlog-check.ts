@@ -4,9 +4,7 @@ import type { DeadHold } from './worker-crashes';
 /** [from, to) in ms. */
 type Period = [number, number];
 
-/** After a handler ends, its slot is back in the counter once its result is written: this long, at most. */
-export const RESULT_WRITE_MARGIN_MS = 1_000;
-/** The tick wakes lines last: from its waking to its end, and the trace's timing. */
+/** The tick wakes lines last, before it ends; this covers the trace's own timing. */
 export const WAKE_MARGIN_MS = 500;
 /** How long a woken job's hold lasts (WAKE_LEASE_MS): after it, its wake-up counts as lost. */
 const WOKEN_AT_MOST_MS = 10_000;
@@ -27,11 +25,12 @@ export interface BacklogVerdict {
  * Checks that no job of a limited task waited in its line while a slot of the task stayed free, with
  * no job woken for it, past the fallback: the worker that gives a slot back wakes the next job, and
  * when that wake-up is lost the tick wakes the line (ADR 0003), so a free slot is covered at the latest
- * by the end of the first tick that began after the slot's result write (`RESULT_WRITE_MARGIN_MS`),
- * plus `WAKE_MARGIN_MS`.
+ * by the end of the first tick that began after the slot came back to the counter, plus `WAKE_MARGIN_MS`.
  *
  * All from what the soak recorded: a job waits from when it joined the line to its handler's next start
- * (or `until`). A slot is taken while a handler runs (`spans`, recorded inside the handlers), while a
+ * (or `until`). A slot is taken while a handler runs (`spans`, recorded inside the handlers), from its
+ * run's claim (`claimedBefore`) until its result (or retry) is written (`runEnds`: the counter gets the
+ * slot back then), while a
  * dead invocation's run keeps it until its lease ends (`deadHolds`: the reaper gives it back then), and
  * while a job woken for it is on its way (from its wake to its next claim: the queue hop is not the
  * wake-up's to bound); free otherwise. A free stretch that overlaps a throttling burst counts from the
@@ -45,6 +44,9 @@ export function checkBacklog(input: {
   joins: ReadonlyMap<string, readonly number[]>;
   wakes: ReadonlyMap<string, readonly number[]>;
   claimAnswers: ReadonlyMap<string, readonly number[]>;
+  runEnds: ReadonlyMap<string, readonly number[]>;
+  /** When the run a handler started at `at` was claimed (its `started_at`), if seen. */
+  claimedBefore: (jobId: string, at: number) => number | undefined;
   /** Whether a job id is one of the task's (the trace has every task's). */
   isOfTask: (jobId: string) => boolean;
   /** Each tick's run, [start, end). */
@@ -55,7 +57,12 @@ export function checkBacklog(input: {
   const ofTask = <T>(byJob: ReadonlyMap<string, T>) =>
     new Map([...byJob].filter(([jobId]) => input.isOfTask(jobId)));
   const free = freePeriods(input.limit, [
-    ...input.spans.map((span): Period => [span.from, span.to]),
+    ...input.spans.map(
+      (span): Period => [
+        input.claimedBefore(span.jobId, span.from) ?? span.from,
+        slotBackAt(span, input.runEnds),
+      ],
+    ),
     ...input.deadHolds.filter((hold) => hold.task === input.task).map((hold): Period => [hold.from, hold.to]),
     ...wokenPeriods(ofTask(input.wakes), ofTask(input.claimAnswers)),
   ]);
@@ -87,16 +94,22 @@ export function checkBacklog(input: {
     maxWaiting: mostAtOnce(waits.map((wait) => wait.period)),
     longestFreeMs,
     leastSlackMs: Number.isFinite(leastSlackMs) ? leastSlackMs : 0,
-    violations:
-      violations.length > 5 ? [...violations.slice(0, 5), `… ${violations.length - 5} more`] : violations,
+    violations,
   };
 }
 
 /** When the tick's fallback must have woken a line whose slot came free at `freeAt` (Infinity: no tick ran since). */
 function fallbackDue(ticks: readonly Period[], freeAt: number): number {
-  const after = freeAt + RESULT_WRITE_MARGIN_MS;
-  const ends = ticks.filter(([start]) => start >= after).map(([, end]) => end);
+  const ends = ticks.filter(([start]) => start >= freeAt).map(([, end]) => end);
   return Math.min(...ends) + WAKE_MARGIN_MS;
+}
+
+/**
+ * When a handler's slot came back to the counter: its run's first result or retry written after the
+ * handler ended (a run whose process died has none: its slot is a dead hold until its lease ends).
+ */
+function slotBackAt(span: HandlerSpan, runEnds: ReadonlyMap<string, readonly number[]>): number {
+  return (runEnds.get(span.jobId) ?? []).find((at) => at >= span.to) ?? span.to;
 }
 
 /** Each woken job on its way: from its wake to its next claim (at most a hold's length). */

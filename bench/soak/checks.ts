@@ -106,7 +106,7 @@ export async function checkSoak(input: {
   }
   if (input.backlogViolations.length > 0) {
     violations.push(
-      `${input.backlogViolations.length} wait(s) in the backlog task's line with a slot free too long: ${input.backlogViolations.join('; ')}`,
+      `${input.backlogViolations.length} wait(s) in the backlog task's line with a slot free too long: ${input.backlogViolations.slice(0, 5).join('; ')}${input.backlogViolations.length > 5 ? '; …' : ''}`,
     );
     const jobIds = [...new Set(input.backlogViolations.map((violation) => violation.split(' ')[0] ?? ''))];
     for (const id of jobIds.slice(0, 2))

@@ -31,6 +31,8 @@ export class JobTrace {
   readonly wakes = new Map<string, number[]>();
   /** When each claim of a job answered, whatever the answer, by job id. */
   readonly claimAnswers = new Map<string, number[]>();
+  /** When a run of each job wrote its result or its retry (which gives a slot back), by job id. */
+  readonly runEnds = new Map<string, number[]>();
   /** Successful claims per job id: attempt and the `started_at` the claim wrote. */
   private readonly claims = new Map<string, { attempt: number; at: number }[]>();
 
@@ -47,6 +49,11 @@ export class JobTrace {
     const own = before.findLast((claim) => claim.attempt === attempt);
     if (attempt === 1 || own === undefined) return own?.at;
     return before.findLast((claim) => claim.attempt === attempt - 1)?.at ?? own.at;
+  }
+
+  /** The `started_at` of the latest successful claim of `jobId` at or before `at` (undefined: none seen). */
+  claimedBefore(jobId: string, at: number): number | undefined {
+    return (this.claims.get(jobId) ?? []).findLast((claim) => claim.at <= at)?.at;
   }
 
   add(jobId: string, who: string, what: string): void {
@@ -83,6 +90,7 @@ export class JobTrace {
             const answer: unknown = await value.call(target, first, ...rest);
             if (property === 'joinLine') addTime(this.joins, jobId);
             if (property === 'claimJob') addTime(this.claimAnswers, jobId);
+            if (property === 'finishJob' || property === 'retryJob') addTime(this.runEnds, jobId);
             if (property === 'claimJob' && (answer as { status?: string }).status === 'claimed') {
               const claims = this.claims.get(jobId) ?? [];
               claims.push({ attempt: Number(input.attempt), at: Number(input.now) });
