@@ -4,14 +4,18 @@
  * redelivered messages, random DynamoDB throttling and bursts of it longer than the store's retries, two
  * ticks at once, counter repair every 2 s, payloads up to the 128 KB limit, handlers that throw, return
  * unstorable values or ignore their signal past their timeout, schedules paused, resumed, updated and
- * removed mid-run, and dead letters redriven after their results expired. Then it checks that every fire
- * completed once (a run cut off by a crash is retried, and counted apart), nothing of a paused or removed
- * schedule started after the call returned, no old payload ran after an update returned, no task exceeded
- * its limit, counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a
+ * removed mid-run, dead letters redriven after their results expired, and a task limited to 2 running
+ * jobs fed faster than it drains whose workers die between giving a slot back and waking the next job.
+ * Then it checks that every fire and job completed once (a run cut off by a crash is retried, and counted
+ * apart), nothing of a paused or removed schedule started after the call returned, no old payload ran
+ * after an update returned, no task exceeded its limit, no job waited in a line with a slot free and
+ * nobody woken for it past the tick's fallback, counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a
  * one-minute variant with fewer schedules, the same faults and checks.
  */
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
+import { BACKLOG_FEED, backlogSchedules, isAddedBacklogJob, runBacklogFeed } from './soak/backlog';
+import { checkBacklog } from './soak/backlog-check';
 import { checkSoak } from './soak/checks';
 import { cancelledByStop, checkChurn, runChurn } from './soak/churn';
 import { crashingReleases, duplicatingQueue, Faults, injectThrottling } from './soak/faults';
@@ -47,6 +51,7 @@ const FAULT_RATES = {
   handlerThrows: 0.02,
   unstorableReturn: 0.01,
   overrun: 0.25,
+  crashBeforeWake: 0.1,
 };
 /** Every 15 s, 3 s in which every DynamoDB request is throttled (the store gives up within ~1 s). */
 const THROTTLE_BURSTS = { everySeconds: 15, lastingSeconds: 3 };
@@ -99,12 +104,15 @@ async function main(): Promise<number> {
       queue: trace.queue(duplicatingQueue(runtime.deps.queue, faults, redrive.copy), caller),
       metricsSink: (line) => metrics.add(line),
     };
-    crashes = new CrashableWorkers(faulty, faults, recorder, trace);
+    crashes = new CrashableWorkers(faulty, faults, recorder, trace, new Set([BACKLOG_FEED.task]));
     const admin = runtime.newAdmin(() => faulty);
 
     const firstFire = Math.ceil(Date.now() / 1000) * 1000 + 10_000 + scheduleCount * 5;
     const endAt = firstFire + windowMs - 1;
-    const schedules = soakSchedules(scheduleCount, churnCount, intervals, firstFire, endAt, Math.random);
+    const schedules = [
+      ...soakSchedules(scheduleCount, churnCount, intervals, firstFire, endAt, Math.random),
+      ...backlogSchedules(firstFire, endAt),
+    ];
     const expected = expectedJobIds(schedules);
     const taskOfSchedule = new Map(schedules.map((schedule) => [schedule.id, schedule.task]));
     log(
@@ -115,11 +123,14 @@ async function main(): Promise<number> {
     });
 
     let ticking = true;
+    /** Each tick's run [start, end): the backlog check's fallback is due by the end of a tick. */
+    const tickRuns: [number, number][] = [];
     const tickLoop = async (tick: () => Promise<unknown>, offsetMs: number) => {
       await sleep(offsetMs);
       while (ticking) {
         const started = Date.now();
         await tick().catch((error: unknown) => log(`tick failed: ${String(error)}`));
+        tickRuns.push([started, Date.now()]);
         await sleep(Math.max(0, 1000 - (Date.now() - started)) + Math.random() * 200);
       }
     };
@@ -144,6 +155,7 @@ async function main(): Promise<number> {
     });
     faults.startBursts();
     redrive.start(5_000);
+    const feed = runBacklogFeed({ admin, startAt: firstFire, endAt, log });
     const churn = runChurn({
       admin,
       schedules,
@@ -155,6 +167,7 @@ async function main(): Promise<number> {
 
     await sleep(Math.max(0, endAt - Date.now()));
     const churnCalls = await churn;
+    for (const id of await feed) expected.add(id);
     faults.stop();
     log(`window over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; faults off, draining…`);
     const drainStarted = Date.now();
@@ -175,6 +188,21 @@ async function main(): Promise<number> {
     const churnChecks = checkChurn(schedules, churnCalls, recorder, trace);
     const mustRun = new Set([...expected, ...churnChecks.mustRun]);
 
+    const backlog = checkBacklog({
+      task: BACKLOG_FEED.task,
+      limit: SOAK_TASKS.backlog.maxRunningJobs,
+      spans: recorder.spans.get(BACKLOG_FEED.task) ?? [],
+      deadHolds: crashes.deadHolds,
+      joins: trace.joins,
+      wakes: trace.wakes,
+      claimAnswers: trace.claimAnswers,
+      runEnds: trace.runEnds,
+      claimedBefore: (jobId, at) => trace.claimedBefore(jobId, at),
+      isOfTask: (jobId) => jobId.startsWith('backlog-'),
+      ticks: tickRuns,
+      bursts: faults.burstPeriods,
+      until: Date.now(),
+    });
     const verdict = await checkSoak({
       expected: mustRun,
       allowed: churnChecks.mayRun,
@@ -183,8 +211,12 @@ async function main(): Promise<number> {
       store: runtime.store,
       queueDepth: () => depth(runtime.queue.queueUrl),
       dlqDepth: () => depth(runtime.queue.dlqUrl),
-      taskOf: (jobId) => taskOfSchedule.get(jobId.slice(0, jobId.indexOf('@'))) ?? '?',
+      taskOf: (jobId) =>
+        isAddedBacklogJob(jobId)
+          ? BACKLOG_FEED.task
+          : (taskOfSchedule.get(jobId.slice(0, jobId.indexOf('@'))) ?? '?'),
       churnViolations: churnChecks.violations,
+      backlogViolations: backlog.violations,
       callsOf: (jobId) => {
         const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
         return (churnCalls.get(jobId.slice(0, jobId.indexOf('@'))) ?? [])
@@ -202,6 +234,10 @@ async function main(): Promise<number> {
       pollers: pollers.stats,
       redrive,
       churnCalls: churnChecks.calls,
+      backlog: {
+        ...backlog,
+        fed: [...expected].filter((id) => id.startsWith('backlog-')).length,
+      },
       inFlightMarginMs: churnChecks.inFlightMarginMs,
       payloadBytes: schedules.map((schedule) => schedule.payloadBytes),
       drainSeconds,

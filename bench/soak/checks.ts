@@ -40,6 +40,8 @@ export async function checkSoak(input: {
   taskOf: (jobId: string) => string;
   /** What the changed schedules did wrong (see `checkChurn`). */
   churnViolations: readonly string[];
+  /** Jobs of the backlog task that waited with a slot free longer than the fallback allows (see `checkBacklog`). */
+  backlogViolations: readonly string[];
   /** The admin calls made to a job's schedule (churn), relative to its fire time, for a violation's history. */
   callsOf: (jobId: string) => string;
   /** Whether the fire `jobId`, which never ran, was cancelled by a pause or removal, as it should. */
@@ -102,6 +104,14 @@ export async function checkSoak(input: {
     for (const id of jobIds.slice(0, 3))
       violations.push(`  ${await historyOf(id, input.trace, store, input.callsOf)}`);
   }
+  if (input.backlogViolations.length > 0) {
+    violations.push(
+      `${input.backlogViolations.length} wait(s) in the backlog task's line with a slot free too long: ${input.backlogViolations.slice(0, 5).join('; ')}${input.backlogViolations.length > 5 ? '; …' : ''}`,
+    );
+    const jobIds = [...new Set(input.backlogViolations.map((violation) => violation.split(' ')[0] ?? ''))];
+    for (const id of jobIds.slice(0, 2))
+      violations.push(`  ${await historyOf(id, input.trace, store, input.callsOf)}`);
+  }
   if (unexpected.length > 0)
     violations.push(`${unexpected.length} job(s) ran for no fire: ${sample(unexpected)}`);
   for (const { task, max, limit } of concurrency) {
@@ -139,7 +149,8 @@ async function historyOf(
   callsOf: (jobId: string) => string,
 ): Promise<string> {
   const job = await store.getJob(jobId, Date.now());
-  const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
+  // From the fire time; a job added with add_job (no `@`) from its first traced event.
+  const fire = jobId.includes('@') ? Number(jobId.slice(jobId.indexOf('@') + 1)) : trace.firstAt(jobId);
   const stored = job
     ? `${job.status}, attempt ${job.attempt}, ${job.result?.error?.type ?? job.result?.outcome ?? 'no result'}`
     : 'no record';

@@ -22,6 +22,11 @@ export interface FaultRates {
   unstorableReturn: number;
   /** A handler of the task limited to one running job ignores its signal and runs past its timeout on its first attempt (per job). */
   overrun: number;
+  /**
+   * A worker invocation dies after a run of the backlog task gave its slot back and before it woke the
+   * next job of the line (per run: at the wake's first store call, `leaseLineHead`).
+   */
+  crashBeforeWake: number;
 }
 
 /** Bursts in which every DynamoDB request is throttled: longer than the store's retries (the SDK does not retry). */
@@ -45,9 +50,12 @@ export class Faults {
     handlerThrows: 0,
     unstorableReturn: 0,
     overrun: 0,
+    crashBeforeWake: 0,
     throttleBursts: 0,
     throttledInBursts: 0,
   };
+  /** [from, to) of every throttling burst so far (ms). */
+  readonly burstPeriods: [number, number][] = [];
   private burstUntil = 0;
   private burstTimer: NodeJS.Timeout | undefined;
 
@@ -60,9 +68,11 @@ export class Faults {
   /**
    * True (and counted) when fault `kind` strikes now. Overruns strike during the drain too: they only
    * slow a run down, and the jobs of the limited task mostly start late, when other faults are off.
+   * So do crashes before a wake-up: the backlog task's line mostly drains after the window, and a lost
+   * wake-up is recovered by the tick alone.
    */
   strike(kind: keyof FaultRates): boolean {
-    const on = this.enabled || kind === 'overrun';
+    const on = this.enabled || kind === 'overrun' || kind === 'crashBeforeWake';
     if (!on || this.random() >= this.rates[kind]) return false;
     this.injected[kind] += 1;
     return true;
@@ -74,11 +84,14 @@ export class Faults {
       if (!this.enabled) return;
       this.injected.throttleBursts += 1;
       this.burstUntil = Date.now() + this.bursts.lastingSeconds * 1000;
+      this.burstPeriods.push([Date.now(), this.burstUntil]);
     }, this.bursts.everySeconds * 1000);
   }
 
   stop(): void {
     this.enabled = false;
+    const current = this.burstPeriods.at(-1);
+    if (current && current[1] > Date.now()) current[1] = Date.now();
     this.burstUntil = 0;
     clearInterval(this.burstTimer);
   }

@@ -13,8 +13,8 @@ export const SOAK_TIMEOUT_SECONDS = 3;
 const UNSTORABLE = { n: 1e200 };
 
 /**
- * The handler of a soak task: records its start and end (so concurrency is measured inside handlers),
- * works 5–50 ms, and on a first attempt may misbehave as the faults say: throw, return an unstorable
+ * The handler of a soak task: records its start and end (so concurrency and free slots are measured
+ * inside handlers), works its task's `workMs`, and on a first attempt may misbehave as the faults say: throw, return an unstorable
  * value, or (the task limited to one running job) ignore its signal and run past its timeout. Its process may die mid-job.
  */
 export function soakHandler(
@@ -42,8 +42,9 @@ export function soakHandler(
       crashes?.caller() ?? '?',
       `handler starts attempt ${context.attempt} payload rev ${payload.rev}`,
     );
+    const startedAt = Date.now();
     const stop = () => {
-      recorder.end(task);
+      recorder.end(task, { jobId: context.jobId, from: startedAt, to: Date.now() });
       crashes?.ended(context.jobId);
     };
     if (first && SOAK_TASKS[task].maxRunningJobs === 1 && faults.strike('overrun')) {
@@ -52,7 +53,8 @@ export function soakHandler(
       stop();
       return { overran: true };
     }
-    await sleep(5 + Math.random() * 45);
+    const [least, most] = SOAK_TASKS[task].workMs;
+    await sleep(least + Math.random() * (most - least));
     if (crashes?.dead()) {
       stop();
       return new Promise<never>(() => {}); // the process died mid-job: this run never ends

@@ -15,6 +15,7 @@ const TRACED_CALLS = new Set([
   'cancelJob',
   'parkUnclaimedJob',
   'markJobSent',
+  'joinLine',
 ]);
 
 /**
@@ -24,13 +25,24 @@ const TRACED_CALLS = new Set([
  */
 export class JobTrace {
   private readonly entries = new Map<string, TraceEntry[]>();
-  /** Successful claims per job id: attempt and time. */
+  /** When each job joined its task's waiting line (every time it did), by job id. */
+  readonly joins = new Map<string, number[]>();
+  /** When each job was held in its line to be woken (its message is sent next), by job id. */
+  readonly wakes = new Map<string, number[]>();
+  /** When each claim of a job answered, whatever the answer, by job id. */
+  readonly claimAnswers = new Map<string, number[]>();
+  /** When a run of each job wrote its result or its retry (which gives a slot back), by job id. */
+  readonly runEnds = new Map<string, number[]>();
+  /** Successful claims per job id: attempt and the `started_at` the claim wrote. */
   private readonly claims = new Map<string, { attempt: number; at: number }[]>();
 
   /**
    * When the run that a handler started as `attempt` at `startedAt` was claimed, as the platform counts
-   * a fire's start: a takeover (attempt n + 1 of a run whose worker vanished) continues the run of attempt
-   * n, claimed earlier. Undefined when no such claim was seen.
+   * a fire's start: the `started_at` its claim wrote (the worker's clock as it began the claim, not when
+   * the claim answered: docs/admin-api.md promises no job with a `started_at` after a pause or removal
+   * returned, and a slow claim can answer after the call returned though it began before). A takeover
+   * (attempt n + 1 of a run whose worker vanished) continues the run of attempt n, claimed earlier.
+   * Undefined when no such claim was seen.
    */
   claimOfRun(jobId: string, attempt: number, startedAt: number): number | undefined {
     const before = (this.claims.get(jobId) ?? []).filter((claim) => claim.at <= startedAt);
@@ -39,10 +51,20 @@ export class JobTrace {
     return before.findLast((claim) => claim.attempt === attempt - 1)?.at ?? own.at;
   }
 
+  /** The `started_at` of the latest successful claim of `jobId` at or before `at` (undefined: none seen). */
+  claimedBefore(jobId: string, at: number): number | undefined {
+    return (this.claims.get(jobId) ?? []).findLast((claim) => claim.at <= at)?.at;
+  }
+
   add(jobId: string, who: string, what: string): void {
     const list = this.entries.get(jobId) ?? [];
     list.push({ at: Date.now(), who, what });
     this.entries.set(jobId, list);
+  }
+
+  /** When the first entry of `jobId` was made (0 when none). */
+  firstAt(jobId: string): number {
+    return this.entries.get(jobId)?.[0]?.at ?? 0;
   }
 
   /** The entries of `jobId`, times relative to `origin` (ms). */
@@ -58,6 +80,7 @@ export class JobTrace {
       get: (target, property) => {
         const value = Reflect.get(target, property);
         if (typeof value !== 'function') return value;
+        if (property === 'leaseLineHead') return this.tracedWake(target, value, who);
         if (typeof property !== 'string' || !TRACED_CALLS.has(property)) return value.bind(target);
         return async (first: unknown, ...rest: unknown[]) => {
           const input = typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};
@@ -65,9 +88,12 @@ export class JobTrace {
           const asked = askedOf(property, input);
           try {
             const answer: unknown = await value.call(target, first, ...rest);
+            if (property === 'joinLine') addTime(this.joins, jobId);
+            if (property === 'claimJob') addTime(this.claimAnswers, jobId);
+            if (property === 'finishJob' || property === 'retryJob') addTime(this.runEnds, jobId);
             if (property === 'claimJob' && (answer as { status?: string }).status === 'claimed') {
               const claims = this.claims.get(jobId) ?? [];
-              claims.push({ attempt: Number(input.attempt), at: Date.now() });
+              claims.push({ attempt: Number(input.attempt), at: Number(input.now) });
               this.claims.set(jobId, claims);
             }
             this.add(jobId, who(), `${property}(${asked}) → ${answerOf(answer)}`);
@@ -79,6 +105,22 @@ export class JobTrace {
         };
       },
     });
+  }
+
+  /** `leaseLineHead`, recording the jobs it holds to wake (the entries of a task's line). */
+  private tracedWake(target: JobStore, call: (...args: unknown[]) => unknown, who: () => string) {
+    return async (...args: unknown[]) => {
+      const { leased } = args[0] as { leased?: string };
+      const entries = (await call.apply(target, args)) as { message: JobMessage }[];
+      for (const entry of entries) addTime(this.wakes, entry.message.job.id);
+      for (const entry of entries)
+        this.add(
+          entry.message.job.id,
+          who(),
+          `held in its line to be woken (${leased === 'skip' ? 'slot given back' : 'free slots'})`,
+        );
+      return entries;
+    };
   }
 
   /** A queue that records the job messages sent through it as `who()` says. */
@@ -102,9 +144,16 @@ export class JobTrace {
   }
 }
 
+function addTime(times: Map<string, number[]>, jobId: string): void {
+  const list = times.get(jobId) ?? [];
+  list.push(Date.now());
+  times.set(jobId, list);
+}
+
 function jobIdOf(input: Record<string, unknown>): string {
   if (typeof input.jobId === 'string') return input.jobId;
-  const job = input.job as { id?: unknown } | undefined;
+  const message = input.message as { job?: { id?: unknown } } | undefined;
+  const job = (input.job ?? message?.job) as { id?: unknown } | undefined;
   return typeof job?.id === 'string' ? job.id : '?';
 }
 

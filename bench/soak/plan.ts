@@ -6,7 +6,8 @@ import { fireTimesBetween, type IntervalSchedule, intervalTrigger } from '../sup
  * The soak's tasks: one without a limit, two with `maxRunningJobs`, and one whose results expire after a
  * second (so messages redriven from the DLQ arrive after the result is gone). The limited ones get a share
  * of the schedules up to a fixed number, so their load stays within what their slots carry whatever
- * `--schedules` is.
+ * `--schedules` is. `backlog` gets none of the random schedules: it is fed faster than its two slots
+ * drain (bench/soak/backlog.ts). Handlers work `workMs` (a range).
  */
 export const SOAK_TASKS = {
   free: {
@@ -15,6 +16,7 @@ export const SOAK_TASKS = {
     share: 0.72,
     maxSchedules: Infinity,
     minInterval: 0,
+    workMs: [5, 50],
   },
   ephemeral: {
     maxRunningJobs: undefined,
@@ -22,9 +24,32 @@ export const SOAK_TASKS = {
     share: 0.1,
     maxSchedules: Infinity,
     minInterval: 0,
+    workMs: [5, 50],
   },
-  limited: { maxRunningJobs: 10, resultTtlSeconds: undefined, share: 0.15, maxSchedules: 30, minInterval: 0 },
-  single: { maxRunningJobs: 1, resultTtlSeconds: undefined, share: 0.03, maxSchedules: 6, minInterval: 10 },
+  limited: {
+    maxRunningJobs: 10,
+    resultTtlSeconds: undefined,
+    share: 0.15,
+    maxSchedules: 30,
+    minInterval: 0,
+    workMs: [5, 50],
+  },
+  single: {
+    maxRunningJobs: 1,
+    resultTtlSeconds: undefined,
+    share: 0.03,
+    maxSchedules: 6,
+    minInterval: 10,
+    workMs: [5, 50],
+  },
+  backlog: {
+    maxRunningJobs: 2,
+    resultTtlSeconds: undefined,
+    share: 0,
+    maxSchedules: 0,
+    minInterval: 0,
+    workMs: [300, 500],
+  },
 } as const;
 
 export type SoakTask = keyof typeof SOAK_TASKS;

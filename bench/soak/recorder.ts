@@ -8,6 +8,13 @@ export interface StartRecord {
   rev: number;
 }
 
+/** One run of a handler: from its start to when it returned, threw or its process died (ms). */
+export interface HandlerSpan {
+  jobId: string;
+  from: number;
+  to: number;
+}
+
 /**
  * What the soak's handlers saw: completed executions by job id, every start (with attempt and payload
  * revision), and how many jobs of each task ran at once (a handler that overran its timeout counts
@@ -17,6 +24,8 @@ export class ExecutionRecorder {
   /** Completed executions per job id (those of crashed invocations are taken back). */
   readonly executions = new Map<string, number>();
   readonly maxRunning = new Map<string, number>();
+  /** Handler runs per task, in the order they ended. */
+  readonly spans = new Map<string, HandlerSpan[]>();
   /** Starts per schedule id, in order. */
   readonly starts = new Map<string, StartRecord[]>();
   /** Executions that completed inside an invocation that then crashed (the run is retried: not counted). */
@@ -43,15 +52,20 @@ export class ExecutionRecorder {
     this.attemptStarts.add(attemptKey);
     if (this.executions.has(record.jobId)) this.startedAfterCompletion.add(record.jobId);
     if (this.cutOff.delete(record.jobId)) this.rerunsAfterCrash += 1;
-    const scheduleId = record.jobId.slice(0, record.jobId.indexOf('@'));
+    // A job added with add_job (no `@`) is its own "schedule".
+    const at = record.jobId.indexOf('@');
+    const scheduleId = at < 0 ? record.jobId : record.jobId.slice(0, at);
     const starts = this.starts.get(scheduleId) ?? [];
     starts.push(record);
     this.starts.set(scheduleId, starts);
   }
 
   /** The handler ended (or its process died): it no longer runs. */
-  end(task: string): void {
+  end(task: string, span: HandlerSpan): void {
     this.running.set(task, (this.running.get(task) ?? 0) - 1);
+    const spans = this.spans.get(task) ?? [];
+    spans.push(span);
+    this.spans.set(task, spans);
   }
 
   complete(jobId: string): void {

@@ -1,4 +1,5 @@
 import type { PollerStats } from '../support/pollers';
+import type { BacklogVerdict } from './backlog-check';
 import type { SoakVerdict } from './checks';
 import type { ChurnKind } from './churn';
 import type { Faults } from './faults';
@@ -15,6 +16,7 @@ export function printSoak(input: {
   pollers: PollerStats;
   redrive: Pick<DeadLetterRedrive, 'copied' | 'redriven'>;
   churnCalls: Record<ChurnKind, number>;
+  backlog: BacklogVerdict & { fed: number };
   inFlightMarginMs: number;
   payloadBytes: readonly number[];
   drainSeconds: number;
@@ -41,6 +43,7 @@ export function printSoak(input: {
       .join(
         ', ',
       )}; fires due up to ${(input.inFlightMarginMs / 1000).toFixed(0)} s before a change may be cancelled by it (the latest first start of an unchanged schedule's fire)`,
+    `backlog task (limit 2): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest wait with a slot free and no job woken for it ${input.backlog.longestFreeMs} ms, ended ${input.backlog.leastSlackMs} ms before the tick's fallback was due at the latest; crashes between giving a slot back and waking: ${faults.injected.crashBeforeWake}`,
     `dead letters: ${input.redrive.copied} copied to the DLQ, ${input.redrive.redriven} redriven to the jobs queue`,
     `runtime: succeeded ${metrics.get('JobsSucceeded')}, reaped ${metrics.get('JobsReaped')}, retried ${metrics.get('JobsRetried')}, deferred (no slot / attempt still running) ${metrics.get('JobsDeferred')}, failed ${metrics.get('JobsFailed')}, missed ${metrics.get('JobsMissed')}, tick errors ${metrics.get('TickErrors')}, send failures ${metrics.get('SendFailures')}`,
     `worker invocations ${input.pollers.invocations} (${input.pollers.messages} messages)`,
@@ -51,7 +54,7 @@ export function printSoak(input: {
       .join(', ')}`,
     `counters: ${[...verdict.counters].map(([task, running]) => `${task}=${running}`).join(', ') || '(none)'}; unfinished jobs ${verdict.unfinished}; jobs queue ${verdict.queue}; DLQ ${verdict.deadLetters}`,
     verdict.violations.length === 0
-      ? 'OK: every fire completed once, schedule changes held, limits held, counters at 0, no message left'
+      ? 'OK: every fire and job completed once, schedule changes held, limits held, no slot left free while jobs waited, counters at 0, no message left'
       : `VIOLATIONS:\n  ${verdict.violations.join('\n  ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { StoreUnavailableError } from '../../lib/core/errors';
+import { LeaseLostError, StoreUnavailableError } from '../../lib/core/errors';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { type Faults, InjectedCrash } from './faults';
 import type { JobTrace } from './job-trace';
@@ -19,7 +19,19 @@ interface Invocation {
   inFlight: Set<string>;
   /** Jobs whose last `finishJob` failed because the store was unavailable. */
   storeUnavailable: Set<string>;
+  /** Slots this invocation's claims took and has not given back yet: task and lease end, by job id. */
+  slots: Map<string, { task: string; leaseUntil: number }>;
   die: (error: Error) => void;
+}
+
+/** A slot that a dead invocation's run kept: taken until its lease ends and the reaper gives it back. */
+export interface DeadHold {
+  task: string;
+  jobId: string;
+  /** When the invocation died (ms). */
+  from: number;
+  /** The run's lease end (ms). */
+  to: number;
 }
 
 const never = <T>() => new Promise<T>(() => {});
@@ -28,17 +40,23 @@ const never = <T>() => new Promise<T>(() => {});
  * Worker crashes: each batch runs as one "process" (an AsyncLocalStorage context). When a handler
  * decides its process dies, every store and queue call of that invocation hangs from then on (nothing
  * more is written), the batch is abandoned without deleting its messages, and the jobs it claimed keep
- * their leases until the reaper (or a redelivery) takes them over.
+ * their leases until the reaper (or a redelivery) takes them over. A process of a task in
+ * `wakeCrashTasks` may also die right after a run gave its slot back, as the worker starts to wake the
+ * next job of the line: the wake-up is lost, and the tick's fallback (ADR 0003) must make up for it.
  */
 export class CrashableWorkers {
+  /** Slots kept by the runs of invocations that died, for the free-slot check of the backlog task. */
+  readonly deadHolds: DeadHold[] = [];
   private readonly context = new AsyncLocalStorage<Invocation>();
   private invocations = 0;
 
+  /** `wakeCrashTasks`: the tasks whose invocations may die between giving a slot back and waking the line. */
   constructor(
     private readonly base: RuntimeDeps,
     private readonly faults: Faults,
     private readonly recorder: ExecutionRecorder,
     private readonly trace: JobTrace,
+    private readonly wakeCrashTasks: ReadonlySet<string> = new Set(),
   ) {}
 
   /** Who makes a call now, for the job trace: the worker invocation (and whether it died), or `tick/admin`. */
@@ -102,6 +120,7 @@ export class CrashableWorkers {
       discarded: new Set(),
       inFlight: new Set(),
       storeUnavailable: new Set(),
+      slots: new Map(),
       die,
     };
     for (const record of event.Records) {
@@ -130,6 +149,9 @@ export class CrashableWorkers {
 
   private crash(invocation: Invocation): void {
     invocation.crashed = true;
+    const at = Date.now();
+    for (const [jobId, { task, leaseUntil }] of invocation.slots)
+      this.deadHolds.push({ task, jobId, from: at, to: leaseUntil });
     for (const jobId of invocation.unacknowledged) invocation.discarded.add(jobId);
     this.recorder.discard([...invocation.unacknowledged]);
     for (const jobId of invocation.inFlight) {
@@ -147,9 +169,14 @@ export class CrashableWorkers {
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
           if (invocation.crashed) return never();
+          if (property === 'leaseLineHead' && this.diesBeforeWaking(args[0])) {
+            this.crash(invocation);
+            return never();
+          }
           const result = value.apply(object, args) as Promise<unknown>;
           return result.then(
             (answer) => {
+              this.trackSlot(invocation, property, args[0], answer);
               if (property === 'finishJob') this.acknowledge(invocation, args[0] as { jobId: string });
               return invocation.crashed ? never() : answer;
             },
@@ -159,12 +186,48 @@ export class CrashableWorkers {
                 if (error instanceof StoreUnavailableError) invocation.storeUnavailable.add(jobId);
                 else invocation.storeUnavailable.delete(jobId);
               }
+              if (error instanceof LeaseLostError) this.trackSlot(invocation, property, args[0], undefined);
               throw error;
             },
           );
         };
       },
     });
+  }
+
+  /**
+   * The wake that follows a run giving its slot back (`wakeNextWaitingJob`: the only wake that skips
+   * held entries) of a task in `wakeCrashTasks`: the process dies before it, if the fault strikes.
+   */
+  private diesBeforeWaking(input: unknown): boolean {
+    const { task, leased } = input as { task?: string; leased?: string };
+    return (
+      leased === 'skip' &&
+      task !== undefined &&
+      this.wakeCrashTasks.has(task) &&
+      this.faults.strike('crashBeforeWake')
+    );
+  }
+
+  /** Follows the slots the invocation holds: taken by a claim with a limit, given back by the run's end. */
+  private trackSlot(
+    invocation: Invocation,
+    property: string | symbol,
+    input: unknown,
+    answer: unknown,
+  ): void {
+    const fields = input as {
+      job?: { id: string; task: string };
+      jobId?: string;
+      concurrencyLimit?: number;
+      leaseUntil?: number;
+    };
+    if (property === 'claimJob' && fields.job && fields.concurrencyLimit !== undefined) {
+      if ((answer as { status?: string }).status === 'claimed')
+        invocation.slots.set(fields.job.id, { task: fields.job.task, leaseUntil: Number(fields.leaseUntil) });
+    }
+    if ((property === 'finishJob' || property === 'retryJob') && fields.jobId)
+      invocation.slots.delete(fields.jobId);
   }
 
   /** The result is written: the execution stands even if the process dies right after. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { SQSRecord } from 'aws-lambda';
 import { LIMITS } from '../../core/limits';
 import type { Job } from '../../core/model/job';
@@ -57,7 +58,7 @@ async function processJob(
 ): Promise<MessageOutcome> {
   const { clock } = ctx.deps;
   const elsewhere = (stored: Job | undefined) =>
-    onClaimedElsewhere(ctx, record, attempt, stored, logger, fire);
+    onClaimedElsewhere(ctx, record, job, attempt, stored, logger, fire);
   const early = job.runAt - clock.now();
   // SQS delays at most LIMITS.maxQueueDelaySeconds and in whole seconds: a far-ahead job hops through the queue again,
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early (the tick
@@ -212,6 +213,7 @@ async function processJob(
 async function onClaimedElsewhere(
   ctx: WorkerContext,
   record: SQSRecord,
+  job: JobRequest,
   attempt: number,
   stored: Job | undefined,
   logger: Logger,
@@ -227,8 +229,11 @@ async function onClaimedElsewhere(
     // The takeover continues the run as stored (the message may be older: sent before a schedule change),
     // and like the reaper's messages carries no start deadline: the run had started in time.
     const run: JobRequest = { ...jobRequestOf(stored), startDeadline: null };
+    const sentAsTakenOverRun = job.task === run.task && isDeepStrictEqual(job.payload, run.payload);
     const takeover =
-      fire && stored.startedAt !== null ? { ...fire, takenOverClaimAt: stored.startedAt } : fire;
+      fire && stored.startedAt !== null
+        ? { ...fire, takenOverClaimAt: stored.startedAt, sentAsTakenOverRun }
+        : fire;
     return processJob(ctx, record, run, stored.attempt + 1, logger, takeover);
   }
   ctx.counters.duplicates += 1;

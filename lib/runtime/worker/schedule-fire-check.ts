@@ -13,6 +13,7 @@ import { resultTtlSecondsOf } from '../tasks/define-task';
 import { firedBeforeCleanup } from './fire-of-cleaned-up-schedule';
 import { writeWithRetries } from './result-writes';
 import { type ClaimedJob, runClaimedJob } from './run-claimed-job';
+import { takeoverOrder } from './takeover-order';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
 /** A schedule fire's first delivery: it runs only once its schedule, read after the claim, agrees. */
@@ -25,6 +26,11 @@ export interface ScheduleFire {
    * the same job. A change made before it does: the vanished worker cannot have got past its check.
    */
   takenOverClaimAt?: EpochMs;
+  /**
+   * The message taking over is of the run's definition (same task and payload), so its revision is the
+   * run's as far as the check can tell; false for a stale message taking over a newer run.
+   */
+  sentAsTakenOverRun?: boolean;
   /**
    * The last fire of its schedule: sent marked `finalFire` by the tick, or found to be the last fire of
    * the finished schedule when the check reads it (the schedule's `max_runs` was lowered meanwhile).
@@ -61,8 +67,11 @@ export type FireVerdict = { run: true } | FireCancellation;
  *   run it (a new trigger, or a resume that skips the fire times missed while paused).
  * A fire the current revision sent itself as well is deduplicated at claim: the job id is the same.
  * A takeover (`job` is then the run taken over, as stored) is a retry of that run when the schedule
- * changed after the run was claimed, or when the run is of the current definition; otherwise the run
- * was stale and never got past its check: the fire is decided as if it had not started.
+ * changed only after the run was claimed (`takeoverOrder`), or when the run is of the current
+ * definition and the current trigger fires then; when the changes may have come before and after the
+ * claim, a paused schedule cancels it and any other change ends it as `ScheduleChanged` without a
+ * replacement; otherwise the run was stale and never got past its check: the fire is decided as if it
+ * had not started.
  */
 export function fireVerdict(
   schedule: Schedule | undefined,
@@ -75,23 +84,39 @@ export function fireVerdict(
     return cancelled('ScheduleRemoved', `schedule '${scheduleId}' was removed after this fire was sent`);
   }
   const takeover = fire.takenOverClaimAt !== undefined;
-  if (takeover && schedule.updatedAt > (fire.takenOverClaimAt ?? 0)) return { run: true };
+  const order =
+    fire.takenOverClaimAt === undefined
+      ? undefined
+      : takeoverOrder(schedule, {
+          claimedAt: fire.takenOverClaimAt,
+          revision: fire.revision,
+          sentAsRun: fire.sentAsTakenOverRun === true,
+        });
+  if (order === 'after_claim') return { run: true };
   if (schedule.paused) {
     return cancelled('SchedulePaused', `schedule '${scheduleId}' was paused after this fire was sent`);
   }
   const current = revisionOf(schedule);
+  const fireTime = job.fireTime;
+  const wanted = firesThen(schedule, fireTime);
+  // A run of the current definition taken over is retried only if the current definition fires then:
+  // a resume keeps the definition but skips the fire times before it.
   const runsCurrent = takeover
-    ? job.task === schedule.task && isDeepStrictEqual(job.payload, schedule.payload)
+    ? job.task === schedule.task && isDeepStrictEqual(job.payload, schedule.payload) && wanted
     : fire.revision !== null && sameRevision(fire.revision, current);
   if (runsCurrent) return { run: true };
 
   const changed = `schedule '${scheduleId}' changed (now version ${current.version}) after this fire was sent`;
-  const fireTime = job.fireTime;
-  const wanted =
-    fireTime !== null &&
-    fireTime >= schedule.firesFrom &&
-    compileTrigger(schedule.trigger).next(fireTime) === fireTime;
-  if (!wanted) return cancelled('ScheduleChanged', `${changed}; its current trigger does not fire then`);
+  if (order === 'unknown') {
+    // Neither the old definition (the handler may never have started) nor a second first attempt
+    // (it may have): the fire ends here, visibly.
+    return cancelled(
+      'ScheduleChanged',
+      `${changed}, more than once while the worker of its run had vanished: whether that run started is unknown, so it is not run again`,
+    );
+  }
+  if (!wanted || fireTime === null)
+    return cancelled('ScheduleChanged', `${changed}; its current trigger does not fire then`);
   const grace = schedule.misfireGraceSeconds;
   const replacement = scheduleFireMessage(
     schedule,
@@ -105,6 +130,15 @@ export function fireVerdict(
     fire.finalFire === true || isLastFireOf(schedule, fireTime),
   );
   return { ...cancelled('ScheduleChanged', `${changed}; it runs as the current definition`), replacement };
+}
+
+/** The schedule's current definition fires at `fireTime`: one of its trigger's times, at or after `firesFrom`. */
+function firesThen(schedule: Schedule, fireTime: EpochMs | null): boolean {
+  return (
+    fireTime !== null &&
+    fireTime >= schedule.firesFrom &&
+    compileTrigger(schedule.trigger).next(fireTime) === fireTime
+  );
 }
 
 /** The schedule as read has finished, and `fireTime` is its last fire. */

@@ -4,17 +4,17 @@ import { adminDependencies } from '../../../lib/runtime/handlers/admin';
 import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
 import { SECOND, sqsRecord, T0 } from '../support';
-import { workerHarness } from './harness';
+import { type HarnessOptions, workerHarness } from './harness';
 
 // biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
 type AnyTaskOptions = TaskOptions<any, any>;
 
 /**
- * The worker and the admin API on one in-memory store, queue and publisher (lookahead 90 s, no tick
- * running), with `tasks`. Messages are delivered at their run time by `deliverDue`.
+ * The worker and the admin API on one in-memory store (or the stores of `options`), queue and publisher
+ * (lookahead 90 s, no tick running), with `tasks`. Messages are delivered at their run time by `deliverDue`.
  */
-export function adminAndWorker(tasks: Record<string, AnyTaskOptions>) {
-  const worker = workerHarness(tasks);
+export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: HarnessOptions = {}) {
+  const worker = workerHarness(tasks, {}, options);
   const api = createAdminApi(
     adminDependencies(
       worker.deps,
@@ -37,6 +37,20 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>) {
     api,
     admin,
     deliver,
+    /** A worker claims `message` (at the clock's time) and vanishes before it reads the schedule: its lease ends later. */
+    async claimAndVanish(message: JobMessage | undefined) {
+      if (!message) throw new Error('no message to claim');
+      const now = worker.clock.now();
+      const claim = await worker.deps.jobStore.claimJob({
+        job: message.job,
+        attempt: message.attempt,
+        owner: 'worker-vanished',
+        now,
+        leaseUntil: now + 30 * SECOND,
+        reclaimCancelledFire: true,
+      });
+      if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
+    },
     /** Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then sets the clock there. */
     async deliverDue(seconds: number) {
       const until = T0 + seconds * SECOND;

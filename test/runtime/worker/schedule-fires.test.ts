@@ -37,20 +37,6 @@ function platform() {
       if (!message) throw new Error(`no message for the fire at +${seconds}s`);
       return message;
     },
-    /** A worker claims `message` and vanishes (before or while it runs the handler): its lease ends later. */
-    async claimAndVanish(message: JobMessage | undefined) {
-      if (!message) throw new Error('no message to claim');
-      const now = worker.clock.now();
-      const claim = await worker.store.claimJob({
-        job: message.job,
-        attempt: message.attempt,
-        owner: 'worker-vanished',
-        now,
-        leaseUntil: now + 30 * SECOND,
-        reclaimCancelledFire: true,
-      });
-      if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
-    },
     /** The runs of the fire at `T0 + seconds`, as `attempt:v<payload v>`. */
     runsOf(seconds: number): string[] {
       return runs
@@ -333,6 +319,30 @@ describe('worker: fires already sent when their schedule changes', () => {
     await p.deliverDue(200);
 
     // Assess: the run is retried as what it was, the new definition
+    expect(p.runsOf(20)).toEqual(['2:v2']);
+  });
+
+  it('retries a replacement run taken over by a stale message as the same job when the schedule changed after its claim', async () => {
+    // Prepare: the replacement (v2) of the +20 fire is claimed by a worker that vanishes; then the
+    // schedule is updated again (v3); the message sent as v1 is still in the queue
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(15);
+    const stale = p.takeMessage(20);
+    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    p.clock.set(T0 + 20 * SECOND);
+    await p.deliver(stale);
+    const replacement = p.queue.drain().find((message) => message.job.fireTime === T0 + 20 * SECOND);
+    await p.claimAndVanish(replacement);
+    p.clock.advance(SECOND);
+    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 3 } });
+
+    // Act: the stale message takes the run over (its revision says nothing of the run's)
+    p.clock.advance(60 * SECOND);
+    await p.deliver(stale);
+    await p.deliverDue(200);
+
+    // Assess: a retry of the run that may have started, never a second attempt 1
     expect(p.runsOf(20)).toEqual(['2:v2']);
   });
 });

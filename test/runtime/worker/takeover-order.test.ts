@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { Schedule } from '../../../lib/core/model/schedule';
+import { takeoverOrder } from '../../../lib/runtime/worker/takeover-order';
+import { SECOND, T0 } from '../support';
+
+/** A schedule created at T0 whose latest change (version `version`) was made at `updatedAt`. */
+function changed(version: number, updatedAt: number): Schedule {
+  return { createdAt: T0, version, updatedAt } as Schedule;
+}
+
+const claimedAt = T0 + 10 * SECOND;
+const sentAsV1 = { claimedAt, revision: { createdAt: T0, version: 1 }, sentAsRun: true };
+
+describe('takeoverOrder: when the schedule changed relative to the claim of a vanished run', () => {
+  it('is before the claim when the latest change is not later than the claim', () => {
+    expect(takeoverOrder(changed(3, claimedAt), sentAsV1)).toBe('before_claim');
+  });
+
+  it('is after the claim when one change since the run’s revision came later', () => {
+    expect(takeoverOrder(changed(2, claimedAt + 1), sentAsV1)).toBe('after_claim');
+  });
+
+  it('is unknown when two changes since the run’s revision end after the claim', () => {
+    expect(takeoverOrder(changed(3, claimedAt + 1), sentAsV1)).toBe('unknown');
+  });
+
+  it('is unknown when the schedule was removed and added again after the claim', () => {
+    const readded = { ...changed(1, claimedAt + 1), createdAt: claimedAt + 1 };
+    expect(takeoverOrder(readded, sentAsV1)).toBe('unknown');
+  });
+
+  it('goes by the latest change alone when the message is not the run’s own, or has no revision', () => {
+    expect(takeoverOrder(changed(3, claimedAt + 1), { ...sentAsV1, sentAsRun: false })).toBe('after_claim');
+    expect(takeoverOrder(changed(3, claimedAt + 1), { ...sentAsV1, revision: null })).toBe('after_claim');
+  });
+});

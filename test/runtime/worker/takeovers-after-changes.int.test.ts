@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
+import type { JsonValue } from '../../../lib/core/json';
+import type { JobMessage } from '../../../lib/core/ports/job-queue';
+import { createTestTable, type TestTable } from '../../support/dynamodb';
+import { SECOND, T0 } from '../support';
+import { adminAndWorker } from './admin-and-worker';
+
+let table: TestTable;
+let store: DynamoDbStore;
+
+beforeAll(async () => {
+  table = await createTestTable('takeovers-after-changes');
+  store = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName });
+});
+
+afterAll(async () => {
+  await table.drop();
+});
+
+const every10s = { type: 'interval', seconds: 10, start_at: new Date(T0).toISOString() } as const;
+
+/**
+ * The worker and the admin API on DynamoDB Local (manual clock), with a schedule `<id>` of task `beat`
+ * firing every 10 s from T0 whose fires up to +15 s have run, and the message of its +20 s fire taken
+ * out of the queue: a worker claims it and vanishes, and the message comes back after the run's lease.
+ */
+async function fireOfScheduleInFlight(id: string) {
+  const runs: { jobId: string; attempt: number; payload: JsonValue }[] = [];
+  const p = adminAndWorker(
+    {
+      beat: {
+        handler: (payload: JsonValue, { jobId, attempt }: { jobId: string; attempt: number }) => {
+          runs.push({ jobId, attempt, payload });
+        },
+      },
+    },
+    { jobStore: store, scheduleStore: store },
+  );
+  await p.admin({ action: 'add_schedule', id, task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.deliverDue(15);
+  const jobId = `${id}@${T0 + 20 * SECOND}`;
+  const index = p.queue.sent.findIndex((message) => message.job.id === jobId);
+  const [message] = p.queue.sent.splice(index, 1);
+  if (!message) throw new Error(`no message for ${jobId}`);
+  return {
+    ...p,
+    jobId,
+    message: message as JobMessage,
+    /** `attempt:v<payload v>` of each run of the +20 s fire. */
+    runs: () =>
+      runs
+        .filter((run) => run.jobId === jobId)
+        .map((run) => `${run.attempt}:v${(run.payload as { v: number }).v}`),
+    /** The message comes back after the run's lease ended and takes the run over; then the rest is delivered. */
+    async takeOver() {
+      p.clock.advance(60 * SECOND);
+      await p.deliver(message);
+      await p.deliverDue(200);
+    },
+  };
+}
+
+describe('worker on DynamoDB Local: a run taken over after its schedule changed', () => {
+  it('never starts a fire claimed after pause_schedule returned, when the schedule is resumed before the takeover', async () => {
+    // Prepare: pause returned; then the claim (whose check would see the pause); then the resume
+    const fire = await fireOfScheduleInFlight('paused-then-resumed');
+    fire.clock.set(T0 + 20 * SECOND);
+    await fire.admin({ action: 'pause_schedule', id: 'paused-then-resumed' });
+    fire.clock.advance(SECOND);
+    await fire.claimAndVanish(fire.message);
+    fire.clock.advance(SECOND);
+    await fire.admin({ action: 'resume_schedule', id: 'paused-then-resumed' });
+
+    // Act
+    await fire.takeOver();
+
+    // Assess: due before the resume, the fire is skipped, as if its worker had lived
+    expect(fire.runs()).toEqual([]);
+    const job = await store.getJob(fire.jobId, fire.clock.now());
+    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
+  });
+
+  it('never runs the old payload of a fire claimed after update_schedule returned, when it was updated again before the takeover', async () => {
+    // Prepare: update to v2 returned; the claim of the fire sent as v1; update to v3
+    const fire = await fireOfScheduleInFlight('updated-twice');
+    await fire.admin({ action: 'update_schedule', id: 'updated-twice', payload: { v: 2 } });
+    fire.clock.set(T0 + 20 * SECOND);
+    await fire.claimAndVanish(fire.message);
+    fire.clock.advance(SECOND);
+    await fire.admin({ action: 'update_schedule', id: 'updated-twice', payload: { v: 3 } });
+
+    // Act
+    await fire.takeOver();
+
+    // Assess: ended, visibly, rather than run with v1 (or, had the claim come before the first update
+    // and the handler started, run again as a second attempt 1)
+    expect(fire.runs()).toEqual([]);
+    const job = await store.getJob(fire.jobId, fire.clock.now());
+    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
+  });
+
+  it('retries a run claimed before pause_schedule returned as the same job: its handler may have started', async () => {
+    // Prepare: the claim (its handler may have started), then the pause; the schedule stays paused
+    const fire = await fireOfScheduleInFlight('claimed-then-paused');
+    fire.clock.set(T0 + 20 * SECOND);
+    await fire.claimAndVanish(fire.message);
+    fire.clock.advance(SECOND);
+    await fire.admin({ action: 'pause_schedule', id: 'claimed-then-paused' });
+
+    // Act
+    await fire.takeOver();
+
+    // Assess: a retry of the run that started before the pause, never a second attempt 1
+    expect(fire.runs()).toEqual(['2:v1']);
+  });
+});
