@@ -17,6 +17,13 @@ export interface RuntimeConfig {
   /** Job events go here; `null` = events are not published. */
   eventBusName: string | null;
   shards: number;
+  /**
+   * Parallel dispatchers the tick hands the due index's shards to, each with a lease (ADR 0006);
+   * 0 = the tick dispatches every shard itself, without shard leases.
+   */
+  dispatchers: number;
+  /** The dispatcher Lambda the tick invokes asynchronously; `null` = dispatchers run in the tick's process. */
+  dispatcherFunctionName: string | null;
   lookaheadSeconds: number;
   maxFiresPerPlan: number;
   tickBudgetMs: number;
@@ -61,6 +68,8 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     deadLetterQueueUrl: reader.optional('SUNDIAL_DEAD_LETTER_QUEUE_URL'),
     eventBusName: reader.optional('SUNDIAL_EVENT_BUS_NAME'),
     shards: reader.integer('SUNDIAL_SHARDS', DEFAULT_SHARDS, 1, 1_000),
+    dispatchers: reader.integer('SUNDIAL_DISPATCHERS', 0, 0, 1_000),
+    dispatcherFunctionName: reader.optional('SUNDIAL_DISPATCHER_FUNCTION'),
     lookaheadSeconds: reader.integer('SUNDIAL_LOOKAHEAD_SECONDS', 90, 1, LIMITS.maxQueueDelaySeconds),
     maxFiresPerPlan: reader.integer('SUNDIAL_MAX_FIRES_PER_PLAN', 1_000, 1, 100_000),
     tickBudgetMs: reader.integer('SUNDIAL_TICK_BUDGET_MS', 40_000, 1_000, 900_000),

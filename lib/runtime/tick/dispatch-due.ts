@@ -19,6 +19,8 @@ export interface DispatchDueOptions {
   batchSize: number;
   concurrency: number;
   logger: Logger;
+  /** Only these due-index shards (a dispatcher's share, ADR 0006); every shard when absent. */
+  shards?: readonly number[];
 }
 
 export interface DispatchDueTotals {
@@ -96,6 +98,7 @@ async function dispatchRounds(
       dueBefore: now + deps.limits.lookaheadMs,
       limit: options.batchSize,
       skip: leftForNextTick,
+      ...(options.shards && { shards: options.shards }),
     });
     // A short round does not mean nothing is left: schedules leased by an overlapping tick were skipped,
     // and they may be released (with fires still due) before that tick reads again. Only an empty round
