@@ -11,6 +11,7 @@ import { SundialPropsError } from './settings';
  */
 export interface SundialContext {
   readonly shards?: number;
+  readonly dispatchers?: number;
   readonly lookaheadSeconds?: number;
   readonly tickRate?: number;
   readonly workerBatchSize?: number;
@@ -37,6 +38,7 @@ export interface SundialContext {
 
 const NUMBER_KEYS = [
   'shards',
+  'dispatchers',
   'lookaheadSeconds',
   'tickRate',
   'workerBatchSize',

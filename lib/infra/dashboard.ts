@@ -107,7 +107,7 @@ export function createDashboard(scope: Construct, props: SundialDashboardProps):
     ),
     new cloudwatch.AlarmStatusWidget({
       title: 'Alarms',
-      alarms: Object.values(props.alarms),
+      alarms: Object.values(props.alarms).filter((alarm) => alarm !== undefined),
       width: WIDTH,
       height: HEIGHT,
     }),

@@ -13,6 +13,7 @@ import {
 /** The props with every default filled in and every value checked. */
 export interface SundialSettings {
   readonly shards: number;
+  readonly dispatchers: number;
   readonly lookaheadSeconds: number;
   readonly tickRate: number;
   readonly workerBatchSize: number;
@@ -47,6 +48,9 @@ export class SundialPropsError extends Error {
 }
 
 const MIN_WORKER_TIMEOUT_SECONDS = 90;
+
+/** Dispatchers per tick: sized for 10M schedules and a 1M herd in docs/benchmarks.md. */
+export const DEFAULT_DISPATCHERS = 4;
 
 /**
  * Fills in the defaults and checks every value, collecting all problems (including `taskProblems`,
@@ -117,8 +121,17 @@ export function resolveSettings(
     problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
 
+  const shards = check.integer('shards', props.shards, DEFAULT_SHARDS, 1, 1_000);
+  const dispatchers = check.integer('dispatchers', props.dispatchers, DEFAULT_DISPATCHERS, 0, 1_000);
+  if (isKnown(shards) && isKnown(dispatchers) && dispatchers > shards) {
+    problems.push(
+      `dispatchers (${dispatchers}) must be at most shards (${shards}): each dispatcher reads whole shards`,
+    );
+  }
+
   const settings: SundialSettings = {
-    shards: check.integer('shards', props.shards, DEFAULT_SHARDS, 1, 1_000),
+    shards,
+    dispatchers,
     lookaheadSeconds,
     tickRate,
     workerBatchSize: check.integer('workerBatchSize', props.workerBatchSize, 10, 1, 10),

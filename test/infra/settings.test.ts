@@ -23,6 +23,7 @@ describe('resolveSettings', () => {
 
     expect(settings).toEqual({
       shards: DEFAULT_SHARDS,
+      dispatchers: 4,
       lookaheadSeconds: 90,
       tickRate: 1,
       workerBatchSize: 10,
@@ -120,6 +121,14 @@ describe('resolveSettings', () => {
         ],
       }),
     );
+  });
+
+  it('rejects more dispatchers than shards (each reads whole shards)', () => {
+    const problems = problemsOf(() => resolveSettings({ shards: 8, dispatchers: 9 }, []));
+
+    expect(problems).toEqual([
+      'dispatchers (9) must be at most shards (8): each dispatcher reads whole shards',
+    ]);
   });
 
   it('rejects a lookahead that does not reach the next tick', () => {
