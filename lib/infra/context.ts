@@ -13,6 +13,7 @@ export interface SundialContext {
   readonly shards?: number;
   readonly dispatchers?: number;
   readonly lookaheadSeconds?: number;
+  readonly earlySendSeconds?: number;
   readonly tickRate?: number;
   readonly workerBatchSize?: number;
   readonly workerMaxConcurrency?: number;
@@ -40,6 +41,7 @@ const NUMBER_KEYS = [
   'shards',
   'dispatchers',
   'lookaheadSeconds',
+  'earlySendSeconds',
   'tickRate',
   'workerBatchSize',
   'workerMaxConcurrency',

@@ -42,6 +42,15 @@ export interface SundialProps {
   readonly lookaheadSeconds?: number;
 
   /**
+   * How far ahead a next fire time is sent when it is isolated (its following fire more than this
+   * later: hourly, daily, one-off schedules), each alone and delayed in the queue (ADR 0006): a herd of
+   * schedules due at the same second is in the queue minutes before it is due. 0 turns it off; otherwise
+   * at least `lookaheadSeconds` and at most 900 s (the longest SQS delay).
+   * @default 900
+   */
+  readonly earlySendSeconds?: number;
+
+  /**
    * Minutes between ticks (EventBridge rule `rate(n minutes)`). Precision does not depend on it (fire
    * times are sent ahead with delays); it bounds how soon a new schedule outside the admin's own
    * dispatch window is noticed.

@@ -15,6 +15,7 @@ export interface SundialSettings {
   readonly shards: number;
   readonly dispatchers: number;
   readonly lookaheadSeconds: number;
+  readonly earlySendSeconds: number;
   readonly tickRate: number;
   readonly workerBatchSize: number;
   readonly workerMaxConcurrency: number;
@@ -78,6 +79,24 @@ export function resolveSettings(
     );
   }
 
+  const earlySendSeconds = check.integer(
+    'earlySendSeconds',
+    props.earlySendSeconds,
+    LIMITS.maxQueueDelaySeconds,
+    0,
+    LIMITS.maxQueueDelaySeconds,
+  );
+  if (
+    isKnown(earlySendSeconds) &&
+    isKnown(lookaheadSeconds) &&
+    earlySendSeconds > 0 &&
+    earlySendSeconds < lookaheadSeconds
+  ) {
+    problems.push(
+      `earlySendSeconds (${earlySendSeconds}) must be 0 (off) or at least lookaheadSeconds (${lookaheadSeconds})`,
+    );
+  }
+
   const longestTask = tasks.reduce<TaskTimeout | undefined>(
     (longest, task) => (longest && longest.timeoutSeconds >= task.timeoutSeconds ? longest : task),
     undefined,
@@ -133,6 +152,7 @@ export function resolveSettings(
     shards,
     dispatchers,
     lookaheadSeconds,
+    earlySendSeconds,
     tickRate,
     workerBatchSize: check.integer('workerBatchSize', props.workerBatchSize, 10, 1, 10),
     workerMaxConcurrency: check.integer('workerMaxConcurrency', props.workerMaxConcurrency, 10, 2, 1_000),

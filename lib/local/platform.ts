@@ -124,6 +124,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       // The tick hands the due index's shards to dispatchers in this process (ADR 0006), as to the
       // dispatcher Lambda in AWS.
       SUNDIAL_DISPATCHERS: String(LOCAL_DISPATCHERS),
+      // Isolated fires (hourly, daily, one-off) go to the queue up to 15 minutes early, as in AWS.
+      SUNDIAL_EARLY_SEND_SECONDS: String(LIMITS.maxQueueDelaySeconds),
       ...env,
       SUNDIAL_TABLE_NAME: LOCAL_TABLE_NAME,
       SUNDIAL_QUEUE_URL: queues.queueUrl,

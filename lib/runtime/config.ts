@@ -25,6 +25,8 @@ export interface RuntimeConfig {
   /** The dispatcher Lambda the tick invokes asynchronously; `null` = dispatchers run in the tick's process. */
   dispatcherFunctionName: string | null;
   lookaheadSeconds: number;
+  /** Next fire times up to this far ahead are sent at once, each alone (ADR 0006); 0 = off. */
+  earlySendSeconds: number;
   maxFiresPerPlan: number;
   tickBudgetMs: number;
   scheduleLeaseSeconds: number;
@@ -71,6 +73,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     dispatchers: reader.integer('SUNDIAL_DISPATCHERS', 0, 0, 1_000),
     dispatcherFunctionName: reader.optional('SUNDIAL_DISPATCHER_FUNCTION'),
     lookaheadSeconds: reader.integer('SUNDIAL_LOOKAHEAD_SECONDS', 90, 1, LIMITS.maxQueueDelaySeconds),
+    earlySendSeconds: reader.integer('SUNDIAL_EARLY_SEND_SECONDS', 0, 0, LIMITS.maxQueueDelaySeconds),
     maxFiresPerPlan: reader.integer('SUNDIAL_MAX_FIRES_PER_PLAN', 1_000, 1, 100_000),
     tickBudgetMs: reader.integer('SUNDIAL_TICK_BUDGET_MS', 40_000, 1_000, 900_000),
     scheduleLeaseSeconds: reader.integer('SUNDIAL_SCHEDULE_LEASE_SECONDS', 120, 10, 3_600),
@@ -139,7 +142,11 @@ class EnvReader {
 
 /** How far ahead a plan dispatches and how much it may do, from the configuration. */
 export function planLimitsOf(
-  config: Pick<RuntimeConfig, 'lookaheadSeconds' | 'maxFiresPerPlan'>,
+  config: Pick<RuntimeConfig, 'lookaheadSeconds' | 'maxFiresPerPlan' | 'earlySendSeconds'>,
 ): PlanLimits {
-  return { lookaheadMs: config.lookaheadSeconds * 1000, maxFiresPerPlan: config.maxFiresPerPlan };
+  return {
+    lookaheadMs: config.lookaheadSeconds * 1000,
+    maxFiresPerPlan: config.maxFiresPerPlan,
+    ...(config.earlySendSeconds > 0 && { earlySendMs: config.earlySendSeconds * 1000 }),
+  };
 }

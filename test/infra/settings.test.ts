@@ -25,6 +25,7 @@ describe('resolveSettings', () => {
       shards: DEFAULT_SHARDS,
       dispatchers: 4,
       lookaheadSeconds: 90,
+      earlySendSeconds: 900,
       tickRate: 1,
       workerBatchSize: 10,
       workerMaxConcurrency: 10,
@@ -121,6 +122,16 @@ describe('resolveSettings', () => {
         ],
       }),
     );
+  });
+
+  it('rejects an early-send window shorter than the lookahead, and one beyond the longest SQS delay', () => {
+    expect(problemsOf(() => resolveSettings({ lookaheadSeconds: 120, earlySendSeconds: 100 }, []))).toEqual([
+      'earlySendSeconds (100) must be 0 (off) or at least lookaheadSeconds (120)',
+    ]);
+    expect(problemsOf(() => resolveSettings({ earlySendSeconds: 901 }, []))).toEqual([
+      'earlySendSeconds must be an integer from 0 to 900, got 901',
+    ]);
+    expect(resolveSettings({ earlySendSeconds: 0 }, []).earlySendSeconds).toBe(0);
   });
 
   it('rejects more dispatchers than shards (each reads whole shards)', () => {
