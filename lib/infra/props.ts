@@ -27,9 +27,9 @@ export interface SundialProps {
    * Dispatchers each tick starts on the due index's shards (ADR 0006): the tick leases every free
    * shard and invokes the dispatcher Lambda asynchronously once per set of shards, so due schedules are
    * read, sent and moved on by this many Lambdas at once. At most `shards`; 0 creates no dispatcher
-   * Lambda and the tick dispatches every shard itself. docs/benchmarks.md sizes it: 4 dispatchers
-   * over 16 shards carry 10M schedules and a herd of 1M schedules due at the same second.
-   * @default 4
+   * Lambda and the tick dispatches every shard itself. docs/benchmarks.md sizes it: 8 dispatchers
+   * over 16 shards carry 10M hourly schedules and a herd of 1M schedules due at the same second.
+   * @default 8
    */
   readonly dispatchers?: number;
 

@@ -50,8 +50,8 @@ export class SundialPropsError extends Error {
 
 const MIN_WORKER_TIMEOUT_SECONDS = 90;
 
-/** Dispatchers per tick: sized for 10M schedules and a 1M herd in docs/benchmarks.md. */
-export const DEFAULT_DISPATCHERS = 4;
+/** Dispatchers per tick: sized for 10M hourly schedules and a 1M herd in docs/benchmarks.md. */
+export const DEFAULT_DISPATCHERS = 8;
 
 /**
  * Fills in the defaults and checks every value, collecting all problems (including `taskProblems`,

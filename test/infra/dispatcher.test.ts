@@ -59,9 +59,9 @@ describe('dispatcher (ADR 0006)', () => {
     });
   });
 
-  it('is named to the tick with the number of dispatchers (4 by default)', () => {
+  it('is named to the tick with the number of dispatchers (8 by default)', () => {
     expect(variablesOf(synth.template, ids.tick)).toMatchObject({
-      SUNDIAL_DISPATCHERS: '4',
+      SUNDIAL_DISPATCHERS: '8',
       SUNDIAL_DISPATCHER_FUNCTION: { Ref: ids.dispatcher },
     });
   });

@@ -23,7 +23,7 @@ describe('resolveSettings', () => {
 
     expect(settings).toEqual({
       shards: DEFAULT_SHARDS,
-      dispatchers: 4,
+      dispatchers: 8,
       lookaheadSeconds: 90,
       earlySendSeconds: 900,
       tickRate: 1,
