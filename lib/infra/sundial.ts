@@ -211,7 +211,12 @@ export class Sundial extends Construct {
       metrics,
       queue: this.queue,
       deadLetterQueue: this.deadLetterQueue,
-      functions: { tick: tick.function, worker: worker.function, admin: admin.function },
+      functions: {
+        tick: tick.function,
+        worker: worker.function,
+        admin: admin.function,
+        ...(dispatcher && { dispatcher: dispatcher.function }),
+      },
       alarms: this.alarms,
     });
 

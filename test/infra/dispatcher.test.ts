@@ -149,3 +149,14 @@ describe('dispatcher alarm', () => {
     });
   });
 });
+
+describe('dashboard', () => {
+  it("shows the dispatchers' work and the dispatcher Lambda's errors, throttles and duration", () => {
+    const dashboards = Object.values(resourcesOf(synth.template, 'AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboards[0]?.Properties.DashboardBody);
+
+    expect(body).toContain('schedules processed by dispatchers');
+    expect(body).toContain('dispatcher errors');
+    expect(body).toContain('dispatcher throttles');
+  });
+});
