@@ -31,7 +31,7 @@ export function benchFlags() {
       '--herd-lead <s>',
       'how long before their fire time the herd is added (900 = the real 15 minutes)',
       wholeNumberFrom(30),
-      900,
+      180,
     )
     .option('--herd-dispatchers <n>', 'dispatchers per tick in the herd run', wholeNumberFrom(1), 4)
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)

@@ -15,7 +15,7 @@ describe('npm run bench flags', () => {
       lagSeconds: 120,
       limitedJobs: 30,
       herdSchedules: 20_000,
-      herdLead: 900,
+      herdLead: 180,
       herdDispatchers: 4,
       workers: 32,
       rawWrites: 10_000,
