@@ -12,6 +12,7 @@ import { type BenchReport, renderMarkdown } from './report/markdown';
 import { bullmqFireLagScenario } from './scenarios/bullmq-fire-lag';
 import { dispatchScenario } from './scenarios/dispatch';
 import { fireLagScenario } from './scenarios/fire-lag';
+import { herdMarkdown, herdScenario } from './scenarios/herd';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
 import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { spreadRuns } from './scenarios/spread-runs';
@@ -109,17 +110,41 @@ async function main(): Promise<void> {
         log,
       });
     }
+    const herd = await runHerd(dynamo, sqs, raw, log);
     report.seconds = (Date.now() - startedAt.getTime()) / 1000;
     await mkdir(flags.out, { recursive: true });
     const chartPath = join(flags.out, 'chart.svg');
     await writeFile(chartPath, renderChart(report));
     const markdownPath = join(flags.out, 'latest.md');
-    await writeFile(markdownPath, renderMarkdown(report, 'chart.svg'));
+    const markdown = renderMarkdown(report, 'chart.svg') + herd;
+    await writeFile(markdownPath, markdown);
     log(`wrote ${relative(process.cwd(), markdownPath)} and ${relative(process.cwd(), chartPath)}`);
-    process.stdout.write(renderMarkdown(report, 'chart.svg'));
+    process.stdout.write(markdown);
   } finally {
     await Promise.allSettled([sqs.stop(), dynamo.stop()]);
   }
+}
+
+/** The herd run (ADR 0006) and its section of the report; nothing with `--herd-schedules 0`. */
+async function runHerd(
+  dynamo: Awaited<ReturnType<typeof startBenchDynamo>>,
+  sqs: Awaited<ReturnType<typeof startBenchSqs>>,
+  raw: number,
+  log: (line: string) => void,
+): Promise<string> {
+  const schedules = flags.quick ? Math.min(1_000, flags.herdSchedules) : flags.herdSchedules;
+  if (schedules === 0) return '';
+  log('herd…');
+  const result = await herdScenario(dynamo, sqs, {
+    schedules,
+    leadSeconds: flags.quick ? 100 : flags.herdLead,
+    dispatchers: flags.herdDispatchers,
+    shards: 16,
+    workers: flags.workers,
+    rawWritesPerSecond: raw,
+    log,
+  });
+  return herdMarkdown(result);
 }
 
 main().catch((error: unknown) => {

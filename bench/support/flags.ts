@@ -45,12 +45,28 @@ export function benchFlags() {
       wholeNumberFrom(0, 1000),
       50,
     )
+    .option(
+      '--herd-schedules <n>',
+      "schedules of the herd run, all due at one second (0 skips it; 100000 is the issue's herd)",
+      wholeNumberFrom(0),
+      20_000,
+    )
+    .option(
+      '--herd-lead <s>',
+      'how long before their fire time the herd is added (900 = the real 15 minutes)',
+      wholeNumberFrom(30),
+      180,
+    )
+    .option('--herd-dispatchers <n>', 'dispatchers per tick in the herd run', wholeNumberFrom(1), 4)
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
     .option('--raw-writes <n>', 'writes of the raw-ceiling run', wholeNumberFrom(1), 10_000)
     .addOption(
       new Option('--out <dir>', 'where latest.md and chart.svg go').default('bench/results', 'bench/results'),
     )
-    .option('--quick', '1000 schedules, a 30 s fire-lag run: a smoke test in about a minute');
+    .option(
+      '--quick',
+      '1000 schedules, a 30 s fire-lag run, a herd of 1000 added 100 s ahead: a smoke test in a few minutes',
+    );
 }
 
 /** The flags of `npm run bench:limited` (bench/limited.ts), with their help. */

@@ -17,6 +17,8 @@ export interface SundialAlarmSet {
   readonly tickDeadLetterQueue: cloudwatch.Alarm;
   /** Tick runs failed, were throttled, or reported errors. */
   readonly tickErrors: cloudwatch.Alarm;
+  /** Dispatcher runs failed, were throttled, or reported errors (only with dispatchers, ADR 0006). */
+  readonly dispatcherErrors?: cloudwatch.Alarm;
   /** No tick ran for five tick periods: nothing is being scheduled. */
   readonly tickNotRunning: cloudwatch.Alarm;
   /** Jobs start late: p99 of (start − fire time) above `fireLagP99ThresholdMs`. */
@@ -35,6 +37,7 @@ export interface SundialAlarmsProps {
   readonly tickDeadLetterQueue: sqs.IQueue;
   readonly tickFunction: lambda.IFunction;
   readonly workerFunction: lambda.IFunction;
+  readonly dispatcherFunction?: lambda.IFunction;
   readonly tickRate: number;
   readonly fireLagP99ThresholdMs: number;
   readonly alarmTopic?: sns.ITopic;
@@ -135,9 +138,35 @@ export class SundialAlarms extends Construct {
       }),
     };
 
+    if (props.dispatcherFunction) {
+      const dispatcherFailures = new cloudwatch.MathExpression({
+        expression: 'FILL(errors, 0) + FILL(throttles, 0) + FILL(reported, 0)',
+        usingMetrics: {
+          errors: props.dispatcherFunction.metricErrors({ period: tickPeriod, statistic: 'Sum' }),
+          throttles: props.dispatcherFunction.metricThrottles({ period: tickPeriod, statistic: 'Sum' }),
+          reported: metrics.dispatcher('DispatcherErrors', 'Sum', tickPeriod),
+        },
+        label: 'Dispatcher failures',
+        period: tickPeriod,
+      });
+      this.alarms = {
+        ...this.alarms,
+        dispatcherErrors: this.alarm('DispatcherErrors', {
+          metric: dispatcherFailures,
+          threshold: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 2,
+          alarmDescription:
+            'Dispatcher runs failed, were throttled, or reported errors in 2 of the last 3 tick periods: their shards wait for later ticks.',
+        }),
+      };
+    }
+
     if (props.alarmTopic) {
       const action = new actions.SnsAction(props.alarmTopic);
       for (const alarm of Object.values(this.alarms)) {
+        if (!alarm) continue;
         alarm.addAlarmAction(action);
         alarm.addOkAction(action);
       }

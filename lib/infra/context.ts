@@ -11,7 +11,9 @@ import { SundialPropsError } from './settings';
  */
 export interface SundialContext {
   readonly shards?: number;
+  readonly dispatchers?: number;
   readonly lookaheadSeconds?: number;
+  readonly earlySendSeconds?: number;
   readonly tickRate?: number;
   readonly workerBatchSize?: number;
   readonly workerMaxConcurrency?: number;
@@ -38,7 +40,9 @@ export interface SundialContext {
 
 const NUMBER_KEYS = [
   'shards',
+  'dispatchers',
   'lookaheadSeconds',
+  'earlySendSeconds',
   'tickRate',
   'workerBatchSize',
   'workerMaxConcurrency',

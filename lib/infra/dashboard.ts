@@ -15,6 +15,8 @@ export interface SundialDashboardProps {
     readonly tick: lambda.IFunction;
     readonly worker: lambda.IFunction;
     readonly admin: lambda.IFunction;
+    /** Absent with `dispatchers: 0` (ADR 0006). */
+    readonly dispatcher?: lambda.IFunction;
   };
   readonly alarms: SundialAlarmSet;
 }
@@ -28,6 +30,9 @@ const HEIGHT = 6;
  */
 export function createDashboard(scope: Construct, props: SundialDashboardProps): cloudwatch.Dashboard {
   const { metrics, queue, deadLetterQueue, functions } = props;
+  const liveFunctions = Object.entries(functions).filter(
+    (entry): entry is [string, lambda.IFunction] => entry[1] !== undefined,
+  );
   const minute = Duration.minutes(1);
   const graph = (
     title: string,
@@ -92,6 +97,8 @@ export function createDashboard(scope: Construct, props: SundialDashboardProps):
       [
         metrics.tick('SchedulesProcessed', 'Sum').with({ label: 'schedules processed' }),
         metrics.tick('JobsEnqueued', 'Sum').with({ label: 'jobs enqueued' }),
+        metrics.dispatcher('SchedulesProcessed', 'Sum').with({ label: 'schedules processed by dispatchers' }),
+        metrics.dispatcher('JobsEnqueued', 'Sum').with({ label: 'jobs enqueued by dispatchers' }),
         metrics.worker('JobsDeferred', 'Sum').with({ label: 'jobs deferred (no slot)' }),
       ],
       { right: [metrics.tick('TickDuration', 'Maximum').with({ label: 'tick duration (ms)' })] },
@@ -100,20 +107,18 @@ export function createDashboard(scope: Construct, props: SundialDashboardProps):
   dashboard.addWidgets(
     graph(
       'Lambda errors and throttles',
-      Object.entries(functions).flatMap(([name, fn]) => [
+      liveFunctions.flatMap(([name, fn]) => [
         fn.metricErrors({ period: minute, label: `${name} errors` }),
         fn.metricThrottles({ period: minute, label: `${name} throttles` }),
       ]),
     ),
     graph(
       'Lambda duration p99 (ms)',
-      Object.entries(functions).map(([name, fn]) =>
-        fn.metricDuration({ period: minute, statistic: 'p99', label: name }),
-      ),
+      liveFunctions.map(([name, fn]) => fn.metricDuration({ period: minute, statistic: 'p99', label: name })),
     ),
     new cloudwatch.AlarmStatusWidget({
       title: 'Alarms',
-      alarms: Object.values(props.alarms),
+      alarms: Object.values(props.alarms).filter((alarm) => alarm !== undefined),
       width: WIDTH,
       height: HEIGHT,
     }),

@@ -14,6 +14,8 @@ export const RUNTIME_MODULES = {
   admin: { file: 'lib/runtime/lambda/admin.ts', name: 'createAdminLambdaHandler' },
   /** The tick needs no task registry: its entry point is a plain module. */
   tick: { file: 'lib/runtime/lambda/tick.ts', name: 'handler' },
+  /** Nor does the dispatcher (ADR 0006). */
+  dispatcher: { file: 'lib/runtime/lambda/dispatcher.ts', name: 'handler' },
 } as const;
 
 /** Generated entries go here (ignored by git, inside the project so esbuild's project root covers them). */

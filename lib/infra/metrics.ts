@@ -21,6 +21,18 @@ export const EMF = {
       'TickErrors',
     ],
   },
+  /** The dispatcher Lambda (ADR 0006): lib/runtime/handlers/dispatcher.ts. */
+  dispatcher: {
+    dimensions: { Service: 'dispatcher' },
+    names: [
+      'SchedulesProcessed',
+      'JobsEnqueued',
+      'SendFailures',
+      'FireLag',
+      'DispatcherDuration',
+      'DispatcherErrors',
+    ],
+  },
   worker: {
     dimensions: { Service: 'worker' },
     names: [
@@ -40,6 +52,7 @@ export const EMF = {
 
 export type TickMetric = (typeof EMF.tick.names)[number];
 export type WorkerMetric = (typeof EMF.worker.names)[number];
+export type DispatcherMetric = (typeof EMF.dispatcher.names)[number];
 
 /** Builds `cloudwatch.Metric`s for the runtime's EMF metrics of one deployment. */
 export class SundialMetrics {
@@ -50,6 +63,16 @@ export class SundialMetrics {
       namespace: this.namespace,
       metricName: name,
       dimensionsMap: { ...EMF.tick.dimensions },
+      statistic,
+      period,
+    });
+  }
+
+  dispatcher(name: DispatcherMetric, statistic: string, period = Duration.minutes(1)): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: this.namespace,
+      metricName: name,
+      dimensionsMap: { ...EMF.dispatcher.dimensions },
       statistic,
       period,
     });

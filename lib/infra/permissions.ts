@@ -1,6 +1,7 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
@@ -34,9 +35,11 @@ export interface TableAccess {
 
 /**
  * The table access of each Lambda, from the store operations its code calls:
- * - tick: readDueSchedules, advanceSchedule, leaseSchedule, releaseSchedule, acquireDueJobs, markJobSent, findExpiredJobLeases,
+ * - tick: leaseDueShard, releaseDueShard, readDueSchedules, advanceSchedule, leaseSchedule, releaseSchedule, acquireDueJobs, markJobSent, findExpiredJobLeases,
  *   retryJob, repairCounters: queries `due`, `running` and `by-kind`; only updates items (every
  *   write is a conditional update); never creates nor deletes.
+ * - dispatcher: readDueSchedules (its shards), advanceSchedule, leaseSchedule, releaseSchedule,
+ *   releaseDueShard: queries only `due`; only updates items.
  * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
  *   only `JOB#` and `TASK#` items (LeadingKeys), never a schedule; queries nothing; deletes only
  *   `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job ended), and puts
@@ -49,6 +52,10 @@ export interface TableAccess {
 export const TABLE_ACCESS = {
   tick: {
     queryIndexes: [INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind],
+    writes: ['dynamodb:UpdateItem'],
+  },
+  dispatcher: {
+    queryIndexes: [INDEX_NAMES.due],
     writes: ['dynamodb:UpdateItem'],
   },
   worker: {
@@ -160,4 +167,18 @@ export function grantWorkerQueue(
 /** `events:PutEvents` on the one bus, for job and schedule events. */
 export function grantPublish(role: iam.IRole, bus: events.IEventBus): void {
   bus.grantPutEventsTo(role);
+}
+
+/**
+ * The tick may invoke the dispatcher Lambda and nothing else: `lambda:InvokeFunction` on its ARN
+ * (unqualified: no version or alias wildcard).
+ */
+export function grantInvokeDispatcher(role: iam.IRole, dispatcher: lambda.IFunction): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'InvokeDispatcher',
+      actions: ['lambda:InvokeFunction'],
+      resources: [dispatcher.functionArn],
+    }),
+  );
 }

@@ -15,11 +15,23 @@ export type SundialLogLevel = LogLevel;
 export interface SundialProps {
   /**
    * Shards of the due and running indexes: the tick queries each in parallel. More shards spread
-   * write-heavy schedules over more index partitions; fewer make quiet ticks cheaper. Never change it
-   * for an existing table: items keep the shard they were written with, and ticks query only 0..n−1.
+   * write-heavy schedules over more index partitions; fewer make quiet ticks cheaper. Raising it for an
+   * existing table is safe (items keep the shard they were written with, which the new count still
+   * reads, and move to their new shard on their next write); lowering it is refused by nothing but
+   * strands the schedules of the shards dropped (ADR 0006, "Changing the shard count").
    * @default 16 (`DEFAULT_SHARDS` of the table design)
    */
   readonly shards?: number;
+
+  /**
+   * Dispatchers each tick starts on the due index's shards (ADR 0006): the tick leases every free
+   * shard and invokes the dispatcher Lambda asynchronously once per set of shards, so due schedules are
+   * read, sent and moved on by this many Lambdas at once. At most `shards`; 0 creates no dispatcher
+   * Lambda and the tick dispatches every shard itself. docs/benchmarks.md sizes it: 8 dispatchers
+   * over 16 shards carry 10M hourly schedules and a herd of 1M schedules due at the same second.
+   * @default 8
+   */
+  readonly dispatchers?: number;
 
   /**
    * How far ahead of now each tick dispatches fire times (delayed SQS messages). Must be longer than the
@@ -28,6 +40,15 @@ export interface SundialProps {
    * @default 90
    */
   readonly lookaheadSeconds?: number;
+
+  /**
+   * How far ahead a next fire time is sent when it is isolated (its following fire more than this
+   * later: hourly, daily, one-off schedules), each alone and delayed in the queue (ADR 0006): a herd of
+   * schedules due at the same second is in the queue minutes before it is due. 0 turns it off; otherwise
+   * at least `lookaheadSeconds` and at most 900 s (the longest SQS delay).
+   * @default 900
+   */
+  readonly earlySendSeconds?: number;
 
   /**
    * Minutes between ticks (EventBridge rule `rate(n minutes)`). Precision does not depend on it (fire

@@ -13,7 +13,9 @@ import {
 /** The props with every default filled in and every value checked. */
 export interface SundialSettings {
   readonly shards: number;
+  readonly dispatchers: number;
   readonly lookaheadSeconds: number;
+  readonly earlySendSeconds: number;
   readonly tickRate: number;
   readonly workerBatchSize: number;
   readonly workerMaxConcurrency: number;
@@ -49,6 +51,9 @@ export class SundialPropsError extends Error {
 
 const MIN_WORKER_TIMEOUT_SECONDS = 90;
 
+/** Dispatchers per tick: sized for 10M hourly schedules and a 1M herd in docs/benchmarks.md. */
+export const DEFAULT_DISPATCHERS = 8;
+
 /**
  * Fills in the defaults and checks every value, collecting all problems (including `taskProblems`,
  * found while reading `functions/`) into one {@link SundialPropsError}.
@@ -72,6 +77,24 @@ export function resolveSettings(
   if (isKnown(lookaheadSeconds) && isKnown(tickRate) && lookaheadSeconds <= tickRate * 60) {
     problems.push(
       `lookaheadSeconds (${lookaheadSeconds}) must be longer than the tick period (tickRate ${tickRate} min = ${tickRate * 60} s), or fire times between two ticks would start late`,
+    );
+  }
+
+  const earlySendSeconds = check.integer(
+    'earlySendSeconds',
+    props.earlySendSeconds,
+    LIMITS.maxQueueDelaySeconds,
+    0,
+    LIMITS.maxQueueDelaySeconds,
+  );
+  if (
+    isKnown(earlySendSeconds) &&
+    isKnown(lookaheadSeconds) &&
+    earlySendSeconds > 0 &&
+    earlySendSeconds < lookaheadSeconds
+  ) {
+    problems.push(
+      `earlySendSeconds (${earlySendSeconds}) must be 0 (off) or at least lookaheadSeconds (${lookaheadSeconds})`,
     );
   }
 
@@ -118,9 +141,19 @@ export function resolveSettings(
     problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
 
+  const shards = check.integer('shards', props.shards, DEFAULT_SHARDS, 1, 1_000);
+  const dispatchers = check.integer('dispatchers', props.dispatchers, DEFAULT_DISPATCHERS, 0, 1_000);
+  if (isKnown(shards) && isKnown(dispatchers) && dispatchers > shards) {
+    problems.push(
+      `dispatchers (${dispatchers}) must be at most shards (${shards}): each dispatcher reads whole shards`,
+    );
+  }
+
   const settings: SundialSettings = {
-    shards: check.integer('shards', props.shards, DEFAULT_SHARDS, 1, 1_000),
+    shards,
+    dispatchers,
     lookaheadSeconds,
+    earlySendSeconds,
     tickRate,
     workerBatchSize: check.integer('workerBatchSize', props.workerBatchSize, 10, 1, 10),
     workerMaxConcurrency: check.integer('workerMaxConcurrency', props.workerMaxConcurrency, 10, 2, 1_000),

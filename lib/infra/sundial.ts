@@ -12,10 +12,17 @@ import { type SundialAlarmSet, SundialAlarms } from './alarms';
 import { createDashboard } from './dashboard';
 import { RUNTIME_MODULES, writeEntry } from './entries';
 import { failureDestinationsEnvironment, grantFailureDestinations } from './failure-destinations';
-import { SundialFunction } from './functions';
+import { SundialFunction, type SundialFunctionProps } from './functions';
 import { EMF, SundialMetrics } from './metrics';
 import { acknowledgeFindings } from './nag';
-import { grantPublish, grantSend, grantTableAccess, grantWorkerQueue, TABLE_ACCESS } from './permissions';
+import {
+  grantInvokeDispatcher,
+  grantPublish,
+  grantSend,
+  grantTableAccess,
+  grantWorkerQueue,
+  TABLE_ACCESS,
+} from './permissions';
 import type { SundialProps } from './props';
 import { SundialQueues } from './queues';
 import { resolveSettings, type SundialSettings } from './settings';
@@ -62,6 +69,8 @@ export class Sundial extends Construct {
   readonly tickRule: events.Rule;
   /** Leases due schedules and sends their fire times; reaps expired leases; repairs counters. */
   readonly tickFunction: lambda.IFunction;
+  /** Dispatches the due schedules of the shards a tick hands it (ADR 0006); absent with `dispatchers: 0`. */
+  readonly dispatcherFunction: lambda.IFunction | undefined;
   /** Claims and runs jobs from the queue (partial batch failures). */
   readonly workerFunction: lambda.IFunction;
   /** The admin API: invoke it with IAM (`lambda:InvokeFunction`); it has no URL. */
@@ -123,6 +132,16 @@ export class Sundial extends Construct {
       asyncRetryAttempts: 0,
       asyncMaxEventAge: Duration.minutes(2 * settings.tickRate),
     });
+    const dispatcher = this.createDispatcher(settings, environment, common);
+    if (dispatcher) {
+      tick.function.addEnvironment('SUNDIAL_DISPATCHERS', String(settings.dispatchers));
+      tick.function.addEnvironment('SUNDIAL_DISPATCHER_FUNCTION', dispatcher.function.functionName);
+      grantInvokeDispatcher(tick.role, dispatcher.function);
+      grantTableAccess(dispatcher, dispatcher.role, this.table, TABLE_ACCESS.dispatcher);
+      grantSend(dispatcher.role, this.queue, this.criticalQueue);
+      grantPublish(dispatcher.role, this.eventBus);
+    }
+    this.dispatcherFunction = dispatcher?.function;
     const worker = new SundialFunction(this, 'Worker', {
       ...common,
       entry: writeEntry('worker', discovery.tasks, PROJECT_ROOT),
@@ -197,6 +216,7 @@ export class Sundial extends Construct {
       tickDeadLetterQueue: this.tickDeadLetterQueue,
       tickFunction: tick.function,
       workerFunction: worker.function,
+      ...(dispatcher && { dispatcherFunction: dispatcher.function }),
       tickRate: settings.tickRate,
       fireLagP99ThresholdMs: settings.fireLagP99ThresholdMs,
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
@@ -206,14 +226,43 @@ export class Sundial extends Construct {
       queue: this.queue,
       criticalQueue: this.criticalQueue,
       deadLetterQueue: this.deadLetterQueue,
-      functions: { tick: tick.function, worker: worker.function, admin: admin.function },
+      functions: {
+        tick: tick.function,
+        worker: worker.function,
+        admin: admin.function,
+        ...(dispatcher && { dispatcher: dispatcher.function }),
+      },
       alarms: this.alarms,
     });
 
     acknowledgeFindings({
-      functions: [tick, worker, admin],
+      functions: [tick, worker, admin, ...(dispatcher ? [dispatcher] : [])],
       tickDeadLetterQueue: this.tickDeadLetterQueue,
       tracing: settings.tracing,
+    });
+  }
+
+  /**
+   * The dispatcher Lambda (ADR 0006), invoked asynchronously by the tick: the tick's budget and timeout,
+   * no retries (a later tick takes the shards of a failed dispatcher once their leases end) and events
+   * dropped after a minute (by then the shard leases have run out).
+   */
+  private createDispatcher(
+    settings: SundialSettings,
+    environment: Record<string, string>,
+    common: Pick<SundialFunctionProps, 'projectRoot' | 'tracing' | 'logRetention' | 'removalPolicy'>,
+  ): SundialFunction | undefined {
+    if (settings.dispatchers === 0) return undefined;
+    return new SundialFunction(this, 'Dispatcher', {
+      ...common,
+      entry: join(PROJECT_ROOT, RUNTIME_MODULES.dispatcher.file),
+      description:
+        'Sundial dispatcher: sends the fire times of the due schedules of the shards a tick hands it',
+      timeout: Duration.seconds(TICK_TIMEOUT_SECONDS),
+      memorySize: 512,
+      environment: { ...environment, SUNDIAL_TICK_BUDGET_MS: String(TICK_BUDGET_MS) },
+      asyncRetryAttempts: 0,
+      asyncMaxEventAge: Duration.minutes(1),
     });
   }
 
@@ -226,6 +275,7 @@ export class Sundial extends Construct {
       SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName,
       SUNDIAL_SHARDS: String(settings.shards),
       SUNDIAL_LOOKAHEAD_SECONDS: String(settings.lookaheadSeconds),
+      SUNDIAL_EARLY_SEND_SECONDS: String(settings.earlySendSeconds),
       SUNDIAL_LOG_LEVEL: settings.logLevel,
       SUNDIAL_METRICS_NAMESPACE: EMF.defaultNamespace,
       ...(settings.defaultResultTtlSeconds === null

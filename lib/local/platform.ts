@@ -35,6 +35,8 @@ export const TICK_FUNCTION_NAME = 'sundial-tick';
 /** The admin API's port unless `--port` or `SUNDIAL_PORT` says otherwise (the contract's). */
 export const DEFAULT_LOCAL_PORT = LOCAL_ADMIN_PORT;
 const LOCAL_EVENT_BUS = 'sundial-local';
+/** Dispatchers of each local tick: DynamoDB Local takes no more parallel work on two cores. */
+const LOCAL_DISPATCHERS = 4;
 const WORKER_TIMEOUT_MS = LIMITS.maxLambdaTimeoutSeconds * 1000;
 
 export interface LocalPlatformOptions {
@@ -135,6 +137,11 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const env = options.env ?? process.env;
     const config = readConfig({
       SUNDIAL_LOG_LEVEL: 'info',
+      // The tick hands the due index's shards to dispatchers in this process (ADR 0006), as to the
+      // dispatcher Lambda in AWS.
+      SUNDIAL_DISPATCHERS: String(LOCAL_DISPATCHERS),
+      // Isolated fires (hourly, daily, one-off) go to the queue up to 15 minutes early, as in AWS.
+      SUNDIAL_EARLY_SEND_SECONDS: String(LIMITS.maxQueueDelaySeconds),
       ...env,
       SUNDIAL_TABLE_NAME: LOCAL_TABLE_NAME,
       SUNDIAL_QUEUE_URL: queues.queueUrl,

@@ -19,7 +19,16 @@ export interface RuntimeConfig {
   /** Job events go here; `null` = events are not published. */
   eventBusName: string | null;
   shards: number;
+  /**
+   * Parallel dispatchers the tick hands the due index's shards to, each with a lease (ADR 0006);
+   * 0 = the tick dispatches every shard itself, without shard leases.
+   */
+  dispatchers: number;
+  /** The dispatcher Lambda the tick invokes asynchronously; `null` = dispatchers run in the tick's process. */
+  dispatcherFunctionName: string | null;
   lookaheadSeconds: number;
+  /** Next fire times up to this far ahead are sent at once, each alone (ADR 0006); 0 = off. */
+  earlySendSeconds: number;
   maxFiresPerPlan: number;
   tickBudgetMs: number;
   /** The earliest the tick lets a fire reach the workers before its run time (ms); 0: sent at once. */
@@ -66,7 +75,10 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     deadLetterQueueUrl: reader.optional('SUNDIAL_DEAD_LETTER_QUEUE_URL'),
     eventBusName: reader.optional('SUNDIAL_EVENT_BUS_NAME'),
     shards: reader.integer('SUNDIAL_SHARDS', DEFAULT_SHARDS, 1, 1_000),
+    dispatchers: reader.integer('SUNDIAL_DISPATCHERS', 0, 0, 1_000),
+    dispatcherFunctionName: reader.optional('SUNDIAL_DISPATCHER_FUNCTION'),
     lookaheadSeconds: reader.integer('SUNDIAL_LOOKAHEAD_SECONDS', 90, 1, LIMITS.maxQueueDelaySeconds),
+    earlySendSeconds: reader.integer('SUNDIAL_EARLY_SEND_SECONDS', 0, 0, LIMITS.maxQueueDelaySeconds),
     maxFiresPerPlan: reader.integer('SUNDIAL_MAX_FIRES_PER_PLAN', 1_000, 1, 100_000),
     tickBudgetMs: reader.integer('SUNDIAL_TICK_BUDGET_MS', 40_000, 1_000, 900_000),
     sendPhaseToleranceMs: reader.integer('SUNDIAL_SEND_PHASE_TOLERANCE_MS', 50, 0, 1_000),
@@ -136,7 +148,11 @@ class EnvReader {
 
 /** How far ahead a plan dispatches and how much it may do, from the configuration. */
 export function planLimitsOf(
-  config: Pick<RuntimeConfig, 'lookaheadSeconds' | 'maxFiresPerPlan'>,
+  config: Pick<RuntimeConfig, 'lookaheadSeconds' | 'maxFiresPerPlan' | 'earlySendSeconds'>,
 ): PlanLimits {
-  return { lookaheadMs: config.lookaheadSeconds * 1000, maxFiresPerPlan: config.maxFiresPerPlan };
+  return {
+    lookaheadMs: config.lookaheadSeconds * 1000,
+    maxFiresPerPlan: config.maxFiresPerPlan,
+    ...(config.earlySendSeconds > 0 && { earlySendMs: config.earlySendSeconds * 1000 }),
+  };
 }

@@ -1,13 +1,16 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { storeClient } from '../adapters/dynamodb/client';
 import { DynamoDbStore } from '../adapters/dynamodb/dynamodb-store';
 import { discardingPublisher, EventBridgePublisher } from '../adapters/eventbridge/eventbridge-publisher';
+import { LambdaDispatcherInvoker } from '../adapters/lambda/lambda-dispatcher-invoker';
 import { SqsDeadLetterQueue } from '../adapters/sqs/sqs-dead-letter-queue';
 import { SqsJobQueue } from '../adapters/sqs/sqs-job-queue';
 import { type Clock, systemClock } from '../core/clock';
 import type { DeadLetterQueue } from '../core/ports/dead-letter-queue';
+import type { DispatcherInvoker } from '../core/ports/dispatcher-invoker';
 import type { EventPublisher } from '../core/ports/event-publisher';
 import type { FailureDestination } from '../core/ports/failure-destination';
 import type { JobQueue } from '../core/ports/job-queue';
@@ -26,6 +29,8 @@ export interface RuntimeDeps {
   events: EventPublisher;
   /** Where the worker moves messages it cannot read; absent: they stay until the queue's redrive policy. */
   deadLetters?: DeadLetterQueue;
+  /** Starts the dispatcher Lambda (ADR 0006); absent: the tick runs its dispatchers in its own process. */
+  dispatcherInvoker?: DispatcherInvoker;
   /** Per task, where the worker sends its jobs that failed for good; absent: nowhere. */
   failureDestinations?: ReadonlyMap<string, FailureDestination>;
   clock: Clock;
@@ -90,6 +95,12 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
     ...(config.deadLetterQueueUrl
       ? { deadLetters: new SqsDeadLetterQueue({ client: sqs, queueUrl: config.deadLetterQueueUrl }) }
       : {}),
+    ...(config.dispatcherFunctionName && {
+      dispatcherInvoker: new LambdaDispatcherInvoker({
+        client: new LambdaClient({}),
+        functionName: config.dispatcherFunctionName,
+      }),
+    }),
     failureDestinations: failureDestinationsOf(config.failureDestinations, {
       sqs,
       eventbridge: eventbridgeClient,

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import { concurrencyContract } from './concurrency-contract';
 import { counterContract } from './counter-contract';
 import { dedupeContract } from './dedupe-contract';
+import { dueShardLeaseContract } from './due-shard-lease-contract';
 import { finishedScheduleContract } from './finished-schedule-contract';
 import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
@@ -38,6 +39,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('schedules', () => scheduleContract(current));
     describe('schedule leases', () => scheduleLeaseContract(current));
     describe('schedule advances without a lease', () => scheduleAdvanceContract(current));
+    describe('due shard leases', () => dueShardLeaseContract(current));
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
     describe('jobs', () => jobContract(current));
     describe('task counters', () => counterContract(current));

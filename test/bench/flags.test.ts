@@ -25,10 +25,22 @@ describe('npm run bench flags', () => {
       spreadSchedules: 2000,
       spreadLimit: 50,
       sendPhaseTolerance: 50,
+      herdSchedules: 20_000,
+      herdLead: 180,
+      herdDispatchers: 4,
       workers: 32,
       rawWrites: 10_000,
       out: 'bench/results',
     });
+  });
+
+  it('reads the herd flags, and refuses a lead too short to add the herd ahead', () => {
+    const { flags } = parseCollecting(benchFlags(), ['--herd-schedules', '100000', '--herd-lead=120']);
+    expect(flags).toMatchObject({ herdSchedules: 100_000, herdLead: 120 });
+
+    const refused = parseCollecting(benchFlags(), ['--herd-lead', '10']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/--herd-lead/);
   });
 
   it('reads typed values given as --flag value or --flag=value', () => {

@@ -57,6 +57,7 @@ describe('cdk-nag AwsSolutions', () => {
         [ACKNOWLEDGEMENTS.tickDeadLetterQueue.id]: ACKNOWLEDGEMENTS.tickDeadLetterQueue.reason,
       },
       ...perFunction('Tick'),
+      ...perFunction('Dispatcher'),
       ...perFunction('Worker'),
       ...perFunction('Admin'),
     });

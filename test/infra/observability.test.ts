@@ -18,7 +18,7 @@ describe('alarms', () => {
   it('notify the alarm topic on ALARM and on OK, every one of them', () => {
     const alarms = Object.values(resourcesOf(synth.template, 'AWS::CloudWatch::Alarm'));
 
-    expect(alarms).toHaveLength(8);
+    expect(alarms).toHaveLength(9); // with the critical queue's DLQ (ADR 0003) and the dispatcher's (ADR 0006)
     for (const alarm of alarms) {
       expect(alarm.Properties).toMatchObject({ AlarmActions: [{ Ref: topic }], OKActions: [{ Ref: topic }] });
     }
@@ -137,6 +137,7 @@ describe('EMF metric names', () => {
   it.each([
     ['tick', 'lib/runtime/handlers/tick.ts', EMF.tick],
     ['worker', 'lib/runtime/handlers/worker.ts', EMF.worker],
+    ['dispatcher', 'lib/runtime/handlers/dispatcher.ts', EMF.dispatcher],
   ] as const)('match what the %s handler writes', (_service, file, metrics) => {
     const source = readFileSync(join(PROJECT_ROOT, file), 'utf8');
 

@@ -23,7 +23,9 @@ describe('resolveSettings', () => {
 
     expect(settings).toEqual({
       shards: DEFAULT_SHARDS,
+      dispatchers: 8,
       lookaheadSeconds: 90,
+      earlySendSeconds: 900,
       tickRate: 1,
       workerBatchSize: 10,
       workerMaxConcurrency: 10,
@@ -123,6 +125,24 @@ describe('resolveSettings', () => {
         ],
       }),
     );
+  });
+
+  it('rejects an early-send window shorter than the lookahead, and one beyond the longest SQS delay', () => {
+    expect(problemsOf(() => resolveSettings({ lookaheadSeconds: 120, earlySendSeconds: 100 }, []))).toEqual([
+      'earlySendSeconds (100) must be 0 (off) or at least lookaheadSeconds (120)',
+    ]);
+    expect(problemsOf(() => resolveSettings({ earlySendSeconds: 901 }, []))).toEqual([
+      'earlySendSeconds must be an integer from 0 to 900, got 901',
+    ]);
+    expect(resolveSettings({ earlySendSeconds: 0 }, []).earlySendSeconds).toBe(0);
+  });
+
+  it('rejects more dispatchers than shards (each reads whole shards)', () => {
+    const problems = problemsOf(() => resolveSettings({ shards: 8, dispatchers: 9 }, []));
+
+    expect(problems).toEqual([
+      'dispatchers (9) must be at most shards (8): each dispatcher reads whole shards',
+    ]);
   });
 
   it('rejects a lookahead that does not reach the next tick', () => {

@@ -124,7 +124,10 @@ const asArray = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
 
 /** Every Allow statement of every policy attached to the role of a Sundial function (`Tick`, `Worker`, `Admin`). */
-export function roleStatements(template: Template, fn: 'Tick' | 'Worker' | 'Admin'): Statement[] {
+export function roleStatements(
+  template: Template,
+  fn: 'Tick' | 'Dispatcher' | 'Worker' | 'Admin',
+): Statement[] {
   const role = logicalId(template, 'AWS::IAM::Role', `Sundial${fn}Role`);
   return Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
     .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: role }]))

@@ -76,13 +76,13 @@ describe('cdk synth (offline, pinned CLI, real bundles)', () => {
     expect(stdout.trim()).toMatch(/^2\.1148\.1 /);
   });
 
-  it('passes cdk-nag and writes the stack with its three functions and outputs', () => {
+  it('passes cdk-nag and writes the stack with its four functions and outputs', () => {
     const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
       pluginReports: unknown[];
     };
 
     expect(report.pluginReports).toEqual([]);
-    expect(functions()).toHaveLength(3);
+    expect(functions()).toHaveLength(4);
     expect(Object.keys(template.Outputs).sort()).toEqual([
       'AdminFunctionName',
       'DashboardName',

@@ -24,6 +24,8 @@ export interface LeaseDueInput<T> {
    * item itself is still due.
    */
   consistentRead?: boolean;
+  /** Only these shards (a dispatcher's share); every shard when absent. */
+  shards?: readonly number[];
   /** Tries to lease one hit; `undefined` when the race was lost (or the item changed). */
   lease: (hit: DueHit) => Promise<T | undefined>;
   operation: string;
@@ -55,7 +57,8 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
   // Every shard is read in parallel: pages sized to each shard's share of the limit keep the reads (and
   // the BatchGet that follows each page) close to what is leased. Shards with fewer due items leave
   // the rest to the others, which read on.
-  const pageSize = Math.min(100, Math.max(MIN_PAGE, Math.ceil(input.limit / context.shards)));
+  const shards = input.shards ?? Array.from({ length: context.shards }, (_, shard) => shard);
+  const pageSize = Math.min(100, Math.max(MIN_PAGE, Math.ceil(input.limit / Math.max(1, shards.length))));
   // Without a write per hit, a shard whose page came back first would read on while the others' pages
   // are in flight, and their hits past the limit would be read for nothing: a consistent read waits
   // while the pages in flight could fill the limit.
@@ -88,7 +91,7 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
     });
     return { page, hits: await candidates(context, input, page.Items ?? []) };
   };
-  await Promise.all(Array.from({ length: context.shards }, (_, shard) => drainShard(shard)));
+  await Promise.all(shards.map((shard) => drainShard(shard)));
   return leased;
 }
 

@@ -5,6 +5,7 @@ import type { Job } from '../../core/model/job';
 import type { JobMessageBody } from '../../core/model/job-message';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type { DueShardLeaseInput } from '../../core/ports/due-shard-leases';
 import type { FinishedScheduleRemoval } from '../../core/ports/finished-schedule-removal';
 import type {
   ClaimJobInput,
@@ -34,6 +35,7 @@ import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/
 import type { CapacityMeter } from './capacity';
 import * as counterRepair from './counter-repair';
 import * as counters from './counters';
+import * as shardLeases from './due-shard-leases';
 import * as finishedRemovals from './finished-schedule-removals';
 import * as claims from './job-claims';
 import * as endings from './job-endings';
@@ -171,6 +173,18 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome> {
     return advances.advanceSchedule(this.context, input);
+  }
+
+  get dueShards(): number {
+    return this.context.shards;
+  }
+
+  leaseDueShard(input: DueShardLeaseInput): Promise<EpochMs | undefined> {
+    return shardLeases.leaseDueShard(this.context, input);
+  }
+
+  releaseDueShard(shard: number, owner: string, now: EpochMs): Promise<boolean> {
+    return shardLeases.releaseDueShard(this.context, shard, owner, now);
   }
 
   createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {

@@ -28,6 +28,7 @@ export async function readDueSchedules(
     limit: input.limit,
     consistentRead: true,
     isCandidate: (item) => !input.skip?.has(itemToSchedule(item).id),
+    ...(input.shards && { shards: input.shards }),
     lease: async (hit) => itemToSchedule(hit.item),
   });
   return read.sort((a, b) => (a.nextFireAt ?? 0) - (b.nextFireAt ?? 0));

@@ -133,6 +133,13 @@ export function removedScheduleKey(id: string): ItemKey {
   return { pk: `${REMOVED_SCHEDULE_PREFIX}${id}`, sk: 'REMOVED' };
 }
 
+/** The lease of one due-index shard (ADR 0006): never in an index, written only by the tick and dispatchers. */
+export const DUE_SHARD_LEASE_PREFIX = 'SHARDLEASE#';
+
+export function dueShardLeaseKey(shard: number): ItemKey {
+  return { pk: `${DUE_SHARD_LEASE_PREFIX}${shard}`, sk: 'LEASE' };
+}
+
 export function jobKey(id: string): ItemKey {
   return { pk: `${JOB_PREFIX}${id}`, sk: 'JOB' };
 }

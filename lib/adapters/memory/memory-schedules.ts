@@ -25,7 +25,9 @@ import type {
   ScheduleFilter,
   ScheduleStore,
 } from '../../core/ports/schedule-store';
+import { shardOf } from '../dynamodb/table-design';
 import { scheduleListing } from '../page-cursor';
+import { MemoryDueShardLeases } from './memory-due-shard-leases';
 import { pageAfter } from './memory-pages';
 
 /**
@@ -35,7 +37,7 @@ import { pageAfter } from './memory-pages';
 /** Schedule fields whose "none" is `null` rather than absent. */
 const NULL_VALUED_FIELDS: ReadonlySet<string> = new Set(['misfireGraceSeconds', 'maxRuns']);
 
-export class MemoryScheduleStore implements ScheduleStore {
+export class MemoryScheduleStore extends MemoryDueShardLeases implements ScheduleStore {
   private readonly schedules = new Map<string, Schedule>();
   /** Records left by `removeFinishedSchedule`: never schedules, so get and list do not see them. */
   private readonly removals = new Map<string, FinishedScheduleRemoval>();
@@ -201,7 +203,10 @@ export class MemoryScheduleStore implements ScheduleStore {
     return [...this.schedules.values()]
       .filter(
         (schedule) =>
-          isDue(schedule, input.dueBefore) && isFree(schedule, input.now) && !input.skip?.has(schedule.id),
+          isDue(schedule, input.dueBefore) &&
+          isFree(schedule, input.now) &&
+          !input.skip?.has(schedule.id) &&
+          (input.shards === undefined || input.shards.includes(shardOf(schedule.id, this.dueShards))),
       )
       .sort((a, b) => (a.nextFireAt ?? 0) - (b.nextFireAt ?? 0))
       .slice(0, Math.max(0, input.limit))

@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type { DueShardLeaseInput } from '../../core/ports/due-shard-leases';
 import type { FinishedScheduleRemoval } from '../../core/ports/finished-schedule-removal';
 import type {
   AcquireDueSchedulesInput,
@@ -14,6 +15,7 @@ import type {
   ScheduleFilter,
   ScheduleStore,
 } from '../../core/ports/schedule-store';
+import { DEFAULT_SHARDS } from '../dynamodb/table-design';
 import { MemoryJobStore } from './memory-jobs';
 import { MemoryScheduleStore } from './memory-schedules';
 
@@ -25,7 +27,13 @@ import { MemoryScheduleStore } from './memory-schedules';
  * await store.addSchedule({ schedule, nextFireAt, conflictPolicy: 'exception', now: clock.now() });
  */
 export class MemoryStore extends MemoryJobStore implements ScheduleStore {
-  private readonly schedules = new MemoryScheduleStore();
+  private readonly schedules: MemoryScheduleStore;
+
+  /** `shards`: of the due index, as the DynamoDB store's (shard leases and a dispatcher's share read by them). */
+  constructor(options: { shards?: number } = {}) {
+    super();
+    this.schedules = new MemoryScheduleStore(options.shards ?? DEFAULT_SHARDS);
+  }
 
   addSchedule(input: AddScheduleInput): Promise<AddScheduleOutcome> {
     return this.schedules.addSchedule(input);
@@ -97,5 +105,17 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome> {
     return this.schedules.advanceSchedule(input);
+  }
+
+  get dueShards(): number {
+    return this.schedules.dueShards;
+  }
+
+  leaseDueShard(input: DueShardLeaseInput): Promise<EpochMs | undefined> {
+    return this.schedules.leaseDueShard(input);
+  }
+
+  releaseDueShard(shard: number, owner: string, now: EpochMs): Promise<boolean> {
+    return this.schedules.releaseDueShard(shard, owner, now);
   }
 }

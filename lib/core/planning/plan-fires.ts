@@ -43,7 +43,9 @@ export interface PlanInput {
  *
  * Fire times at or before `now` were missed (an outage, a crashed tick): the coalesce policy keeps
  * the `earliest`, the `latest`, or `all` of them. Fire times after `now` and up to
- * `now + lookaheadMs` are all dispatched, to start at their own time. The rest waits for a later plan.
+ * `now + lookaheadMs` are all dispatched, to start at their own time. A next fire time beyond that but
+ * within `now + earlySendMs`, whose following fire is further than `earlySendMs` from it, is dispatched
+ * alone (the herd's early send). The rest waits for a later plan.
  *
  * @example
  * const plan = planFires({
@@ -60,7 +62,7 @@ export interface PlanInput {
  */
 export function planFires(input: PlanInput): FirePlan {
   const { source, now, limits } = input;
-  const horizon = now + limits.lookaheadMs;
+  const horizon = planHorizon(input);
   const fireTimes: EpochMs[] = [];
   let resumeFrom = input.nextFireAt;
   let coalesced = false;
@@ -87,6 +89,24 @@ export function planFires(input: PlanInput): FirePlan {
     lastFireAt: fireTimes.at(-1) ?? null,
     coalesced,
   };
+}
+
+/**
+ * The last instant a plan dispatches: `now + lookahead`; or, for a next fire beyond that but inside the
+ * early-send window whose following fire is further than the window from it (an isolated fire: hourly,
+ * daily, a date), that fire itself, and no other (ADR 0006). The test looks at the fire sequence only,
+ * never at `now`: the plan stays a prefix of the fire sequence from the stored next fire time, no shorter
+ * than the plan of an earlier `now` (what the lease-less tick rests on, ADR 0005), and the schedule it
+ * leaves is not due again in the same window (a tick reading round after round sends it once).
+ */
+function planHorizon(input: PlanInput): EpochMs {
+  const { now, limits, nextFireAt, source } = input;
+  const horizon = now + limits.lookaheadMs;
+  const window = limits.earlySendMs ?? 0;
+  if (nextFireAt <= horizon || nextFireAt > now + window) return horizon;
+  const following = source.next(nextFireAt + 1);
+  const isolated = following === undefined || following > nextFireAt + window;
+  return isolated ? nextFireAt : horizon;
 }
 
 /** The missed fire times to keep, and the instant from which the plan continues. */

@@ -15,6 +15,18 @@ export interface PlanLimits {
   lookaheadMs: number;
   /** A plan dispatches at most this many fires; the rest wait for the next plan, none is lost. */
   maxFiresPerPlan: number;
+  /**
+   * A schedule whose next fire time lies beyond the lookahead but within `now + earlySendMs` (at most
+   * 900 s), and whose following fire is more than `earlySendMs` after it (hourly, daily, a date), has
+   * that one fire dispatched now, delayed in the queue (ADR 0006): a herd of such schedules due at the
+   * same second is in the queue before it is due. 0 or absent: off.
+   */
+  earlySendMs?: number;
+}
+
+/** How far ahead a tick reads due schedules: the lookahead, or the early-send window when longer. */
+export function dueWindowMs(limits: PlanLimits): number {
+  return Math.max(limits.lookaheadMs, limits.earlySendMs ?? 0);
 }
 
 export const DEFAULT_PLAN_LIMITS: PlanLimits = { lookaheadMs: 90_000, maxFiresPerPlan: 1_000 };

@@ -2,6 +2,7 @@ import type { EpochMs } from '../clock';
 import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy, Schedule, ScheduleChanges, ScheduleDefinition } from '../model/schedule';
+import type { DueShardLeases } from './due-shard-leases';
 import type { FinishedScheduleRemoval } from './finished-schedule-removal';
 
 export interface AddScheduleInput {
@@ -59,6 +60,8 @@ export interface ReadDueSchedulesInput {
   limit: number;
   /** Ids to leave out (those this tick already handled and could not move on). */
   skip?: ReadonlySet<string>;
+  /** Only these due-index shards (a dispatcher's share, ADR 0006); every shard when absent. */
+  shards?: readonly number[];
 }
 
 export interface AdvanceScheduleInput {
@@ -99,7 +102,7 @@ export type ReleaseOutcome = 'released' | 'superseded' | 'gone';
  * Durable schedules. Every write is conditional; a lost race is a result, never a silent overwrite.
  * The due index holds exactly the schedules that are not paused and have a `nextFireAt`.
  */
-export interface ScheduleStore {
+export interface ScheduleStore extends DueShardLeases {
   /**
    * Writes a new schedule (version 1, no lease, `firesFrom = now`). On an existing id: `exception`
    * throws `ConflictingIdError`; `replace` overwrites the definition and next fire time (version + 1,

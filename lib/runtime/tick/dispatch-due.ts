@@ -1,5 +1,6 @@
 import { mapWithConcurrency } from '../../core/concurrency';
 import type { Schedule } from '../../core/model/schedule';
+import { dueWindowMs } from '../../core/planning';
 import type { Logger } from '../observability/logger';
 import {
   type DispatchDeps,
@@ -19,6 +20,8 @@ export interface DispatchDueOptions {
   batchSize: number;
   concurrency: number;
   logger: Logger;
+  /** Only these due-index shards (a dispatcher's share, ADR 0006); every shard when absent. */
+  shards?: readonly number[];
 }
 
 export interface DispatchDueTotals {
@@ -93,9 +96,10 @@ async function dispatchRounds(
     }
     const read = await deps.scheduleStore.readDueSchedules({
       now,
-      dueBefore: now + deps.limits.lookaheadMs,
+      dueBefore: now + dueWindowMs(deps.limits),
       limit: options.batchSize,
       skip: leftForNextTick,
+      ...(options.shards && { shards: options.shards }),
     });
     // A short round does not mean nothing is left: schedules leased by an overlapping tick were skipped,
     // and they may be released (with fires still due) before that tick reads again. Only an empty round
@@ -133,7 +137,12 @@ async function dispatchRound(
   options: DispatchDueOptions,
   leftForNextTick: Set<string>,
 ): Promise<Round> {
-  const readPlans = planEach(deps, read, options, leftForNextTick);
+  const planned = planEach(deps, read, options, leftForNextTick);
+  const readPlans = planned.filter((plan) => {
+    if (!waitsBeyondWindow(plan)) return true;
+    leftForNextTick.add(plan.schedule.id);
+    return false;
+  });
   const unleased = readPlans.filter((plan) => !needsLease(plan));
   const missed = readPlans.filter(needsLease).map((plan) => plan.schedule);
   const leases = await leaseEach(deps, missed, options);
@@ -149,11 +158,19 @@ async function dispatchRound(
     releaseEach(deps, sentInFull, options),
   ]);
   return {
-    failures: read.length - readPlans.length + leases.failures + leases.leased.length - leasedPlans.length,
+    failures: read.length - planned.length + leases.failures + leases.leased.length - leasedPlans.length,
     summaries: [...advanced, ...released],
     withFailures,
     queueFailed: failed.size === messages.length && plans.filter(hasFailures).length > 1,
   };
+}
+
+/**
+ * A schedule read inside the early-send window whose plan sends nothing yet (its fires are not isolated,
+ * ADR 0006): nothing to write; the rest of this tick leaves it out, a later tick's lookahead sends it.
+ */
+function waitsBeyondWindow(plan: PlannedDispatch): boolean {
+  return plan.fires.length === 0 && plan.nextFireAt === plan.schedule.nextFireAt;
 }
 
 function planEach(

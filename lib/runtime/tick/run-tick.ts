@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { scheduleEvent } from '../../core/ports/event-publisher';
 import { planLimitsOf } from '../config';
 import type { RuntimeDeps } from '../dependencies';
+import type { FanOutTotals } from '../fan-out/fan-out-dispatch';
+import { dispatchForTick } from '../fan-out/tick-dispatch';
 import { wakeIdleLines } from '../flow/idle-lines';
 import { publishBestEffort } from '../observability/publish-events';
-import { type DispatchDueTotals, dispatchDueSchedules, emptyDispatchTotals } from './dispatch-due';
+import { emptyDispatchTotals } from './dispatch-due';
 import { sendParkedJobs } from './parked-jobs';
-import { phasedDispatchDeps } from './phased-dispatch-deps';
 import { reapExpiredJobLeases } from './reaper';
 
 /** What one tick did; logged as one JSON line and turned into metrics. */
-export interface TickSummary extends Omit<DispatchDueTotals, 'fireLagMs' | 'finished'> {
+export interface TickSummary extends Omit<FanOutTotals, 'fireLagMs' | 'finished'> {
   owner: string;
   parkedJobsSent: number;
   jobsReaped: number;
@@ -56,15 +57,10 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
   };
 
   const [dispatched, parked, reaped] = await Promise.all([
-    guarded('dispatching schedules', emptyDispatchTotals(), () =>
-      dispatchDueSchedules(phasedDispatchDeps(deps, state.sleep), {
-        owner,
-        stopAcquiringAt: startedAt + config.tickBudgetMs,
-        leaseMs,
-        batchSize: config.acquireBatchSize,
-        concurrency: config.tickConcurrency,
-        logger,
-      }),
+    guarded(
+      'dispatching schedules',
+      { ...emptyDispatchTotals(), shardsLeased: 0, dispatchersStarted: 0 },
+      () => dispatchForTick(deps, owner, startedAt, state.sleep),
     ),
     guarded('sending parked jobs', { sent: 0, failed: 0 }, () =>
       sendParkedJobs(deps, {
