@@ -14,6 +14,7 @@
  */
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
+import type { TickSummary } from '../lib/runtime/tick/run-tick';
 import { BACKLOG_FEED, backlogSchedules, isAddedBacklogJob, runBacklogFeed } from './soak/backlog';
 import { checkBacklog } from './soak/backlog-check';
 import { checkSoak } from './soak/checks';
@@ -62,6 +63,9 @@ const SOAK_ENV = {
   SUNDIAL_TICK_BUDGET_MS: '5000',
   SUNDIAL_JOB_LEASE_MARGIN_SECONDS: '10',
   SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS: '2',
+  // Each of the two overlapping ticks leases due-index shards and fans them out to dispatchers in this
+  // process (ADR 0006), as `npm start` does: the injected crashes and throttles then strike inside them.
+  SUNDIAL_DISPATCHERS: '4',
 };
 
 async function main(): Promise<number> {
@@ -125,12 +129,18 @@ async function main(): Promise<number> {
     let ticking = true;
     /** Each tick's run [start, end): the backlog check's fallback is due by the end of a tick. */
     const tickRuns: [number, number][] = [];
-    const tickLoop = async (tick: () => Promise<unknown>, offsetMs: number) => {
+    const fanOut = { shardsLeased: 0, dispatchersStarted: 0 };
+    const tickLoop = async (tick: () => Promise<TickSummary>, offsetMs: number) => {
       await sleep(offsetMs);
       while (ticking) {
         const started = Date.now();
-        await tick().catch((error: unknown) => log(`tick failed: ${String(error)}`));
+        const summary = await tick().catch((error: unknown) => {
+          log(`tick failed: ${String(error)}`);
+          return undefined;
+        });
         tickRuns.push([started, Date.now()]);
+        fanOut.shardsLeased += summary?.shardsLeased ?? 0;
+        fanOut.dispatchersStarted += summary?.dispatchersStarted ?? 0;
         await sleep(Math.max(0, 1000 - (Date.now() - started)) + Math.random() * 200);
       }
     };
@@ -216,7 +226,10 @@ async function main(): Promise<number> {
           ? BACKLOG_FEED.task
           : (taskOfSchedule.get(jobId.slice(0, jobId.indexOf('@'))) ?? '?'),
       churnViolations: churnChecks.violations,
-      backlogViolations: backlog.violations,
+      backlogViolations: [
+        ...backlog.violations,
+        ...(fanOut.dispatchersStarted === 0 ? ['the ticks never handed shards to a dispatcher'] : []),
+      ],
       callsOf: (jobId) => {
         const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
         return (churnCalls.get(jobId.slice(0, jobId.indexOf('@'))) ?? [])
@@ -238,6 +251,7 @@ async function main(): Promise<number> {
         ...backlog,
         fed: [...expected].filter((id) => id.startsWith('backlog-')).length,
       },
+      fanOut,
       inFlightMarginMs: churnChecks.inFlightMarginMs,
       payloadBytes: schedules.map((schedule) => schedule.payloadBytes),
       drainSeconds,

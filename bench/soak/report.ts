@@ -17,6 +17,8 @@ export function printSoak(input: {
   redrive: Pick<DeadLetterRedrive, 'copied' | 'redriven'>;
   churnCalls: Record<ChurnKind, number>;
   backlog: BacklogVerdict & { fed: number };
+  /** What the two ticks handed to dispatchers (ADR 0006), summed over their runs. */
+  fanOut: { shardsLeased: number; dispatchersStarted: number };
   inFlightMarginMs: number;
   payloadBytes: readonly number[];
   drainSeconds: number;
@@ -44,6 +46,7 @@ export function printSoak(input: {
         ', ',
       )}; fires due up to ${(input.inFlightMarginMs / 1000).toFixed(0)} s before a change may be cancelled by it (the latest first start of an unchanged schedule's fire)`,
     `backlog task (limit 2): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest wait with a slot free and no job woken for it ${input.backlog.longestFreeMs} ms, ended ${input.backlog.leastSlackMs} ms before the tick's fallback was due at the latest; crashes between giving a slot back and waking: ${faults.injected.crashBeforeWake}`,
+    `fan-out: ${input.fanOut.shardsLeased} due-index shard leases taken by the ticks, ${input.fanOut.dispatchersStarted} dispatchers started`,
     `dead letters: ${input.redrive.copied} copied to the DLQ, ${input.redrive.redriven} redriven to the jobs queue`,
     `runtime: succeeded ${metrics.get('JobsSucceeded')}, reaped ${metrics.get('JobsReaped')}, retried ${metrics.get('JobsRetried')}, deferred (no slot / attempt still running) ${metrics.get('JobsDeferred')}, failed ${metrics.get('JobsFailed')}, missed ${metrics.get('JobsMissed')}, tick errors ${metrics.get('TickErrors')}, send failures ${metrics.get('SendFailures')}`,
     `worker invocations ${input.pollers.invocations} (${input.pollers.messages} messages)`,
