@@ -1,11 +1,10 @@
 import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
-import type { Priority } from '../../lib/core/model/priority';
-import type { JobMessage } from '../../lib/core/ports/job-queue';
 import type { BenchDynamo } from '../support/dynamo';
 import { sleep } from '../support/parallel';
 import { type Pollers, startPollers, waitFor } from '../support/pollers';
 import { benchRuntime } from '../support/runtime';
 import { type BenchSqs, createBenchQueue } from '../support/sqs';
+import { directJob } from './limited-task';
 
 export interface SaturatedWorkersOptions {
   /** Normal jobs queued behind the workers' batches when the critical job is added. */
@@ -23,24 +22,6 @@ export interface SaturatedWorkersResult {
   withCriticalQueue: number;
   /** The same with one queue (and as many pollers in all): where the critical job stood in it. */
   withOneQueue: number;
-}
-
-function job(id: string, runAt: number, priority?: Priority): JobMessage {
-  return {
-    job: {
-      id,
-      task: 'busy',
-      payload: null,
-      origin: 'direct',
-      scheduleId: null,
-      fireTime: null,
-      runAt,
-      startDeadline: null,
-      ...(priority && { priority }),
-    },
-    attempt: 1,
-    delaySeconds: 0,
-  };
 }
 
 /**
@@ -94,11 +75,13 @@ async function startedBeforeCritical(
     const now = Date.now();
     const inFlight = 10 * (options.workers + (criticalQueue ? 0 : options.criticalWorkers));
     await runtime.deps.queue.send(
-      Array.from({ length: inFlight + options.queuedNormal }, (_, n) => job(`normal-${n}`, now + n)),
+      Array.from({ length: inFlight + options.queuedNormal }, (_, n) =>
+        directJob(`normal-${n}`, now + n, { task: 'busy' }),
+      ),
     );
     await waitFor(() => starts.size >= inFlight, 60_000);
     const addedAt = Date.now();
-    await runtime.deps.queue.send([job('critical', addedAt, 'critical')]);
+    await runtime.deps.queue.send([directJob('critical', addedAt, { task: 'busy', priority: 'critical' })]);
     await waitFor(() => starts.has('critical'), 120_000);
     const criticalStart = starts.get('critical') ?? Number.POSITIVE_INFINITY;
     return [...starts].filter(([id, start]) => id !== 'critical' && start > addedAt && start < criticalStart)

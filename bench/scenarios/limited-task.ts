@@ -1,3 +1,4 @@
+import type { Priority } from '../../lib/core/model/priority';
 import type { JobMessage } from '../../lib/core/ports/job-queue';
 import type { BenchDynamo } from '../support/dynamo';
 import { sleep } from '../support/parallel';
@@ -64,11 +65,16 @@ function recordingTask(maxRunningJobs: number, runMs: number) {
   return { task, runs, stats: () => ({ maxRunning, duplicates }) };
 }
 
-export function directJob(id: string, runAt: number, priority?: 'critical'): JobMessage {
+/** A job added directly (no schedule) to `task` ('limited' unless given), due at `runAt`. */
+export function directJob(
+  id: string,
+  runAt: number,
+  { task = 'limited', priority }: { task?: string; priority?: Priority } = {},
+): JobMessage {
   return {
     job: {
       id,
-      task: 'limited',
+      task,
       payload: null,
       origin: 'direct',
       scheduleId: null,
@@ -164,7 +170,7 @@ export async function criticalJobScenario(
       60_000,
     );
     const addedAt = Date.now();
-    await runtime.deps.queue.send([directJob('critical', Date.now(), 'critical')]);
+    await runtime.deps.queue.send([directJob('critical', Date.now(), { priority: 'critical' })]);
     await waitFor(() => recording.runs.some((run) => run.id === 'critical'), 60_000);
     const critical = recording.runs.find((run) => run.id === 'critical');
     startedBefore = recording.runs.filter(
