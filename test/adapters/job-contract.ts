@@ -229,6 +229,33 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect((await store.runningCounts()).get('send-report')).toBe(1);
   });
 
+  it('never lets a reclaim start an attempt again: a cancelled takeover is reclaimed only as its own attempt', async () => {
+    // Prepare: attempt 1 claimed (its handler may have started); attempt 2 takes it over and its check cancels
+    await store.claimJob(claim('fire', 1, 'vanished'));
+    await store.claimJob(claim('fire', 2, 'takeover', { now: T0 + MINUTE + 1 }));
+    await store.finishJob({
+      jobId: 'fire',
+      owner: 'takeover',
+      result: {
+        outcome: 'cancelled',
+        error: { type: 'ScheduleRemoved', message: 'removed' },
+        startedAt: null,
+        finishedAt: T0 + MINUTE,
+        attempt: 2,
+      },
+      expiresAt: T0 + 2 * MINUTE,
+      reclaimable: true,
+    });
+
+    // Act
+    const asFirstAttempt = await store.claimJob({ ...claim('fire', 1, 'first'), reclaimCancelledFire: true });
+    const asItsAttempt = await store.claimJob({ ...claim('fire', 2, 'second'), reclaimCancelledFire: true });
+
+    // Assess
+    expect(asFirstAttempt).toMatchObject({ status: 'cancelled', reclaimAsAttempt: 2 });
+    expect(asItsAttempt).toMatchObject({ status: 'claimed', job: { attempt: 2, leaseOwner: 'second' } });
+  });
+
   it('retries a failed attempt: the next attempt claims, a late duplicate of the old attempt loses', async () => {
     await store.claimJob(claim('j', 1, 'w1'));
     const error = { type: 'Error', message: 'boom' };

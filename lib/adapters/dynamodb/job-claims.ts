@@ -110,7 +110,9 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
     ` AND ${expressions.name('attempt')} < ${expressions.value(input.attempt)})`;
   // A fire cancelled because its schedule changed is claimed again by a delivery that re-checks it.
   if (input.reclaimCancelledFire) {
-    condition += ` OR (${status} = ${expressions.value('cancelled')} AND attribute_exists(${expressions.name('reclaimable')}))`;
+    condition +=
+      ` OR (${status} = ${expressions.value('cancelled')} AND attribute_exists(${expressions.name('reclaimable')})` +
+      ` AND ${expressions.name('attempt')} <= ${expressions.value(input.attempt)})`;
   }
   return expressions.buildUpdate(condition);
 }
@@ -125,5 +127,8 @@ function lostClaim(input: ClaimJobInput, old: StoredItem | undefined): ClaimOutc
     job.attempt === input.attempt &&
     job.leaseUntil === input.leaseUntil;
   if (ourEarlierTry) return { status: 'claimed', job };
-  return { status: job.status === 'cancelled' ? 'cancelled' : 'duplicate', job };
+  if (job.status !== 'cancelled') return { status: 'duplicate', job };
+  const reclaimLater =
+    input.reclaimCancelledFire === true && old.reclaimable === true && job.attempt > input.attempt;
+  return { status: 'cancelled', job, ...(reclaimLater && { reclaimAsAttempt: job.attempt }) };
 }

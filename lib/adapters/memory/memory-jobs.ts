@@ -79,14 +79,21 @@ export class MemoryJobStore implements JobStore {
       !existing.holdsSlot &&
       existing.leaseUntil !== null &&
       existing.leaseUntil < input.now;
-    const reclaimed = input.reclaimCancelledFire === true && existing?.reclaimable === true;
+    const reclaimable = input.reclaimCancelledFire === true && existing?.reclaimable === true;
+    const reclaimed = reclaimable && existing.attempt <= input.attempt;
     const claimable =
       !existing ||
       reclaimed ||
       ((existing.status === 'queued' || existing.status === 'retrying' || abandonedRun) &&
         existing.attempt < input.attempt);
     if (!claimable && existing) {
-      return { status: existing.status === 'cancelled' ? 'cancelled' : 'duplicate', job: present(existing) };
+      if (existing.status !== 'cancelled') return { status: 'duplicate', job: present(existing) };
+      const reclaimLater = reclaimable && existing.attempt > input.attempt;
+      return {
+        status: 'cancelled',
+        job: present(existing),
+        ...(reclaimLater && { reclaimAsAttempt: existing.attempt }),
+      };
     }
     const limit = input.concurrencyLimit;
     if (limit !== undefined || input.rateLimit) {

@@ -71,7 +71,9 @@ export interface ClaimJobInput {
   rateLimit?: RateLimit;
   /**
    * The claimant is a schedule fire's first delivery, which checks the schedule before it runs the
-   * job: it may also claim a job that such a check cancelled (`FinishJobInput.reclaimable`).
+   * job: it may also claim a job that such a check cancelled (`FinishJobInput.reclaimable`), as that
+   * attempt or a later one: attempt numbers never go back, so an attempt whose handler may have started
+   * (one that a cancelled takeover followed) is never started again under its number.
    */
   reclaimCancelledFire?: boolean;
 }
@@ -84,7 +86,16 @@ export interface ClaimJobInput {
  */
 export type ClaimOutcome =
   | { status: 'claimed'; job: Job }
-  | { status: 'duplicate' | 'cancelled'; job?: Job }
+  | { status: 'duplicate'; job?: Job }
+  | {
+      status: 'cancelled';
+      job?: Job;
+      /**
+       * Set for a fire delivery refused only because the cancellation it could reclaim is of a later
+       * attempt (a takeover's): it may claim the job again as this attempt.
+       */
+      reclaimAsAttempt?: number;
+    }
   | {
       status: 'no_slot';
       running: number;

@@ -196,6 +196,10 @@ async function processJob(
       logger.debug("no free slot; the job waits in its task's line", { running: claim.running });
       return waitInLine(ctx, record, message, logger);
     case 'cancelled':
+      if (claim.reclaimAsAttempt !== undefined) {
+        // A takeover after this attempt was cancelled by its check: this delivery carries on as that attempt.
+        return processJob(ctx, record, job, claim.reclaimAsAttempt, logger, fire);
+      }
       logger.info('job was cancelled; dropping the message');
       return passWakeOn('done');
     case 'duplicate':

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import type { JsonValue } from '../../../lib/core/json';
+import { revisionOf } from '../../../lib/core/model/schedule-revision';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { SECOND, T0 } from '../support';
@@ -25,7 +26,7 @@ const every10s = { type: 'interval', seconds: 10, start_at: new Date(T0).toISOSt
  * firing every 10 s from T0 whose fires up to +15 s have run, and the message of its +20 s fire taken
  * out of the queue: a worker claims it and vanishes, and the message comes back after the run's lease.
  */
-async function fireOfScheduleInFlight(id: string) {
+async function fireOfScheduleInFlight(id: string, trigger: Record<string, unknown> = every10s) {
   const runs: { jobId: string; attempt: number; payload: JsonValue }[] = [];
   const p = adminAndWorker(
     {
@@ -37,7 +38,7 @@ async function fireOfScheduleInFlight(id: string) {
     },
     { jobStore: store, scheduleStore: store },
   );
-  await p.admin({ action: 'add_schedule', id, task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.admin({ action: 'add_schedule', id, task: 'beat', trigger, payload: { v: 1 } });
   await p.deliverDue(15);
   const jobId = `${id}@${T0 + 20 * SECOND}`;
   const index = p.queue.sent.findIndex((message) => message.job.id === jobId);
@@ -113,5 +114,56 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
 
     // Assess: a retry of the run that started before the pause, never a second attempt 1
     expect(fire.runs()).toEqual(['2:v1']);
+  });
+
+  it('retries a run of the current definition taken over by an older message of the fire, and never starts its attempt again', async () => {
+    // Prepare: the fire is sent as v1, then (after the update) as v2; the v2 delivery claims it and vanishes
+    const fire = await fireOfScheduleInFlight('taken-over-by-stale');
+    await fire.admin({ action: 'update_schedule', id: 'taken-over-by-stale', payload: { v: 2 } });
+    const updated = await store.getSchedule('taken-over-by-stale');
+    if (!updated) throw new Error('no schedule');
+    const current: JobMessage = {
+      ...fire.message,
+      job: { ...fire.message.job, payload: updated.payload },
+      revision: revisionOf(updated),
+    };
+    fire.queue.sent.push(current);
+    fire.clock.set(T0 + 20 * SECOND);
+    await fire.claimAndVanish(current);
+
+    // Act: the v1 message takes the run over; the v2 message comes back after it
+    await fire.takeOver();
+
+    // Assess: a retry of the run that may have started, with its payload; never a second attempt 1
+    expect(fire.runs()).toEqual(['2:v2']);
+  });
+
+  it('retries a run taken over by an older message after its schedule finished and was removed, never starting its attempt again', async () => {
+    // Prepare: the +20 s fire is sent as v1, then as v2; the v2 delivery claims it and vanishes; the
+    // schedule's last fire (+30 s) runs, and the finished schedule is removed
+    const id = 'removed-before-takeover';
+    const fire = await fireOfScheduleInFlight(id, {
+      ...every10s,
+      end_at: new Date(T0 + 30 * SECOND).toISOString(),
+    });
+    await fire.admin({ action: 'update_schedule', id, payload: { v: 2 } });
+    const updated = await store.getSchedule(id);
+    if (!updated) throw new Error('no schedule');
+    const current: JobMessage = {
+      ...fire.message,
+      job: { ...fire.message.job, payload: updated.payload },
+      revision: revisionOf(updated),
+    };
+    fire.clock.set(T0 + 20 * SECOND);
+    await fire.claimAndVanish(current);
+    await fire.deliverDue(35);
+    expect(await store.getSchedule(id)).toBeUndefined();
+
+    // Act: the v1 message takes the run over; the v2 message comes back after it
+    fire.queue.sent.push(current);
+    await fire.takeOver();
+
+    // Assess: the run that may have started is retried, never started again as attempt 1
+    expect(fire.runs()).toEqual(['2:v2']);
   });
 });
