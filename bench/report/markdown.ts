@@ -61,7 +61,7 @@ function limitedTaskSection(limited: NonNullable<BenchReport['limited']>): strin
   if (limited.critical) {
     lines.push(
       '',
-      `A critical job added behind ${limited.critical.waitingNormal} waiting normal jobs (maxRunningJobs 1) had ${limited.critical.startedBefore} of them start before it (0: it started next).`,
+      `A critical job added behind ${limited.critical.waitingNormal} waiting normal jobs (maxRunningJobs 1): **${limited.critical.startedBefore}** of them woken after it was added started before it (0: it started next); ${limited.critical.alreadyWoken} already woken, on its way to the slot when it was added, started first.`,
     );
   }
   return lines;

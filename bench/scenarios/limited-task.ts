@@ -1,5 +1,5 @@
 import type { Priority } from '../../lib/core/model/priority';
-import type { JobMessage } from '../../lib/core/ports/job-queue';
+import type { JobMessage, JobQueue } from '../../lib/core/ports/job-queue';
 import type { BenchDynamo } from '../support/dynamo';
 import { sleep } from '../support/parallel';
 import { startPollers, waitFor } from '../support/pollers';
@@ -31,8 +31,13 @@ export interface LimitedTaskResult {
 
 export interface CriticalJobResult {
   waitingNormal: number;
-  /** Normal jobs that started after the critical job was added and before it (0: it started next). */
+  /**
+   * Normal jobs woken from the line after the critical job was added that started before it (0: it
+   * started next).
+   */
   startedBefore: number;
+  /** Normal jobs already woken (on their way to the slot) when it was added, that started before it. */
+  alreadyWoken: number;
 }
 
 interface Run {
@@ -152,6 +157,7 @@ export async function criticalJobScenario(
 ): Promise<CriticalJobResult> {
   const recording = recordingTask(1, options.runMs);
   const runtime = await benchRuntime(dynamo, sqs, { tasks: { limited: recording.task } });
+  const sentAt = recordSends(runtime.deps.queue);
   const pollers = startPollers({
     client: sqs.client,
     queueUrl: runtime.queue.queueUrl,
@@ -160,6 +166,7 @@ export async function criticalJobScenario(
     handler: runtime.worker,
   });
   let startedBefore = -1;
+  let alreadyWoken = -1;
   try {
     const now = Date.now();
     await runtime.deps.queue.send(
@@ -173,16 +180,32 @@ export async function criticalJobScenario(
     await runtime.deps.queue.send([directJob('critical', Date.now(), { priority: 'critical' })]);
     await waitFor(() => recording.runs.some((run) => run.id === 'critical'), 60_000);
     const critical = recording.runs.find((run) => run.id === 'critical');
-    startedBefore = recording.runs.filter(
+    const passed = recording.runs.filter(
       (run) => run.id !== 'critical' && run.start > addedAt && run.start < (critical?.start ?? 0),
-    ).length;
+    );
+    // A job woken before the critical one was added was on its way to the slot already.
+    const wokenAfterAdd = (run: Run) => (sentAt.get(run.id) ?? 0) >= addedAt;
+    startedBefore = passed.filter(wokenAfterAdd).length;
+    alreadyWoken = passed.length - startedBefore;
   } finally {
     await pollers.stop();
   }
   options.log(
-    `  a critical job added behind ${options.waitingNormal} waiting normal jobs had ${startedBefore} of them start before it (0: it started next)`,
+    `  a critical job added behind ${options.waitingNormal} waiting normal jobs: ${startedBefore} woken after it started before it (0: it started next); ${alreadyWoken} already on its way to the slot started first`,
   );
-  return { waitingNormal: options.waitingNormal, startedBefore };
+  return { waitingNormal: options.waitingNormal, startedBefore, alreadyWoken };
+}
+
+/** When each job's message was last sent (the waking of a waiting job sends it again). */
+function recordSends(queue: JobQueue): Map<string, number> {
+  const sentAt = new Map<string, number>();
+  const send = queue.send.bind(queue);
+  queue.send = (messages) => {
+    const now = Date.now();
+    for (const message of messages) sentAt.set(message.job.id, now);
+    return send(messages);
+  };
+  return sentAt;
 }
 
 function medianHandOver(runs: readonly Run[]): number {

@@ -90,6 +90,33 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(afterHolds.map((entry) => entry.message.job.id)).toEqual(['a', 'b', 'c']);
   });
 
+  it("holds only a joiner's own entry, and only when it is within the count (held and passed-over entries count)", async () => {
+    for (const [index, id] of ['a', 'b', 'c'].entries()) {
+      await store.joinLine({ message: waiting(id, T0 + index), now: T0 });
+    }
+    await lease('w1', 1);
+    const only = (owner: string, id: string, count: number) =>
+      store.leaseLineHead({
+        task: 'limited',
+        owner,
+        now: T0,
+        leaseMs: 10 * SECOND,
+        count,
+        leased: 'count',
+        only: linePosition(waiting(id, T0 + ['a', 'b', 'c'].indexOf(id))),
+      });
+
+    // Act: a is held; b is the first free entry; c comes after b
+    const cBeyondCount = await only('w2', 'c', 2);
+    const cWithinCount = await only('w3', 'c', 3);
+    const b = await only('w4', 'b', 2);
+
+    // Assess: nobody else's entry was held: b was still free for its own turn
+    expect(cBeyondCount).toEqual([]);
+    expect(cWithinCount.map((entry) => entry.message.job.id)).toEqual(['c']);
+    expect(b.map((entry) => entry.message.job.id)).toEqual(['b']);
+  });
+
   it('takes a woken entry out only for the waker holding it; a job that joined again stays', async () => {
     await store.joinLine({ message: waiting('a', T0), now: T0 });
     await store.joinLine({ message: waiting('b', T0 + 1), now: T0 });

@@ -56,6 +56,10 @@ export async function leaseLineHead(context: StoreContext, input: LeaseLineHeadI
         if (input.leased === 'count') held += 1;
         continue;
       }
+      if (input.only !== undefined && String(item.sk).slice(WAITING_PREFIX.length) !== input.only) {
+        held += 1;
+        continue;
+      }
       const entry = await holdEntry(context, item, input);
       if (entry) taken.push(entry);
     }

@@ -35,6 +35,10 @@ export class MemoryWaitingLines {
         if (input.leased === 'count') held += 1;
         continue;
       }
+      if (input.only !== undefined && position !== input.only) {
+        held += 1;
+        continue;
+      }
       Object.assign(entry, { wakeOwner: input.owner, wakeUntil: input.now + input.leaseMs });
       taken.push({
         task: input.task,

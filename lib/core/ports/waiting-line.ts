@@ -37,6 +37,12 @@ export interface LeaseLineHeadInput {
    * free one). `count`: they count as woken (the tick's fallback tops a line up to its free slots).
    */
   leased: 'skip' | 'count';
+  /**
+   * Holds only the entry at this position, if it is among the first `count` (the others are passed
+   * over but counted, as their own jobs take their turn): how a job that has just joined the line
+   * takes its own turn without waking anyone else.
+   */
+  only?: string;
 }
 
 /** A task's slot counter as it stands: slots taken, the limit it was taken under, whether paused. */

@@ -84,3 +84,33 @@ export function wakeForFreeSlots(deps: WakeDeps, slots: TaskSlots): Promise<numb
   if (slots.rateLimit) return wakeForNextStart(deps, slots);
   return wakeWaitingJobs(deps, slots.task, freeSlots(slots), 'count');
 }
+
+/**
+ * For a job that has just joined its task's line and found a slot free: takes its own entry out of the
+ * line when it is among the first free slots' worth of entries (those held by a waker count as woken,
+ * the others as taking their own turn), and says so: the caller claims the job at once instead of
+ * waking it through the queue. It wakes nobody else: the job that gave the slot back woke the head of
+ * the line, and a joiner that woke others too set off a storm of wake-ups for one slot that let normal
+ * jobs pass a critical one (ADR 0003). A rate-limited task's line is woken for its next start instead.
+ */
+export async function takeOwnTurn(deps: WakeDeps, slots: TaskSlots, ownPosition: string): Promise<boolean> {
+  if (slots.rateLimit) {
+    await wakeForNextStart(deps, slots);
+    return false;
+  }
+  const count = freeSlots(slots);
+  if (count <= 0) return false;
+  const owner = `turn-${randomUUID()}`;
+  const [own] = await deps.jobStore.leaseLineHead({
+    task: slots.task,
+    owner,
+    now: deps.clock.now(),
+    leaseMs: WAKE_LEASE_MS,
+    count,
+    leased: 'count',
+    only: ownPosition,
+  });
+  if (!own) return false;
+  await deps.jobStore.leaveLine(slots.task, own.position, owner);
+  return true;
+}

@@ -25,6 +25,8 @@ import type { MessageOutcome, WorkerContext } from './worker-context';
 const MAX_WAIT_MS = 1_000;
 /** When the waiting line cannot be joined (the store is failing), the message comes back after this. */
 const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
+/** How many times in a row a job that joined its line with a slot free claims again at once (`waitInLine`). */
+const MAX_OWN_TURNS = 3;
 /** A rate-limited job's handler starts this long after its claim (see `runRateLimited`). */
 const RATE_START_ALIGN_MS = 100;
 
@@ -55,6 +57,7 @@ async function processJob(
   attempt: number,
   logger: Logger,
   fire?: ScheduleFire,
+  ownTurns = 0,
 ): Promise<MessageOutcome> {
   const { clock } = ctx.deps;
   const elsewhere = (stored: Job | undefined) =>
@@ -194,7 +197,15 @@ async function processJob(
     }
     case 'no_slot':
       logger.debug("no free slot; the job waits in its task's line", { running: claim.running });
-      return waitInLine(ctx, record, message, logger);
+      return waitInLine(
+        ctx,
+        record,
+        message,
+        logger,
+        ownTurns >= MAX_OWN_TURNS
+          ? undefined
+          : () => processJob(ctx, record, job, attempt, logger, fire, ownTurns + 1),
+      );
     case 'cancelled':
       if (claim.reclaimAsAttempt !== undefined) {
         // A takeover after this attempt was cancelled by its check: this delivery carries on as that attempt.
@@ -255,21 +266,30 @@ async function sendAgain(ctx: WorkerContext, message: JobMessage, logger: Logger
 /**
  * The task is at its limit (or paused): the job joins the task's waiting line and its message goes, so
  * a backlog holds no queue capacity. Joined first, deleted after: a job is never only in neither. When
- * the line cannot be joined the message comes back after a short while to try again.
+ * the line cannot be joined the message comes back after a short while to try again. `claimNow`: a
+ * slot freed while the job joined, and the job's turn has come: it is claimed again here rather than
+ * woken through the queue (up to `MAX_OWN_TURNS` times; then the join wakes the line as the tick does).
  */
 async function waitInLine(
   ctx: WorkerContext,
   record: SQSRecord,
   message: JobMessageBody,
   logger: Logger,
+  claimNow?: () => Promise<MessageOutcome>,
 ): Promise<MessageOutcome> {
+  let ownTurn = false;
   try {
-    const slots = await joinWaitingLine(ctx.deps, message);
+    const joined = await joinWaitingLine(ctx.deps, message, { takeOwnTurn: claimNow !== undefined });
     // The counter read right after joining says whether the task is still paused: a stale view is dropped.
-    if (slots && !slots.paused) ctx.pausedTasks.resumed(message.job.task);
+    if (joined.slots && !joined.slots.paused) ctx.pausedTasks.resumed(message.job.task);
+    ownTurn = joined.ownTurn;
   } catch (error) {
     logger.warn('could not join the waiting line; the message comes back to try again', { error });
     return comeBackAfter(ctx, record, LINE_UNAVAILABLE_RETRY_SECONDS, logger);
+  }
+  if (ownTurn && claimNow) {
+    logger.debug('a slot came back while the job joined its line, at the head: claimed at once');
+    return claimNow();
   }
   ctx.counters.waiting += 1;
   return 'done';

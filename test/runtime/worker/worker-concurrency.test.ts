@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { wakeNextWaitingJob } from '../../../lib/runtime/flow/wake-line';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { T0 } from '../support';
+import { sqsRecord, T0 } from '../support';
 import { recordFor, settle, workerHarness } from './harness';
 
 describe('worker: maxRunningJobs', () => {
@@ -80,7 +80,7 @@ describe('worker: maxRunningJobs', () => {
     expect(await worker.store.waitingCount('limited')).toBe(2);
   });
 
-  it('wakes itself when the slot came back between its failed take and its joining the line', async () => {
+  it('claims at once when the slot came back between its failed take and its joining the line', async () => {
     // Prepare: the holder ends (without waking anyone: the line still looked empty) right as the job joins
     const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => null } });
     await worker.store.claimJob(holderClaim());
@@ -96,12 +96,48 @@ describe('worker: maxRunningJobs', () => {
     };
 
     // Act
-    await worker.deliver([recordFor('waiter', 'limited')]);
+    const response = await worker.deliver([recordFor('waiter', 'limited')]);
 
-    // Assess: its message is sent again at once, and it runs
-    expect(worker.queue.sent.map((message) => message.job.id)).toEqual(['waiter']);
-    await worker.deliver(worker.queuedRecords());
+    // Assess: it ran in the same delivery, with no wake-up through the queue, and left the line
+    expect(response.batchItemFailures).toEqual([]);
+    expect(worker.queue.sent).toEqual([]);
     expect(await worker.store.getJob('waiter', worker.clock.now())).toMatchObject({ status: 'success' });
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it('starts a critical job before a normal job woken while the critical one was joining the line', async () => {
+    // Prepare: a normal job waits; the holder ends and wakes it (its message is on its way) right as a
+    // critical job, refused a slot a moment before, joins the line
+    const started: string[] = [];
+    const worker = workerHarness({
+      limited: { maxRunningJobs: 1, handler: (_payload, { jobId }) => void started.push(jobId) },
+    });
+    await worker.store.joinLine({ message: { job: recordJob('normal'), attempt: 1 }, now: T0 });
+    await worker.store.claimJob(holderClaim());
+    const join = worker.store.joinLine.bind(worker.store);
+    worker.store.joinLine = async (input) => {
+      if (input.message.job.id === 'critical') {
+        await worker.store.finishJob({
+          jobId: 'holder',
+          owner: 'someone',
+          result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+          expiresAt: T0 + 60_000,
+        });
+        await wakeNextWaitingJob(worker.deps, 'limited');
+      }
+      await join(input);
+    };
+
+    // Act: the critical job's delivery, then the woken normal job's
+    await worker.deliver([recordFor('critical', 'limited', { priority: 'critical' })]);
+    const wokenNormal = worker.queue.drain();
+    await worker.deliver(wokenNormal.map((message) => sqsRecord(message)));
+
+    // Assess: the critical job took the slot at once (not woken through the queue) and ran first; the
+    // normal one ran after it
+    expect(wokenNormal.map((message) => message.job.id)).toEqual(['normal']);
+    expect(started).toEqual(['critical', 'normal']);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
   });
 
   it('passes a wake-up on when the woken job ends without taking a slot (its start deadline passed)', async () => {
