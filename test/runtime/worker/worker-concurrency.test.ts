@@ -60,12 +60,7 @@ describe('worker: maxRunningJobs', () => {
     ]);
     const waiting = await worker.store.waitingCount('limited');
     const sentWhileFull = worker.queue.drain();
-    await worker.store.finishJob({
-      jobId: 'holder',
-      owner: 'someone',
-      result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
-      expiresAt: T0 + 60_000,
-    });
+    await endHolder(worker.store);
     const summary = await createTickHandler(() => worker.deps)();
 
     // Assess: the head of the line (earliest run time) is sent again, at once
@@ -86,12 +81,7 @@ describe('worker: maxRunningJobs', () => {
     await worker.store.claimJob(holderClaim());
     const join = worker.store.joinLine.bind(worker.store);
     worker.store.joinLine = async (input) => {
-      await worker.store.finishJob({
-        jobId: 'holder',
-        owner: 'someone',
-        result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
-        expiresAt: T0 + 60_000,
-      });
+      await endHolder(worker.store);
       await join(input);
     };
 
@@ -117,12 +107,7 @@ describe('worker: maxRunningJobs', () => {
     const join = worker.store.joinLine.bind(worker.store);
     worker.store.joinLine = async (input) => {
       if (input.message.job.id === 'critical') {
-        await worker.store.finishJob({
-          jobId: 'holder',
-          owner: 'someone',
-          result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
-          expiresAt: T0 + 60_000,
-        });
+        await endHolder(worker.store);
         await wakeNextWaitingJob(worker.deps, 'limited');
       }
       await join(input);
@@ -153,12 +138,7 @@ describe('worker: maxRunningJobs', () => {
       now: T0,
     });
     await worker.store.claimJob(holderClaim());
-    await worker.store.finishJob({
-      jobId: 'holder',
-      owner: 'someone',
-      result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
-      expiresAt: T0 + 60_000,
-    });
+    await endHolder(worker.store);
     await wakeNextWaitingJob(worker.deps, 'limited');
 
     // Act: the late job is delivered
@@ -243,6 +223,16 @@ describe('worker: maxRunningJobs', () => {
 
 function recordJob(id: string, task = 'limited') {
   return JSON.parse(recordFor(id, task).body).job;
+}
+
+/** The holder's run ends without waking anyone (as a worker that died before waking would). */
+function endHolder(store: ReturnType<typeof workerHarness>['store']) {
+  return store.finishJob({
+    jobId: 'holder',
+    owner: 'someone',
+    result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+    expiresAt: T0 + 60_000,
+  });
 }
 
 function holderClaim() {
