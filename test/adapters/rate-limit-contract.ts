@@ -47,6 +47,23 @@ export function rateLimitContract(fixture: () => StoreFixture): void {
     });
   });
 
+  it('takes a start again for a claimed job only once the next start time has come, and never while paused', async () => {
+    await store.claimJob(rateClaim('a', T0, FIVE_PER_SECOND));
+
+    const early = await store.retakeRateStart('limited', FIVE_PER_SECOND, T0 + 100);
+    const onTime = await store.retakeRateStart('limited', FIVE_PER_SECOND, T0 + 300);
+    const claimAfter = await store.claimJob(
+      rateClaim('b', T0 + 300 + FIVE_PER_SECOND_MS - 1, FIVE_PER_SECOND),
+    );
+    await store.setTaskPaused('limited', true);
+    const paused = await store.retakeRateStart('limited', FIVE_PER_SECOND, T0 + SECOND);
+
+    expect(early).toEqual({ taken: false, nextStartAt: T0 + FIVE_PER_SECOND_MS });
+    expect(onTime).toEqual({ taken: true });
+    expect(claimAfter).toMatchObject({ status: 'no_slot', nextStartAt: T0 + 300 + FIVE_PER_SECOND_MS });
+    expect(paused).toEqual({ taken: false });
+  });
+
   it('never lets more than max jobs start in any window of perSeconds, however often claims come', async () => {
     const started: number[] = [];
     for (let now = T0; now < T0 + 3 * SECOND; now += 30) {

@@ -4,6 +4,7 @@ import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
 import type { JobMessageBody } from '../../core/model/job-message';
 import type { Page, PageRequest } from '../../core/model/page';
+import type { RateLimit } from '../../core/model/rate-limit';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
 import type { DueShardLeaseInput } from '../../core/ports/due-shard-leases';
 import type { FinishedScheduleRemoval } from '../../core/ports/finished-schedule-removal';
@@ -267,6 +268,14 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   taskSlots(task: string): Promise<TaskSlots | undefined> {
     return waitingLine.taskSlots(this.context, task);
+  }
+
+  retakeRateStart(
+    task: string,
+    rate: RateLimit,
+    now: EpochMs,
+  ): Promise<{ taken: true } | { taken: false; nextStartAt?: EpochMs }> {
+    return startGate.retakeRateStart(this.context, task, rate, now);
   }
 
   bookRateWake(task: string, at: EpochMs): Promise<boolean> {

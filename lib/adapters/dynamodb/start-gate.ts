@@ -59,6 +59,25 @@ export function refusalOf(
   return { status: 'no_slot', running, nextStartAt };
 }
 
+/** See `WaitingLineStore.retakeRateStart`: the claim's gate on the counter alone. */
+export async function retakeRateStart(
+  context: StoreContext,
+  task: string,
+  rate: RateLimit,
+  now: EpochMs,
+): Promise<{ taken: true } | { taken: false; nextStartAt?: EpochMs }> {
+  const gate: StartGate = { rate, now };
+  const { Update } = takeStartItem(context, task, gate);
+  const { TableName: _table, ...update } = Update;
+  try {
+    await context.update('retakeRateStart', update);
+    return { taken: true };
+  } catch (error) {
+    const { nextStartAt } = refusalOf(gate, conditionFailure(error).old);
+    return { taken: false, ...(nextStartAt !== undefined && { nextStartAt }) };
+  }
+}
+
 /** Books the wake-up for start time `at` on the counter (see `WaitingLineStore.bookRateWake`). */
 export async function bookRateWake(context: StoreContext, task: string, at: EpochMs): Promise<boolean> {
   const update = new Expressions().set('rateWakeAt', at);

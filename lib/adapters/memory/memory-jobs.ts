@@ -4,6 +4,7 @@ import type { Job, JobResult } from '../../core/model/job';
 import type { JobMessageBody } from '../../core/model/job-message';
 import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
+import type { RateLimit } from '../../core/model/rate-limit';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import {
   type ClaimJobInput,
@@ -339,6 +340,16 @@ export class MemoryJobStore implements JobStore {
 
   async setTaskPaused(task: string, paused: boolean): Promise<TaskSlots> {
     return this.slots.setPaused(task, paused);
+  }
+
+  async retakeRateStart(
+    task: string,
+    rate: RateLimit,
+    now: EpochMs,
+  ): Promise<{ taken: true } | { taken: false; nextStartAt?: EpochMs }> {
+    const start = this.slots.take(task, { rate, now });
+    if (start.taken) return start;
+    return { taken: false, ...(start.nextStartAt !== undefined && { nextStartAt: start.nextStartAt }) };
   }
 
   async bookRateWake(task: string, at: EpochMs): Promise<boolean> {

@@ -97,6 +97,18 @@ export interface WaitingLineStore {
    */
   bookRateWake(task: string, at: EpochMs): Promise<boolean>;
 
+  /**
+   * Takes a start of a rate-limited task again, for a claimed job whose handler could not start on
+   * time (its process stalled past the slack the start interval leaves): moves the next start time one
+   * interval past `now`, only once it has come and while the task is not paused. Refused: when the next
+   * start may come (absent while paused).
+   */
+  retakeRateStart(
+    task: string,
+    rate: RateLimit,
+    now: EpochMs,
+  ): Promise<{ taken: true } | { taken: false; nextStartAt?: EpochMs }>;
+
   /** Gives back a booking for `at` that found nobody to wake (a later booking stays). */
   releaseRateWake(task: string, at: EpochMs): Promise<void>;
 

@@ -4,6 +4,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { LIMITS } from '../../core/limits';
 import type { Job } from '../../core/model/job';
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
+import { RATE_START_TOLERANCE_MS } from '../../core/model/rate-limit';
 import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
@@ -29,6 +30,8 @@ const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 const MAX_OWN_TURNS = 3;
 /** A rate-limited job's handler starts this long after its claim (see `runRateLimited`). */
 const RATE_START_ALIGN_MS = 100;
+/** How long a late start waits before trying again while its task is paused. */
+const PAUSED_RETAKE_WAIT_MS = 1_000;
 
 /**
  * Handles one queue message: decode, wait for the run time, claim, then run (or finish without running
@@ -308,9 +311,33 @@ async function runRateLimited(
 ): Promise<MessageOutcome> {
   const waking = wakeForFreeSlotsOf(ctx, run.job.task, run.logger);
   await waitUntil(ctx, run.startedAt + RATE_START_ALIGN_MS);
+  await startOnTime(ctx, run);
   const outcome = await runClaimedFire(ctx, run, fire);
   await waking;
   return outcome;
+}
+
+/**
+ * A handler that would start later than `RATE_START_TOLERANCE_MS` after its aligned time (its process
+ * stalled: a long pause, a busy event loop) could start within a period alongside the next ones: it
+ * takes its start again (the next start time once it has come) and aligns on that. A run that cannot
+ * start before its lease ends fails, and its message comes back: it is taken over as the next attempt.
+ */
+async function startOnTime(ctx: WorkerContext, run: Parameters<typeof runClaimedFire>[1]): Promise<void> {
+  const rate = run.definition.rateLimit;
+  const { clock } = ctx.deps;
+  let alignedAt = run.startedAt + RATE_START_ALIGN_MS;
+  while (rate && clock.now() > alignedAt + RATE_START_TOLERANCE_MS) {
+    const now = clock.now();
+    if (now >= run.leaseUntil)
+      throw new Error('the rate-limited run could not start on time before its lease ended');
+    run.logger.warn('the handler could not start on time after its claim; its start is taken again', {
+      lateMs: now - alignedAt,
+    });
+    const start = await ctx.deps.jobStore.retakeRateStart(run.job.task, rate, now);
+    if (start.taken) alignedAt = now + RATE_START_ALIGN_MS;
+    await waitUntil(ctx, start.taken ? alignedAt : (start.nextStartAt ?? now + PAUSED_RETAKE_WAIT_MS));
+  }
 }
 
 /** Sleeps until the clock reaches `at` (timers may wake a millisecond early: checked a few times). */

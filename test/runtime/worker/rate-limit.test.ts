@@ -43,6 +43,30 @@ describe('worker: rate-limited tasks', () => {
     expect(worker.queue.sent).toEqual([]);
   });
 
+  it('takes its start again when its process stalled after the claim, so a late handler never starts off its pace', async () => {
+    // Prepare: 5 per second; the process stalls 500 ms right after the claim
+    const rate = { max: 5, perSeconds: 1 };
+    const starts: number[] = [];
+    const worker = workerHarness({
+      rated: { rateLimit: rate, handler: () => void starts.push(worker.clock.now()) },
+    });
+    const claim = worker.store.claimJob.bind(worker.store);
+    worker.store.claimJob = async (input) => {
+      const outcome = await claim(input);
+      worker.clock.advance(500);
+      return outcome;
+    };
+
+    // Act
+    await worker.deliver([recordFor('a', 'rated')]);
+
+    // Assess: not at +500 ms (400 ms past its planned start, inside the next job's interval) but on a
+    // start taken again at +500 ms, aligned like any other
+    const slots = await worker.store.taskSlots('rated');
+    expect(starts).toEqual([T0 + 600]);
+    expect(slots?.nextStartAt).toBe(T0 + 500 + startIntervalMs(rate));
+  });
+
   it('lets the tick wake a line whose wake-up was lost', async () => {
     // Prepare: b waits in line, and the wake-up sent for it is lost
     const started: string[] = [];
