@@ -4,7 +4,7 @@ import { sleep } from '../support/parallel';
 import { waitFor } from '../support/pollers';
 import { type BenchRedis, redisServerInstalled, startBenchRedis } from '../support/redis';
 import { fireTimesBetween, intervalTrigger } from '../support/schedules';
-import { type Distribution, distribution } from '../support/stats';
+import { type Distribution, distribution, type TimedLag } from '../support/stats';
 
 export interface BullmqFireLagOptions {
   schedules: number;
@@ -26,6 +26,8 @@ export type BullmqFireLagResult =
       unexpected: string[];
       lagsMs: number[];
       lag: Distribution;
+      /** Every job's lag with its slot as an offset from the first slot (for the steady window). */
+      timedLags: TimedLag[];
     }
   | { status: 'skipped'; reason: string };
 
@@ -76,7 +78,8 @@ async function runWorkload(
   const clients = [connect(), connect()];
   const [queueClient, workerClient] = clients as [RedisClient, RedisClient];
   const queue = new Queue('fire-lag', { connection: queueClient });
-  const lags = new Map<string, number>();
+  const lags = new Map<string, TimedLag>();
+  let firstSlot = 0;
   const fires = new Set<string>();
   const unexpected: string[] = [];
   let duplicates = 0;
@@ -88,7 +91,7 @@ async function runWorkload(
       const slot = Number(id.split(':').at(-1));
       if (!fires.has(id)) unexpected.push(id);
       else if (lags.has(id)) duplicates += 1;
-      else lags.set(id, started - slot);
+      else lags.set(id, { offsetMs: slot - firstSlot, lagMs: started - slot });
     },
     { connection: workerClient, concurrency: options.concurrency },
   );
@@ -96,6 +99,7 @@ async function runWorkload(
     await worker.waitUntilReady();
     const periodMs = options.intervalSeconds * 1000;
     const firstFire = Math.ceil(Date.now() / 1000) * 1000 + 15_000;
+    firstSlot = firstFire;
     const endAt = firstFire + options.durationSeconds * 1000 - 1;
     const schedules = Array.from({ length: options.schedules }, (_, n) => ({
       id: `lag-${n}`,
@@ -127,7 +131,8 @@ async function runWorkload(
     );
     await sleep(firstFire - Date.now());
     await waitFor(() => lags.size >= expected, endAt - Date.now() + 60_000);
-    const lagsMs = [...lags.values()];
+    const timedLags = [...lags.values()];
+    const lagsMs = timedLags.map((lag) => lag.lagMs);
     await sleep(2 * periodMs); // a job past the end date would start by now
     options.log(
       `  BullMQ ran ${lags.size}/${expected} jobs, ${duplicates} twice, ${unexpected.length} at slots no fire defines`,
@@ -146,6 +151,7 @@ async function runWorkload(
       unexpected,
       lagsMs,
       lag: distribution(lagsMs),
+      timedLags,
     };
   } finally {
     await worker.close();

@@ -10,7 +10,13 @@ import {
   seedSchedules,
 } from '../support/schedules';
 import type { BenchSqs } from '../support/sqs';
-import { type Distribution, distribution } from '../support/stats';
+import {
+  type Distribution,
+  distribution,
+  type SteadyWindow,
+  steadyLag,
+  type TimedLag,
+} from '../support/stats';
 
 export interface FireLagOptions {
   schedules: number;
@@ -28,6 +34,10 @@ export interface FireLagResult {
   duplicates: number;
   lagsMs: number[];
   lag: Distribution;
+  /** The fires of the steady load (see `SteadyWindow`), and their lags. */
+  steady: SteadyWindow & { lag: Distribution };
+  /** Every job's lag with its fire time (for the same window in a side-by-side run). */
+  timedLags: TimedLag[];
   costs: JobCosts;
 }
 
@@ -41,19 +51,21 @@ export async function fireLagScenario(
   options: FireLagOptions,
 ): Promise<FireLagResult> {
   const { log } = options;
-  const lags = new Map<string, number>();
+  const lags = new Map<string, TimedLag>();
   let duplicates = 0;
+  let firstFire = 0;
   const runtime = await benchRuntime(dynamo, sqs, {
     tasks: {
       lag: {
         handler: (_payload, { jobId, fireTime }) => {
+          const fire = fireTime?.getTime() ?? Number.NaN;
           if (lags.has(jobId)) duplicates += 1;
-          else lags.set(jobId, Date.now() - (fireTime?.getTime() ?? Number.NaN));
+          else lags.set(jobId, { offsetMs: fire - firstFire, lagMs: Date.now() - fire });
         },
       },
     },
   });
-  const firstFire = Math.ceil(Date.now() / 1000) * 1000 + 20_000;
+  firstFire = Math.ceil(Date.now() / 1000) * 1000 + 20_000;
   const endAt = firstFire + options.durationSeconds * 1000 - 1;
   const periodMs = options.intervalSeconds * 1000;
   const schedules: IntervalSchedule[] = Array.from({ length: options.schedules }, (_, n) => ({
@@ -79,10 +91,12 @@ export async function fireLagScenario(
 
   let stopTicking = false;
   let tickMs = 0;
+  let firstTickEndedAt: number | undefined;
   const tickLoop = (async () => {
     while (!stopTicking) {
       const started = performance.now();
       await runtime.tick();
+      firstTickEndedAt ??= Date.now();
       const took = performance.now() - started;
       tickMs += took;
       await sleep(Math.max(0, options.tickSeconds * 1000 - took));
@@ -98,8 +112,18 @@ export async function fireLagScenario(
   await waitFor(() => lags.size >= expected, endAt - Date.now() + 60_000);
   stopTicking = true;
   await Promise.all([tickLoop, pollers.stop()]);
-  const lagsMs = [...lags.values()];
-  log(`  ran ${lags.size}/${expected} jobs, ${duplicates} twice`);
+  const timedLags = [...lags.values()];
+  const lagsMs = timedLags.map((lag) => lag.lagMs);
+  // Steady: one interval after the first tick has sent the lookahead, to one interval before the end
+  // (each schedule's last fire, which removes the finished schedule).
+  const window: SteadyWindow = {
+    fromMs: Math.max(0, (firstTickEndedAt ?? firstFire) - firstFire) + periodMs,
+    toMs: options.durationSeconds * 1000 - periodMs,
+  };
+  const steady = { ...window, lag: steadyLag(timedLags, window) };
+  log(
+    `  ran ${lags.size}/${expected} jobs, ${duplicates} twice; steady (fires +${window.fromMs / 1000}…+${window.toMs / 1000} s) p99 ${steady.lag.p99} ms`,
+  );
   return {
     options: {
       schedules: options.schedules,
@@ -113,6 +137,8 @@ export async function fireLagScenario(
     duplicates,
     lagsMs,
     lag: distribution(lagsMs),
+    steady,
+    timedLags,
     costs: jobCosts({
       jobs: lags.size,
       capacity: runtime.meter.snapshot(),

@@ -25,3 +25,27 @@ export function distribution(values: readonly number[]): Distribution {
     min: sorted[0] ?? Number.NaN,
   };
 }
+
+/**
+ * The fires of a steady load: from `fromMs` to `toMs` after the first fire time, past the start-up
+ * burst (the first tick sends the whole lookahead at once) and before the schedules' last fires.
+ */
+export interface SteadyWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+/** One job's lag, with its fire time as an offset from the run's first fire time. */
+export interface TimedLag {
+  offsetMs: number;
+  lagMs: number;
+}
+
+/** The lags of the fires inside `window`. */
+export function steadyLag(lags: readonly TimedLag[], window: SteadyWindow): Distribution {
+  return distribution(
+    lags
+      .filter((lag) => lag.offsetMs >= window.fromMs && lag.offsetMs <= window.toMs)
+      .map((lag) => lag.lagMs),
+  );
+}

@@ -12,6 +12,11 @@ afterEach(() => {
 
 const WORKLOAD = { schedules: 1000, intervalSeconds: 5, durationSeconds: 120 };
 
+/** Lags of fires at 1 s, 10 s, then 119 s (Sundial) or 60 s (BullMQ) after the first fire time. */
+function timed(lagsMs: number[], lastOffsetMs = 119_000) {
+  return lagsMs.map((lagMs, index) => ({ offsetMs: [1_000, 10_000][index] ?? lastOffsetMs, lagMs }));
+}
+
 function sundialRun(lagsMs: number[]): FireLagResult {
   return {
     options: { ...WORKLOAD, workers: 32, tickSeconds: 1 },
@@ -20,6 +25,8 @@ function sundialRun(lagsMs: number[]): FireLagResult {
     duplicates: 0,
     lagsMs,
     lag: distribution(lagsMs),
+    steady: { fromMs: 5_000, toMs: 115_000, lag: distribution(lagsMs.slice(1, 2)) },
+    timedLags: timed(lagsMs),
     costs: {} as FireLagResult['costs'],
   };
 }
@@ -36,7 +43,7 @@ describe('BullMQ side by side', () => {
     );
   });
 
-  it("prints Sundial's and BullMQ's fire lag in one table, and BullMQ's jobs after the end date apart", () => {
+  it("prints Sundial's and BullMQ's fire lag in one table, all fires and Sundial's steady window, and BullMQ's jobs after the end date apart", () => {
     const bullmq: BullmqFireLagResult = {
       status: 'ran',
       options: { ...WORKLOAD, concurrency: 32 },
@@ -46,14 +53,18 @@ describe('BullMQ side by side', () => {
       unexpected: ['repeat:lag-0:1795536447000'],
       lagsMs: [40, 50, 900],
       lag: distribution([40, 50, 900]),
+      timedLags: timed([40, 50, 900], 60_000),
     };
 
     const table = bullmqSection(sundialRun([5, 7, 250]), bullmq).join('\n');
 
     expect(table).toMatch(
-      /\| Sundial \(tick every 1 s, 32 pollers\) \| 3 \| 3 \| 0 \| 7 ms \| 250 ms \| \*\*250 ms\*\* \| 250 ms \|/,
+      /\| Sundial \(tick every 1 s, 32 pollers\) \| 3 \| 3 \| 0 \| 7 ms \| 250 ms \| \*\*250 ms\*\* \| 250 ms \| 7 ms \| \*\*7 ms\*\* \|/,
     );
-    expect(table).toMatch(/\| BullMQ \| 3 \| 3 \| 0 \| 50 ms \| 900 ms \| \*\*900 ms\*\* \| 900 ms \|/);
+    expect(table).toMatch(
+      /\| BullMQ \| 3 \| 3 \| 0 \| 50 ms \| 900 ms \| \*\*900 ms\*\* \| 900 ms \| 50 ms \| \*\*900 ms\*\* \|/,
+    );
+    expect(table).toContain('from +5 s to +115 s after');
     expect(table).toContain('BullMQ also ran 1 job at slots after');
   });
 });
