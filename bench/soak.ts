@@ -59,6 +59,9 @@ const THROTTLE_BURSTS = { everySeconds: 15, lastingSeconds: 3 };
 /** Short leases (task timeout 3 s + 10 s margin; schedules 10 s) so recovery fits in the run. */
 const SOAK_ENV = {
   SUNDIAL_LOOKAHEAD_SECONDS: '10',
+  // Schedules are moved on once their next fire is 6 s away, with every fire up to 10 s (as the local
+  // platform does with 45 of 90 s): each advance carries several fires, and crashes strike between them.
+  SUNDIAL_DUE_AHEAD_SECONDS: '6',
   SUNDIAL_SCHEDULE_LEASE_SECONDS: '10',
   SUNDIAL_TICK_BUDGET_MS: '5000',
   SUNDIAL_JOB_LEASE_MARGIN_SECONDS: '10',

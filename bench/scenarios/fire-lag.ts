@@ -1,3 +1,4 @@
+import { LOCAL_DUE_AHEAD_SECONDS } from '../../lib/local/platform';
 import { type JobCosts, jobCosts } from '../support/costs';
 import type { BenchDynamo } from '../support/dynamo';
 import { sleep } from '../support/parallel';
@@ -55,6 +56,8 @@ export async function fireLagScenario(
   let duplicates = 0;
   let firstFire = 0;
   const runtime = await benchRuntime(dynamo, sqs, {
+    // A tick every second, as the local platform runs it, and moving schedules on as it does.
+    env: { SUNDIAL_DUE_AHEAD_SECONDS: String(LOCAL_DUE_AHEAD_SECONDS) },
     tasks: {
       lag: {
         handler: (_payload, { jobId, fireTime }) => {

@@ -37,6 +37,12 @@ export const DEFAULT_LOCAL_PORT = LOCAL_ADMIN_PORT;
 const LOCAL_EVENT_BUS = 'sundial-local';
 /** Dispatchers of each local tick: DynamoDB Local takes no more parallel work on two cores. */
 const LOCAL_DISPATCHERS = 4;
+/**
+ * How close a schedule's next fire must be before a local tick moves it on. The local tick runs every
+ * second: with the lookahead's 90 s, a schedule firing every few seconds would be moved on (one write)
+ * for every fire; with 45 s, once per 45 s of fires. Used only while the lookahead is the default.
+ */
+export const LOCAL_DUE_AHEAD_SECONDS = 45;
 const WORKER_TIMEOUT_MS = LIMITS.maxLambdaTimeoutSeconds * 1000;
 
 export interface LocalPlatformOptions {
@@ -142,6 +148,9 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       SUNDIAL_DISPATCHERS: String(LOCAL_DISPATCHERS),
       // Isolated fires (hourly, daily, one-off) go to the queue up to 15 minutes early, as in AWS.
       SUNDIAL_EARLY_SEND_SECONDS: String(LIMITS.maxQueueDelaySeconds),
+      ...(env.SUNDIAL_LOOKAHEAD_SECONDS === undefined && {
+        SUNDIAL_DUE_AHEAD_SECONDS: String(LOCAL_DUE_AHEAD_SECONDS),
+      }),
       ...env,
       SUNDIAL_TABLE_NAME: LOCAL_TABLE_NAME,
       SUNDIAL_QUEUE_URL: queues.queueUrl,

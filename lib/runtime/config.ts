@@ -27,6 +27,11 @@ export interface RuntimeConfig {
   /** The dispatcher Lambda the tick invokes asynchronously; `null` = dispatchers run in the tick's process. */
   dispatcherFunctionName: string | null;
   lookaheadSeconds: number;
+  /**
+   * A schedule is read once its next fire is this close (at most the lookahead); its plan then sends up
+   * to the lookahead, so each read sends the fires of at least `lookahead − dueAhead`.
+   */
+  dueAheadSeconds: number;
   /** Next fire times up to this far ahead are sent at once, each alone (ADR 0006); 0 = off. */
   earlySendSeconds: number;
   maxFiresPerPlan: number;
@@ -68,7 +73,7 @@ type Env = Record<string, string | undefined>;
 export function readConfig(env: Env = process.env): RuntimeConfig {
   const problems: string[] = [];
   const reader = new EnvReader(env, problems);
-  const config: RuntimeConfig = {
+  const read: Omit<RuntimeConfig, 'dueAheadSeconds'> = {
     tableName: reader.required('SUNDIAL_TABLE_NAME'),
     queueUrl: reader.required('SUNDIAL_QUEUE_URL'),
     criticalQueueUrl: reader.optional('SUNDIAL_CRITICAL_QUEUE_URL'),
@@ -98,6 +103,11 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     logLevel: reader.oneOf('SUNDIAL_LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsNamespace: reader.optional('SUNDIAL_METRICS_NAMESPACE') ?? 'Sundial',
     failureDestinations: parseFailureDestinations(reader.optional(FAILURE_DESTINATIONS_VARIABLE), problems),
+  };
+  const { lookaheadSeconds } = read;
+  const config: RuntimeConfig = {
+    ...read,
+    dueAheadSeconds: reader.integer('SUNDIAL_DUE_AHEAD_SECONDS', lookaheadSeconds, 1, lookaheadSeconds),
   };
   // A lease shorter than the tick's budget could expire while the tick still dispatches the schedule.
   if (config.scheduleLeaseSeconds * 1000 <= config.tickBudgetMs) {
@@ -148,11 +158,15 @@ class EnvReader {
 
 /** How far ahead a plan dispatches and how much it may do, from the configuration. */
 export function planLimitsOf(
-  config: Pick<RuntimeConfig, 'lookaheadSeconds' | 'maxFiresPerPlan' | 'earlySendSeconds'>,
+  config: Pick<
+    RuntimeConfig,
+    'lookaheadSeconds' | 'dueAheadSeconds' | 'maxFiresPerPlan' | 'earlySendSeconds'
+  >,
 ): PlanLimits {
   return {
     lookaheadMs: config.lookaheadSeconds * 1000,
     maxFiresPerPlan: config.maxFiresPerPlan,
+    ...(config.dueAheadSeconds < config.lookaheadSeconds && { dueAheadMs: config.dueAheadSeconds * 1000 }),
     ...(config.earlySendSeconds > 0 && { earlySendMs: config.earlySendSeconds * 1000 }),
   };
 }

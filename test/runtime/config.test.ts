@@ -72,6 +72,14 @@ describe('runtime config', () => {
     ]);
   });
 
+  it('moves a schedule on once its next fire is within the lookahead, unless the due-ahead is set below it', () => {
+    expect(readConfig(REQUIRED).dueAheadSeconds).toBe(90);
+    expect(readConfig({ ...REQUIRED, SUNDIAL_DUE_AHEAD_SECONDS: '45' }).dueAheadSeconds).toBe(45);
+    expect(() =>
+      readConfig({ ...REQUIRED, SUNDIAL_LOOKAHEAD_SECONDS: '60', SUNDIAL_DUE_AHEAD_SECONDS: '61' }),
+    ).toThrow(/SUNDIAL_DUE_AHEAD_SECONDS must be an integer from 1 to 60, got '61'/);
+  });
+
   it('rejects a schedule lease that could expire while the tick still works on it', () => {
     expect(() =>
       readConfig({ ...REQUIRED, SUNDIAL_SCHEDULE_LEASE_SECONDS: '30', SUNDIAL_TICK_BUDGET_MS: '40000' }),

@@ -43,7 +43,8 @@ export interface PlanInput {
  *
  * Fire times at or before `now` were missed (an outage, a crashed tick): the coalesce policy keeps
  * the `earliest`, the `latest`, or `all` of them. Fire times after `now` and up to
- * `now + lookaheadMs` are all dispatched, to start at their own time. A next fire time beyond that but
+ * `now + lookaheadMs` are all dispatched, to start at their own time, once the next one is within
+ * `now + dueAheadMs` (the lookahead when absent). A next fire time beyond the lookahead but
  * within `now + earlySendMs`, whose following fire is further than `earlySendMs` from it, is dispatched
  * alone (the herd's early send). The rest waits for a later plan.
  *
@@ -97,11 +98,16 @@ export function planFires(input: PlanInput): FirePlan {
  * daily, a date), that fire itself, and no other (ADR 0006). The test looks at the fire sequence only,
  * never at `now`: the plan stays a prefix of the fire sequence from the stored next fire time, no shorter
  * than the plan of an earlier `now` (what the lease-less tick rests on, ADR 0005), and the schedule it
- * leaves is not due again in the same window (a tick reading round after round sends it once).
+ * leaves is not due again in the same window (a tick reading round after round sends it once). A next
+ * fire inside the lookahead but beyond `dueAheadMs` is not due yet: the plan sends nothing (just before
+ * it), so a frequent schedule is moved on once per `lookahead − dueAhead`, not once per fire.
  */
 function planHorizon(input: PlanInput): EpochMs {
   const { now, limits, nextFireAt, source } = input;
   const horizon = now + limits.lookaheadMs;
+  if (nextFireAt <= horizon && nextFireAt > now + (limits.dueAheadMs ?? limits.lookaheadMs)) {
+    return nextFireAt - 1;
+  }
   const window = limits.earlySendMs ?? 0;
   if (nextFireAt <= horizon || nextFireAt > now + window) return horizon;
   const following = source.next(nextFireAt + 1);
