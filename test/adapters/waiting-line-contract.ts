@@ -90,7 +90,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(afterHolds.map((entry) => entry.message.job.id)).toEqual(['a', 'b', 'c']);
   });
 
-  it("holds only a joiner's own entry, and only when it is within the count (held and passed-over entries count)", async () => {
+  it("takes only a joiner's own entry out of the line, and only within the count (held and passed-over entries count)", async () => {
     for (const [index, id] of ['a', 'b', 'c'].entries()) {
       await store.joinLine({ message: waiting(id, T0 + index), now: T0 });
     }
@@ -111,10 +111,13 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const cWithinCount = await only('w3', 'c', 3);
     const b = await only('w4', 'b', 2);
 
-    // Assess: nobody else's entry was held: b was still free for its own turn
+    // Assess: nobody else's entry was held (b was still free for its own turn); c and b left the line
+    // without a hold, and a, held by its waker, stays
     expect(cBeyondCount).toEqual([]);
     expect(cWithinCount.map((entry) => entry.message.job.id)).toEqual(['c']);
     expect(b.map((entry) => entry.message.job.id)).toEqual(['b']);
+    expect(await store.waitingCount('limited')).toBe(1);
+    expect(await lease('w5', 3, T0 + 11 * SECOND)).toHaveLength(1);
   });
 
   it('takes a woken entry out only for the waker holding it; a job that joined again stays', async () => {

@@ -60,7 +60,10 @@ export async function leaseLineHead(context: StoreContext, input: LeaseLineHeadI
         held += 1;
         continue;
       }
-      const entry = await holdEntry(context, item, input);
+      const entry =
+        input.only === undefined
+          ? await holdEntry(context, item, input)
+          : await takeEntry(context, item, input);
       if (entry) taken.push(entry);
     }
     startKey = page.LastEvaluatedKey;
@@ -87,6 +90,29 @@ async function holdEntry(
     return entryOf(input.task, output.Attributes ?? item);
   } catch (error) {
     conditionFailure(error); // another waker took it, or it left the line
+    return undefined;
+  }
+}
+
+/** Deletes the entry while no waker holds it (and it is the attempt read): a job taking its own turn. */
+async function takeEntry(
+  context: StoreContext,
+  item: StoredItem,
+  input: LeaseLineHeadInput,
+): Promise<LineEntry | undefined> {
+  const expressions = new Expressions();
+  const wakeUntil = expressions.name('wakeUntil');
+  const condition =
+    `${expressions.name('attempt')} = ${expressions.value(item.attempt)}` +
+    ` AND (attribute_not_exists(${wakeUntil}) OR ${wakeUntil} < ${expressions.value(input.now)})`;
+  try {
+    await context.delete('leaseLineHead', {
+      Key: { pk: String(item.pk), sk: String(item.sk) },
+      ...expressions.build(condition),
+    });
+    return entryOf(input.task, item);
+  } catch (error) {
+    conditionFailure(error); // a waker holds it now (its message is on its way), or it changed
     return undefined;
   }
 }

@@ -39,6 +39,16 @@ export class MemoryWaitingLines {
         held += 1;
         continue;
       }
+      if (input.only !== undefined) {
+        this.line(input.task).delete(position);
+        taken.push({
+          task: input.task,
+          position,
+          message: structuredClone(entry.message),
+          joinedAt: entry.joinedAt,
+        });
+        continue;
+      }
       Object.assign(entry, { wakeOwner: input.owner, wakeUntil: input.now + input.leaseMs });
       taken.push({
         task: input.task,

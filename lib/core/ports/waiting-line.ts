@@ -38,9 +38,11 @@ export interface LeaseLineHeadInput {
    */
   leased: 'skip' | 'count';
   /**
-   * Holds only the entry at this position, if it is among the first `count` (the others are passed
-   * over but counted, as their own jobs take their turn): how a job that has just joined the line
-   * takes its own turn without waking anyone else.
+   * Takes only the entry at this position, if it is among the first `count` (the others are passed
+   * over but counted, as their own jobs take their turn), and takes it out of the line rather than
+   * holding it (a conditional delete, only while no waker holds it): how a job that has just joined
+   * the line takes its own turn without waking anyone else, and without a hold that a crash would
+   * leave behind to stall the line.
    */
   only?: string;
 }

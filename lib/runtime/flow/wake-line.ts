@@ -87,8 +87,9 @@ export function wakeForFreeSlots(deps: WakeDeps, slots: TaskSlots): Promise<numb
 
 /**
  * For a job that has just joined its task's line and found a slot free: takes its own entry out of the
- * line when it is among the first free slots' worth of entries (those held by a waker count as woken,
- * the others as taking their own turn), and says so: the caller claims the job at once instead of
+ * line (no hold: a crash right after costs no stall) when it is among the first free slots' worth of
+ * entries (those held by a waker count as woken, the others as taking their own turn), and says so:
+ * the caller, whose message stays in the queue until it is done, claims the job at once instead of
  * waking it through the queue. It wakes nobody else: the job that gave the slot back woke the head of
  * the line, and a joiner that woke others too set off a storm of wake-ups for one slot that let normal
  * jobs pass a critical one (ADR 0003). A rate-limited task's line is woken for its next start instead.
@@ -110,7 +111,5 @@ export async function takeOwnTurn(deps: WakeDeps, slots: TaskSlots, ownPosition:
     leased: 'count',
     only: ownPosition,
   });
-  if (!own) return false;
-  await deps.jobStore.leaveLine(slots.task, own.position, owner);
-  return true;
+  return own !== undefined;
 }
