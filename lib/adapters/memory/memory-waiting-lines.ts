@@ -39,17 +39,9 @@ export class MemoryWaitingLines {
         held += 1;
         continue;
       }
-      if (input.only !== undefined) {
-        this.line(input.task).delete(position);
-        taken.push({
-          task: input.task,
-          position,
-          message: structuredClone(entry.message),
-          joinedAt: entry.joinedAt,
-        });
-        continue;
-      }
-      Object.assign(entry, { wakeOwner: input.owner, wakeUntil: input.now + input.leaseMs });
+      // A joiner's own turn takes its entry out of the line; a waker holds the entries it wakes.
+      if (input.only !== undefined) this.line(input.task).delete(position);
+      else Object.assign(entry, { wakeOwner: input.owner, wakeUntil: input.now + input.leaseMs });
       taken.push({
         task: input.task,
         position,
