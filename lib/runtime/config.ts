@@ -40,6 +40,7 @@ export interface RuntimeConfig {
   sendPhaseToleranceMs: number;
   scheduleLeaseSeconds: number;
   tickConcurrency: number;
+  tickRoundsInFlight: number;
   acquireBatchSize: number;
   reapBatchSize: number;
   counterRepairIntervalSeconds: number;
@@ -89,6 +90,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     sendPhaseToleranceMs: reader.integer('SUNDIAL_SEND_PHASE_TOLERANCE_MS', 50, 0, 1_000),
     scheduleLeaseSeconds: reader.integer('SUNDIAL_SCHEDULE_LEASE_SECONDS', 120, 10, 3_600),
     tickConcurrency: reader.integer('SUNDIAL_TICK_CONCURRENCY', 8, 1, 64),
+    tickRoundsInFlight: reader.integer('SUNDIAL_TICK_ROUNDS_IN_FLIGHT', 4, 1, 16),
     acquireBatchSize: reader.integer('SUNDIAL_ACQUIRE_BATCH_SIZE', 100, 1, 1_000),
     reapBatchSize: reader.integer('SUNDIAL_REAP_BATCH_SIZE', 100, 1, 1_000),
     counterRepairIntervalSeconds: reader.integer('SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS', 600, 0, 86_400),

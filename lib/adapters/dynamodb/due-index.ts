@@ -16,6 +16,8 @@ export interface LeaseDueInput<T> {
   now: EpochMs;
   dueBefore: EpochMs;
   limit: number;
+  /** Index entries left out before their items are read (the caller holds them already). */
+  skipKey?: (key: ItemKey) => boolean;
   /** Whether an item read before leasing is worth a conditional write (cheap reads spare failed writes). */
   isCandidate?: (item: StoredItem) => boolean;
   /**
@@ -105,10 +107,12 @@ async function candidates<T>(
   input: LeaseDueInput<T>,
   entries: StoredItem[],
 ): Promise<DueHit[]> {
-  const entriesRead = entries.map((entry) => ({
-    key: { pk: String(entry.pk), sk: String(entry.sk) },
-    dueAt: Number(entry.dueAt),
-  }));
+  const entriesRead = entries
+    .map((entry) => ({
+      key: { pk: String(entry.pk), sk: String(entry.sk) },
+      dueAt: Number(entry.dueAt),
+    }))
+    .filter((entry) => !input.skipKey?.(entry.key));
   if (entriesRead.length === 0) return [];
   const consistent = input.consistentRead ?? false;
   const items = await context.batchGet(

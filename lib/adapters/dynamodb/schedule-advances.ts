@@ -10,16 +10,18 @@ import { itemToSchedule, optionalNumber } from './schedule-items';
 import { addRuns } from './schedule-leases';
 import { setDueKeys } from './schedule-writes';
 import { conditionFailure, type StoreContext } from './store-context';
-import { scheduleKey, shardKeys } from './table-design';
+import { idFromPartitionKey, SCHEDULE_PREFIX, scheduleKey, shardKeys } from './table-design';
 
 /**
  * The lease-less tick's read (ADR 0005): the due index's pages, then the items strongly consistent
- * (the advance's condition is checked against what was read), skipping live leases and `skip`.
+ * (the advance's condition is checked against what was read), skipping live leases and `skip` (left
+ * out before the items are read).
  */
 export async function readDueSchedules(
   context: StoreContext,
   input: ReadDueSchedulesInput,
 ): Promise<Schedule[]> {
+  const skip = input.skip;
   const read = await leaseDueItems(context, {
     operation: 'readDueSchedules',
     shardKey: shardKeys.dueSchedule,
@@ -27,7 +29,7 @@ export async function readDueSchedules(
     dueBefore: input.dueBefore,
     limit: input.limit,
     consistentRead: true,
-    isCandidate: (item) => !input.skip?.has(itemToSchedule(item).id),
+    ...(skip && { skipKey: (key) => skip.has(idFromPartitionKey(key.pk, SCHEDULE_PREFIX)) }),
     ...(input.shards && { shards: input.shards }),
     lease: async (hit) => itemToSchedule(hit.item),
   });

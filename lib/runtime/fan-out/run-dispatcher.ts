@@ -52,6 +52,7 @@ export async function runDispatcher(
       leaseMs: config.scheduleLeaseSeconds * 1000,
       batchSize: config.acquireBatchSize,
       concurrency: config.tickConcurrency,
+      roundsInFlight: config.tickRoundsInFlight,
       logger,
       shards: request.shards,
     });

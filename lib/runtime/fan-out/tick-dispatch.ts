@@ -22,6 +22,7 @@ export async function dispatchForTick(
     leaseMs: config.scheduleLeaseSeconds * 1000,
     batchSize: config.acquireBatchSize,
     concurrency: config.tickConcurrency,
+    roundsInFlight: config.tickRoundsInFlight,
     logger,
   });
   return { ...totals, shardsLeased: 0, dispatchersStarted: 0 };

@@ -19,6 +19,11 @@ export interface DispatchDueOptions {
   leaseMs: number;
   batchSize: number;
   concurrency: number;
+  /**
+   * Rounds dispatched at once (1 when absent): the next round reads while earlier ones send and move
+   * their schedules on, leaving out the schedules they hold.
+   */
+  roundsInFlight?: number;
   logger: Logger;
   /** Only these due-index shards (a dispatcher's share, ADR 0006); every shard when absent. */
   shards?: readonly number[];
@@ -79,6 +84,13 @@ export async function dispatchDueSchedules(
   return totals;
 }
 
+/**
+ * Up to `roundsInFlight` rounds run at once. A round holds back only its own schedules: a send waiting for
+ * its phases (or slow writes) no longer holds back the next round's fires. The next round reads without
+ * the schedules of the rounds in flight (they would be sent twice and their moves on refused), and an
+ * empty read ends the loop only when no round is in flight (a round may leave a schedule still due, as
+ * one with more fires in the window than one plan sends).
+ */
 async function dispatchRounds(
   deps: DispatchDeps,
   options: DispatchDueOptions,
@@ -88,29 +100,56 @@ async function dispatchRounds(
   // Schedules this tick could not move on stay in the due index with no lease to hide them: later rounds
   // leave them out, or the loop would read (and send) them again and again.
   const leftForNextTick = new Set<string>();
-  for (;;) {
-    const now = deps.clock.now();
-    if (now >= options.stopAcquiringAt) {
-      totals.budgetExhausted = true;
-      return;
+  const heldByRounds = new Set<string>();
+  const rounds = new Set<Promise<void>>();
+  const maxRounds = Math.max(1, options.roundsInFlight ?? 1);
+  let queueFailed = false;
+  let roundError: { error: unknown } | undefined;
+  const startRound = (read: readonly Schedule[]) => {
+    for (const schedule of read) heldByRounds.add(schedule.id);
+    const running: Promise<void> = dispatchRound(deps, read, options, leftForNextTick)
+      .then((round) => {
+        totals.errors += round.failures;
+        addSummaries(totals, round.summaries);
+        releaseAfterRounds.push(...round.withFailures);
+        if (round.queueFailed) queueFailed = true;
+      })
+      .catch((error: unknown) => {
+        roundError ??= { error };
+      })
+      .finally(() => {
+        for (const schedule of read) heldByRounds.delete(schedule.id);
+        rounds.delete(running);
+      });
+    rounds.add(running);
+  };
+  try {
+    for (;;) {
+      if (rounds.size >= maxRounds) await Promise.race(rounds);
+      if (queueFailed || roundError) break;
+      const now = deps.clock.now();
+      if (now >= options.stopAcquiringAt) {
+        totals.budgetExhausted = true;
+        break;
+      }
+      const read = await deps.scheduleStore.readDueSchedules({
+        now,
+        dueBefore: now + dueWindowMs(deps.limits),
+        limit: options.batchSize,
+        skip: heldByRounds.size === 0 ? leftForNextTick : new Set([...leftForNextTick, ...heldByRounds]),
+        ...(options.shards && { shards: options.shards }),
+      });
+      // A short round does not mean nothing is left: schedules leased by an overlapping tick were skipped,
+      // and they may be released (with fires still due) before that tick reads again. Only an empty read
+      // with no round in flight ends the loop.
+      if (read.length > 0) startRound(read);
+      else if (rounds.size > 0) await Promise.race(rounds);
+      else break;
     }
-    const read = await deps.scheduleStore.readDueSchedules({
-      now,
-      dueBefore: now + dueWindowMs(deps.limits),
-      limit: options.batchSize,
-      skip: leftForNextTick,
-      ...(options.shards && { shards: options.shards }),
-    });
-    // A short round does not mean nothing is left: schedules leased by an overlapping tick were skipped,
-    // and they may be released (with fires still due) before that tick reads again. Only an empty round
-    // ends the loop.
-    if (read.length === 0) return;
-    const round = await dispatchRound(deps, read, options, leftForNextTick);
-    totals.errors += round.failures;
-    addSummaries(totals, round.summaries);
-    releaseAfterRounds.push(...round.withFailures);
-    if (round.queueFailed) return;
+  } finally {
+    await Promise.all(rounds);
   }
+  if (roundError) throw roundError.error;
 }
 
 interface Round {

@@ -74,8 +74,8 @@ describe('tick: one failing schedule does not hold back the others', () => {
   });
 
   it('stops leasing more schedules when the queue fails as a whole, and frees the ones it leased', async () => {
-    // Prepare: the queue refuses everything
-    const runtime = testRuntime({ acquireBatchSize: 5 });
+    // Prepare: the queue refuses everything; one round at a time (rounds-in-flight.test.ts covers several)
+    const runtime = testRuntime({ acquireBatchSize: 5, tickRoundsInFlight: 1 });
     runtime.clock.set(T0 - 400);
     await twentySchedulesAndPoison(runtime);
     let sends = 0;

@@ -152,7 +152,12 @@ describe('tick', () => {
 
   it('stops acquiring schedules when its time budget is spent and leaves the rest to the next tick', async () => {
     // Prepare: every send (one per round of leased schedules) takes 45 s of the 40 s budget; two per round
-    const runtime = testRuntime({ acquireBatchSize: 2, tickConcurrency: 1, tickBudgetMs: 40_000 });
+    const runtime = testRuntime({
+      acquireBatchSize: 2,
+      tickConcurrency: 1,
+      tickRoundsInFlight: 1,
+      tickBudgetMs: 40_000,
+    });
     runtime.clock.set(T0 - 400);
     await addSchedules(runtime, 5, {
       trigger: { type: 'interval', hours: 1, start_at: new Date(T0).toISOString() },
