@@ -5,6 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
+  FIRE_JOB_PREFIX,
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
   JOB_PREFIX,
@@ -41,7 +42,7 @@ export interface TableAccess {
  * - dispatcher: readDueSchedules (its shards), advanceSchedule, leaseSchedule, releaseSchedule,
  *   releaseDueShard: queries only `due`; only updates items.
  * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
- *   only `JOB#` and `TASK#` items (LeadingKeys), never a schedule; queries nothing; deletes only
+ *   only job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items (LeadingKeys), never a schedule; queries nothing; deletes only
  *   `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job ended), and puts
  *   only `REMOVED#` items (the removal record written in the same transaction, ADR 0004).
  * - admin: the admin API (add/update/pause/resume/remove schedules, add/cancel jobs, results, counts):
@@ -61,7 +62,7 @@ export const TABLE_ACCESS = {
   worker: {
     queryIndexes: [],
     writes: ['dynamodb:UpdateItem'],
-    writeKeyPrefixes: [JOB_PREFIX, TASK_PREFIX],
+    writeKeyPrefixes: [JOB_PREFIX, FIRE_JOB_PREFIX, TASK_PREFIX],
     deleteKeyPrefixes: [SCHEDULE_PREFIX],
     putKeyPrefixes: [REMOVED_SCHEDULE_PREFIX],
   },

@@ -4,6 +4,7 @@ import { counterContract } from './counter-contract';
 import { dedupeContract } from './dedupe-contract';
 import { dueShardLeaseContract } from './due-shard-lease-contract';
 import { finishedScheduleContract } from './finished-schedule-contract';
+import { fireJobsContract } from './fire-jobs-contract';
 import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
 import { listingCursorContract } from './listing-cursor-contract';
@@ -42,6 +43,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('due shard leases', () => dueShardLeaseContract(current));
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
     describe('jobs', () => jobContract(current));
+    describe('jobs of schedule fires', () => fireJobsContract(current));
     describe('task counters', () => counterContract(current));
     describe('dedupe records', () => dedupeContract(current));
     describe('parking unsent jobs', () => jobParkingContract(current));

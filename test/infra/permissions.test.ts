@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  FIRE_JOB_PREFIX,
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
   JOB_PREFIX,
@@ -123,7 +124,9 @@ describe('worker', () => {
         actions: ['dynamodb:UpdateItem'],
         resources: [tableArn()],
         condition: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${JOB_PREFIX}*`, `${TASK_PREFIX}*`] },
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': [`${JOB_PREFIX}*`, `${FIRE_JOB_PREFIX}*`, `${TASK_PREFIX}*`],
+          },
         },
       },
       {

@@ -46,7 +46,7 @@ export async function counterItems(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   const items = await context.batchGet(operation, keys);
-  return new Map([...items].map(([pk, item]) => [idFromPartitionKey(pk, TASK_PREFIX), item]));
+  return new Map([...items.values()].map((item) => [idFromPartitionKey(String(item.pk), TASK_PREFIX), item]));
 }
 
 export async function runningCounts(context: StoreContext): Promise<Map<string, number>> {

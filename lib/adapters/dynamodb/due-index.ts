@@ -1,7 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import { mapWithConcurrency } from '../../core/concurrency';
 import type { StoreContext, StoredItem } from './store-context';
-import { INDEX_NAMES, type ItemKey } from './table-design';
+import { INDEX_NAMES, type ItemKey, itemKeyString } from './table-design';
 
 /** An entry of the due index: the item's key, the due time seen by the query, and the item as read. */
 export interface DueHit {
@@ -121,7 +121,7 @@ async function candidates<T>(
     consistent,
   );
   return entriesRead.flatMap((entry) => {
-    const item = items.get(entry.key.pk);
+    const item = items.get(itemKeyString(entry.key));
     if (!item || item.dueShard === undefined) return [];
     const stillDue = consistent ? Number(item.dueAt) <= input.dueBefore : item.dueAt === entry.dueAt;
     const leaseUntil = item.leaseUntil;

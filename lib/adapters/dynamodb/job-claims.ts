@@ -17,7 +17,7 @@ import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } fr
  * takes over), or (for a schedule fire that checks its schedule) one cancelled by such a check. With a concurrency limit or a rate limit, the claim and the task's start (its slot, its
  * next start time) are taken in one transaction.
  * Only slot holders get running-index keys (the reaper returns their slots): an unlimited job costs one
- * write to claim and one to finish, plus its two listing-index entries.
+ * write to claim and one to finish, plus its listing-index entries (a fire's job: `jobs-by-task` only, ADR 0001).
  */
 export async function claimJob(context: StoreContext, input: ClaimJobInput): Promise<ClaimOutcome> {
   const update = claimUpdate(context, input);

@@ -14,8 +14,10 @@ import { dedupeRecordExpiresAt, type JobRequest } from '../../core/ports/job-sto
 import { optionalNumber } from './schedule-items';
 import type { StoredItem } from './store-context';
 import {
+  FIRE_JOB_PREFIX,
   idFromPartitionKey,
-  JOB_PREFIX,
+  isFireJobKey,
+  jobIdFromKey,
   jobKey,
   RESULT_EXPIRY_ATTRIBUTE,
   TTL_ATTRIBUTE,
@@ -23,7 +25,8 @@ import {
 } from './table-design';
 
 /**
- * A job item stores each fact once: the id lives in `pk`; the result is not a nested copy but
+ * A job item stores each fact once: the id lives in the key (`jobKey`: a fire's job under its schedule,
+ * whose id is then not stored as `scheduleId` either); the result is not a nested copy but
  * `returnValue`/`error` next to the job's own `status`, `startedAt`, `finishedAt` and `attempt`;
  * `visibleUntil` (the result TTL) and `expiresAt` (the item's TTL, when its dedupe record ends) are epoch
  * seconds. `runShard` exists only while running, `dueShard`/`dueAt` only while parked. Absent optional
@@ -34,7 +37,8 @@ export function requestAttributes(request: JobRequest): StoredItem {
     task: request.task,
     payload: request.payload,
     origin: request.origin,
-    scheduleId: request.scheduleId,
+    // A fire job's schedule is its partition: without the attribute it stays out of `jobs-by-schedule`.
+    scheduleId: isFireJobKey(jobKey(request.id)) ? null : request.scheduleId,
     fireTime: request.fireTime,
     runAt: request.runAt,
     startDeadline: request.startDeadline,
@@ -59,12 +63,13 @@ export function itemToJob(item: StoredItem): Job {
   const finishedAt = optionalNumber(item.finishedAt);
   const attempt = Number(item.attempt ?? 0);
   const expiresAt = optionalNumber(resultExpiry(item));
+  const key = { pk: String(item.pk), sk: String(item.sk) };
   return {
-    id: idFromPartitionKey(String(item.pk), JOB_PREFIX),
+    id: jobIdFromKey(key),
     task: typeof item.task === 'string' ? item.task : '',
     payload: (item.payload ?? null) as JsonValue,
     origin: (item.origin ?? 'direct') as JobOrigin,
-    scheduleId: typeof item.scheduleId === 'string' ? item.scheduleId : null,
+    scheduleId: scheduleIdOf(item, key),
     fireTime: optionalNumber(item.fireTime),
     runAt: Number(item.runAt ?? item.createdAt ?? 0),
     startDeadline: optionalNumber(item.startDeadline),
@@ -84,6 +89,11 @@ export function itemToJob(item: StoredItem): Job {
     ...(typeof item.attemptBase === 'number' && { attemptBase: item.attemptBase }),
     ...(Array.isArray(item.history) && { history: item.history as JobResult[] }),
   };
+}
+
+function scheduleIdOf(item: StoredItem, key: { pk: string; sk: string }): string | null {
+  if (typeof item.scheduleId === 'string') return item.scheduleId;
+  return isFireJobKey(key) ? idFromPartitionKey(key.pk, FIRE_JOB_PREFIX) : null;
 }
 
 /** Final jobs carry their result; a retrying job carries the failed attempt's. */

@@ -6,17 +6,34 @@ import { checkJobFilter, type JobFilter } from '../../core/ports/job-store';
 import { jobListing } from '../page-cursor';
 import { epochMs, equalTo, keyWithPrefix, readIndexPage } from './index-pages';
 import { isExpired, itemToJob } from './job-items';
+import { listScheduleJobs } from './schedule-job-listing';
 import type { StoreContext } from './store-context';
-import { INDEX_NAMES, type ItemKey, JOB_PREFIX, jobKey, shardKeys } from './table-design';
+import {
+  FIRE_JOB_PREFIX,
+  INDEX_NAMES,
+  type ItemKey,
+  isFireJobKey,
+  itemKeyString,
+  JOB_PREFIX,
+  jobKey,
+  legacyJobKey,
+  shardKeys,
+} from './table-design';
 
 export async function getJob(context: StoreContext, id: string, now: EpochMs): Promise<Job | undefined> {
-  const output = await context.get('getJob', { Key: jobKey(id), ConsistentRead: true });
+  const key = jobKey(id);
+  let output = await context.get('getJob', { Key: key, ConsistentRead: true });
+  // A fire job written before fire jobs moved under their schedule (ADR 0001) is read where it was.
+  if (!output.Item && isFireJobKey(key)) {
+    output = await context.get('getJob', { Key: legacyJobKey(id), ConsistentRead: true });
+  }
   return output.Item && !isExpired(output.Item, now) ? itemToJob(output.Item) : undefined;
 }
 
 /**
- * Jobs of a schedule or of a task, latest run time first, from a keys-only index; the items are then
- * read (eventually consistent) and the status filter and expiry applied.
+ * Jobs of a schedule (`listScheduleJobs`), of a task (latest run time first) or of an unsuccessful
+ * status (latest finish first) from a keys-only index; the items are then read (eventually consistent)
+ * and the filters and expiry applied.
  */
 export async function listJobs(
   context: StoreContext,
@@ -25,12 +42,17 @@ export async function listJobs(
   now: EpochMs,
 ): Promise<Page<Job>> {
   checkJobFilter(filter);
+  const matches = (job: Job) =>
+    (filter.status === undefined || job.status === filter.status) &&
+    (filter.task === undefined || job.task === filter.task) &&
+    matchesMetadata(job.metadata, filter.metadata);
+  if (filter.scheduleId !== undefined) {
+    return listScheduleJobs(context, { ...filter, scheduleId: filter.scheduleId }, page, now, matches);
+  }
   const [indexName, partitionAttribute, partitionValue, sortAttribute] =
-    filter.scheduleId !== undefined
-      ? [INDEX_NAMES.jobsBySchedule, 'scheduleId', filter.scheduleId, 'runAt']
-      : filter.task !== undefined
-        ? [INDEX_NAMES.jobsByTask, 'task', filter.task, 'runAt']
-        : [INDEX_NAMES.unsuccessfulJobs, 'unsuccessful', String(filter.status), 'finishedAt'];
+    filter.task !== undefined
+      ? [INDEX_NAMES.jobsByTask, 'task', filter.task, 'runAt']
+      : [INDEX_NAMES.unsuccessfulJobs, 'unsuccessful', String(filter.status), 'finishedAt'];
   return readIndexPage(context, {
     operation: 'listJobs',
     query: {
@@ -41,22 +63,18 @@ export async function listJobs(
     cursorKey: {
       [partitionAttribute]: equalTo(partitionValue),
       [sortAttribute]: epochMs,
-      pk: keyWithPrefix(JOB_PREFIX),
-      sk: equalTo('JOB'),
+      pk: (value) => keyWithPrefix(JOB_PREFIX)(value) || keyWithPrefix(FIRE_JOB_PREFIX)(value),
+      sk: (value) => value === 'JOB' || (typeof value === 'string' && /^JOB#\d{16}$/.test(value)),
     },
     listing: jobListing(filter),
     page,
     resolve: async (entries) => {
       const found = await context.batchGet('listJobs', entries.map(keyOf), false);
       return entries.map((entry) => {
-        const item = found.get(String(entry.pk));
+        const item = found.get(itemKeyString(keyOf(entry)));
         if (!item || isExpired(item, now)) return undefined;
         const job = itemToJob(item);
-        const matches =
-          (filter.status === undefined || job.status === filter.status) &&
-          (filter.task === undefined || job.task === filter.task) &&
-          matchesMetadata(job.metadata, filter.metadata);
-        return matches ? job : undefined;
+        return matches(job) ? job : undefined;
       });
     },
   });

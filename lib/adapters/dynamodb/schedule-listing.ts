@@ -7,7 +7,7 @@ import { Expressions } from './expressions';
 import { equalTo, keyWithPrefix, readIndexPage } from './index-pages';
 import { itemToSchedule, scheduleKeyOf } from './schedule-items';
 import type { StoreContext } from './store-context';
-import { INDEX_NAMES, ITEM_KINDS, SCHEDULE_PREFIX } from './table-design';
+import { INDEX_NAMES, ITEM_KINDS, itemKeyString, SCHEDULE_PREFIX } from './table-design';
 
 /** Schedules in id order from the `by-kind` index (filters run on its projected attributes), then read whole. */
 export function listSchedules(
@@ -45,7 +45,7 @@ export function listSchedules(
     resolve: async (entries) => {
       const found = await context.batchGet('listSchedules', entries.map(scheduleKeyOf));
       return entries.map((entry) => {
-        const item = found.get(String(entry.pk));
+        const item = found.get(itemKeyString(scheduleKeyOf(entry)));
         const schedule = item ? itemToSchedule(item) : undefined;
         // Metadata is not projected into the index: it is filtered once the items are read.
         return schedule && matchesMetadata(schedule.metadata, filter.metadata) ? schedule : undefined;

@@ -19,7 +19,7 @@ import { plainItem } from './attribute-values';
 import type { CapacityMeter, RequestKind, RequestShape } from './capacity';
 import { failedWriteUnits } from './failed-write-units';
 import { type RetryPolicy, type Sleep, UnprocessedKeysError, withRetries } from './retry';
-import type { ItemKey } from './table-design';
+import { type ItemKey, itemKeyString } from './table-design';
 
 export type StoredItem = Record<string, unknown>;
 
@@ -86,13 +86,14 @@ export class StoreContext {
    * (throttled reads) are requested again after a backoff; every request of a hundred keys counts
    * towards one budget of the retry policy's tries, and then `StoreUnavailableError`.
    */
+  /** The items found, keyed by `itemKeyString` of their key. */
   async batchGet(
     operation: string,
     keys: readonly ItemKey[],
     consistent = true,
   ): Promise<Map<string, StoredItem>> {
     const found = new Map<string, StoredItem>();
-    const unique = [...new Map(keys.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
+    const unique = [...new Map(keys.map((key) => [itemKeyString(key), key])).values()];
     for (let start = 0; start < unique.length; start += 100) {
       let pending: Record<string, unknown>[] = unique.slice(start, start + 100).map((key) => ({ ...key }));
       const request = () =>
@@ -107,7 +108,9 @@ export class StoreContext {
         this.retry,
         async () => {
           const output = this.metered(operation, 'read', await request());
-          for (const item of output.Responses?.[this.tableName] ?? []) found.set(String(item.pk), item);
+          for (const item of output.Responses?.[this.tableName] ?? []) {
+            found.set(itemKeyString({ pk: String(item.pk), sk: String(item.sk) }), item);
+          }
           pending = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
           if (pending.length > 0) throw new UnprocessedKeysError(pending.length);
         },

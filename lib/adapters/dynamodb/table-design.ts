@@ -118,6 +118,11 @@ export interface ItemKey {
   sk: string;
 }
 
+/** One string per item key (a schedule's fire jobs share their `pk`): what `batchGet` results are keyed by. */
+export function itemKeyString(key: ItemKey): string {
+  return `${key.pk}\u0000${key.sk}`;
+}
+
 export const SCHEDULE_PREFIX = 'SCHEDULE#';
 export const JOB_PREFIX = 'JOB#';
 export const TASK_PREFIX = 'TASK#';
@@ -140,8 +145,53 @@ export function dueShardLeaseKey(shard: number): ItemKey {
   return { pk: `${DUE_SHARD_LEASE_PREFIX}${shard}`, sk: 'LEASE' };
 }
 
+/**
+ * The partition of a schedule's fire jobs (ADR 0001, "fire jobs under their schedule"): one item per fire
+ * time, sort key `JOB#<fire time, 16 digits>`, so a schedule's jobs are listed without an index.
+ */
+export const FIRE_JOB_PREFIX = 'FIRES#';
+const FIRE_SORT_PREFIX = 'JOB#';
+const FIRE_TIME_DIGITS = 16;
+
+/** A fire's job id as the tick writes it (`<schedule id>@<fire time>`, no leading zero), split; else undefined. */
+function fireJobIdParts(id: string): { scheduleId: string; fireTime: string } | undefined {
+  const match = /^(.+)@(0|[1-9]\d{0,15})$/.exec(id);
+  return match ? { scheduleId: match[1] ?? '', fireTime: match[2] ?? '' } : undefined;
+}
+
+/** The key of job `id`: a fire's under its schedule's partition, any other job's in a partition of its own. */
 export function jobKey(id: string): ItemKey {
+  const fire = fireJobIdParts(id);
+  if (!fire) return legacyJobKey(id);
+  return {
+    pk: `${FIRE_JOB_PREFIX}${fire.scheduleId}`,
+    sk: `${FIRE_SORT_PREFIX}${fire.fireTime.padStart(FIRE_TIME_DIGITS, '0')}`,
+  };
+}
+
+/** Where every job lived before fire jobs moved under their schedule (still the key of other jobs). */
+export function legacyJobKey(id: string): ItemKey {
   return { pk: `${JOB_PREFIX}${id}`, sk: 'JOB' };
+}
+
+export function isFireJobKey(key: ItemKey): boolean {
+  return key.pk.startsWith(FIRE_JOB_PREFIX);
+}
+
+/** The sort key of the fire at `fireTime` in its schedule's partition. */
+export function fireJobSortKey(fireTime: number): string {
+  return `${FIRE_SORT_PREFIX}${String(fireTime).padStart(FIRE_TIME_DIGITS, '0')}`;
+}
+
+/** The fire time a fire job's sort key holds. */
+export function fireTimeOfSortKey(sk: string): number {
+  return Number(sk.slice(FIRE_SORT_PREFIX.length));
+}
+
+/** The job id a job item's key stands for (the inverse of `jobKey` and `legacyJobKey`). */
+export function jobIdFromKey(key: ItemKey): string {
+  if (!isFireJobKey(key)) return idFromPartitionKey(key.pk, JOB_PREFIX);
+  return `${idFromPartitionKey(key.pk, FIRE_JOB_PREFIX)}@${fireTimeOfSortKey(key.sk)}`;
 }
 
 export function taskCounterKey(task: string): ItemKey {

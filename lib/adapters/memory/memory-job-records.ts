@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import { parseFireJobId } from '../../core/model/job-id';
 import type { JobRequest } from '../../core/ports/job-store';
 
 /**
@@ -32,6 +33,15 @@ export function newJob(request: JobRequest, now: EpochMs): Job {
 /** Newest run time first, then id: as a string that sorts in listing order. */
 export function position(job: Job): string {
   return `${String(Number.MAX_SAFE_INTEGER - job.runAt).padStart(16, '0')}#${job.id}`;
+}
+
+/**
+ * A schedule's jobs as the DynamoDB store lists them: a fire's job at its fire time (its place in the
+ * schedule's partition), any other (run now) at its run time.
+ */
+export function schedulePosition(job: Job): string {
+  const time = parseFireJobId(job.id)?.fireTime ?? job.runAt;
+  return `${String(Number.MAX_SAFE_INTEGER - time).padStart(16, '0')}#${job.id}`;
 }
 
 /** Latest finish first, as the DynamoDB store's index of unsuccessful endings. */

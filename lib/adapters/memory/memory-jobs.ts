@@ -32,6 +32,7 @@ import {
   position,
   present,
   type StoredJob,
+  schedulePosition,
   wholeSecondsUp,
 } from './memory-job-records';
 import { pageAfter } from './memory-pages';
@@ -208,7 +209,11 @@ export class MemoryJobStore implements JobStore {
   async listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
     checkJobFilter(filter);
     const acrossTasks = filter.scheduleId === undefined && filter.task === undefined;
-    const positionOf = acrossTasks ? finishPosition : position;
+    const positionOf = acrossTasks
+      ? finishPosition
+      : filter.scheduleId !== undefined
+        ? schedulePosition
+        : position;
     const matching = [...this.jobs.values()]
       .filter(
         (job) =>

@@ -53,7 +53,7 @@ export async function listJobsWithDispatchedFires(
   return { ...stored, items: [...fires, ...stored.items] };
 }
 
-/** The ids of the schedule's job records that run at or after `since` (the records of fires from then on). */
+/** The ids of the schedule's job records from fire time `since` on (and run-now jobs among them). */
 async function recordedJobIds(
   context: ActionContext,
   scheduleId: string,
@@ -69,7 +69,8 @@ async function recordedJobIds(
     );
     for (const job of page.items) ids.add(job.id);
     const oldest = page.items.at(-1);
-    cursor = oldest !== undefined && oldest.runAt >= since ? page.cursor : undefined;
+    // A schedule's listing runs by fire time (a run-now job by its run time).
+    cursor = oldest !== undefined && (oldest.fireTime ?? oldest.runAt) >= since ? page.cursor : undefined;
   } while (cursor !== undefined);
   return ids;
 }
