@@ -148,8 +148,9 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     lastFireAt: EpochMs | null,
     version: number,
     now: EpochMs,
+    seen?: Schedule,
   ): Promise<Schedule | undefined> {
-    return finishedRemovals.removeFinishedSchedule(this.context, id, lastFireAt, version, now);
+    return finishedRemovals.removeFinishedSchedule(this.context, id, lastFireAt, version, now, seen);
   }
 
   getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined> {

@@ -79,8 +79,9 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     lastFireAt: EpochMs | null,
     version: number,
     now: EpochMs,
+    seen?: Schedule,
   ): Promise<Schedule | undefined> {
-    return this.schedules.removeFinishedSchedule(id, lastFireAt, version, now);
+    return this.schedules.removeFinishedSchedule(id, lastFireAt, version, now, seen);
   }
 
   getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined> {

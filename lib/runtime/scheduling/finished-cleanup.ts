@@ -100,6 +100,7 @@ async function removeIfLastFireEnded(
     schedule.lastFireAt,
     schedule.version,
     deps.clock.now(),
+    schedule,
   );
 }
 
