@@ -1,4 +1,4 @@
-import { LOCAL_DUE_AHEAD_SECONDS } from '../../lib/local/platform';
+import { LOCAL_DUE_AHEAD_SECONDS, LOCAL_TICK_ROUNDS_IN_FLIGHT } from '../../lib/local/platform';
 import { type JobCosts, jobCosts } from '../support/costs';
 import type { BenchDynamo } from '../support/dynamo';
 import { sleep } from '../support/parallel';
@@ -56,8 +56,11 @@ export async function fireLagScenario(
   let duplicates = 0;
   let firstFire = 0;
   const runtime = await benchRuntime(dynamo, sqs, {
-    // A tick every second, as the local platform runs it, and moving schedules on as it does.
-    env: { SUNDIAL_DUE_AHEAD_SECONDS: String(LOCAL_DUE_AHEAD_SECONDS) },
+    // A tick every second, as the local platform runs it, moving schedules on and sending as it does.
+    env: {
+      SUNDIAL_DUE_AHEAD_SECONDS: String(LOCAL_DUE_AHEAD_SECONDS),
+      SUNDIAL_TICK_ROUNDS_IN_FLIGHT: String(LOCAL_TICK_ROUNDS_IN_FLIGHT),
+    },
     tasks: {
       lag: {
         handler: (_payload, { jobId, fireTime }) => {

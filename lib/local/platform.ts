@@ -43,6 +43,13 @@ const LOCAL_DISPATCHERS = 4;
  * for every fire; with 45 s, once per 45 s of fires. Used only while the lookahead is the default.
  */
 export const LOCAL_DUE_AHEAD_SECONDS = 45;
+/**
+ * Rounds a local tick (or dispatcher) works on at once. The tick shares two cores with the workers and
+ * the queue emulator here: rounds sending at once make each other's sends late for their sub-second
+ * phases (steady fire lag p99 215 → 112 ms with one round, docs/benchmarks.md). A one-second tick has
+ * a second's worth of schedules to read, which one round at a time keeps up with.
+ */
+export const LOCAL_TICK_ROUNDS_IN_FLIGHT = 1;
 const WORKER_TIMEOUT_MS = LIMITS.maxLambdaTimeoutSeconds * 1000;
 
 export interface LocalPlatformOptions {
@@ -148,6 +155,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       SUNDIAL_DISPATCHERS: String(LOCAL_DISPATCHERS),
       // Isolated fires (hourly, daily, one-off) go to the queue up to 15 minutes early, as in AWS.
       SUNDIAL_EARLY_SEND_SECONDS: String(LIMITS.maxQueueDelaySeconds),
+      SUNDIAL_TICK_ROUNDS_IN_FLIGHT: String(LOCAL_TICK_ROUNDS_IN_FLIGHT),
       ...(env.SUNDIAL_LOOKAHEAD_SECONDS === undefined && {
         SUNDIAL_DUE_AHEAD_SECONDS: String(LOCAL_DUE_AHEAD_SECONDS),
       }),

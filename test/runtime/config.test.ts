@@ -80,6 +80,14 @@ describe('runtime config', () => {
     ).toThrow(/SUNDIAL_DUE_AHEAD_SECONDS must be an integer from 1 to 60, got '61'/);
   });
 
+  it('works on four rounds of due schedules at once unless told otherwise, 1 to 16', () => {
+    expect(readConfig(REQUIRED).tickRoundsInFlight).toBe(4);
+    expect(readConfig({ ...REQUIRED, SUNDIAL_TICK_ROUNDS_IN_FLIGHT: '1' }).tickRoundsInFlight).toBe(1);
+    expect(() => readConfig({ ...REQUIRED, SUNDIAL_TICK_ROUNDS_IN_FLIGHT: '17' })).toThrow(
+      /SUNDIAL_TICK_ROUNDS_IN_FLIGHT must be an integer from 1 to 16, got '17'/,
+    );
+  });
+
   it('rejects a schedule lease that could expire while the tick still works on it', () => {
     expect(() =>
       readConfig({ ...REQUIRED, SUNDIAL_SCHEDULE_LEASE_SECONDS: '30', SUNDIAL_TICK_BUDGET_MS: '40000' }),
