@@ -12,6 +12,7 @@
  * nobody woken for it past the tick's fallback, counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a
  * one-minute variant with fewer schedules, the same faults and checks.
  */
+import { LOCAL_TICK_ROUNDS_IN_FLIGHT } from '../lib/local/platform';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
 import type { TickSummary } from '../lib/runtime/tick/run-tick';
@@ -69,6 +70,8 @@ const SOAK_ENV = {
   // Each of the two overlapping ticks leases due-index shards and fans them out to dispatchers in this
   // process (ADR 0006), as `npm start` does: the injected crashes and throttles then strike inside them.
   SUNDIAL_DISPATCHERS: '4',
+  // One round at a time in each tick and dispatcher, as `npm start` runs them (LOCAL_TICK_ROUNDS_IN_FLIGHT).
+  SUNDIAL_TICK_ROUNDS_IN_FLIGHT: String(LOCAL_TICK_ROUNDS_IN_FLIGHT),
 };
 
 async function main(): Promise<number> {
