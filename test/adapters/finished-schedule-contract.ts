@@ -172,38 +172,6 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
     });
   });
 
-  it('removes with the schedule as the caller read it, but never a later incarnation of its id', async () => {
-    await finished('seen');
-    const seen = await store.getSchedule('seen');
-    await finished('recreated');
-    const earlier = await store.getSchedule('recreated');
-    if (!seen || !earlier) throw new Error('the schedules were not added');
-    await store.removeSchedule('recreated');
-    await store.addSchedule({
-      schedule: definition('recreated'),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0 + 5 * SECOND,
-    });
-    const leased = await store.leaseSchedule('recreated', 'tick', T0 + 5 * SECOND, MINUTE);
-    if (!leased) throw new Error('recreated was not leased');
-    await store.releaseSchedule({
-      id: 'recreated',
-      owner: 'tick',
-      leasedVersion: 1,
-      nextFireAt: null,
-      lastFireAt: LAST,
-      firesDispatched: 2,
-      now: T0 + 5 * SECOND,
-    });
-
-    // Same id, version and last fire as the schedule read before it was removed and added again
-    expect(await store.removeFinishedSchedule('recreated', LAST, 1, REMOVED_AT, earlier)).toBeUndefined();
-    expect(await store.getSchedule('recreated')).toBeDefined();
-    expect(await store.removeFinishedSchedule('seen', LAST, 1, REMOVED_AT, seen)).toEqual(seen);
-    expect(await store.getSchedule('seen')).toBeUndefined();
-  });
-
   it('removes a finished schedule whose keepFinished was turned off', async () => {
     await finished('let-go', { keepFinished: true });
     await store.updateSchedule('let-go', { keepFinished: false }, null, T0 + 1);

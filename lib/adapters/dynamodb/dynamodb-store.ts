@@ -148,9 +148,8 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     lastFireAt: EpochMs | null,
     version: number,
     now: EpochMs,
-    seen?: Schedule,
   ): Promise<Schedule | undefined> {
-    return finishedRemovals.removeFinishedSchedule(this.context, id, lastFireAt, version, now, seen);
+    return finishedRemovals.removeFinishedSchedule(this.context, id, lastFireAt, version, now);
   }
 
   getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined> {

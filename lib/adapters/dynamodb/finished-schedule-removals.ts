@@ -15,21 +15,16 @@ import { removedScheduleKey, scheduleKey, TTL_ATTRIBUTE, ttlSeconds } from './ta
  * for the record's revision and the answer; the delete's condition also names its `createdAt`, so a
  * schedule removed and added again in between is not taken for it.
  */
-async function readSchedule(context: StoreContext, id: string): Promise<Schedule | undefined> {
-  const read = await context.get('removeFinishedSchedule', { Key: scheduleKey(id), ConsistentRead: true });
-  return read.Item ? itemToSchedule(read.Item) : undefined;
-}
-
 export async function removeFinishedSchedule(
   context: StoreContext,
   id: string,
   lastFireAt: EpochMs | null,
   version: number,
   now: EpochMs,
-  seen?: Schedule,
 ): Promise<Schedule | undefined> {
-  const schedule = seen ?? (await readSchedule(context, id));
-  if (!schedule) return undefined;
+  const read = await context.get('removeFinishedSchedule', { Key: scheduleKey(id), ConsistentRead: true });
+  if (!read.Item) return undefined;
+  const schedule = itemToSchedule(read.Item);
   const names = new Expressions();
   const condition = [
     `${names.name('paused')} = ${names.value(false)}`,

@@ -142,12 +142,10 @@ export class MemoryScheduleStore extends MemoryDueShardLeases implements Schedul
     lastFireAt: EpochMs | null,
     version: number,
     now: EpochMs,
-    seen?: Schedule,
   ): Promise<Schedule | undefined> {
     const schedule = this.schedules.get(id);
     const removable =
       schedule !== undefined &&
-      (seen === undefined || seen.createdAt === schedule.createdAt) &&
       isFinished(schedule) &&
       !schedule.keepFinished &&
       schedule.version === version &&

@@ -79,9 +79,8 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     lastFireAt: EpochMs | null,
     version: number,
     now: EpochMs,
-    seen?: Schedule,
   ): Promise<Schedule | undefined> {
-    return this.schedules.removeFinishedSchedule(id, lastFireAt, version, now, seen);
+    return this.schedules.removeFinishedSchedule(id, lastFireAt, version, now);
   }
 
   getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined> {

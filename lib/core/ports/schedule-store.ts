@@ -156,16 +156,13 @@ export interface ScheduleStore extends DueShardLeases {
    * Returns the removed schedule, or undefined when it is gone or no longer matches (resumed, updated,
    * kept): the cleanup of a finished schedule never removes one its owner changed meanwhile.
    * In the same atomic write, it leaves a removal record (`FinishedScheduleRemoval`, expiring at
-   * `removalRecordExpiresAt(now)`), which replaces any earlier one of that id. `seen`: the schedule as
-   * the caller just read it (strongly consistent); the store then conditions on it (the same incarnation:
-   * `createdAt`) instead of reading it again.
+   * `removalRecordExpiresAt(now)`), which replaces any earlier one of that id.
    */
   removeFinishedSchedule(
     id: string,
     lastFireAt: EpochMs | null,
     version: number,
     now: EpochMs,
-    seen?: Schedule,
   ): Promise<Schedule | undefined>;
 
   /** The record left by the last `removeFinishedSchedule` of this id (strongly consistent), if any. */

@@ -100,7 +100,6 @@ async function removeIfLastFireEnded(
     schedule.lastFireAt,
     schedule.version,
     deps.clock.now(),
-    schedule,
   );
 }
 

@@ -187,8 +187,7 @@ async function dispatchRound(
   const leases = await leaseEach(deps, missed, options);
   const leasedPlans = planEach(deps, leases.leased, options, leftForNextTick);
   const plans = [...unleased, ...leasedPlans];
-  // Earliest run time first: a round sends many batches at once, and those due in a moment go out first.
-  const messages = plans.flatMap((plan) => plan.messages).sort((a, b) => a.job.runAt - b.job.runAt);
+  const messages = plans.flatMap((plan) => plan.messages);
   const failed = new Set(await sendOrReportAllFailed(deps.queue, messages));
   const hasFailures = (plan: PlannedDispatch) => plan.messages.some((message) => failed.has(message.job.id));
   const withFailures = leasedPlans.filter(hasFailures).map((plan) => ({ plan, failed }));
