@@ -1,6 +1,7 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import { MAX_JOB_ID_LENGTH } from '../../core/model/job-id';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { JobFilter } from '../../core/ports/job-store';
 import { decodeCursor, encodeCursor, exactRecord, jobListing } from '../page-cursor';
@@ -33,7 +34,7 @@ interface Position {
 
 const readPosition = exactRecord({
   t: epochMs,
-  id: (value) => typeof value === 'string' && value.length <= 401,
+  id: (value) => typeof value === 'string' && value.length <= MAX_JOB_ID_LENGTH,
 });
 
 /** Latest listing time first; the same time in id order (as the memory store). */

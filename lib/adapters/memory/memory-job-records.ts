@@ -1,7 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
 import { parseFireJobId } from '../../core/model/job-id';
-import type { JobRequest } from '../../core/ports/job-store';
+import type { JobFilter, JobRequest } from '../../core/ports/job-store';
 
 /**
  * A job as kept in memory: the domain job plus where it waits in the due index, if parked, until
@@ -42,6 +42,12 @@ export function position(job: Job): string {
 export function schedulePosition(job: Job): string {
   const time = parseFireJobId(job.id)?.fireTime ?? job.runAt;
   return `${String(Number.MAX_SAFE_INTEGER - time).padStart(16, '0')}#${job.id}`;
+}
+
+/** The order of a listing, as the DynamoDB store reads it: by schedule, by task, or across tasks by finish. */
+export function listingPositionOf(filter: JobFilter): (job: Job) => string {
+  if (filter.scheduleId !== undefined) return schedulePosition;
+  return filter.task !== undefined ? position : finishPosition;
 }
 
 /** Latest finish first, as the DynamoDB store's index of unsuccessful endings. */

@@ -25,14 +25,12 @@ import {
 import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
 import {
-  finishPosition,
   isExpired,
   isRecordGone,
+  listingPositionOf,
   newJob,
-  position,
   present,
   type StoredJob,
-  schedulePosition,
   wholeSecondsUp,
 } from './memory-job-records';
 import { pageAfter } from './memory-pages';
@@ -208,12 +206,7 @@ export class MemoryJobStore implements JobStore {
 
   async listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
     checkJobFilter(filter);
-    const acrossTasks = filter.scheduleId === undefined && filter.task === undefined;
-    const positionOf = acrossTasks
-      ? finishPosition
-      : filter.scheduleId !== undefined
-        ? schedulePosition
-        : position;
+    const positionOf = listingPositionOf(filter);
     const matching = [...this.jobs.values()]
       .filter(
         (job) =>
