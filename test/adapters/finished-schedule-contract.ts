@@ -182,15 +182,25 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
     expect(await store.getSchedule('let-go')).toBeUndefined();
   });
 
-  it('leaves a removal record naming the revision and last fire, which is never a schedule', async () => {
-    await finished('done');
-    await store.removeFinishedSchedule('done', LAST, 1, REMOVED_AT);
+  it('leaves a removal record holding the removed schedule, which is never a schedule', async () => {
+    await finished('done', { payload: { size: 'large' }, tags: ['nightly'], description: 'report' });
+    const removed = await store.removeFinishedSchedule('done', LAST, 1, REMOVED_AT);
 
     expect(await store.getFinishedScheduleRemoval('done')).toEqual({
       scheduleId: 'done',
       revision: { createdAt: T0, version: 1 },
       lastFireAt: LAST,
+      schedule: removed,
       expiresAt: removalRecordExpiresAt(REMOVED_AT),
+    });
+    expect(removed).toMatchObject({
+      id: 'done',
+      payload: { size: 'large' },
+      tags: ['nightly'],
+      description: 'report',
+      nextFireAt: null,
+      lastFireAt: LAST,
+      runs: 2,
     });
     expect(removalRecordExpiresAt(REMOVED_AT)).toBeGreaterThan(REMOVED_AT + 14 * 24 * 60 * MINUTE);
     expect(await store.getSchedule('done')).toBeUndefined();

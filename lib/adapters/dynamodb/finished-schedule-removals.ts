@@ -6,7 +6,7 @@ import {
 } from '../../core/ports/finished-schedule-removal';
 import { Expressions } from './expressions';
 import { itemToSchedule } from './schedule-items';
-import { type StoreContext, transactionCancellation } from './store-context';
+import { type StoreContext, type StoredItem, transactionCancellation } from './store-context';
 import { removedScheduleKey, scheduleKey, TTL_ATTRIBUTE, ttlSeconds } from './table-design';
 
 /**
@@ -42,6 +42,7 @@ export async function removeFinishedSchedule(
     createdAt: schedule.createdAt,
     version,
     ...(lastFireAt === null ? {} : { lastFireAt }),
+    removed: removedScheduleAttributes(read.Item),
     [TTL_ATTRIBUTE]: ttlSeconds(removalRecordExpiresAt(now)),
   };
   try {
@@ -58,6 +59,15 @@ export async function removeFinishedSchedule(
   return schedule;
 }
 
+/**
+ * The schedule's attributes kept in its removal record: nested, and without its key, kind and due shard,
+ * so that the record is never taken for a schedule by the table's indexes.
+ */
+function removedScheduleAttributes(item: StoredItem): StoredItem {
+  const { pk: _pk, sk: _sk, kind: _kind, dueShard: _dueShard, ...attributes } = item;
+  return attributes;
+}
+
 export async function getFinishedScheduleRemoval(
   context: StoreContext,
   id: string,
@@ -72,6 +82,9 @@ export async function getFinishedScheduleRemoval(
     scheduleId: id,
     revision: { createdAt: Number(item.createdAt), version: Number(item.version) },
     lastFireAt: item.lastFireAt === undefined ? null : Number(item.lastFireAt),
+    ...(item.removed !== undefined && {
+      schedule: itemToSchedule({ ...(item.removed as StoredItem), ...scheduleKey(id) }),
+    }),
     expiresAt: Number(item[TTL_ATTRIBUTE]) * 1000,
   };
 }

@@ -156,6 +156,7 @@ export class MemoryScheduleStore extends MemoryDueShardLeases implements Schedul
       scheduleId: id,
       revision: revisionOf(schedule),
       lastFireAt: schedule.lastFireAt,
+      schedule: copy(schedule),
       expiresAt: removalRecordExpiresAt(now),
     });
     return copy(schedule);

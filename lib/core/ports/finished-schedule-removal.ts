@@ -1,11 +1,12 @@
 import type { EpochMs } from '../clock';
+import type { Schedule } from '../model/schedule';
 import type { ScheduleRevision } from '../model/schedule-revision';
 import { DEDUPE_RECORD_RETENTION_MS } from './job-store';
 
 /**
- * The record the cleanup of a finished schedule leaves behind (ADR 0004): which revision it removed and
- * its last fire time, so that a fire of that revision still in the queue (a throttled delivery, a
- * crashed worker's message, a waiting line) runs as sent instead of being cancelled as `ScheduleRemoved`.
+ * The record the cleanup of a finished schedule leaves behind (ADR 0004): the schedule as it was removed,
+ * so that a fire of it still in the queue (a throttled delivery, a crashed worker's message, a waiting
+ * line) is judged as the schedule would have judged it, instead of being cancelled as `ScheduleRemoved`.
  * An owner's `remove_schedule` leaves none: its fires stay cancelled (ADR 0002). Never a schedule:
  * get and list do not show it.
  */
@@ -13,6 +14,11 @@ export interface FinishedScheduleRemoval {
   scheduleId: string;
   revision: ScheduleRevision;
   lastFireAt: EpochMs | null;
+  /**
+   * The schedule as it was removed (finished: no next fire time, not paused). Absent in records written
+   * before it was kept: those judge only fires of `revision` itself.
+   */
+  schedule?: Schedule;
   /** When it may go: no message of a fire sent before the removal can be delivered after that. */
   expiresAt: EpochMs;
 }

@@ -155,8 +155,9 @@ export interface ScheduleStore extends DueShardLeases {
    * dispatched fire time is `lastFireAt` and whose version is `version`, in one conditional write.
    * Returns the removed schedule, or undefined when it is gone or no longer matches (resumed, updated,
    * kept): the cleanup of a finished schedule never removes one its owner changed meanwhile.
-   * In the same atomic write, it leaves a removal record (`FinishedScheduleRemoval`, expiring at
-   * `removalRecordExpiresAt(now)`), which replaces any earlier one of that id.
+   * In the same atomic write, it leaves a removal record holding the removed schedule
+   * (`FinishedScheduleRemoval`, expiring at `removalRecordExpiresAt(now)`), which replaces any earlier
+   * one of that id.
    */
   removeFinishedSchedule(
     id: string,

@@ -10,7 +10,7 @@ import type { JobRequest } from '../../core/ports/job-store';
 import { compileTrigger } from '../../core/triggers';
 import { scheduleFireMessage } from '../scheduling/job-messages';
 import { resultTtlSecondsOf } from '../tasks/define-task';
-import { firedBeforeCleanup } from './fire-of-cleaned-up-schedule';
+import { cleanedUpScheduleOf } from './fire-of-cleaned-up-schedule';
 import { writeWithRetries } from './result-writes';
 import { type ClaimedJob, runClaimedJob } from './run-claimed-job';
 import { takeoverOrder } from './takeover-order';
@@ -171,15 +171,16 @@ export async function runClaimedFire(
   const { deps } = ctx;
   const scheduleId = job.scheduleId;
   // Retried like the writes that end a run: giving up would leave the claim to its lease's end.
-  const schedule = await writeWithRetries(ctx, claimed.leaseUntil, () =>
+  let schedule = await writeWithRetries(ctx, claimed.leaseUntil, () =>
     deps.scheduleStore.getSchedule(scheduleId),
   );
   if (schedule && isLastFireOf(schedule, job.fireTime)) fire.finalFire = true;
   if (!schedule) {
-    const sentBeforeCleanup = await writeWithRetries(ctx, claimed.leaseUntil, () =>
-      firedBeforeCleanup(deps.scheduleStore, job, fire),
+    const cleanedUp = await writeWithRetries(ctx, claimed.leaseUntil, () =>
+      cleanedUpScheduleOf(deps.scheduleStore, job, fire),
     );
-    if (sentBeforeCleanup) return runClaimedJob(ctx, claimed);
+    if (cleanedUp === 'run') return runClaimedJob(ctx, claimed);
+    schedule = cleanedUp;
   }
   const verdict = fireVerdict(schedule, job, fire, deps.clock.now());
   if (verdict.run) return runClaimedJob(ctx, claimed);

@@ -41,6 +41,54 @@ describe('late fires of a finished schedule', () => {
     expect((await p.admin({ action: 'list_schedules' })).schedules).toEqual([]);
   });
 
+  it('runs an earlier fire sent before an update, as the update defines it, after the cleanup', async () => {
+    const seen: unknown[] = [];
+    const p = adminAndWorker({ beat: { handler: (payload) => void seen.push(payload) } });
+    await p.admin({ action: 'add_schedule', id: 'ending', task: 'beat', trigger: twoFires, payload: 'v1' });
+    const sentUnderV1 = p.queue.drain().sort((a, b) => a.job.runAt - b.job.runAt);
+    const [earlier, last] = sentUnderV1;
+    if (!earlier || !last) throw new Error('expected two fires');
+    await p.admin({ action: 'update_schedule', id: 'ending', payload: 'v2' });
+    p.queue.drain();
+
+    // The last fire is checked first: it is replaced under v2, runs, and the schedule is cleaned up.
+    await p.deliver(last);
+    await p.deliverDue(10);
+    expect(await p.api({ action: 'get_schedule', id: 'ending' })).toMatchObject({ ok: false });
+    await p.deliver(earlier);
+    await p.deliverDue(20);
+
+    expect(seen).toEqual(['v2', 'v2']);
+    expect((await p.admin({ action: 'get_job', job_id: earlier.job.id })).job).toMatchObject({
+      status: 'success',
+    });
+  });
+
+  it('retries a run claimed before an update whose worker vanished, after the cleanup', async () => {
+    const seen: unknown[] = [];
+    const p = adminAndWorker({ beat: { handler: (payload) => void seen.push(payload) } });
+    await p.admin({ action: 'add_schedule', id: 'ending', task: 'beat', trigger: twoFires, payload: 'v1' });
+    const [earlier, last] = p.queue.drain().sort((a, b) => a.job.runAt - b.job.runAt);
+    if (!earlier || !last) throw new Error('expected two fires');
+    p.clock.set(earlier.job.runAt);
+    await p.claimAndVanish(earlier);
+    p.clock.set(earlier.job.runAt + SECOND);
+    await p.admin({ action: 'update_schedule', id: 'ending', payload: 'v2' });
+    p.queue.drain();
+
+    await p.deliver(last);
+    await p.deliverDue(10);
+    expect(await p.api({ action: 'get_schedule', id: 'ending' })).toMatchObject({ ok: false });
+    p.clock.set(earlier.job.runAt + 60 * SECOND);
+    await p.deliver(earlier);
+
+    expect(seen).toEqual(['v2', 'v1']);
+    expect((await p.admin({ action: 'get_job', job_id: earlier.job.id })).job).toMatchObject({
+      status: 'success',
+      attempt: 2,
+    });
+  });
+
   it('still cancels an earlier fire when the owner removed the schedule', async () => {
     const fires: number[] = [];
     const p = adminAndWorker({

@@ -1,0 +1,83 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
+import { removedScheduleKey } from '../../../lib/adapters/dynamodb/table-design';
+import type { JobRequest } from '../../../lib/core/ports/job-store';
+import { cleanedUpScheduleOf } from '../../../lib/runtime/worker/fire-of-cleaned-up-schedule';
+import { createTestTable, type TestTable } from '../../support/dynamodb';
+import { definition, jobRequest, MINUTE, T0 } from '../store-fixtures';
+
+const LAST = T0 + 5_000;
+
+function fireAt(fireTime: number): JobRequest {
+  return jobRequest(`done@${fireTime}`, {
+    origin: 'schedule',
+    scheduleId: 'done',
+    fireTime,
+    runAt: fireTime,
+  });
+}
+
+describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
+  let table: TestTable;
+  let store: DynamoDbStore;
+
+  beforeAll(async () => {
+    table = await createTestTable('removal-records');
+    store = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName, shards: 4 });
+    await store.addSchedule({
+      schedule: definition('done'),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+    await store.leaseSchedule('done', 'tick', T0, MINUTE);
+    await store.releaseSchedule({
+      id: 'done',
+      owner: 'tick',
+      leasedVersion: 1,
+      nextFireAt: null,
+      lastFireAt: LAST,
+      firesDispatched: 2,
+      now: T0,
+    });
+    await store.removeFinishedSchedule('done', LAST, 1, T0 + MINUTE);
+  });
+  afterAll(() => table.drop());
+
+  const record = async () =>
+    (
+      await table.documentClient.send(
+        new GetCommand({ TableName: table.tableName, Key: removedScheduleKey('done') }),
+      )
+    ).Item ?? {};
+
+  it('nests the removed schedule without the attributes the indexes key on', async () => {
+    const item = await record();
+
+    expect(item.removed).toMatchObject({ task: 'send-report', lastFireAt: LAST, version: 1 });
+    expect(item.removed).not.toHaveProperty('dueShard');
+    expect(item.removed).not.toHaveProperty('kind');
+    expect(item).not.toHaveProperty('kind');
+    expect(item).not.toHaveProperty('dueShard');
+  });
+
+  it('judges by revision alone a record written before it kept the schedule', async () => {
+    await table.documentClient.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: removedScheduleKey('done'),
+        UpdateExpression: 'REMOVE removed',
+      }),
+    );
+    const revision1 = { createdAt: T0, version: 1 };
+
+    expect(await store.getFinishedScheduleRemoval('done')).not.toHaveProperty('schedule');
+    expect(await cleanedUpScheduleOf(store, fireAt(T0), { revision: revision1 })).toBe('run');
+    expect(await cleanedUpScheduleOf(store, fireAt(LAST), { revision: revision1 })).toBe('run');
+    expect(await cleanedUpScheduleOf(store, fireAt(LAST + 5_000), { revision: revision1 })).toBeUndefined();
+    expect(
+      await cleanedUpScheduleOf(store, fireAt(T0), { revision: { createdAt: T0, version: 2 } }),
+    ).toBeUndefined();
+  });
+});
