@@ -2,6 +2,9 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import { removedScheduleKey } from '../../../lib/adapters/dynamodb/table-design';
+import { MAX_DESCRIPTION_LENGTH as DESCRIPTION_LENGTH } from '../../../lib/core/admin-contract/overrides-and-metadata';
+import { LIMITS } from '../../../lib/core/limits';
+import { METADATA_LIMITS } from '../../../lib/core/model/metadata';
 import type { JobRequest } from '../../../lib/core/ports/job-store';
 import { cleanedUpScheduleOf } from '../../../lib/runtime/worker/fire-of-cleaned-up-schedule';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
@@ -60,6 +63,29 @@ describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
     expect(item.removed).not.toHaveProperty('kind');
     expect(item).not.toHaveProperty('kind');
     expect(item).not.toHaveProperty('dueShard');
+  });
+
+  it('keeps a schedule of the largest size the admin API accepts', async () => {
+    const payload = { rows: Array.from({ length: 1_000 }, (_, n) => `${n}`.padEnd(128, 'x')) };
+    const metadata = Object.fromEntries(
+      Array.from({ length: METADATA_LIMITS.keys }, (_, n) => [
+        `${n}`.padEnd(METADATA_LIMITS.keyLength, 'k'),
+        'é'.repeat(METADATA_LIMITS.valueLength),
+      ]),
+    );
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBeGreaterThan(LIMITS.payloadBytes - 2_000);
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBeLessThanOrEqual(LIMITS.payloadBytes);
+    await store.addSchedule({
+      schedule: definition('large', { payload, metadata, description: 'd'.repeat(DESCRIPTION_LENGTH) }),
+      nextFireAt: null,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+
+    const removed = await store.removeFinishedSchedule('large', null, 1, T0 + MINUTE);
+
+    expect(removed).toMatchObject({ id: 'large', payload, metadata });
+    expect((await store.getFinishedScheduleRemoval('large'))?.schedule).toEqual(removed);
   });
 
   it('judges by revision alone a record written before it kept the schedule', async () => {
