@@ -4,7 +4,7 @@ import type { FireLagResult } from '../scenarios/fire-lag';
 import type { CriticalJobResult, LimitedTaskResult } from '../scenarios/limited-task';
 import type { RateLimitResult } from '../scenarios/rate-limited-task';
 import type { SpreadResult } from '../scenarios/spread';
-import type { JobCosts } from '../support/costs';
+import { type JobCosts, withoutScheduleEnds } from '../support/costs';
 import { bullmqSection } from './bullmq-section';
 import {
   ASSUMED_MEMORY_GB,
@@ -90,11 +90,15 @@ export function costRows(report: BenchReport): { label: string; costs: JobCosts 
     costs: result.costs,
   }));
   if (report.fireLag) {
-    const { options } = report.fireLag;
-    rows.push({
-      label: `${n(options.schedules)} × every ${options.intervalSeconds} s (steady)`,
-      costs: report.fireLag.costs,
-    });
+    const { options, costs, expected } = report.fireLag;
+    const steady = `${n(options.schedules)} × every ${options.intervalSeconds} s`;
+    rows.push(
+      { label: `${steady} (steady)`, costs: withoutScheduleEnds(costs) },
+      {
+        label: `${steady}, each schedule ending after ${n(expected / options.schedules)} fires`,
+        costs,
+      },
+    );
   }
   for (const run of report.spread?.runs ?? []) rows.push({ label: spreadLabel(run), costs: run.costs });
   return rows;
@@ -149,15 +153,15 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '',
     '## Per fired job',
     '',
-    'Capacity as AWS bills it: `ReturnConsumedCapacity: INDEXES` of every store request (item size and GSI writes included), transactions at 2 WRU per KB and item (DynamoDB Local reports 4), and writes refused on their condition, which DynamoDB bills by the item\'s size but reports nowhere (counted by the store, shown apart as "failed"). SQS requests counted on the client, worker invocations = non-empty batches. WRU split: the job (claim + result), the schedule (lease + release, shared by the fires of one lease), the rest of the tick (reaper, parked jobs, counters).',
+    'Capacity as AWS bills it: `ReturnConsumedCapacity: INDEXES` of every store request (item size and GSI writes included), transactions at 2 WRU per KB and item (DynamoDB Local reports 4), and writes refused on their condition, which DynamoDB bills by the item\'s size but reports nowhere (counted by the store, shown apart as "failed"). SQS requests counted on the client, worker invocations = non-empty batches. WRU split: the job (claim + result), the schedule (lease + release or one advance, shared by the fires it sends), the removal of each finished schedule (paid once per schedule: the steady row leaves it out, the row below it spreads it over this short run\'s fires), the rest of the tick (reaper, parked jobs, counters).',
     '',
-    '| scenario | WRU / job | job · schedule · other | of which GSI | of which failed | RRU / job | SQS req. / job | send · receive · delete | worker invocations / job | ms / invocation | worker wait for run time: ms / job · ms / invocation · GB-s / million jobs |',
+    '| scenario | WRU / job | job · schedule · schedule end · other | of which GSI | of which failed | RRU / job | SQS req. / job | send · receive · delete | worker invocations / job | ms / invocation | worker wait for run time: ms / job · ms / invocation · GB-s / million jobs |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const { label, costs } of costRows(report)) {
     const action = (name: string) => n(costs.sqsByAction[name] ?? 0, 2);
     push(
-      `| ${label} | **${n(costs.wru, 2)}** | ${n(costs.jobWru, 2)} · ${n(costs.scheduleWru, 2)} · ${n(costs.otherWru, 2)} | ${n(costs.indexWru, 2)} | ${n(costs.failedWru, 2)} | ${n(costs.rru, 2)} | ${n(costs.sqsRequests, 2)} | ${action('SendMessageBatch')} · ${action('ReceiveMessage')} · ${action('DeleteMessageBatch')} | ${n(costs.invocations, 3)} | ${n(costs.workerMsPerInvocation)} | ${n(costs.workerWaitMsPerJob)} · ${n(costs.workerWaitMsPerInvocation)} · ${n(workerWaitGbSecondsPerMillion(costs))} |`,
+      `| ${label} | **${n(costs.wru, 2)}** | ${n(costs.jobWru, 2)} · ${n(costs.scheduleWru, 2)} · ${n(costs.scheduleEndWru, 2)} · ${n(costs.otherWru, 2)} | ${n(costs.indexWru, 2)} | ${n(costs.failedWru, 2)} | ${n(costs.rru, 2)} | ${n(costs.sqsRequests, 2)} | ${action('SendMessageBatch')} · ${action('ReceiveMessage')} · ${action('DeleteMessageBatch')} | ${n(costs.invocations, 3)} | ${n(costs.workerMsPerInvocation)} | ${n(costs.workerWaitMsPerJob)} · ${n(costs.workerWaitMsPerInvocation)} · ${n(workerWaitGbSecondsPerMillion(costs))} |`,
     );
   }
   push(

@@ -11,6 +11,8 @@ const SCHEDULE_OPERATIONS = new Set([
   'advanceSchedule',
 ]);
 const JOB_OPERATIONS = new Set(['claimJob', 'finishJob', 'retryJob']);
+/** Paid once per schedule, when it ends (ADR 0004): per job, it depends on how many times the schedule fired. */
+const SCHEDULE_END_OPERATIONS = new Set(['removeFinishedSchedule']);
 
 /** What one fired job cost, measured over a whole scenario (tick and workers) and divided by its jobs. */
 export interface JobCosts {
@@ -21,6 +23,13 @@ export interface JobCosts {
   jobWru: number;
   /** Reading and moving on the schedule (lease and release, or one advance), amortised over its fires. */
   scheduleWru: number;
+  /**
+   * The removal of each finished schedule (a transaction: delete + removal record), spread over the jobs
+   * here. Included in `wru`; see `withoutScheduleEnds`.
+   */
+  scheduleEndWru: number;
+  /** Index write units of those removals (included in `indexWru`). */
+  scheduleEndIndexWru: number;
   /** Everything else the tick does (reaping, parked jobs, counters), amortised. */
   otherWru: number;
   indexWru: number;
@@ -55,11 +64,16 @@ export function jobCosts(input: {
   let jobWrites = 0;
   let scheduleWrites = 0;
   let otherWrites = 0;
+  let endWrites = 0;
+  let endIndexWrites = 0;
   for (const [operation, totals] of Object.entries(capacity)) {
     if (operation === 'total') continue;
     if (JOB_OPERATIONS.has(operation)) jobWrites += totals.writeUnits;
     else if (SCHEDULE_OPERATIONS.has(operation)) scheduleWrites += totals.writeUnits;
-    else otherWrites += totals.writeUnits;
+    else if (SCHEDULE_END_OPERATIONS.has(operation)) {
+      endWrites += totals.writeUnits;
+      endIndexWrites += totals.indexWriteUnits;
+    } else otherWrites += totals.writeUnits;
   }
   const total = capacity.total ?? emptyTotals();
   const sqsByAction: Record<string, number> = {};
@@ -74,6 +88,8 @@ export function jobCosts(input: {
     wru: per(total.writeUnits),
     jobWru: per(jobWrites),
     scheduleWru: per(scheduleWrites),
+    scheduleEndWru: per(endWrites),
+    scheduleEndIndexWru: per(endIndexWrites),
     otherWru: per(otherWrites),
     indexWru: per(total.indexWriteUnits),
     failedWru: per(total.failedWriteUnits),
@@ -90,5 +106,19 @@ export function jobCosts(input: {
         ? input.pollers.waitMs.perInvocation / input.pollers.invocations
         : Number.NaN,
     tickMsPerJob: per(input.tickMs),
+  };
+}
+
+/**
+ * The costs of a steady load: without the removal of each schedule at its end, which a schedule pays
+ * once however long it fires (in a short run where every schedule ends, it weighs on every job).
+ */
+export function withoutScheduleEnds(costs: JobCosts): JobCosts {
+  return {
+    ...costs,
+    wru: costs.wru - costs.scheduleEndWru,
+    indexWru: costs.indexWru - costs.scheduleEndIndexWru,
+    scheduleEndWru: 0,
+    scheduleEndIndexWru: 0,
   };
 }

@@ -7,6 +7,8 @@ const ONE_WRU_JOB: JobCosts = {
   wru: 1,
   jobWru: 1,
   scheduleWru: 0,
+  scheduleEndWru: 0,
+  scheduleEndIndexWru: 0,
   otherWru: 0,
   indexWru: 0,
   failedWru: 0,

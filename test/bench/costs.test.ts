@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { jobCosts, withoutScheduleEnds } from '../../bench/support/costs';
+import { emptyTotals } from '../../lib/adapters/dynamodb/capacity';
+
+const units = (writeUnits: number, indexWriteUnits = 0) => ({
+  ...emptyTotals(),
+  writeUnits,
+  indexWriteUnits,
+});
+const POLLERS = {
+  invocations: 10,
+  messages: 100,
+  busyMs: 1000,
+  waitMs: { perMessage: 0, perInvocation: 0 },
+  pollErrors: 0,
+};
+
+describe('cost per job', () => {
+  const costs = jobCosts({
+    jobs: 100,
+    capacity: {
+      total: units(300 + 30 + 50 + 4, 100 + 20 + 20),
+      claimJob: units(200, 100),
+      finishJob: units(100),
+      advanceSchedule: units(30, 20),
+      removeFinishedSchedule: units(50, 20),
+      reapExpiredLeases: units(4),
+    },
+    sqs: {},
+    pollers: POLLERS,
+    tickMs: 0,
+  });
+
+  it('splits write units between the job, the schedule, its end and the rest', () => {
+    expect(costs).toMatchObject({
+      wru: 3.84,
+      jobWru: 3,
+      scheduleWru: 0.3,
+      scheduleEndWru: 0.5,
+      scheduleEndIndexWru: 0.2,
+      otherWru: 0.04,
+      indexWru: 1.4,
+    });
+  });
+
+  it('leaves the once-per-schedule removal out of a steady load, and nothing else', () => {
+    expect(withoutScheduleEnds(costs)).toEqual({
+      ...costs,
+      wru: costs.wru - 0.5,
+      indexWru: costs.indexWru - 0.2,
+      scheduleEndWru: 0,
+      scheduleEndIndexWru: 0,
+    });
+  });
+});
