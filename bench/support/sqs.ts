@@ -2,8 +2,9 @@ import {
   GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { queueClient } from '../../lib/adapters/sqs/client';
 import { createQueueWithDeadLetterQueue } from '../../lib/local/local-resources';
 import { startSqsEmulator } from '../../lib/local/sqs-emulator';
 
@@ -26,7 +27,7 @@ export interface BenchSqs {
 export async function startBenchSqs(): Promise<BenchSqs> {
   const server = await startSqsEmulator();
   const { endpoint } = server;
-  const client = new SQSClient({ endpoint, ...LOCAL });
+  const client = queueClient({ endpoint, ...LOCAL });
   const requests: SqsRequestCounts = {};
   client.middlewareStack.add(
     (next, context) => async (args) => {

@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { storeClient } from '../adapters/dynamodb/client';
+import { withoutSdkLogging } from '../adapters/sdk-logging';
+import { queueClient } from '../adapters/sqs/client';
 import { LOCAL_ADMIN_FUNCTION, LOCAL_ADMIN_PORT } from '../core/admin-contract/endpoint';
 import { LIMITS } from '../core/limits';
 import { readConfig } from '../runtime/config';
@@ -116,7 +117,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
 
     const emulator = await startSqsEmulator();
     const sqsEndpoint = emulator.endpoint;
-    const sqs = new SQSClient({ ...clientSettings, endpoint: sqsEndpoint });
+    const sqs = queueClient({ ...clientSettings, endpoint: sqsEndpoint });
     const snapshotFile = (name: string) => options.dataDir && join(options.dataDir, `${name}.json`);
     const queueNames = { queue: LOCAL_QUEUE_NAME, 'queue-critical': LOCAL_CRITICAL_QUEUE_NAME };
     stack.push(async () => {
@@ -168,7 +169,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const built = buildRuntimeDependencies(config, {
       dynamodb,
       sqs,
-      eventbridge: new EventBridgeClient({ ...clientSettings, endpoint: events.endpoint }),
+      eventbridge: withoutSdkLogging(new EventBridgeClient({ ...clientSettings, endpoint: events.endpoint })),
     });
     const deps: RuntimeDeps = {
       ...built,

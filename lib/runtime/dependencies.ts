@@ -1,11 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { storeClient } from '../adapters/dynamodb/client';
 import { DynamoDbStore } from '../adapters/dynamodb/dynamodb-store';
 import { discardingPublisher, EventBridgePublisher } from '../adapters/eventbridge/eventbridge-publisher';
 import { LambdaDispatcherInvoker } from '../adapters/lambda/lambda-dispatcher-invoker';
+import { withoutSdkLogging } from '../adapters/sdk-logging';
+import { queueClient } from '../adapters/sqs/client';
 import { SqsDeadLetterQueue } from '../adapters/sqs/sqs-dead-letter-queue';
 import { SqsJobQueue } from '../adapters/sqs/sqs-job-queue';
 import { type Clock, systemClock } from '../core/clock';
@@ -67,7 +69,7 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
     tableName: config.tableName,
     shards: config.shards,
   });
-  const sqs = clients.sqs ?? new SQSClient({});
+  const sqs = clients.sqs ?? queueClient();
   const queue = new SqsJobQueue({
     client: sqs,
     queueUrl: config.queueUrl,
@@ -76,7 +78,7 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
   });
   let eventbridge = clients.eventbridge;
   const eventbridgeClient = () => {
-    eventbridge ??= new EventBridgeClient({});
+    eventbridge ??= withoutSdkLogging(new EventBridgeClient({}));
     return eventbridge;
   };
   const events = config.eventBusName
@@ -97,7 +99,7 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
       : {}),
     ...(config.dispatcherFunctionName && {
       dispatcherInvoker: new LambdaDispatcherInvoker({
-        client: new LambdaClient({}),
+        client: withoutSdkLogging(new LambdaClient({})),
         functionName: config.dispatcherFunctionName,
       }),
     }),

@@ -1,4 +1,5 @@
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { queueClient } from '../../lib/adapters/sqs/client';
 import { createQueueWithDeadLetterQueue } from '../../lib/local/local-resources';
 import { startSqsEmulator } from '../../lib/local/sqs-emulator';
 import { assertLocalEndpoint } from './dynamodb';
@@ -30,7 +31,7 @@ export async function startLocalSqs(): Promise<LocalSqs> {
 
 /** An SQS client for a local endpoint; refuses anything but localhost. */
 export function localSqsClient(endpoint: string): SQSClient {
-  return new SQSClient({
+  return queueClient({
     endpoint: assertLocalEndpoint(endpoint),
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
