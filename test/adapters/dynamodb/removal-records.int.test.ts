@@ -3,9 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import { removedScheduleKey } from '../../../lib/adapters/dynamodb/table-design';
 import { MAX_DESCRIPTION_LENGTH as DESCRIPTION_LENGTH } from '../../../lib/core/admin-contract/overrides-and-metadata';
+import type { JsonValue } from '../../../lib/core/json';
 import { LIMITS } from '../../../lib/core/limits';
 import { METADATA_LIMITS } from '../../../lib/core/model/metadata';
 import type { JobRequest } from '../../../lib/core/ports/job-store';
+import { payloadProblem, STORABLE_MAX_DEPTH } from '../../../lib/core/storable-json';
 import { cleanedUpScheduleOf } from '../../../lib/runtime/worker/fire-of-cleaned-up-schedule';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { definition, jobRequest, MINUTE, T0 } from '../store-fixtures';
@@ -86,6 +88,24 @@ describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
 
     expect(removed).toMatchObject({ id: 'large', payload, metadata });
     expect((await store.getFinishedScheduleRemoval('large'))?.schedule).toEqual(removed);
+  });
+
+  it('keeps a schedule whose payload nests as deep as the admin API allows', async () => {
+    const nested = (levels: number): JsonValue => (levels === 0 ? 'leaf' : { k: nested(levels - 1) });
+    const deepest = nested(STORABLE_MAX_DEPTH);
+    expect(payloadProblem(deepest)).toBeUndefined();
+    expect(payloadProblem(nested(STORABLE_MAX_DEPTH + 1))).toBeDefined();
+    await store.addSchedule({
+      schedule: definition('deep', { payload: deepest }),
+      nextFireAt: null,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+
+    expect(await store.removeFinishedSchedule('deep', null, 1, T0 + MINUTE)).toMatchObject({
+      payload: deepest,
+    });
+    expect((await store.getFinishedScheduleRemoval('deep'))?.schedule?.payload).toEqual(deepest);
   });
 
   it('judges by revision alone a record written before it kept the schedule', async () => {
