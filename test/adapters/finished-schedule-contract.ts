@@ -182,13 +182,14 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
     expect(await store.getSchedule('let-go')).toBeUndefined();
   });
 
-  it('leaves a removal record holding the removed schedule, which is never a schedule', async () => {
-    await finished('done', { payload: { size: 'large' }, tags: ['nightly'], description: 'report' });
-    const removed = await store.removeFinishedSchedule('done', LAST, 1, REMOVED_AT);
+  it('leaves a removal record holding a changed schedule as removed, which is never a schedule', async () => {
+    await finished('done', { tags: ['nightly'], description: 'report' });
+    await store.updateSchedule('done', { payload: { size: 'large' } }, null, T0 + 1);
+    const removed = await store.removeFinishedSchedule('done', LAST, 2, REMOVED_AT);
 
     expect(await store.getFinishedScheduleRemoval('done')).toEqual({
       scheduleId: 'done',
-      revision: { createdAt: T0, version: 1 },
+      revision: { createdAt: T0, version: 2 },
       lastFireAt: LAST,
       schedule: removed,
       expiresAt: removalRecordExpiresAt(REMOVED_AT),
@@ -201,10 +202,23 @@ export function finishedScheduleContract(fixture: () => StoreFixture): void {
       nextFireAt: null,
       lastFireAt: LAST,
       runs: 2,
+      version: 2,
     });
     expect(removalRecordExpiresAt(REMOVED_AT)).toBeGreaterThan(REMOVED_AT + 14 * 24 * 60 * MINUTE);
     expect(await store.getSchedule('done')).toBeUndefined();
     expect((await store.listSchedules({}, { limit: 100 })).items).toEqual([]);
+  });
+
+  it('keeps only the revision of a schedule never changed: all its fires were sent under it', async () => {
+    await finished('unchanged');
+    await store.removeFinishedSchedule('unchanged', LAST, 1, REMOVED_AT);
+
+    expect(await store.getFinishedScheduleRemoval('unchanged')).toEqual({
+      scheduleId: 'unchanged',
+      revision: { createdAt: T0, version: 1 },
+      lastFireAt: LAST,
+      expiresAt: removalRecordExpiresAt(REMOVED_AT),
+    });
   });
 
   it('leaves no record when nothing is removed, nor for an owner removal', async () => {

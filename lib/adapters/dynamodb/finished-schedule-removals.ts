@@ -2,6 +2,7 @@ import type { EpochMs } from '../../core/clock';
 import type { Schedule } from '../../core/model/schedule';
 import {
   type FinishedScheduleRemoval,
+  keepsRemovedSchedule,
   removalRecordExpiresAt,
 } from '../../core/ports/finished-schedule-removal';
 import { Expressions } from './expressions';
@@ -42,7 +43,7 @@ export async function removeFinishedSchedule(
     createdAt: schedule.createdAt,
     version,
     ...(lastFireAt === null ? {} : { lastFireAt }),
-    removed: removedScheduleAttributes(read.Item),
+    ...(keepsRemovedSchedule(schedule) && { removed: removedScheduleAttributes(read.Item) }),
     [TTL_ATTRIBUTE]: ttlSeconds(removalRecordExpiresAt(now)),
   };
   try {

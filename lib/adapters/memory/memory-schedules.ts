@@ -11,6 +11,7 @@ import { isFinished, type Schedule, type ScheduleChanges } from '../../core/mode
 import { revisionOf } from '../../core/model/schedule-revision';
 import {
   type FinishedScheduleRemoval,
+  keepsRemovedSchedule,
   removalRecordExpiresAt,
 } from '../../core/ports/finished-schedule-removal';
 import type {
@@ -156,7 +157,7 @@ export class MemoryScheduleStore extends MemoryDueShardLeases implements Schedul
       scheduleId: id,
       revision: revisionOf(schedule),
       lastFireAt: schedule.lastFireAt,
-      schedule: copy(schedule),
+      ...(keepsRemovedSchedule(schedule) && { schedule: copy(schedule) }),
       expiresAt: removalRecordExpiresAt(now),
     });
     return copy(schedule);

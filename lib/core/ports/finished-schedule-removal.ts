@@ -15,8 +15,9 @@ export interface FinishedScheduleRemoval {
   revision: ScheduleRevision;
   lastFireAt: EpochMs | null;
   /**
-   * The schedule as it was removed (finished: no next fire time, not paused). Absent in records written
-   * before it was kept: those judge only fires of `revision` itself.
+   * The schedule as it was removed (finished: no next fire time, not paused), when it was ever changed
+   * (`keepsRemovedSchedule`). Absent otherwise, and in records written before it was kept: those judge
+   * only fires of `revision` itself.
    */
   schedule?: Schedule;
   /** When it may go: no message of a fire sent before the removal can be delivered after that. */
@@ -30,4 +31,16 @@ export interface FinishedScheduleRemoval {
 export function removalRecordExpiresAt(removedAt: EpochMs): EpochMs {
   // A whole second: the table's TTL attribute holds seconds, and both stores answer the same.
   return Math.ceil((removedAt + DEDUPE_RECORD_RETENTION_MS) / 1000) * 1000;
+}
+
+/**
+ * Whether the removal record keeps the whole removed schedule (payload included: a transaction bills it
+ * twice per KB). Only a schedule changed since it was added (version > 1: updated, paused or resumed) can
+ * have fires in the queue sent under another revision that rely on the worker's check to run as the
+ * current one (ADR 0002), and need it to be judged after the cleanup. A schedule never changed sent every
+ * fire under its one revision, and a fire of an earlier incarnation of its id is covered by the message
+ * this one sent for the same fire time (same job id): the revision alone judges them.
+ */
+export function keepsRemovedSchedule(schedule: Pick<Schedule, 'version'>): boolean {
+  return schedule.version > 1;
 }

@@ -23,7 +23,7 @@ function fireAt(fireTime: number): JobRequest {
   });
 }
 
-describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
+describe('the removal record of a finished schedule changed since it was added, in DynamoDB (ADR 0004)', () => {
   let table: TestTable;
   let store: DynamoDbStore;
 
@@ -46,7 +46,8 @@ describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
       firesDispatched: 2,
       now: T0,
     });
-    await store.removeFinishedSchedule('done', LAST, 1, T0 + MINUTE);
+    await store.updateSchedule('done', { tags: ['changed'] }, null, T0 + 1);
+    await store.removeFinishedSchedule('done', LAST, 2, T0 + MINUTE);
   });
   afterAll(() => table.drop());
 
@@ -60,7 +61,7 @@ describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
   it('nests the removed schedule without the attributes the indexes key on', async () => {
     const item = await record();
 
-    expect(item.removed).toMatchObject({ task: 'send-report', lastFireAt: LAST, version: 1 });
+    expect(item.removed).toMatchObject({ task: 'send-report', lastFireAt: LAST, version: 2 });
     expect(item.removed).not.toHaveProperty('dueShard');
     expect(item.removed).not.toHaveProperty('kind');
     expect(item).not.toHaveProperty('kind');
@@ -84,7 +85,8 @@ describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
       now: T0,
     });
 
-    const removed = await store.removeFinishedSchedule('large', null, 1, T0 + MINUTE);
+    await store.updateSchedule('large', { tags: ['changed'] }, null, T0 + 1);
+    const removed = await store.removeFinishedSchedule('large', null, 2, T0 + MINUTE);
 
     expect(removed).toMatchObject({ id: 'large', payload, metadata });
     expect((await store.getFinishedScheduleRemoval('large'))?.schedule).toEqual(removed);
@@ -102,7 +104,8 @@ describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
       now: T0,
     });
 
-    expect(await store.removeFinishedSchedule('deep', null, 1, T0 + MINUTE)).toMatchObject({
+    await store.updateSchedule('deep', { tags: ['changed'] }, null, T0 + 1);
+    expect(await store.removeFinishedSchedule('deep', null, 2, T0 + MINUTE)).toMatchObject({
       payload: deepest,
     });
     expect((await store.getFinishedScheduleRemoval('deep'))?.schedule?.payload).toEqual(deepest);
@@ -116,14 +119,14 @@ describe("a finished schedule's removal record in DynamoDB (ADR 0004)", () => {
         UpdateExpression: 'REMOVE removed',
       }),
     );
-    const revision1 = { createdAt: T0, version: 1 };
+    const revision2 = { createdAt: T0, version: 2 };
 
     expect(await store.getFinishedScheduleRemoval('done')).not.toHaveProperty('schedule');
-    expect(await cleanedUpScheduleOf(store, fireAt(T0), { revision: revision1 })).toBe('run');
-    expect(await cleanedUpScheduleOf(store, fireAt(LAST), { revision: revision1 })).toBe('run');
-    expect(await cleanedUpScheduleOf(store, fireAt(LAST + 5_000), { revision: revision1 })).toBeUndefined();
+    expect(await cleanedUpScheduleOf(store, fireAt(T0), { revision: revision2 })).toBe('run');
+    expect(await cleanedUpScheduleOf(store, fireAt(LAST), { revision: revision2 })).toBe('run');
+    expect(await cleanedUpScheduleOf(store, fireAt(LAST + 5_000), { revision: revision2 })).toBeUndefined();
     expect(
-      await cleanedUpScheduleOf(store, fireAt(T0), { revision: { createdAt: T0, version: 2 } }),
+      await cleanedUpScheduleOf(store, fireAt(T0), { revision: { createdAt: T0, version: 1 } }),
     ).toBeUndefined();
   });
 });
