@@ -35,7 +35,7 @@ export function removalRecordExpiresAt(removedAt: EpochMs): EpochMs {
 
 /**
  * Whether the removal record keeps the whole removed schedule (payload included: a transaction bills it
- * twice per KB). Only a schedule changed since it was added (version > 1: updated, paused or resumed) can
+ * twice per KB). Only a schedule changed since it was added (version > 1: updated, paused, resumed or replaced) can
  * have fires in the queue sent under another revision that rely on the worker's check to run as the
  * current one (ADR 0002), and need it to be judged after the cleanup. A schedule never changed sent every
  * fire under its one revision, and a fire of an earlier incarnation of its id is covered by the message
