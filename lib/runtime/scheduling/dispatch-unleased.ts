@@ -12,9 +12,7 @@ import {
 
 /**
  * Whether a plan dispatches a fire time at or before the instant it was made: a missed fire, which the
- * coalesce policy chose depending on `now`. Such a plan takes a lease (ADR 0005): two overlapping ticks
- * could choose different missed fires. A plan without one is a prefix of the schedule's fire sequence
- * from its stored next fire time, the same whichever tick makes it, and needs no lease.
+ * coalesce policy chose depending on `now`.
  */
 export function hasPastFire(planned: PlannedDispatch): boolean {
   const { nextFireAt } = planned.schedule;
@@ -22,13 +20,14 @@ export function hasPastFire(planned: PlannedDispatch): boolean {
 }
 
 /**
- * Whether a plan goes through the lease: it has a missed fire, or its schedule has `max_runs`. Two
- * lease-less plans of a capped schedule stay within the cap, but a lease-less plan and an overlapping
- * leased one (a later tick that found a missed fire) could together send one coalesced fire more
- * than the runs left (ADR 0005); under the lease, plans of a capped schedule never overlap.
+ * Whether a plan goes through the lease: only when its schedule has `max_runs` (ADR 0005). Two
+ * overlapping plans of one schedule state, missed fires included, together send nothing that the two
+ * ticks in sequence would not; but with a cap on runs, two plans that coalesced to different missed fires
+ * (or a plan of a later tick that coalesced a fire the earlier one sent on time) can run once more than
+ * the runs left. Under the lease, plans of a capped schedule never overlap.
  */
 export function needsLease(planned: PlannedDispatch): boolean {
-  return hasPastFire(planned) || planned.schedule.maxRuns !== null;
+  return planned.schedule.maxRuns !== null;
 }
 
 /**

@@ -64,8 +64,8 @@ interface SentPlan {
  * Reads due schedules in rounds of `batchSize` and dispatches them, until a round reads none, the budget
  * is spent, or the queue fails as a whole (then the rest waits for the next tick).
  *
- * A schedule whose plan has no missed fire is sent and moved on with one conditional write, without a
- * lease (ADR 0005); one with a missed fire is leased, sent and released as before. One schedule's
+ * A schedule is sent and moved on with one conditional write, without a lease, missed fires included
+ * (ADR 0005); one with `max_runs` is leased, sent and released. One schedule's
  * failure holds back no other: a schedule that fails to plan or to move on is left for the next tick
  * (a leased one keeps its lease until it expires); a leased one whose messages failed is released at its
  * first unsent fire only after the last round, so this tick cannot lease it again.
@@ -164,8 +164,8 @@ interface Round {
 }
 
 /**
- * Dispatches the schedules read in one round: plans each, leases those whose plan needs it (a missed
- * fire, or `max_runs`: `needsLease`) and plans them again as leased, sends the messages of all of them together (a batch holds messages
+ * Dispatches the schedules read in one round: plans each, leases those whose plan needs it (`max_runs`:
+ * `needsLease`) and plans them again as leased, sends the messages of all of them together (a batch holds messages
  * of any schedules: a schedule with one fire in the window does not cost a request of its own), then
  * moves on the lease-less ones and releases the leased ones sent in full (at most `concurrency` at a
  * time).

@@ -8,8 +8,11 @@ import type { TriggerSpec } from '../../../lib/core/triggers/schema';
 
 /**
  * ADR 0005: two ticks that read the same schedule state and both send their plans. A plan with no fire
- * before its `now` needs no lease: the union of two such plans is what one tick alone sends. A plan with
- * a missed fire depends on `now` (the coalesce policy picks among missed fires), so it takes the lease.
+ * before its `now` is a prefix of the schedule's fire sequence: the union of two such plans is what one
+ * tick alone sends. A plan with a missed fire depends on `now` (the coalesce policy picks among missed
+ * fires), yet without a cap on runs two such plans still send nothing that the ticks in sequence would
+ * not, whichever of them moves the schedule on. With a cap they can run once more than the runs left, so
+ * a schedule with `max_runs` takes the lease.
  */
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -207,7 +210,54 @@ describe('two overlapping ticks over the same schedule state (ADR 0005; with and
     );
   });
 
-  it('may send a fire no tick alone would when both plan missed fires under coalesce latest: why such plans take the lease', () => {
+  it('send, when both plan missed fires (no cap on runs), nothing the ticks in sequence would not, whichever moves the schedule on', () => {
+    fc.assert(
+      fc.property(
+        scenarioArb,
+        fc.integer({ min: 0, max: 600 * SECOND }),
+        fc.integer({ min: 0, max: 2 * LOOKAHEAD }),
+        fc.integer({ min: 0, max: LOOKAHEAD }),
+        (scenario, missedBy, t2After, t3After) => {
+          // The stored next fire time up to 10 minutes before A's clock: missed fires to coalesce
+          const s = { ...scenario, nextFireAt: scenario.source.next(scenario.t1 - missedBy) ?? null };
+          const N = s.nextFireAt;
+          fc.pre(N !== null && N <= s.t1 + dueWindow(s.policies));
+          const policies = { ...s.policies, runsLeft: null };
+          // B reads the state A read, later: A's read-to-advance outlasted B's start
+          const t2 = Math.max(s.t1, N) + t2After;
+          const t3 = t2 + t3After;
+          const state = { nextFireAt: N, runsLeft: null };
+          const a = tick(s.source, policies, state, s.t1, () => s.randomA);
+          const b = tick(s.source, policies, state, t2, () => s.randomB);
+          const end = (sent: Sent) => sent.after.nextFireAt ?? Number.POSITIVE_INFINITY;
+          const fireOf = (id: string) => Number(id.split('@')[1]);
+
+          // In sequence: A, then B from A's state, then C from B's
+          const seqA = a;
+          const seqB = tick(s.source, policies, seqA.after, t2, () => s.randomB);
+          const seqC = tick(s.source, policies, seqB.after, t3, () => 0.5);
+          const inSequence = union(seqA, seqB, seqC);
+          // With a due-ahead below the lookahead, a tick in sequence may find the schedule not due yet:
+          // a fire at or past where the sequence resumes, or past A's end (which B alone sent within its
+          // lookahead), is sent by a later tick under the same id
+          const deferred = (id: string) =>
+            policies.dueAheadMs < LOOKAHEAD && (fireOf(id) >= end(seqC) || fireOf(id) >= end(a));
+          const plannedAlone = (id: string) => inSequence.has(id) || deferred(id);
+
+          expect(end(a)).toBeLessThanOrEqual(end(b));
+          // B's advance wins: the next tick C continues from B's end
+          const afterB = tick(s.source, policies, b.after, t3, () => 0.5);
+          expect([...union(a, b, afterB)].filter((id) => !plannedAlone(id))).toEqual([]);
+          // A's advance wins: C plans again from A's end, over fires B already sent
+          const afterA = tick(s.source, policies, a.after, t3, () => 0.5);
+          expect([...union(a, b, afterA)].filter((id) => !plannedAlone(id))).toEqual([]);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('may run a capped schedule once more than its runs left when both plan missed fires under coalesce latest: why `max_runs` takes the lease', () => {
     const missedArb = fc.record({
       seconds: fc.integer({ min: 1, max: 60 }),
       t1After: fc.integer({ min: 1, max: 600 }).map((s) => s * SECOND),

@@ -4,18 +4,36 @@ import { jobRequest, SECOND, scheduleDefinition, sqsRecord, T0 } from '../suppor
 import { recordFor, workerHarness } from '../worker/harness';
 import { fireCountingWorker } from './fire-counting-worker';
 
+/** A worker counting runs, with a schedule firing every 30 s from T0 (coalesce 'all') added at T0 - 400 ms. */
+async function everyThirtySeconds(config: Parameters<typeof fireCountingWorker>[0], maxRuns: number | null) {
+  const counting = fireCountingWorker(config);
+  const { worker } = counting;
+  worker.clock.set(T0 - 400);
+  await worker.store.addSchedule({
+    schedule: scheduleDefinition('every-30s', { coalesce: 'all', maxRuns }),
+    nextFireAt: T0,
+    conflictPolicy: 'exception',
+    now: worker.clock.now(),
+  });
+  return counting;
+}
+
+/** Makes the store's advances fail as if the process died after sending; returns the restore. */
+function crashBeforeAdvance(worker: ReturnType<typeof fireCountingWorker>['worker']): () => void {
+  const advance = worker.store.advanceSchedule.bind(worker.store);
+  worker.store.advanceSchedule = async () => {
+    throw new Error('process died after SendMessageBatch, before the advance');
+  };
+  return () => {
+    worker.store.advanceSchedule = advance;
+  };
+}
+
 describe('crash recovery', () => {
   it('loses no fire and runs none twice when a tick crashes between sending and releasing', async () => {
     // Prepare: a schedule firing every 30 s from T0 (coalesce 'all': every missed fire must still run),
-    // its first fire already missed, so the tick leases it
-    const { worker, runs } = fireCountingWorker({ scheduleLeaseSeconds: 120 });
-    worker.clock.set(T0 - 400);
-    await worker.store.addSchedule({
-      schedule: scheduleDefinition('every-30s', { coalesce: 'all' }),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: worker.clock.now(),
-    });
+    // its first fire already missed; with `max_runs` the tick leases it
+    const { worker, runs } = await everyThirtySeconds({ scheduleLeaseSeconds: 120 }, 1_000);
     worker.clock.set(T0 + 1);
     const tick = createTickHandler(() => worker.deps);
     const release = worker.store.releaseSchedule.bind(worker.store);
@@ -44,26 +62,43 @@ describe('crash recovery', () => {
     expect(messages.length).toBeGreaterThan(expectedFires.length);
   });
 
+  it('loses no fire and runs none twice when a lease-less tick that caught up on missed fires crashes before moving the schedule on', async () => {
+    // Prepare: a schedule firing every 30 s from T0 (coalesce 'all'), its first three fires missed: no
+    // cap on runs, so no lease either
+    const { worker, runs } = await everyThirtySeconds({}, null);
+    worker.clock.set(T0 + 61 * SECOND);
+    const tick = createTickHandler(() => worker.deps);
+    const restoreAdvance = crashBeforeAdvance(worker);
+
+    // Act: the crashed tick sent T0 … +150 s; the next one, 20 s later, reads the same state
+    const crashed = await tick();
+    restoreAdvance();
+    worker.clock.advance(20 * SECOND);
+    const next = await tick();
+    worker.clock.set(T0 + 300 * SECOND);
+    const messages = worker.queue.drain();
+    await worker.deliver(messages.map((message) => sqsRecord(message)));
+
+    // Assess: every fire up to the second tick's lookahead ran once, the missed ones included
+    expect(crashed.errors).toBe(1);
+    expect(next).toMatchObject({ schedulesProcessed: 1, errors: 0, jobsEnqueued: 6, leasesLost: 0 });
+    const expectedFires = Array.from({ length: 6 }, (_, index) => T0 + index * 30 * SECOND);
+    expect([...runs.keys()].sort()).toEqual(expectedFires);
+    expect([...runs.values()].every((count) => count === 1)).toBe(true);
+    expect(messages).toHaveLength(2 * expectedFires.length);
+    expect(await worker.store.getSchedule('every-30s')).toMatchObject({ nextFireAt: T0 + 180 * SECOND });
+  });
+
   it('loses no fire and runs none twice when a lease-less tick crashes between sending and moving the schedule on', async () => {
     // Prepare: a schedule firing every 30 s from T0, its first fire ahead: no lease is taken
-    const { worker, runs } = fireCountingWorker();
-    worker.clock.set(T0 - 400);
-    await worker.store.addSchedule({
-      schedule: scheduleDefinition('every-30s', { coalesce: 'all' }),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: worker.clock.now(),
-    });
+    const { worker, runs } = await everyThirtySeconds({}, null);
     const tick = createTickHandler(() => worker.deps);
-    const advance = worker.store.advanceSchedule.bind(worker.store);
-    worker.store.advanceSchedule = async () => {
-      throw new Error('process died after SendMessageBatch, before the advance');
-    };
+    const restoreAdvance = crashBeforeAdvance(worker);
 
     // Act: the crashed tick sent T0, +30 s, +60 s and never moved the schedule on; the next tick (no
     // lease to wait for) reads the same state and sends the same fires again
     const crashed = await tick();
-    worker.store.advanceSchedule = advance;
+    restoreAdvance();
     worker.clock.advance(100);
     const next = await tick();
     worker.clock.set(T0 + 200 * SECOND);

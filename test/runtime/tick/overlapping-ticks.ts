@@ -28,17 +28,80 @@ function barrier(count: number): () => Promise<void> {
  * the other's write is refused; every fire either tick planned was sent, and each runs once.
  */
 export async function overlappingTicksScenario(store: ScheduleStore & JobStore): Promise<void> {
-  const { worker, runs } = fireCountingWorker({}, { jobStore: store, scheduleStore: store });
-  await store.addSchedule({
-    schedule: scheduleDefinition('every-30s', { coalesce: 'latest' }),
-    nextFireAt: T0,
-    conflictPolicy: 'exception',
-    now: T0 - 90 * SECOND,
+  const { worker, runs } = await everyThirtySeconds(store);
+  // A (planned to T0 + 60 s) writes first, then B (planned to T0 + 90 s)
+  const race = interleave(store, T0 + 60 * SECOND);
+  const tick = ticker(race.store, worker.queue);
+
+  const { a, b, sentByBoth, afterRace, next, sentByNext } = await raceThenNext(store, worker, tick, {
+    a: T0 - 60 * SECOND,
+    b: T0 - 20 * SECOND,
+    next: T0 + 10 * SECOND,
+    deliverAt: T0 + 200 * SECOND,
   });
+
+  expect(race.outcomes).toEqual(['advanced', 'lost', 'advanced']);
+  expect([a.leasesLost, b.leasesLost]).toEqual([0, 1]);
+  expect(fireTimes(sentByBoth)).toEqual([T0, T0, T0 + 30 * SECOND, T0 + 30 * SECOND, T0 + 60 * SECOND]);
+  expect(afterRace).toMatchObject({ nextFireAt: T0 + 60 * SECOND, lastFireAt: T0 + 30 * SECOND, version: 1 });
+  expect(next).toMatchObject({ leasesLost: 0, errors: 0 });
+  // The fire B sent beyond A's window is sent again, under the same id, by the next tick
+  expect(fireTimes(sentByNext)).toEqual([T0 + 60 * SECOND, T0 + 90 * SECOND]);
+  expect([...runs.keys()].sort((x, y) => x - y)).toEqual([0, 30, 60, 90].map((s) => T0 + s * SECOND));
+  expect([...runs.values()].every((count) => count === 1)).toBe(true);
+}
+
+/**
+ * Two lease-less ticks over missed fires (ADR 0005): a schedule firing every 30 s from T0 (coalesce
+ * `latest`, no cap on runs) still due at T0. A at T0 + 40 s coalesces T0 and T0 + 30 s into T0 + 30 s
+ * and sends up to T0 + 130 s; B at T0 + 65 s coalesces into T0 + 60 s and sends up to T0 + 155 s. They
+ * picked different latest fires, yet the union is what the two ticks in sequence send: `first` moves
+ * the schedule on, the other's write is refused, and a next tick at T0 + 100 s continues from there.
+ */
+export async function overlappingMissedTicksScenario(
+  store: ScheduleStore & JobStore,
+  first: 'A' | 'B',
+): Promise<void> {
+  const { worker, runs } = await everyThirtySeconds(store);
+  const endOf = { A: T0 + 150 * SECOND, B: T0 + 180 * SECOND };
+  const race = interleave(store, endOf[first]);
+  const tick = ticker(race.store, worker.queue);
+
+  const { a, b, sentByBoth, afterRace, next, sentByNext } = await raceThenNext(store, worker, tick, {
+    a: T0 + 40 * SECOND,
+    b: T0 + 65 * SECOND,
+    next: T0 + 100 * SECOND,
+    deliverAt: T0 + 300 * SECOND,
+  });
+
+  expect(race.outcomes).toEqual(['advanced', 'lost', 'advanced']);
+  expect([a.leasesLost, b.leasesLost]).toEqual(first === 'A' ? [0, 1] : [1, 0]);
+  expect(fireTimes(sentByBoth)).toEqual([30, 60, 60, 90, 90, 120, 120, 150].map((s) => T0 + s * SECOND));
+  expect(afterRace).toMatchObject({ nextFireAt: endOf[first], version: 1 });
+  expect(next).toMatchObject({ leasesLost: 0, errors: 0 });
+  // From A's end the next tick sends again the fire B sent past it; from B's it goes on
+  expect(fireTimes(sentByNext)).toEqual(
+    first === 'A' ? [T0 + 150 * SECOND, T0 + 180 * SECOND] : [T0 + 180 * SECOND],
+  );
+  // T0 was coalesced by both; every other fire runs once: what A, B and the next tick in sequence run
+  expect([...runs.keys()].sort((x, y) => x - y)).toEqual(
+    [30, 60, 90, 120, 150, 180].map((s) => T0 + s * SECOND),
+  );
+  expect([...runs.values()].every((count) => count === 1)).toBe(true);
+}
+
+/**
+ * `store` with the first two reads held until both ticks have read, and the first two advances held
+ * until both ticks have sent: the one moving the schedule to `firstNextFireAt` writes first.
+ */
+function interleave(
+  store: ScheduleStore,
+  firstNextFireAt: number,
+): { store: ScheduleStore; outcomes: AdvanceOutcome[] } {
   const bothRead = barrier(2);
   const bothSent = barrier(2);
-  const advanceOrder: string[] = [];
   const outcomes: AdvanceOutcome[] = [];
+  let writes = 0;
   let reads = 0;
   const interleaved: ScheduleStore = Object.create(store, {
     readDueSchedules: {
@@ -52,20 +115,24 @@ export async function overlappingTicksScenario(store: ScheduleStore & JobStore):
       value: async (input: Parameters<ScheduleStore['advanceSchedule']>[0]) => {
         if (outcomes.length < 2) {
           await bothSent();
-          // A (planned to T0 + 60 s) writes first, then B (planned to T0 + 90 s)
-          if (input.nextFireAt !== T0 + 60 * SECOND) await until(() => advanceOrder.length === 1);
+          if (input.nextFireAt !== firstNextFireAt) await until(() => writes === 1);
         }
         const outcome = await store.advanceSchedule(input);
-        advanceOrder.push(String(input.nextFireAt));
+        writes += 1;
         outcomes.push(outcome);
         return outcome;
       },
     },
   });
-  const tick = (now: number) => {
+  return { store: interleaved, outcomes };
+}
+
+/** A tick over `scheduleStore` at a given instant (90 s lookahead, no cap per plan). */
+function ticker(scheduleStore: ScheduleStore, queue: DispatchDeps['queue']) {
+  return (now: number) => {
     const deps: DispatchDeps = {
-      scheduleStore: interleaved,
-      queue: worker.queue,
+      scheduleStore,
+      queue,
       clock: { now: () => now },
       random: () => 0.5,
       limits: { lookaheadMs: 90 * SECOND, maxFiresPerPlan: 1000 },
@@ -79,24 +146,38 @@ export async function overlappingTicksScenario(store: ScheduleStore & JobStore):
       logger: createLogger({ level: 'error', sink: () => {} }),
     });
   };
+}
 
-  const [a, b] = await Promise.all([tick(T0 - 60 * SECOND), tick(T0 - 20 * SECOND)]);
+/**
+ * Ticks A and B at once (their reads and advances interleaved by `tick`'s store), then a next tick;
+ * every message sent is delivered at `deliverAt`.
+ */
+async function raceThenNext(
+  store: ScheduleStore,
+  worker: ReturnType<typeof fireCountingWorker>['worker'],
+  tick: ReturnType<typeof ticker>,
+  at: { a: number; b: number; next: number; deliverAt: number },
+) {
+  const [a, b] = await Promise.all([tick(at.a), tick(at.b)]);
   const sentByBoth = worker.queue.drain();
   const afterRace = await store.getSchedule('every-30s');
-  const next = await tick(T0 + 10 * SECOND);
+  const next = await tick(at.next);
   const sentByNext = worker.queue.drain();
-  worker.clock.set(T0 + 200 * SECOND);
+  worker.clock.set(at.deliverAt);
   await worker.deliver([...sentByBoth, ...sentByNext].map((message) => sqsRecord(message)));
+  return { a, b, sentByBoth, afterRace, next, sentByNext };
+}
 
-  expect(outcomes).toEqual(['advanced', 'lost', 'advanced']);
-  expect([a.leasesLost, b.leasesLost]).toEqual([0, 1]);
-  expect(fireTimes(sentByBoth)).toEqual([T0, T0, T0 + 30 * SECOND, T0 + 30 * SECOND, T0 + 60 * SECOND]);
-  expect(afterRace).toMatchObject({ nextFireAt: T0 + 60 * SECOND, lastFireAt: T0 + 30 * SECOND, version: 1 });
-  expect(next).toMatchObject({ leasesLost: 0, errors: 0 });
-  // The fire B sent beyond A's window is sent again, under the same id, by the next tick
-  expect(fireTimes(sentByNext)).toEqual([T0 + 60 * SECOND, T0 + 90 * SECOND]);
-  expect([...runs.keys()].sort((x, y) => x - y)).toEqual([0, 30, 60, 90].map((s) => T0 + s * SECOND));
-  expect([...runs.values()].every((count) => count === 1)).toBe(true);
+/** A worker counting runs over `store`, with a schedule firing every 30 s from T0 (coalesce `latest`). */
+async function everyThirtySeconds(store: ScheduleStore & JobStore) {
+  const counting = fireCountingWorker({}, { jobStore: store, scheduleStore: store });
+  await store.addSchedule({
+    schedule: scheduleDefinition('every-30s', { coalesce: 'latest' }),
+    nextFireAt: T0,
+    conflictPolicy: 'exception',
+    now: T0 - 90 * SECOND,
+  });
+  return counting;
 }
 
 function fireTimes(messages: readonly JobMessage[]): number[] {

@@ -14,7 +14,7 @@ export interface DispatchNowOutcome {
 /**
  * A schedule whose next fire time falls inside the tick's lookahead window is dispatched by the admin
  * call itself, so it never waits for the next tick, as the tick would: from the state just written,
- * without a lease when its plan has no missed fire (ADR 0005), else leased (when someone else holds the
+ * without a lease unless the schedule has `max_runs` (ADR 0005), else leased (when someone else holds the
  * lease, a tick, they dispatch it). Returns it as it is now. When sending fails the schedule is already
  * stored and moved on at its first unsent fire, so the call still succeeds and the next tick sends what
  * is missing.
