@@ -16,7 +16,7 @@ import { herdMarkdown, herdScenario } from './scenarios/herd';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
 import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { spreadRuns } from './scenarios/spread-runs';
-import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
+import { advanceShapedWrites, rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { benchFlags } from './support/flags';
 import { benchEnvironment } from './support/runtime';
 import { startBenchSqs } from './support/sqs';
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const sizes = flags.quick ? [1000] : flags.sizes;
   const lagSeconds = flags.quick ? 30 : flags.lagSeconds;
   const environment = [
-    `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, DynamoDB Local 1.25.1 (in-memory), fauxqs 1.9.2 — client and emulators share the cores`,
+    `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, DynamoDB Local 1.25.1 (in-memory), fauxqs 1.9.2 (in a process of its own) — client and emulators share the cores`,
     `load average when the run started: ${loadavg()
       .map((value) => value.toFixed(2))
       .join(', ')} (other engineers' work on the same machine)`,
@@ -42,11 +42,19 @@ async function main(): Promise<void> {
     await rawConditionalWrites(dynamo, 2_000, RAW_CONCURRENCY); // warms the JVM up: not measured
     const raw = await rawConditionalWrites(dynamo, flags.rawWrites, RAW_CONCURRENCY);
     log(`  ${raw.toFixed(0)} writes/s`);
+    log("the same writes on the tick's table (moving the due index key)…");
+    const advance = await advanceShapedWrites(dynamo, flags.rawWrites, RAW_CONCURRENCY);
+    log(`  ${advance.toFixed(0)} writes/s`);
     const report: BenchReport = {
       startedAt,
       seconds: 0,
       environment,
-      raw: { writesPerSecond: raw, writes: flags.rawWrites, concurrency: RAW_CONCURRENCY },
+      raw: {
+        writesPerSecond: raw,
+        advanceWritesPerSecond: advance,
+        writes: flags.rawWrites,
+        concurrency: RAW_CONCURRENCY,
+      },
       dispatch: [],
       fireLag: undefined,
     };
@@ -110,7 +118,7 @@ async function main(): Promise<void> {
         log,
       });
     }
-    const herd = await runHerd(dynamo, sqs, raw, log);
+    const herd = await runHerd(dynamo, sqs, report.raw, log);
     report.seconds = (Date.now() - startedAt.getTime()) / 1000;
     await mkdir(flags.out, { recursive: true });
     const chartPath = join(flags.out, 'chart.svg');
@@ -129,7 +137,7 @@ async function main(): Promise<void> {
 async function runHerd(
   dynamo: Awaited<ReturnType<typeof startBenchDynamo>>,
   sqs: Awaited<ReturnType<typeof startBenchSqs>>,
-  raw: number,
+  raw: BenchReport['raw'],
   log: (line: string) => void,
 ): Promise<string> {
   const schedules = flags.quick ? Math.min(1_000, flags.herdSchedules) : flags.herdSchedules;
@@ -141,7 +149,8 @@ async function runHerd(
     dispatchers: flags.herdDispatchers,
     shards: 16,
     workers: flags.workers,
-    rawWritesPerSecond: raw,
+    rawWritesPerSecond: raw.writesPerSecond,
+    advanceWritesPerSecond: raw.advanceWritesPerSecond,
     log,
   });
   return herdMarkdown(result);
