@@ -47,15 +47,15 @@ export function benchFlags() {
     )
     .option(
       '--herd-schedules <n>',
-      "schedules of the herd run, all due at one second (0 skips it; 100000 is the issue's herd)",
+      "schedules of the herd run, all due at one second (0 skips it; the default is the issue's herd)",
       wholeNumberFrom(0),
-      20_000,
+      100_000,
     )
     .option(
       '--herd-lead <s>',
-      'how long before their fire time the herd is added (900 = the real 15 minutes)',
+      'how long before their fire time the herd is added (the default: the real 15 minutes)',
       wholeNumberFrom(30),
-      180,
+      900,
     )
     .option('--herd-dispatchers <n>', 'dispatchers per tick in the herd run', wholeNumberFrom(1), 4)
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
