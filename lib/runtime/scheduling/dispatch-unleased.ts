@@ -11,15 +11,6 @@ import {
 } from './dispatch';
 
 /**
- * Whether a plan dispatches a fire time at or before the instant it was made: a missed fire, which the
- * coalesce policy chose depending on `now`.
- */
-export function hasPastFire(planned: PlannedDispatch): boolean {
-  const { nextFireAt } = planned.schedule;
-  return nextFireAt !== null && nextFireAt <= planned.plannedAt;
-}
-
-/**
  * Whether a plan goes through the lease: only when its schedule has `max_runs` (ADR 0005). Two
  * overlapping plans of one schedule state, missed fires included, together send nothing that the two
  * ticks in sequence would not; but with a cap on runs, two plans that coalesced to different missed fires

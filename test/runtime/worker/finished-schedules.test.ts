@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { planDispatch, releaseDispatched } from '../../../lib/runtime/scheduling/dispatch';
 import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
-import { advanceDispatched, hasPastFire } from '../../../lib/runtime/scheduling/dispatch-unleased';
+import { advanceDispatched, needsLease } from '../../../lib/runtime/scheduling/dispatch-unleased';
 import type { TaskOptions } from '../../../lib/runtime/tasks/define-task';
 import { SECOND, scheduleDefinition, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
@@ -189,7 +189,7 @@ describe('finished schedules', () => {
     await advanceDispatched(dispatchDepsOf(p.deps), planned, new Set());
     const afterAdvance = await p.deliver(message);
 
-    expect(hasPastFire(planned)).toBe(false);
+    expect(needsLease(planned)).toBe(false);
     expect(message.finalFire).toBe(true);
     expect(beforeAdvance.batchItemFailures).toHaveLength(1);
     expect(p.queue.visibilityChanges).toEqual([{ receiptHandle: expect.any(String), seconds: 1 }]);
