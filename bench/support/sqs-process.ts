@@ -1,5 +1,5 @@
 /**
- * The benchmarks' SQS emulator, in a process of its own (`startBenchSqs` forks it): it sends its port,
+ * The benchmarks' SQS emulator, in a process of its own (`startBenchSqs` forks it): it sends its endpoint,
  * and stops on any message or when its parent goes away.
  */
 import { startSqsEmulator } from '../../lib/local/sqs-emulator';
@@ -11,4 +11,4 @@ const stop = async () => {
 };
 process.once('message', () => void stop());
 process.once('disconnect', () => void emulator.stop());
-process.send?.({ port: emulator.port });
+process.send?.({ endpoint: emulator.endpoint });

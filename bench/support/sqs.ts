@@ -34,7 +34,7 @@ export interface BenchSqs {
  */
 export async function startBenchSqs(): Promise<BenchSqs> {
   const server = await startEmulatorProcess();
-  const endpoint = `http://127.0.0.1:${server.port}`;
+  const { endpoint } = server;
   const client = queueClient({ endpoint, ...LOCAL });
   const requests: SqsRequestCounts = {};
   client.middlewareStack.add(
@@ -62,7 +62,7 @@ export async function startBenchSqs(): Promise<BenchSqs> {
   };
 }
 
-async function startEmulatorProcess(): Promise<{ port: number; stop(): Promise<void> }> {
+async function startEmulatorProcess(): Promise<{ endpoint: string; stop(): Promise<void> }> {
   const child: ChildProcess = fork(fileURLToPath(new URL('./sqs-process.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -72,9 +72,9 @@ async function startEmulatorProcess(): Promise<{ port: number; stop(): Promise<v
     once(child, 'exit').then(([code]) => {
       throw new Error(`the SQS emulator process exited with ${code} before it listened`);
     }),
-  ])) as [{ port: number }];
+  ])) as [{ endpoint: string }];
   return {
-    port: started.port,
+    endpoint: started.endpoint,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = once(child, 'exit');

@@ -183,8 +183,8 @@ async function dispatchRound(
     return false;
   });
   const unleased = readPlans.filter((plan) => !needsLease(plan));
-  const missed = readPlans.filter(needsLease).map((plan) => plan.schedule);
-  const leases = await leaseEach(deps, missed, options);
+  const toLease = readPlans.filter(needsLease).map((plan) => plan.schedule);
+  const leases = await leaseEach(deps, toLease, options);
   const leasedPlans = planEach(deps, leases.leased, options, leftForNextTick);
   const plans = [...unleased, ...leasedPlans];
   const messages = plans.flatMap((plan) => plan.messages);
