@@ -19,6 +19,9 @@ export interface SoakVerdict {
   counters: Map<string, number>;
   /** Jobs still marked running or retrying in the store. */
   unfinished: number;
+  /** Jobs that ran but are missing from their task's listing, or listed more than once (ADR 0001's fire log). */
+  unlisted: string[];
+  listedTwice: string[];
   queue: number;
   deadLetters: number;
   violations: string[];
@@ -70,6 +73,7 @@ export async function checkSoak(input: {
       unfinished += (await store.listJobs({ task, status }, { limit: 100 }, Date.now())).items.length;
     }
   }
+  const { unlisted, listedTwice } = await checkTaskListings(store, executions.keys());
   const [queue, deadLetters] = await Promise.all([input.queueDepth(), input.dlqDepth()]);
   const violations: string[] = [];
   const sample = (ids: string[]) => ids.slice(0, 5).join(', ') + (ids.length > 5 ? ', …' : '');
@@ -122,6 +126,12 @@ export async function checkSoak(input: {
     if (running !== 0) violations.push(`counter of '${task}' is ${running}, not 0`);
   }
   if (unfinished > 0) violations.push(`${unfinished} job(s) still running or retrying in the store`);
+  if (unlisted.length > 0)
+    violations.push(
+      `${unlisted.length} job(s) that ran are missing from their task's listing: ${sample(unlisted)}`,
+    );
+  if (listedTwice.length > 0)
+    violations.push(`${listedTwice.length} job(s) listed more than once by task: ${sample(listedTwice)}`);
   if (queue > 0) violations.push(`${queue} message(s) left in the jobs queue`);
   if (deadLetters > 0) violations.push(`${deadLetters} message(s) in the DLQ`);
   return {
@@ -135,6 +145,8 @@ export async function checkSoak(input: {
     concurrency,
     counters,
     unfinished,
+    unlisted,
+    listedTwice,
     queue,
     deadLetters,
     violations,
@@ -161,4 +173,29 @@ async function historyOf(
     ...(calls ? [`    schedule changes: ${calls}`] : []),
     ...lines,
   ].join('\n');
+}
+
+/**
+ * Every job that ran is listed by its task exactly once, across pages: the fire log (written by ticks
+ * that overlapped, crashed or were throttled) and the `jobs-by-task` index together (ADR 0001).
+ */
+async function checkTaskListings(
+  store: DynamoDbStore,
+  ran: Iterable<string>,
+): Promise<{ unlisted: string[]; listedTwice: string[] }> {
+  const listed = new Map<string, number>();
+  for (const task of Object.keys(SOAK_TASKS)) {
+    let cursor: string | undefined;
+    do {
+      const page = await store.listJobs({ task }, { limit: 500, cursor }, Date.now());
+      for (const job of page.items) listed.set(job.id, (listed.get(job.id) ?? 0) + 1);
+      cursor = page.cursor;
+    } while (cursor);
+  }
+  const unlisted: string[] = [];
+  // A job whose result expired (a task with a short result TTL) is left out of every read, as it should.
+  for (const id of [...ran].filter((jobId) => !listed.has(jobId))) {
+    if (await store.getJob(id, Date.now())) unlisted.push(id);
+  }
+  return { unlisted, listedTwice: [...listed].filter(([, count]) => count > 1).map(([id]) => id) };
 }

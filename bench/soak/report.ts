@@ -55,9 +55,9 @@ export function printSoak(input: {
         ({ task, max, limit }) => `${task} max ${max}${limit === null ? ' (no limit)' : ` / limit ${limit}`}`,
       )
       .join(', ')}`,
-    `counters: ${[...verdict.counters].map(([task, running]) => `${task}=${running}`).join(', ') || '(none)'}; unfinished jobs ${verdict.unfinished}; jobs queue ${verdict.queue}; DLQ ${verdict.deadLetters}`,
+    `counters: ${[...verdict.counters].map(([task, running]) => `${task}=${running}`).join(', ') || '(none)'}; unfinished jobs ${verdict.unfinished}; ran but not listed by task ${verdict.unlisted.length}, listed twice ${verdict.listedTwice.length}; jobs queue ${verdict.queue}; DLQ ${verdict.deadLetters}`,
     verdict.violations.length === 0
-      ? 'OK: every fire and job completed once, schedule changes held, limits held, no slot left free while jobs waited, counters at 0, no message left'
+      ? 'OK: every fire and job completed once and is listed once by its task, schedule changes held, limits held, no slot left free while jobs waited, counters at 0, no message left'
       : `VIOLATIONS:\n  ${verdict.violations.join('\n  ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -10,7 +10,8 @@ const SCHEDULE_OPERATIONS = new Set([
   'readDueSchedules',
   'advanceSchedule',
 ]);
-const JOB_OPERATIONS = new Set(['claimJob', 'finishJob', 'retryJob']);
+/** The job's own writes, and its share of the task fire log that lists it (written by the tick, per round). */
+const JOB_OPERATIONS = new Set(['claimJob', 'finishJob', 'retryJob', 'logFiresToSend']);
 /** Paid once per schedule, when it ends (ADR 0004): per job, it depends on how many times the schedule fired. */
 const SCHEDULE_END_OPERATIONS = new Set(['removeFinishedSchedule']);
 
@@ -19,7 +20,7 @@ export interface JobCosts {
   jobs: number;
   /** DynamoDB write units per job, GSI writes included; split into the parts below. */
   wru: number;
-  /** Claim and result (the job's own item and its index entries). */
+  /** Claim and result (the job's own item and its index entries), and its share of its task's fire log. */
   jobWru: number;
   /** Reading and moving on the schedule (lease and release, or one advance), amortised over its fires. */
   scheduleWru: number;

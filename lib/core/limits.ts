@@ -35,6 +35,8 @@ export const LIMITS = {
    * Lambda's 60 s timeout, which leaves room for the call's other work and its reads.
    */
   maxResultWaitSeconds: 30,
+  /** The most a schedule's fires may be delayed at random (`max_jitter_seconds`). */
+  maxJitterSeconds: 3600,
 } as const;
 
 /** The log levels of the runtime (`SUNDIAL_LOG_LEVEL`, the construct's `logLevel`), least severe first. */

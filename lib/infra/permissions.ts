@@ -11,6 +11,7 @@ import {
   JOB_PREFIX,
   REMOVED_SCHEDULE_PREFIX,
   SCHEDULE_PREFIX,
+  TASK_FIRE_LOG_PREFIX,
   TASK_PREFIX,
 } from '../adapters/dynamodb/table-design';
 
@@ -32,43 +33,58 @@ export interface TableAccess {
   readonly deleteKeyPrefixes?: readonly string[];
   /** Partition-key prefixes of the items it may put besides `writes` (`dynamodb:LeadingKeys`). */
   readonly putKeyPrefixes?: readonly string[];
+  /** Partition-key prefixes of the table's own partitions it queries (`dynamodb:LeadingKeys`). */
+  readonly queryKeyPrefixes?: readonly string[];
 }
 
 /**
  * The table access of each Lambda, from the store operations its code calls:
  * - tick: leaseDueShard, releaseDueShard, readDueSchedules, advanceSchedule, leaseSchedule, releaseSchedule, acquireDueJobs, markJobSent, findExpiredJobLeases,
- *   retryJob, repairCounters: queries `due`, `running` and `by-kind`; only updates items (every
- *   write is a conditional update); never creates nor deletes.
+ *   retryJob, repairCounters: queries `due`, `running` and `by-kind`, and only updates items (every
+ *   such write is a conditional update); logFiresToSend: puts only `TASKFIRES#` items (its tasks' fire
+ *   logs, ADR 0001); wakes idle waiting lines (allTaskSlots, leaseLineHead, leaveLine): queries and
+ *   deletes only in `TASK#` partitions.
  * - dispatcher: readDueSchedules (its shards), advanceSchedule, leaseSchedule, releaseSchedule,
- *   releaseDueShard: queries only `due`; only updates items.
+ *   releaseDueShard: queries only `due`; only updates items; puts only `TASKFIRES#` items (logFiresToSend).
  * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
- *   only job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items (LeadingKeys), never a schedule; queries nothing; deletes only
- *   `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job ended), and puts
- *   only `REMOVED#` items (the removal record written in the same transaction, ADR 0004).
+ *   only job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items (LeadingKeys), never a
+ *   schedule; its task's waiting line (joinLine, leaseLineHead, leaveLine, waitingCount): queries, puts and
+ *   deletes only in `TASK#` partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished
+ *   schedule once its last job ended), and puts `REMOVED#` items (the removal record written in the same
+ *   transaction, ADR 0004); which tasks are paused (allTaskSlots): queries `by-kind`.
  * - admin: the admin API (add/update/pause/resume/remove schedules, add/cancel jobs, results, counts):
- *   every index; creates schedules and jobs; deletes schedules (removing a schedule).
+ *   every index, and the partitions its listings read (`FIRES#`: a schedule's fires, `TASKFIRES#`: a
+ *   task's fire log, `TASK#`: a waiting line's length); creates schedules and jobs; deletes schedules
+ *   (removing a schedule).
  * The tick, the worker and the admin API publish events on the bus (`grantPublish`).
- * When a store operation starts using another call, update this table (docs/deploy.md, IAM summary).
+ * When a store operation starts using another call, update this table (docs/deploy.md, IAM summary):
+ * `test/runtime/table-access.int.test.ts` runs each Lambda's operations under its grants.
  */
 export const TABLE_ACCESS = {
   tick: {
     queryIndexes: [INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind],
     writes: ['dynamodb:UpdateItem'],
+    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX],
+    deleteKeyPrefixes: [TASK_PREFIX],
+    queryKeyPrefixes: [TASK_PREFIX],
   },
   dispatcher: {
     queryIndexes: [INDEX_NAMES.due],
     writes: ['dynamodb:UpdateItem'],
+    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX],
   },
   worker: {
-    queryIndexes: [],
+    queryIndexes: [INDEX_NAMES.byKind],
     writes: ['dynamodb:UpdateItem'],
     writeKeyPrefixes: [JOB_PREFIX, FIRE_JOB_PREFIX, TASK_PREFIX],
-    deleteKeyPrefixes: [SCHEDULE_PREFIX],
-    putKeyPrefixes: [REMOVED_SCHEDULE_PREFIX],
+    deleteKeyPrefixes: [SCHEDULE_PREFIX, TASK_PREFIX],
+    putKeyPrefixes: [REMOVED_SCHEDULE_PREFIX, TASK_PREFIX],
+    queryKeyPrefixes: [TASK_PREFIX],
   },
   admin: {
     queryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => index.indexName),
     writes: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    queryKeyPrefixes: [FIRE_JOB_PREFIX, TASK_FIRE_LOG_PREFIX, TASK_PREFIX],
   },
 } as const satisfies Record<string, TableAccess>;
 
@@ -109,6 +125,11 @@ export function grantTableAccess(
   if (access.putKeyPrefixes) {
     statements.push(leadingKeysStatement(table, 'PutItems', 'dynamodb:PutItem', access.putKeyPrefixes));
   }
+  if (access.queryKeyPrefixes) {
+    statements.push(
+      leadingKeysStatement(table, 'QueryPartitions', 'dynamodb:Query', access.queryKeyPrefixes),
+    );
+  }
   if (access.queryIndexes.length > 0) {
     statements.push(
       new iam.PolicyStatement({
@@ -123,11 +144,11 @@ export function grantTableAccess(
   return policy;
 }
 
-/** One item write, on items whose partition key starts with one of `prefixes` only. */
+/** One item write (or a query of the table), on partitions whose key starts with one of `prefixes` only. */
 function leadingKeysStatement(
   table: dynamodb.ITable,
   sid: string,
-  action: ItemWrite,
+  action: ItemWrite | 'dynamodb:Query',
   prefixes: readonly string[],
 ): iam.PolicyStatement {
   return new iam.PolicyStatement({

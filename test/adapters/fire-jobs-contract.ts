@@ -1,16 +1,18 @@
 import { beforeEach, expect, it } from 'vitest';
 import type { JobRequest } from '../../lib/core/ports/job-store';
-import { jobRequest, MINUTE, SECOND, type Store, type StoreFixture, SUCCESS, T0 } from './store-fixtures';
+import {
+  fireRequest,
+  jobRequest,
+  listedIds,
+  MINUTE,
+  SECOND,
+  type Store,
+  type StoreFixture,
+  SUCCESS,
+  T0,
+} from './store-fixtures';
 
-function fire(scheduleId: string, fireTime: number, overrides: Partial<JobRequest> = {}): JobRequest {
-  return jobRequest(`${scheduleId}@${fireTime}`, {
-    origin: 'schedule',
-    scheduleId,
-    fireTime,
-    runAt: fireTime,
-    ...overrides,
-  });
-}
+const fire = fireRequest;
 
 /**
  * The jobs of a schedule's fires (`<schedule id>@<fire time>`): read, cancelled and listed like any job;
@@ -28,17 +30,8 @@ export function fireJobsContract(fixture: () => StoreFixture): void {
     await store.finishJob({ jobId: request.id, owner: 'w', result: SUCCESS, expiresAt: T0 + 10 * MINUTE });
   };
 
-  const collect = async (filter: Parameters<Store['listJobs']>[0], limit: number) => {
-    const ids: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await store.listJobs(filter, { limit, cursor }, T0);
-      expect(page.items.length).toBeLessThanOrEqual(limit);
-      ids.push(...page.items.map((job) => job.id));
-      cursor = page.cursor;
-    } while (cursor);
-    return ids;
-  };
+  const collect = (filter: Parameters<Store['listJobs']>[0], limit: number) =>
+    listedIds(store, filter, limit);
 
   it('reads a fire job by its id, with its schedule and fire time', async () => {
     await run(fire('nightly', T0, { runAt: T0 + 3 * SECOND }));

@@ -15,6 +15,7 @@ import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
 import { schedulePriorityContract } from './schedule-priority-contract';
 import type { StoreFixture } from './store-fixtures';
+import { taskListingContract } from './task-listing-contract';
 import { unsuccessfulJobsContract } from './unsuccessful-jobs-contract';
 import { waitingLineContract } from './waiting-line-contract';
 
@@ -44,6 +45,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
     describe('jobs', () => jobContract(current));
     describe('jobs of schedule fires', () => fireJobsContract(current));
+    describe('jobs of a task', () => taskListingContract(current));
     describe('task counters', () => counterContract(current));
     describe('dedupe records', () => dedupeContract(current));
     describe('parking unsent jobs', () => jobParkingContract(current));

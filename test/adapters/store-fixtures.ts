@@ -37,6 +37,40 @@ export function definition(id: string, overrides: Partial<ScheduleDefinition> = 
   };
 }
 
+/** The job of schedule `scheduleId`'s fire at `fireTime` (its id `<schedule id>@<fire time>`). */
+export function fireRequest(
+  scheduleId: string,
+  fireTime: number,
+  overrides: Partial<JobRequest> = {},
+): JobRequest {
+  return jobRequest(`${scheduleId}@${fireTime}`, {
+    origin: 'schedule',
+    scheduleId,
+    fireTime,
+    runAt: fireTime,
+    ...overrides,
+  });
+}
+
+/** Every job id of a listing, page by page (each page at most `limit` long). */
+export async function listedIds(
+  store: JobStore,
+  filter: Parameters<JobStore['listJobs']>[0],
+  limit: number,
+  now = T0,
+): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listJobs(filter, { limit, cursor }, now);
+    if (page.items.length > limit)
+      throw new Error(`a page of ${page.items.length} jobs, over its limit ${limit}`);
+    ids.push(...page.items.map((job) => job.id));
+    cursor = page.cursor;
+  } while (cursor);
+  return ids;
+}
+
 export function jobRequest(id: string, overrides: Partial<JobRequest> = {}): JobRequest {
   return {
     id,

@@ -1,7 +1,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { INDEX_NAMES } from '../../lib/adapters/dynamodb/table-design';
+import { INDEX_NAMES, TASK_FIRE_LOG_PREFIX } from '../../lib/adapters/dynamodb/table-design';
 import { Sundial } from '../../lib/infra/sundial';
 import {
   defaultStack,
@@ -82,7 +82,7 @@ describe('dispatcher (ADR 0006)', () => {
     }
   });
 
-  it('queries only the due index, only updates items, sends to the two job queues and publishes on the bus', () => {
+  it('queries only the due index, updates items, puts only fire logs, sends to the two job queues and publishes on the bus', () => {
     const statements = roleStatements(synth.template, 'Dispatcher');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual([
@@ -96,12 +96,12 @@ describe('dispatcher (ADR 0006)', () => {
     );
     expect(resourcesFor(statements, 'events:PutEvents')).toEqual([{ 'Fn::GetAtt': [ids.bus, 'Arn'] }]);
     const actions = actionsOf(statements);
-    for (const forbidden of [
-      'dynamodb:PutItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:Scan',
-      'sqs:ReceiveMessage',
-    ]) {
+    // Only its tasks' fire logs, noted before each round is sent (ADR 0001)
+    const puts = statements.filter((statement) => statement.actions.includes('dynamodb:PutItem'));
+    expect(puts.map((statement) => statement.condition)).toEqual([
+      { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TASK_FIRE_LOG_PREFIX}*`] } },
+    ]);
+    for (const forbidden of ['dynamodb:DeleteItem', 'dynamodb:Scan', 'sqs:ReceiveMessage']) {
       expect(actions).not.toContain(forbidden);
     }
     const wildcard = statements.filter((statement) => statement.resources.includes('*'));

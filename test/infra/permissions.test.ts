@@ -6,6 +6,7 @@ import {
   JOB_PREFIX,
   REMOVED_SCHEDULE_PREFIX,
   SCHEDULE_PREFIX,
+  TASK_FIRE_LOG_PREFIX,
   TASK_PREFIX,
 } from '../../lib/adapters/dynamodb/table-design';
 import {
@@ -49,6 +50,20 @@ function resourcesFor(statements: Statement[], action: string): unknown[] {
   );
 }
 
+/** The partitions (`dynamodb:LeadingKeys`) a function may call `action` on in the table itself. */
+function partitionsFor(statements: Statement[], action: string): unknown[] {
+  return statements
+    .filter(
+      (statement) =>
+        statement.actions.includes(action) &&
+        statement.resources.some((resource) => JSON.stringify(resource) === JSON.stringify(tableArn())),
+    )
+    .map((statement) => {
+      const like = statement.condition?.['ForAllValues:StringLike'] as Record<string, unknown> | undefined;
+      return like?.['dynamodb:LeadingKeys'] ?? 'any';
+    });
+}
+
 function sorted(values: unknown[]): unknown[] {
   return [...values].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 }
@@ -87,15 +102,18 @@ describe('every role', () => {
 });
 
 describe('tick', () => {
-  it('queries only the due, running and by-kind indexes, and only updates items', () => {
+  it('queries the due, running and by-kind indexes and task partitions, updates items, puts only fire logs', () => {
     const statements = statementsOf('Tick');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
-      sorted([INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind].map(indexArn)),
+      sorted([tableArn(), ...[INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind].map(indexArn)]),
     );
-    expect(resourcesFor(statements, 'dynamodb:UpdateItem')).toEqual([tableArn()]);
-    expect(allActions(statements)).not.toContain('dynamodb:PutItem');
-    expect(allActions(statements)).not.toContain('dynamodb:DeleteItem');
+    // Idle waiting lines: their entries are read and, once woken, deleted (TASK#)
+    expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([[`${TASK_PREFIX}*`]]);
+    expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([[`${TASK_PREFIX}*`]]);
+    // Its tasks' fire logs, noted before each round is sent (ADR 0001)
+    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([[`${TASK_FIRE_LOG_PREFIX}*`]]);
+    expect(partitionsFor(statements, 'dynamodb:UpdateItem')).toEqual(['any']);
   });
 
   it('sends to the jobs queue and the critical queue and never consumes from them', () => {
@@ -113,38 +131,25 @@ describe('tick', () => {
 });
 
 describe('worker', () => {
-  it('updates only job and task-counter items, deletes only schedules, puts only removal records (dynamodb:LeadingKeys)', () => {
+  it('updates only job and task items, deletes only schedules and waiting-line entries, puts only removal records and line entries (dynamodb:LeadingKeys)', () => {
     const statements = statementsOf('Worker');
-    const writes = statements.filter((statement) =>
-      statement.actions.some((action) => /^dynamodb:(Put|Update|Delete)Item$/.test(action)),
-    );
 
-    expect(writes).toEqual([
-      {
-        actions: ['dynamodb:UpdateItem'],
-        resources: [tableArn()],
-        condition: {
-          'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': [`${JOB_PREFIX}*`, `${FIRE_JOB_PREFIX}*`, `${TASK_PREFIX}*`],
-          },
-        },
-      },
-      {
-        // A finished schedule, once its last job ended (docs/adr/0004-finished-schedules.md).
-        actions: ['dynamodb:DeleteItem'],
-        resources: [tableArn()],
-        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SCHEDULE_PREFIX}*`] } },
-      },
-      {
-        // The removal record written with that delete, in the same transaction (ADR 0004).
-        actions: ['dynamodb:PutItem'],
-        resources: [tableArn()],
-        condition: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${REMOVED_SCHEDULE_PREFIX}*`] },
-        },
-      },
+    expect(partitionsFor(statements, 'dynamodb:UpdateItem')).toEqual([
+      [`${JOB_PREFIX}*`, `${FIRE_JOB_PREFIX}*`, `${TASK_PREFIX}*`],
     ]);
-    expect(allActions(statements)).not.toContain('dynamodb:Query');
+    // A finished schedule, once its last job ended (ADR 0004); a waiting-line entry, once woken
+    expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([
+      [`${SCHEDULE_PREFIX}*`, `${TASK_PREFIX}*`],
+    ]);
+    // The removal record written with that delete (ADR 0004); a job joining its task's line
+    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([
+      [`${REMOVED_SCHEDULE_PREFIX}*`, `${TASK_PREFIX}*`],
+    ]);
+    // Its task's waiting line, in the task's partition; which tasks are paused, from the counters
+    expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([[`${TASK_PREFIX}*`]]);
+    expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
+      sorted([tableArn(), indexArn(INDEX_NAMES.byKind)]),
+    );
   });
 
   it('consumes both job queues (receive, delete, change visibility) and sends retries and wake-ups to them', () => {
@@ -178,12 +183,16 @@ describe('worker', () => {
 });
 
 describe('admin', () => {
-  it('reads and writes the table, queries every index, and deletes any item (the worker only schedules)', () => {
+  it("reads and writes the table, queries every index and its listings' partitions, and deletes any item", () => {
     const statements = statementsOf('Admin');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
-      sorted(GLOBAL_SECONDARY_INDEXES.map((index) => indexArn(index.indexName))),
+      sorted([tableArn(), ...GLOBAL_SECONDARY_INDEXES.map((index) => indexArn(index.indexName))]),
     );
+    // The partitions its listings read: a schedule's fires, a task's fire log, a waiting line's length
+    expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([
+      [`${FIRE_JOB_PREFIX}*`, `${TASK_FIRE_LOG_PREFIX}*`, `${TASK_PREFIX}*`],
+    ]);
     for (const action of [
       'dynamodb:GetItem',
       'dynamodb:BatchGetItem',

@@ -38,6 +38,7 @@ import * as counterRepair from './counter-repair';
 import * as counters from './counters';
 import * as shardLeases from './due-shard-leases';
 import * as finishedRemovals from './finished-schedule-removals';
+import * as fireLog from './fire-log';
 import * as claims from './job-claims';
 import * as endings from './job-endings';
 import * as parking from './job-parking';
@@ -218,6 +219,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
     return jobReads.listJobs(this.context, filter, page, now);
+  }
+
+  logFiresToSend(jobs: readonly JobRequest[], now: EpochMs): Promise<ReadonlySet<string>> {
+    return fireLog.logFiresToSend(this.context, jobs, now);
   }
 
   cancelJob(id: string, now: EpochMs, expiresAt: EpochMs, request?: JobRequest): Promise<Job | undefined> {

@@ -1,10 +1,11 @@
 import { Expressions } from './expressions';
 import type { StoredItem } from './store-context';
 
-/** A change to one item: attributes to set and attributes to remove. */
+/** A change to one item: attributes to set, attributes to remove, and attributes to set only if absent. */
 export interface ItemChange {
   set: StoredItem;
   remove: string[];
+  keep?: StoredItem;
 }
 
 export function change(set: StoredItem, remove: string[] = []): ItemChange {
@@ -22,6 +23,12 @@ export function change(set: StoredItem, remove: string[] = []): ItemChange {
 export function applyTo(expressions: Expressions, itemChange: ItemChange): Expressions {
   for (const [attribute, value] of Object.entries(itemChange.set)) expressions.set(attribute, value);
   if (itemChange.remove.length) expressions.remove(...itemChange.remove);
+  for (const [attribute, value] of Object.entries(itemChange.keep ?? {})) {
+    expressions.setExpression(
+      attribute,
+      `if_not_exists(${expressions.name(attribute)}, ${expressions.value(value)})`,
+    );
+  }
   return expressions;
 }
 
@@ -29,6 +36,7 @@ export function applyTo(expressions: Expressions, itemChange: ItemChange): Expre
 export function changedItem(item: StoredItem, itemChange: ItemChange): StoredItem {
   const result: StoredItem = { ...item, ...itemChange.set };
   for (const attribute of itemChange.remove) delete result[attribute];
+  for (const [attribute, value] of Object.entries(itemChange.keep ?? {})) result[attribute] ??= value;
   return result;
 }
 

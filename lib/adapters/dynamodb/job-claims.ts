@@ -1,5 +1,6 @@
 import type { Job } from '../../core/model/job';
 import type { ClaimJobInput, ClaimOutcome } from '../../core/ports/job-store';
+import { fireLogCovers } from './fire-log';
 import { applyTo, change, Expressions, type ItemChange } from './item-change';
 import { itemToJob, requestAttributes } from './job-items';
 import { refusalOf, type StartGate, takeStartItem } from './start-gate';
@@ -9,7 +10,16 @@ import {
   type StoredItem,
   transactionCancellation,
 } from './store-context';
-import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } from './table-design';
+import {
+  fireTimeOfSortKey,
+  isFireJobKey,
+  jobKey,
+  LOGGED_RUN_AT_ATTRIBUTE,
+  RESULT_EXPIRY_ATTRIBUTE,
+  shardKeys,
+  shardOf,
+  TTL_ATTRIBUTE,
+} from './table-design';
 
 /**
  * Claims one delivery of a job: creates the item or takes a `queued`/`retrying` one whose stored attempt
@@ -17,7 +27,8 @@ import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } fr
  * takes over), or (for a schedule fire that checks its schedule) one cancelled by such a check. With a concurrency limit or a rate limit, the claim and the task's start (its slot, its
  * next start time) are taken in one transaction.
  * Only slot holders get running-index keys (the reaper returns their slots): an unlimited job costs one
- * write to claim and one to finish, plus its listing-index entries (a fire's job: `jobs-by-task` only, ADR 0001).
+ * write to claim and one to finish, plus its listing-index entries (a fire's job: none when its task's log
+ * lists it, else `jobs-by-task`; ADR 0001).
  */
 export async function claimJob(context: StoreContext, input: ClaimJobInput): Promise<ClaimOutcome> {
   const update = claimUpdate(context, input);
@@ -93,9 +104,11 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
   );
   const expressions = applyTo(new Expressions(), claim);
   // A job's run time and creation time never change on claim (they are index keys: rewriting costs).
+  // A fire noted in its task's log keeps its run time out of `jobs-by-task` (ADR 0001).
+  const runAtAttribute = runAtAttributeOnClaim(input);
   expressions.setExpression(
-    'runAt',
-    `if_not_exists(${expressions.name('runAt')}, ${expressions.value(runAt)})`,
+    runAtAttribute,
+    `if_not_exists(${expressions.name(runAtAttribute)}, ${expressions.value(runAt)})`,
   );
   expressions.setExpression(
     'createdAt',
@@ -115,6 +128,17 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
       ` AND ${expressions.name('attempt')} <= ${expressions.value(input.attempt)})`;
   }
   return expressions.buildUpdate(condition);
+}
+
+/**
+ * Where a claim writes the job's run time (if absent): `runAt`, the `jobs-by-task` sort key, for any job
+ * but a fire listed by its task's log for the whole run (noted there before its send, or a later attempt
+ * of a fire whose first claim chose already); `loggedRunAt`, outside every index, for such a fire.
+ */
+function runAtAttributeOnClaim(input: ClaimJobInput): string {
+  const key = jobKey(input.job.id);
+  if (!isFireJobKey(key) || !fireLogCovers(fireTimeOfSortKey(key.sk), input.leaseUntil)) return 'runAt';
+  return input.attempt > 1 || input.taskLogged === true ? LOGGED_RUN_AT_ATTRIBUTE : 'runAt';
 }
 
 /** Why a claim's condition failed: our own earlier try (claimed), a cancellation, or another delivery. */

@@ -9,15 +9,16 @@ import {
   type RetryJobInput,
 } from '../../core/ports/job-store';
 import { returnSlotItem, slotDroppedItem } from './counters';
+import { fireLogCovers } from './fire-log';
 import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
-import { endedRecordExpiry, itemToJob, requestAttributes } from './job-items';
+import { endedRecordExpiry, itemToJob, requestAttributes, retryRunAtAttribute } from './job-items';
 import {
   conditionFailure,
   type StoreContext,
   type StoredItem,
   transactionCancellation,
 } from './store-context';
-import { jobKey, shardKeys, shardOf } from './table-design';
+import { fireTimeOfSortKey, isFireJobKey, jobKey, shardKeys, shardOf } from './table-design';
 
 const LEASE_ATTRIBUTES = ['leaseOwner', 'leaseUntil', 'runShard', 'holdsSlot'];
 
@@ -46,9 +47,18 @@ export function finishJob(context: StoreContext, input: FinishJobInput): Promise
     ending.set.returnValue = result.returnValue;
     ending.remove = ending.remove.filter((attribute) => attribute !== 'returnValue');
   }
+  const logged = loggedFireTime(input.jobId);
+  // A result that outlives the fire's log entry is listed by `jobs-by-task` instead (ADR 0001).
+  if (logged !== undefined && !fireLogCovers(logged, input.expiresAt)) ending.keep = { runAt: logged };
   const ourEarlierTry = (old: StoredItem) =>
     old.status === result.outcome && old.finishedAt === result.finishedAt && old.leaseOwner === undefined;
   return endRun(context, 'finishJob', input.jobId, input.owner, ending, ourEarlierTry);
+}
+
+/** The fire time of a fire's job (whose task's log may list it), else undefined. */
+function loggedFireTime(jobId: string): number | undefined {
+  const key = jobKey(jobId);
+  return isFireJobKey(key) ? fireTimeOfSortKey(key.sk) : undefined;
 }
 
 /**
@@ -61,7 +71,7 @@ export function retryJob(context: StoreContext, input: RetryJobInput): Promise<J
   const ending = change(
     {
       status: 'retrying',
-      runAt: input.retryAt,
+      [retryRunAtAttribute(input.jobId)]: input.retryAt,
       finishedAt: input.now,
       error: input.error,
       dueShard: parked ? shardKeys.dueJob(shard) : null,

@@ -19,6 +19,7 @@ import {
   isFireJobKey,
   jobIdFromKey,
   jobKey,
+  LOGGED_RUN_AT_ATTRIBUTE,
   RESULT_EXPIRY_ATTRIBUTE,
   TTL_ATTRIBUTE,
   ttlSeconds,
@@ -49,6 +50,14 @@ export function requestAttributes(request: JobRequest): StoredItem {
   };
 }
 
+/**
+ * The attribute a retry moves a job's run time in: `loggedRunAt` for a fire (its place in its task's
+ * listing stays where its first claim put it, ADR 0001), `runAt` for any other job.
+ */
+export function retryRunAtAttribute(jobId: string): string {
+  return isFireJobKey(jobKey(jobId)) ? LOGGED_RUN_AT_ATTRIBUTE : 'runAt';
+}
+
 export function newJobItem(request: JobRequest, now: EpochMs): StoredItem {
   const item: StoredItem = { ...jobKey(request.id), attempt: 0, status: 'queued', createdAt: now };
   for (const [attribute, value] of Object.entries(requestAttributes(request))) {
@@ -71,7 +80,7 @@ export function itemToJob(item: StoredItem): Job {
     origin: (item.origin ?? 'direct') as JobOrigin,
     scheduleId: scheduleIdOf(item, key),
     fireTime: optionalNumber(item.fireTime),
-    runAt: Number(item.runAt ?? item.createdAt ?? 0),
+    runAt: Number(item[LOGGED_RUN_AT_ATTRIBUTE] ?? item.runAt ?? item.createdAt ?? 0),
     startDeadline: optionalNumber(item.startDeadline),
     ...(item.overrides !== undefined && { overrides: item.overrides as RunSettingOverrides }),
     ...(item.metadata !== undefined && { metadata: item.metadata as Metadata }),

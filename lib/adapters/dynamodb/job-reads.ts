@@ -19,6 +19,7 @@ import {
   legacyJobKey,
   shardKeys,
 } from './table-design';
+import { listTaskJobs } from './task-job-listing';
 
 export async function getJob(context: StoreContext, id: string, now: EpochMs): Promise<Job | undefined> {
   const key = jobKey(id);
@@ -31,9 +32,9 @@ export async function getJob(context: StoreContext, id: string, now: EpochMs): P
 }
 
 /**
- * Jobs of a schedule (`listScheduleJobs`), of a task (latest run time first) or of an unsuccessful
- * status (latest finish first) from a keys-only index; the items are then read (eventually consistent)
- * and the filters and expiry applied.
+ * Jobs of a schedule (`listScheduleJobs`), of a task (`listTaskJobs`) or of an unsuccessful status
+ * (latest finish first) from a keys-only index; the items are then read (eventually consistent) and the
+ * filters and expiry applied.
  */
 export async function listJobs(
   context: StoreContext,
@@ -49,20 +50,20 @@ export async function listJobs(
   if (filter.scheduleId !== undefined) {
     return listScheduleJobs(context, { ...filter, scheduleId: filter.scheduleId }, page, now, matches);
   }
-  const [indexName, partitionAttribute, partitionValue, sortAttribute] =
-    filter.task !== undefined
-      ? [INDEX_NAMES.jobsByTask, 'task', filter.task, 'runAt']
-      : [INDEX_NAMES.unsuccessfulJobs, 'unsuccessful', String(filter.status), 'finishedAt'];
+  if (filter.task !== undefined) {
+    return listTaskJobs(context, { ...filter, task: filter.task }, page, now, matches);
+  }
+  const status = String(filter.status);
   return readIndexPage(context, {
     operation: 'listJobs',
     query: {
-      IndexName: indexName,
-      ...keyCondition(partitionAttribute, partitionValue, sortAttribute, filter),
+      IndexName: INDEX_NAMES.unsuccessfulJobs,
+      ...keyCondition('unsuccessful', status, 'finishedAt', filter),
       ScanIndexForward: false,
     },
     cursorKey: {
-      [partitionAttribute]: equalTo(partitionValue),
-      [sortAttribute]: epochMs,
+      unsuccessful: equalTo(status),
+      finishedAt: epochMs,
       pk: (value) => keyWithPrefix(JOB_PREFIX)(value) || keyWithPrefix(FIRE_JOB_PREFIX)(value),
       sk: (value) => value === 'JOB' || (typeof value === 'string' && /^JOB#\d{16}$/.test(value)),
     },

@@ -5,7 +5,7 @@ import {
   type RetryEndedJobOutcome,
 } from '../../core/ports/job-store';
 import { Expressions } from './expressions';
-import { isExpired, itemToJob } from './job-items';
+import { isExpired, itemToJob, retryRunAtAttribute } from './job-items';
 import { conditionFailure, type StoreContext } from './store-context';
 import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } from './table-design';
 
@@ -27,7 +27,7 @@ export async function retryEndedJob(
 
   const update = new Expressions()
     .set('status', 'retrying')
-    .set('runAt', input.now)
+    .set(retryRunAtAttribute(input.jobId), input.now)
     .set('attemptBase', job.attempt)
     .set('history', historyAfterRetry(job))
     .set('dueShard', shardKeys.dueJob(shardOf(input.jobId, context.shards)))

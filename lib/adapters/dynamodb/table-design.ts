@@ -58,6 +58,12 @@ export const INDEX_ATTRIBUTES = {
   finishedAt: 'finishedAt',
 } as const;
 
+/**
+ * The run time of a fire's job that its task's fire log lists (`fire-log.ts`): stored outside the
+ * `jobs-by-task` sort key (`runAt`), so the job costs no index write. A retry writes `runAt`.
+ */
+export const LOGGED_RUN_AT_ATTRIBUTE = 'loggedRunAt';
+
 export const INDEX_NAMES = {
   due: 'due',
   running: 'running',
@@ -90,7 +96,8 @@ export const GLOBAL_SECONDARY_INDEXES: readonly GlobalSecondaryIndexDesign[] = [
     projection: { include: ['task', 'tags', 'paused'] },
   },
   {
-    // Jobs of a task, newest run time first. Schedules and counters have no `runAt`: not indexed.
+    // Jobs of a task, newest run time first; not schedules and counters (no `runAt`), nor the fires
+    // their task's log lists (`loggedRunAt` instead, ADR 0001).
     indexName: INDEX_NAMES.jobsByTask,
     partitionKey: { name: INDEX_ATTRIBUTES.task, type: 'S' },
     sortKey: { name: INDEX_ATTRIBUTES.runAt, type: 'N' },
@@ -137,6 +144,9 @@ export const REMOVED_SCHEDULE_PREFIX = 'REMOVED#';
 export function removedScheduleKey(id: string): ItemKey {
   return { pk: `${REMOVED_SCHEDULE_PREFIX}${id}`, sk: 'REMOVED' };
 }
+
+/** A task's fire log (`fire-log.ts`, ADR 0001): written by the tick and dispatchers, read by the admin. */
+export const TASK_FIRE_LOG_PREFIX = 'TASKFIRES#';
 
 /** The lease of one due-index shard (ADR 0006): never in an index, written only by the tick and dispatchers. */
 export const DUE_SHARD_LEASE_PREFIX = 'SHARDLEASE#';

@@ -30,24 +30,18 @@ export function newJob(request: JobRequest, now: EpochMs): Job {
   };
 }
 
-/** Newest run time first, then id: as a string that sorts in listing order. */
-export function position(job: Job): string {
-  return `${String(Number.MAX_SAFE_INTEGER - job.runAt).padStart(16, '0')}#${job.id}`;
-}
-
 /**
- * A schedule's jobs as the DynamoDB store lists them: a fire's job at its fire time (its place in the
- * schedule's partition), any other (run now) at its run time.
+ * A schedule's or a task's jobs as the DynamoDB store lists them: a fire's job at its fire time (its place
+ * in the schedule's partition and in the task's fire log), any other job at its run time.
  */
-export function schedulePosition(job: Job): string {
+export function listingPosition(job: Job): string {
   const time = parseFireJobId(job.id)?.fireTime ?? job.runAt;
   return `${String(Number.MAX_SAFE_INTEGER - time).padStart(16, '0')}#${job.id}`;
 }
 
-/** The order of a listing, as the DynamoDB store reads it: by schedule, by task, or across tasks by finish. */
+/** The order of a listing, as the DynamoDB store reads it: by schedule or task, or across tasks by finish. */
 export function listingPositionOf(filter: JobFilter): (job: Job) => string {
-  if (filter.scheduleId !== undefined) return schedulePosition;
-  return filter.task !== undefined ? position : finishPosition;
+  return filter.scheduleId !== undefined || filter.task !== undefined ? listingPosition : finishPosition;
 }
 
 /** Latest finish first, as the DynamoDB store's index of unsuccessful endings. */

@@ -222,6 +222,11 @@ export class MemoryJobStore implements JobStore {
     return pageAfter(matching, page, jobListing(filter), positionOf, present);
   }
 
+  /** Nothing to note: this store lists a task's jobs from all jobs it holds. */
+  async logFiresToSend(_jobs: readonly JobRequest[], _now: EpochMs): Promise<ReadonlySet<string>> {
+    return new Set();
+  }
+
   async cancelJob(
     id: string,
     now: EpochMs,

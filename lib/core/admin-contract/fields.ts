@@ -51,7 +51,7 @@ const ONE_YEAR_SECONDS = 365 * 24 * 3600;
 /** `null` means no start deadline. */
 export const misfireGraceSeconds = wholeNumber(1, ONE_YEAR_SECONDS).nullable();
 
-export const maxJitterSeconds = wholeNumber(0, 3600);
+export const maxJitterSeconds = wholeNumber(0, LIMITS.maxJitterSeconds);
 
 export const tag = z
   .string({ error: 'must be a string' })

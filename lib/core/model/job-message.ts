@@ -52,6 +52,7 @@ const jobMessageBody = z.object({
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
   finalFire: z.literal(true).optional(),
+  taskLogged: z.literal(true).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -65,6 +66,11 @@ export interface JobMessageBody {
    * its job ends, the worker removes the finished schedule (unless `keep_finished`).
    */
   finalFire?: true;
+  /**
+   * The sender noted this fire in its task's fire log before sending it (`JobStore.logFiresToSend`): its
+   * job can be listed by task from there, without an index entry of its own.
+   */
+  taskLogged?: true;
 }
 
 /**
@@ -112,6 +118,7 @@ export function encodeJobMessage(body: JobMessageBody): string {
       revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),
     ...(body.finalFire && { finalFire: true }),
+    ...(body.taskLogged && { taskLogged: true }),
   });
 }
 
@@ -133,7 +140,7 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job: decoded, revision, finalFire } = parsed.data;
+  const { attempt, job: decoded, revision, finalFire, taskLogged } = parsed.data;
   const { overrides, metadata, ...job } = decoded;
   const extras = {
     ...(overrides && { overrides: overrides as RunSettingOverrides }),
@@ -146,6 +153,7 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
       job: { ...job, ...extras },
       ...(revision && { revision }),
       ...(finalFire && { finalFire }),
+      ...(taskLogged && { taskLogged }),
     },
   };
 }

@@ -11,6 +11,8 @@ export interface JobMessage {
   revision?: ScheduleRevision;
   /** For a schedule fire: its schedule had no fire time left after it (see `JobMessageBody.finalFire`). */
   finalFire?: true;
+  /** For a schedule fire: noted in its task's fire log before the send (see `JobMessageBody.taskLogged`). */
+  taskLogged?: true;
   /** Seconds the queue holds the message before a worker may see it (0..`LIMITS.maxQueueDelaySeconds`). */
   delaySeconds: number;
 }

@@ -76,6 +76,11 @@ export interface ClaimJobInput {
    * (one that a cancelled takeover followed) is never started again under its number.
    */
   reclaimCancelledFire?: boolean;
+  /**
+   * The fire was noted in its task's fire log before it was sent (`logFiresToSend`): a store may then
+   * leave its job out of the task's listing index, the log lists it.
+   */
+  taskLogged?: boolean;
 }
 
 /**
@@ -286,6 +291,14 @@ export interface JobStore extends WaitingLineStore {
    * ones are left out. Throws `ValidationError` for any other filter.
    */
   listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>>;
+
+  /**
+   * Notes schedule fires about to be sent for the first time in their tasks' fire logs, so that a task's
+   * listing finds their jobs without an index entry per job (ADR 0001). Throws when they may not be
+   * noted: the caller then sends none of them. Resolves with the ids it noted (a store that lists every
+   * job without a log notes none).
+   */
+  logFiresToSend(jobs: readonly JobRequest[], now: EpochMs): Promise<ReadonlySet<string>>;
 
   /**
    * Cancels a job that has not started: writes status `cancelled` (creating the item if the job only

@@ -11,19 +11,21 @@ import { phasedJobQueue } from './phased-queue';
  */
 const PHASED_SHARE_OF_BUDGET = 0.25;
 
-/** The tick's dispatch dependencies, made at its start: its queue sends each fire at its phase (`phasedJobQueue`). */
+/**
+ * The tick's dispatch dependencies, made at its start: its queue sends each fire at its phase
+ * (`phasedJobQueue`), after the whole round was noted in the fire logs (`dispatchDepsOf`).
+ */
 export function phasedDispatchDeps(
   deps: RuntimeDeps,
   sleep: (ms: number) => Promise<void> = realSleep,
 ): DispatchDeps {
-  const dispatchDeps = dispatchDepsOf(deps);
-  return {
-    ...dispatchDeps,
-    queue: phasedJobQueue(dispatchDeps.queue, {
+  return dispatchDepsOf(
+    deps,
+    phasedJobQueue(deps.queue, {
       toleranceMs: deps.config.sendPhaseToleranceMs,
       phasesUntil: deps.clock.now() + deps.config.tickBudgetMs * PHASED_SHARE_OF_BUDGET,
       clock: deps.clock,
       sleep,
     }),
-  };
+  );
 }

@@ -76,6 +76,7 @@ async function processJob(
         job,
         attempt,
         ...(fire?.revision && { revision: fire.revision }),
+        ...(fire?.taskLogged && { taskLogged: true as const }),
         delaySeconds: queueDelaySeconds(job.runAt, clock.now()),
       },
       logger,
@@ -152,6 +153,7 @@ async function processJob(
     attempt,
     ...(fire?.revision && { revision: fire.revision }),
     ...(fire?.finalFire && { finalFire: true }),
+    ...(fire?.taskLogged && { taskLogged: true }),
   };
   if (!limited && (await ctx.pausedTasks.isPaused(ctx.deps.jobStore, clock, job.task))) {
     logger.debug('the task is paused; the job waits in its line');
@@ -170,6 +172,7 @@ async function processJob(
       ...(definition.maxRunningJobs === null ? {} : { concurrencyLimit: definition.maxRunningJobs }),
       ...(definition.rateLimit && { rateLimit: definition.rateLimit }),
       ...(fire && { reclaimCancelledFire: true }),
+      ...(fire?.taskLogged && { taskLogged: true }),
     });
   };
   let startedAt = now;

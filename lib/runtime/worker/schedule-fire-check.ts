@@ -37,13 +37,15 @@ export interface ScheduleFire {
    * When its job ends, the worker removes the finished schedule (unless `keep_finished`).
    */
   finalFire?: boolean;
+  /** Noted in its task's fire log before it was sent (`JobMessageBody.taskLogged`). */
+  taskLogged?: boolean;
 }
 
 /** The fire a message is the first delivery of, if it is one (retries of a fire that started are not checked). */
 export function scheduleFireOf(message: JobMessageBody): ScheduleFire | undefined {
-  const { job, attempt, revision, finalFire } = message;
+  const { job, attempt, revision, finalFire, taskLogged } = message;
   if (job.origin !== 'schedule' || job.scheduleId === null || attempt !== 1) return undefined;
-  return { revision: revision ?? null, ...(finalFire && { finalFire }) };
+  return { revision: revision ?? null, ...(finalFire && { finalFire }), ...(taskLogged && { taskLogged }) };
 }
 
 /** A fire that does not run as sent: why, and what (if anything) runs in its place. */

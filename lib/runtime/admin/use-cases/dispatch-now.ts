@@ -1,6 +1,7 @@
 import type { Schedule } from '../../../core/model/schedule';
 import { dispatchLeasedSchedule } from '../../scheduling/dispatch';
 import { dispatchUnleasedSchedule } from '../../scheduling/dispatch-unleased';
+import { fireLoggingQueue } from '../../scheduling/fire-logging-queue';
 import type { ActionContext } from '../context';
 
 export interface DispatchNowOutcome {
@@ -34,7 +35,7 @@ export async function dispatchIfInsideWindow(
   try {
     const dispatchDeps = {
       scheduleStore: deps.scheduleStore,
-      queue: deps.queue,
+      queue: fireLoggingQueue(deps.queue, deps.jobStore, deps.clock),
       clock: deps.clock,
       random: deps.random,
       limits: deps.planLimits,

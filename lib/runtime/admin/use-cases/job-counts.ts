@@ -1,6 +1,7 @@
 import { countJobsParams, type WireJobCounts } from '../../../core/admin-contract/job-recovery';
 import type { EpochMs } from '../../../core/clock';
-import type { JobStatus } from '../../../core/model/job';
+import { LIMITS } from '../../../core/limits';
+import type { Job, JobStatus } from '../../../core/model/job';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 
@@ -8,7 +9,8 @@ const PAGE = 500;
 
 /**
  * `count_jobs`: per task (one, or every registered task), how many of its jobs are in each status,
- * counted over its newest `max_jobs` jobs (by `run_at`, from `since` on) whose results are still kept.
+ * counted over its newest `max_jobs` jobs (by due time: a fire's fire time, another job's run time, from
+ * `since` on) whose results are still kept.
  * It reads each counted job (eventually consistent), so its cost grows with `max_jobs`, never beyond.
  */
 export const countJobs: ActionHandler<'count_jobs'> = async (raw, context) => {
@@ -21,6 +23,15 @@ export const countJobs: ActionHandler<'count_jobs'> = async (raw, context) => {
   for (const id of tasks) counts.push(await countTask(context, id, params.max_jobs, params.since));
   return { tasks: counts };
 };
+
+/**
+ * When a job was due: a schedule fire's fire time, any other job's run time. A task's listing is in this
+ * order, except that a fire listed from the `jobs-by-task` index sits at its first run time, up to
+ * `max_jitter_seconds` later.
+ */
+function dueAt(job: Job): EpochMs {
+  return job.fireTime ?? job.runAt;
+}
 
 async function countTask(
   context: ActionContext,
@@ -38,7 +49,12 @@ async function countTask(
       context.now,
     );
     for (const job of page.items) {
-      if (since !== undefined && job.runAt < since) return { task, counts, counted, complete: true };
+      if (since !== undefined && dueAt(job) < since) {
+        // The listing's order is by due time, give or take a fire's jitter (see `dueAt`).
+        if (dueAt(job) < since - LIMITS.maxJitterSeconds * 1000)
+          return { task, counts, counted, complete: true };
+        continue;
+      }
       if (counted === maxJobs) return { task, counts, counted, complete: false };
       counts[job.status] = (counts[job.status] ?? 0) + 1;
       counted += 1;

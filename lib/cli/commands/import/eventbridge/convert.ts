@@ -28,7 +28,6 @@ export interface TaskChoice {
 }
 
 /** Sundial's jitter is at most an hour; EventBridge's flexible window up to a day. */
-const MAX_JITTER_SECONDS = 3600;
 const DEFAULT_GROUP = 'default';
 
 /**
@@ -156,9 +155,9 @@ function jitterOf(window: unknown, notes: string[]): { max_jitter_seconds?: numb
   if (!isObject(window) || window.Mode !== 'FLEXIBLE') return {};
   const minutes = typeof window.MaximumWindowInMinutes === 'number' ? window.MaximumWindowInMinutes : 0;
   const seconds = Math.round(minutes * 60);
-  if (seconds > MAX_JITTER_SECONDS) {
+  if (seconds > LIMITS.maxJitterSeconds) {
     notes.push(`flexible window of ${minutes} minutes cut to Sundial's longest jitter, 60 minutes`);
-    return { max_jitter_seconds: MAX_JITTER_SECONDS };
+    return { max_jitter_seconds: LIMITS.maxJitterSeconds };
   }
   notes.push(`flexible window of ${minutes} minutes → max_jitter_seconds ${seconds}`);
   return { max_jitter_seconds: seconds };

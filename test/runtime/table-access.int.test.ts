@@ -1,0 +1,135 @@
+import { describe, expect, inject, it } from 'vitest';
+import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
+import { pollOnce } from '../../lib/adapters/sqs/event-source';
+import { TABLE_ACCESS } from '../../lib/infra/permissions';
+import type { RuntimeDeps } from '../../lib/runtime/dependencies';
+import { createAdminHandler } from '../../lib/runtime/handlers/admin';
+import { createDispatcherHandler } from '../../lib/runtime/handlers/dispatcher';
+import { createTickHandler } from '../../lib/runtime/handlers/tick';
+import { createWorkerHandler } from '../../lib/runtime/handlers/worker';
+import { type DeniedCall, guardedDocumentClient } from '../support/table-access-guard';
+import { taskRegistry, useLocalServices } from './real-runtime';
+
+const local = useLocalServices();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The grants of each Lambda (`TABLE_ACCESS`, lib/infra/permissions.ts) against what its code does: every
+ * DynamoDB call of the tick, a dispatcher, the worker and the admin API goes through a client that
+ * refuses, as IAM would, anything outside its role's grants. Each role runs its real handler over
+ * DynamoDB Local and the SQS emulator, through the paths that touch the most kinds of items.
+ */
+describe("each Lambda's table access covers every call its code makes", () => {
+  it('runs schedules, a final fire, a limited task with a waiting line, a rate-limited task, retries and the admin API within the grants', async () => {
+    const sqs = local.sqs();
+    const runtime = await local.runtime();
+    const denied: DeniedCall[] = [];
+    const endpoint = inject('dynamodbEndpoint');
+    const as = (role: keyof typeof TABLE_ACCESS): RuntimeDeps => {
+      const store = new DynamoDbStore({
+        client: guardedDocumentClient(endpoint, TABLE_ACCESS[role], role, denied),
+        tableName: runtime.deps.config.tableName,
+        shards: runtime.deps.config.shards,
+      });
+      return { ...runtime.deps, scheduleStore: store, jobStore: store };
+    };
+    const ran: string[] = [];
+    const registry = taskRegistry({
+      plain: { handler: (_payload: unknown, { jobId }: { jobId: string }) => void ran.push(jobId) },
+      limited: {
+        maxRunningJobs: 1,
+        handler: async (_payload: unknown, { jobId }: { jobId: string }) => {
+          await sleep(300);
+          ran.push(jobId);
+        },
+      },
+      paced: {
+        rateLimit: { max: 2, perSeconds: 1 },
+        handler: (_payload: unknown, { jobId }: { jobId: string }) => void ran.push(jobId),
+      },
+      failing: {
+        retry: { maxAttempts: 2, backoffSeconds: 1 },
+        handler: () => {
+          throw new Error('fails every time');
+        },
+      },
+    });
+    const deps = { tick: as('tick'), worker: as('worker'), admin: as('admin'), dispatcher: as('dispatcher') };
+    const admin = createAdminHandler(() => deps.admin, registry);
+    const tick = createTickHandler(() => deps.tick);
+    const worker = createWorkerHandler(() => deps.worker, registry);
+    const dispatcher = createDispatcherHandler(() => deps.dispatcher);
+    const call = async (request: Record<string, unknown>) => {
+      const answer = await admin(request, { awsRequestId: `r-${request.action}` });
+      expect(
+        answer,
+        `${JSON.stringify(request)} ${JSON.stringify(answer)} ${JSON.stringify(denied)}`,
+      ).toMatchObject({ ok: true });
+      return answer;
+    };
+
+    // Schedules (one dispatched by the admin call itself, one finished by its final fire) and jobs
+    const soon = new Date(Date.now() + 2_000).toISOString();
+    await call({
+      action: 'add_schedule',
+      id: 'every',
+      task: 'plain',
+      trigger: { type: 'interval', seconds: 1 },
+    });
+    await call({
+      action: 'add_schedule',
+      id: 'once',
+      task: 'plain',
+      trigger: { type: 'date', run_at: soon },
+    });
+    await call({
+      action: 'add_schedule',
+      id: 'capped',
+      task: 'plain',
+      trigger: { type: 'interval', seconds: 1 },
+      max_runs: 2,
+    });
+    for (const id of ['l1', 'l2', 'l3']) await call({ action: 'add_job', task: 'limited', job_id: id });
+    for (const id of ['p1', 'p2', 'p3']) await call({ action: 'add_job', task: 'paced', job_id: id });
+    await call({ action: 'add_job', task: 'failing', job_id: 'f1' });
+
+    // Ticks, a dispatcher and two workers, for a few seconds
+    let running = true;
+    const poll = async () => {
+      while (running) {
+        await pollOnce({ client: sqs.client, queueUrl: runtime.queue.queueUrl, waitTimeSeconds: 1 }, worker);
+      }
+    };
+    const ticks = async () => {
+      while (running) {
+        await tick();
+        await sleep(400);
+      }
+    };
+    const loops = [poll(), poll(), ticks()];
+    await dispatcher({ owner: 'tick-test', shards: [0, 1, 2], leaseUntil: Date.now() + 30_000 });
+    await sleep(6_000);
+    running = false;
+    await Promise.all(loops);
+
+    // The admin API's reads and changes
+    await call({ action: 'list_jobs', task: 'plain' });
+    await call({ action: 'list_jobs', schedule_id: 'every' });
+    await call({ action: 'list_jobs', status: 'error' });
+    await call({ action: 'count_jobs', task: 'plain' });
+    await call({ action: 'list_tasks' });
+    await call({ action: 'list_schedules' });
+    await call({ action: 'pause_schedule', id: 'every' });
+    await call({ action: 'resume_schedule', id: 'every' });
+    await call({ action: 'pause_task', task: 'limited' });
+    await call({ action: 'resume_task', task: 'limited' });
+    await call({ action: 'retry_job', job_id: 'f1' });
+    await call({ action: 'remove_schedule', id: 'every' });
+
+    expect(denied).toEqual([]);
+    expect(ran).toEqual(expect.arrayContaining(['l1', 'l2', 'l3', 'p1', 'p2', 'p3']));
+    expect(ran.some((id) => id.startsWith('every@'))).toBe(true);
+    expect(ran.some((id) => id.startsWith('once@'))).toBe(true);
+  }, 60_000);
+});
