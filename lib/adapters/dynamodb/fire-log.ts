@@ -2,16 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import type { JobRequest } from '../../core/ports/job-store';
 import type { StoreContext, StoredItem } from './store-context';
-import {
-  FIRE_JOB_PREFIX,
-  fireTimeOfSortKey,
-  idFromPartitionKey,
-  isFireJobKey,
-  jobKey,
-  TASK_FIRE_LOG_PREFIX,
-  TTL_ATTRIBUTE,
-  ttlSeconds,
-} from './table-design';
+import { keptFireOf, TASK_FIRE_LOG_PREFIX, TTL_ATTRIBUTE, ttlSeconds } from './table-design';
 
 /**
  * A task's fire log (ADR 0001, "a task's fires in a log"): before the tick sends a round of first fires,
@@ -45,9 +36,14 @@ export function fireLogPartition(task: string): string {
   return `${TASK_FIRE_LOG_PREFIX}${task}`;
 }
 
+/** The sort keys of a minute's items start with it (the unique rest follows `#`). */
+function bucketSortPrefix(bucket: EpochMs): string {
+  return String(bucket).padStart(BUCKET_DIGITS, '0');
+}
+
 /** The sort key just above every item of the minute holding `time` (for a descending query from there). */
 export function fireLogSortKeyUpTo(time: EpochMs): string {
-  return `${String(fireLogBucketOf(time)).padStart(BUCKET_DIGITS, '0')}#~`;
+  return `${bucketSortPrefix(fireLogBucketOf(time))}#~`;
 }
 
 /** A fire as its log lists it. */
@@ -58,7 +54,7 @@ export interface LoggedFire {
 
 /** The fires a log item lists. */
 export function firesOfLogItem(item: StoredItem): LoggedFire[] {
-  const bucket = Number(String(item.sk).slice(0, BUCKET_DIGITS));
+  const bucket = bucketOfLogItem(item);
   const entries = Array.isArray(item.fires) ? item.fires : [];
   return entries.flatMap((entry) => {
     if (typeof entry !== 'string') return [];
@@ -87,13 +83,12 @@ export async function logFiresToSend(
   const groups = new Map<string, { task: string; bucket: EpochMs; entries: string[] }>();
   const logged = new Set<string>();
   for (const job of jobs) {
-    const key = jobKey(job.id);
-    if (!isFireJobKey(key)) continue;
-    const fireTime = fireTimeOfSortKey(key.sk);
-    const bucket = fireLogBucketOf(fireTime);
+    const fire = keptFireOf(job.id);
+    if (!fire) continue;
+    const bucket = fireLogBucketOf(fire.fireTime);
     const groupKey = `${bucket}\u0000${job.task}`;
     const group = groups.get(groupKey) ?? { task: job.task, bucket, entries: [] };
-    group.entries.push(`${idFromPartitionKey(key.pk, FIRE_JOB_PREFIX)}@${fireTime - bucket}`);
+    group.entries.push(`${fire.scheduleId}@${fire.fireTime - bucket}`);
     groups.set(groupKey, group);
     logged.add(job.id);
   }
@@ -102,7 +97,7 @@ export async function logFiresToSend(
     for (let start = 0; start < entries.length; start += MAX_ENTRIES_PER_ITEM) {
       items.push({
         pk: fireLogPartition(task),
-        sk: `${String(bucket).padStart(BUCKET_DIGITS, '0')}#${randomUUID()}`,
+        sk: `${bucketSortPrefix(bucket)}#${randomUUID()}`,
         fires: entries.slice(start, start + MAX_ENTRIES_PER_ITEM),
         [TTL_ATTRIBUTE]: ttlSeconds(Math.max(now, bucket) + FIRE_LOG_BUCKET_MS + FIRE_LOG_RETENTION_MS),
       });

@@ -11,9 +11,8 @@ import {
   transactionCancellation,
 } from './store-context';
 import {
-  fireTimeOfSortKey,
-  isFireJobKey,
   jobKey,
+  keptFireOf,
   LOGGED_RUN_AT_ATTRIBUTE,
   RESULT_EXPIRY_ATTRIBUTE,
   shardKeys,
@@ -136,8 +135,8 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
  * of a fire whose first claim chose already); `loggedRunAt`, outside every index, for such a fire.
  */
 function runAtAttributeOnClaim(input: ClaimJobInput): string {
-  const key = jobKey(input.job.id);
-  if (!isFireJobKey(key) || !fireLogCovers(fireTimeOfSortKey(key.sk), input.leaseUntil)) return 'runAt';
+  const fire = keptFireOf(input.job.id);
+  if (!fire || !fireLogCovers(fire.fireTime, input.leaseUntil)) return 'runAt';
   return input.attempt > 1 || input.taskLogged === true ? LOGGED_RUN_AT_ATTRIBUTE : 'runAt';
 }
 

@@ -18,7 +18,7 @@ import {
   type StoredItem,
   transactionCancellation,
 } from './store-context';
-import { fireTimeOfSortKey, isFireJobKey, jobKey, shardKeys, shardOf } from './table-design';
+import { jobKey, keptFireOf, shardKeys, shardOf } from './table-design';
 
 const LEASE_ATTRIBUTES = ['leaseOwner', 'leaseUntil', 'runShard', 'holdsSlot'];
 
@@ -47,18 +47,12 @@ export function finishJob(context: StoreContext, input: FinishJobInput): Promise
     ending.set.returnValue = result.returnValue;
     ending.remove = ending.remove.filter((attribute) => attribute !== 'returnValue');
   }
-  const logged = loggedFireTime(input.jobId);
+  const fire = keptFireOf(input.jobId);
   // A result that outlives the fire's log entry is listed by `jobs-by-task` instead (ADR 0001).
-  if (logged !== undefined && !fireLogCovers(logged, input.expiresAt)) ending.keep = { runAt: logged };
+  if (fire && !fireLogCovers(fire.fireTime, input.expiresAt)) ending.keep = { runAt: fire.fireTime };
   const ourEarlierTry = (old: StoredItem) =>
     old.status === result.outcome && old.finishedAt === result.finishedAt && old.leaseOwner === undefined;
   return endRun(context, 'finishJob', input.jobId, input.owner, ending, ourEarlierTry);
-}
-
-/** The fire time of a fire's job (whose task's log may list it), else undefined. */
-function loggedFireTime(jobId: string): number | undefined {
-  const key = jobKey(jobId);
-  return isFireJobKey(key) ? fireTimeOfSortKey(key.sk) : undefined;
 }
 
 /**

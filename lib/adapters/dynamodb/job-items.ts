@@ -19,6 +19,7 @@ import {
   isFireJobKey,
   jobIdFromKey,
   jobKey,
+  keptFireOf,
   LOGGED_RUN_AT_ATTRIBUTE,
   RESULT_EXPIRY_ATTRIBUTE,
   TTL_ATTRIBUTE,
@@ -55,7 +56,7 @@ export function requestAttributes(request: JobRequest): StoredItem {
  * listing stays where its first claim put it, ADR 0001), `runAt` for any other job.
  */
 export function retryRunAtAttribute(jobId: string): string {
-  return isFireJobKey(jobKey(jobId)) ? LOGGED_RUN_AT_ATTRIBUTE : 'runAt';
+  return keptFireOf(jobId) ? LOGGED_RUN_AT_ATTRIBUTE : 'runAt';
 }
 
 export function newJobItem(request: JobRequest, now: EpochMs): StoredItem {

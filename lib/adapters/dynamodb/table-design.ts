@@ -179,6 +179,13 @@ export function jobKey(id: string): ItemKey {
   };
 }
 
+/** The schedule and fire time of job `id` when `jobKey` keeps it under its schedule, else undefined. */
+export function keptFireOf(id: string): { scheduleId: string; fireTime: number } | undefined {
+  const key = jobKey(id);
+  if (!isFireJobKey(key)) return undefined;
+  return { scheduleId: idFromPartitionKey(key.pk, FIRE_JOB_PREFIX), fireTime: fireTimeOfSortKey(key.sk) };
+}
+
 /** Where every job lived before fire jobs moved under their schedule (still the key of other jobs). */
 export function legacyJobKey(id: string): ItemKey {
   return { pk: `${JOB_PREFIX}${id}`, sk: 'JOB' };

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock';
-import type { JobQueue } from '../../core/ports/job-queue';
+import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 
 /**
@@ -9,6 +9,11 @@ import type { JobStore } from '../../core/ports/job-store';
  * its task's log, and the caller resumes its schedule at the first unsent fire. Wrap it around the
  * queue that sees a whole round at once (outside `phasedJobQueue`), so one write covers the round.
  */
+/** A fire's first delivery: what the tick sends, and what a log lists. */
+function isFirstFire(message: JobMessage): boolean {
+  return message.attempt === 1 && message.job.origin === 'schedule';
+}
+
 export function fireLoggingQueue(
   queue: JobQueue,
   store: Pick<JobStore, 'logFiresToSend'>,
@@ -16,8 +21,6 @@ export function fireLoggingQueue(
 ): JobQueue {
   return {
     async send(messages) {
-      const isFirstFire = (message: (typeof messages)[number]) =>
-        message.attempt === 1 && message.job.origin === 'schedule';
       const fires = messages.filter(isFirstFire);
       if (fires.length === 0) return queue.send(messages);
       const logged = await store.logFiresToSend(

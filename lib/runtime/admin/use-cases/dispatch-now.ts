@@ -1,7 +1,7 @@
 import type { Schedule } from '../../../core/model/schedule';
 import { dispatchLeasedSchedule } from '../../scheduling/dispatch';
+import { loggedDispatchDeps } from '../../scheduling/dispatch-deps';
 import { dispatchUnleasedSchedule } from '../../scheduling/dispatch-unleased';
-import { fireLoggingQueue } from '../../scheduling/fire-logging-queue';
 import type { ActionContext } from '../context';
 
 export interface DispatchNowOutcome {
@@ -33,13 +33,14 @@ export async function dispatchIfInsideWindow(
   let jobsSent: number;
   let finished: Schedule | undefined;
   try {
-    const dispatchDeps = {
+    const dispatchDeps = loggedDispatchDeps({
       scheduleStore: deps.scheduleStore,
-      queue: fireLoggingQueue(deps.queue, deps.jobStore, deps.clock),
+      jobStore: deps.jobStore,
+      queue: deps.queue,
       clock: deps.clock,
       random: deps.random,
       limits: deps.planLimits,
-    };
+    });
     let summary = await dispatchUnleasedSchedule(dispatchDeps, schedule);
     if (!summary) {
       const leased = await deps.scheduleStore.leaseSchedule(schedule.id, owner, now, deps.scheduleLeaseMs);
