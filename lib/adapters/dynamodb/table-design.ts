@@ -4,6 +4,8 @@
  * Rationale and per-operation costs: docs/adr/0001-table-design.md.
  */
 
+import { parseFireJobId } from '../../core/model/job-id';
+
 export type KeyType = 'S' | 'N';
 
 export interface KeyAttribute {
@@ -163,20 +165,11 @@ export const FIRE_JOB_PREFIX = 'FIRES#';
 const FIRE_SORT_PREFIX = 'JOB#';
 const FIRE_TIME_DIGITS = 16;
 
-/** A fire's job id as the tick writes it (`<schedule id>@<fire time>`, no leading zero), split; else undefined. */
-function fireJobIdParts(id: string): { scheduleId: string; fireTime: string } | undefined {
-  const match = /^(.+)@(0|[1-9]\d{0,15})$/.exec(id);
-  return match ? { scheduleId: match[1] ?? '', fireTime: match[2] ?? '' } : undefined;
-}
-
 /** The key of job `id`: a fire's under its schedule's partition, any other job's in a partition of its own. */
 export function jobKey(id: string): ItemKey {
-  const fire = fireJobIdParts(id);
+  const fire = parseFireJobId(id);
   if (!fire) return legacyJobKey(id);
-  return {
-    pk: `${FIRE_JOB_PREFIX}${fire.scheduleId}`,
-    sk: `${FIRE_SORT_PREFIX}${fire.fireTime.padStart(FIRE_TIME_DIGITS, '0')}`,
-  };
+  return { pk: `${FIRE_JOB_PREFIX}${fire.scheduleId}`, sk: fireJobSortKey(fire.fireTime) };
 }
 
 /** The schedule and fire time of job `id` when `jobKey` keeps it under its schedule, else undefined. */

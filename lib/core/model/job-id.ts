@@ -18,7 +18,8 @@ const JOB_ID_PATTERN = /^[A-Za-z0-9._:-]+(@[A-Za-z0-9._:-]+)?$/;
 export const MAX_JOB_ID_LENGTH = LIMITS.idLength * 2;
 export const JOB_ID_RULE = `must be a job id: at most ${MAX_JOB_ID_LENGTH} characters from letters, digits and . _ : -, with at most one @`;
 
-const FIRE_JOB_ID = /^(.+)@(\d+)$/;
+/** A fire time as `scheduleJobId` writes it: no leading zero, at most 16 digits (epoch ms, to the year 318857). */
+const FIRE_JOB_ID = /^(.+)@(0|[1-9]\d{0,15})$/;
 
 /** The deterministic id of the job for one fire time of a schedule. */
 export function scheduleJobId(scheduleId: string, fireTime: EpochMs): string {
@@ -30,7 +31,7 @@ export function runNowJobId(scheduleId: string, uniqueId: string): string {
   return `${scheduleId}@run-${uniqueId}`;
 }
 
-/** The schedule and fire time a fire's job id names; undefined for any other job id. */
+/** The schedule and fire time a fire's job id names (exactly as `scheduleJobId` writes it); undefined for any other job id. */
 export function parseFireJobId(jobId: string): { scheduleId: string; fireTime: EpochMs } | undefined {
   const match = FIRE_JOB_ID.exec(jobId);
   if (!match) return undefined;

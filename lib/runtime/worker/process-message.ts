@@ -69,18 +69,17 @@ async function processJob(
   // SQS delays at most LIMITS.maxQueueDelaySeconds and in whole seconds: a far-ahead job hops through the queue again,
   // and the sub-second rest is waited out here so the job starts at its time, not up to 1 s early (the tick
   // sends each fire at a phase that leaves tens of ms of it: SUNDIAL_SEND_PHASE_TOLERANCE_MS).
+  // What is sent again (or kept in the task's line) carries the fire's marks: a final fire still cleans
+  // up its schedule when it ends, a logged one still leaves the task's index out.
+  const message: JobMessageBody = {
+    job,
+    attempt,
+    ...(fire?.revision && { revision: fire.revision }),
+    ...(fire?.finalFire && { finalFire: true }),
+    ...(fire?.taskLogged && { taskLogged: true }),
+  };
   if (early > MAX_WAIT_MS)
-    return sendAgain(
-      ctx,
-      {
-        job,
-        attempt,
-        ...(fire?.revision && { revision: fire.revision }),
-        ...(fire?.taskLogged && { taskLogged: true as const }),
-        delaySeconds: queueDelaySeconds(job.runAt, clock.now()),
-      },
-      logger,
-    );
+    return sendAgain(ctx, { ...message, delaySeconds: queueDelaySeconds(job.runAt, clock.now()) }, logger);
   await waitUntil(ctx, job.runAt);
 
   const task = ctx.registry.get(job.task);
@@ -147,14 +146,6 @@ async function processJob(
     );
   }
 
-  // What the line keeps to re-send: a final fire keeps its mark, so its end still cleans up its schedule.
-  const message: JobMessageBody = {
-    job,
-    attempt,
-    ...(fire?.revision && { revision: fire.revision }),
-    ...(fire?.finalFire && { finalFire: true }),
-    ...(fire?.taskLogged && { taskLogged: true }),
-  };
   if (!limited && (await ctx.pausedTasks.isPaused(ctx.deps.jobStore, clock, job.task))) {
     logger.debug('the task is paused; the job waits in its line');
     return waitInLine(ctx, record, message, logger);

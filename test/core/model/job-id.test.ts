@@ -17,6 +17,17 @@ describe('job ids', () => {
     expect(parseFireJobId('report-2026-03')).toBeUndefined();
   });
 
+  it('reads as a fire only an id written by scheduleJobId (the DynamoDB key of the job depends on it)', () => {
+    expect(parseFireJobId('nightly@0')).toEqual({ scheduleId: 'nightly', fireTime: 0 });
+    expect(parseFireJobId('nightly@9007199254740991')).toEqual({
+      scheduleId: 'nightly',
+      fireTime: Number.MAX_SAFE_INTEGER,
+    });
+    expect(
+      ['nightly@007', 'nightly@10000000000000000', 'nightly@-1', 'nightly@1.5'].map(parseFireJobId),
+    ).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
   it('accepts ids of the id characters with at most one @ between two of them', () => {
     expect(['report-2026-03', 'a.b_c:d-e', 'nightly@1774771200000', 'nightly@run-0b7c'].map(isJobId)).toEqual(
       [true, true, true, true],

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { T0 } from '../support';
+import { jobRequest, sqsRecord, T0 } from '../support';
 import { recordFor, settle, workerHarness } from './harness';
 
 describe('worker: running jobs', () => {
@@ -149,6 +149,25 @@ describe('worker: running jobs', () => {
     expect(
       worker.queue.sent.map((message) => [message.job.id, message.attempt, message.delaySeconds]),
     ).toEqual([['far', 1, 300]]);
+  });
+
+  it('re-sends an early fire with every mark its message had (revision, final fire, task log)', async () => {
+    // Prepare: the last fire of a schedule, 5 minutes ahead, noted in its task's fire log
+    const worker = workerHarness({ echo: { handler: () => null } });
+    worker.clock.set(T0 - 300_500);
+    const fire = {
+      job: jobRequest('fire-1', { origin: 'schedule', scheduleId: 's-1', fireTime: T0, runAt: T0 }),
+      attempt: 1,
+      revision: { createdAt: T0 - 3_600_000, version: 2 },
+      finalFire: true as const,
+      taskLogged: true as const,
+    };
+
+    // Act
+    await worker.deliver([sqsRecord(fire)]);
+
+    // Assess: its end still removes the finished schedule, and its claim still leaves the task index out
+    expect(worker.queue.sent).toEqual([{ ...fire, delaySeconds: 300 }]);
   });
 
   it('finishes as abandoned an attempt that the retry policy no longer allows (sent by the reaper)', async () => {
