@@ -40,13 +40,20 @@ interface EntryFailure {
 /** The whole-call error of a batch whose messages add up to more than the queue allows. */
 const BATCH_TOO_LONG = 'BatchRequestTooLong';
 
+/** The messages by run time, earliest first (a stable sort: equal run times keep their order). */
+function earliestFirst(messages: readonly JobMessage[]): JobMessage[] {
+  return [...messages].sort((a, b) => a.job.runAt - b.job.runAt);
+}
+
 /** The queue's name: the last part of its URL (`…/<account>/<name>`) or ARN (`…:<account>:<name>`). */
 function queueName(urlOrArn: string): string {
   return urlOrArn.split(/[/:]/).pop() ?? '';
 }
 
 /**
- * The jobs queue on SQS, and the queue for critical jobs when there is one. Sends in batches of at most ten messages and `maxBatchBytes`; a batch the
+ * The jobs queue on SQS, and the queue for critical jobs when there is one. Sends in batches of at most ten messages and `maxBatchBytes`,
+ * earliest run time first (a tick's round holds each schedule's fires together: its soonest fires
+ * should not queue for sockets behind other schedules' later ones); a batch the
  * queue finds too long is split in halves down to single messages, so one message never blocks
  * others. An entry the service failed on its side is sent once more before it is reported as failed.
  * Throttling and 5xx of a whole call are retried by the SDK.
@@ -74,9 +81,11 @@ export class SqsJobQueue implements JobQueue {
 
   async send(messages: readonly JobMessage[]): Promise<{ failed: string[] }> {
     const byQueue = new Map<string, OutgoingMessage[]>();
-    for (const message of messages) {
+    for (const message of earliestFirst(messages)) {
       const queueUrl = this.queueUrlFor(message);
-      byQueue.set(queueUrl, [...(byQueue.get(queueUrl) ?? []), outgoingMessage(message)]);
+      const outgoing = byQueue.get(queueUrl) ?? [];
+      if (outgoing.length === 0) byQueue.set(queueUrl, outgoing);
+      outgoing.push(outgoingMessage(message));
     }
     const failed = await Promise.all(
       [...byQueue].flatMap(([queueUrl, outgoing]) =>

@@ -1,11 +1,17 @@
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type SendMessageBatchRequest, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollOnce } from '../../../lib/adapters/sqs/event-source';
 import { type SendFailure, SqsJobQueue } from '../../../lib/adapters/sqs/sqs-job-queue';
 import { decodeJobMessage } from '../../../lib/core/model/job-message';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
-import { createTestQueue, type LocalSqs, messagesInQueue, startLocalSqs } from '../../support/sqs';
+import {
+  createTestQueue,
+  type LocalSqs,
+  localSqsClient,
+  messagesInQueue,
+  startLocalSqs,
+} from '../../support/sqs';
 import { batchLimitedClient } from './batch-limited-client';
 
 let sqs: LocalSqs;
@@ -52,6 +58,11 @@ function jobIdsOf(bodies: readonly string[]): string[] {
     .map((body) => decodeJobMessage(body))
     .flatMap((result) => (result.ok ? [result.message.job.id] : []))
     .sort();
+}
+
+function runAtOf(body: string): number {
+  const decoded = decodeJobMessage(body);
+  return decoded.ok ? decoded.message.job.runAt : Number.NaN;
 }
 
 /** Receives until `expected` messages came; each receive waits up to `waitSeconds` for one to come up. */
@@ -107,6 +118,40 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
     expect(JSON.parse(bodies[0] ?? '{}').v).toBe(1);
     const ids = decoded.flatMap((result) => (result.ok ? [result.message.job.id] : []));
     expect(ids.sort()).toEqual(messages.map((sent) => sent.job.id).sort());
+  });
+
+  it('sends the earliest run times first when a send takes several requests', async () => {
+    // Prepare: three schedules' fires, each schedule's together (as a tick's round builds them)
+    const { queueUrl } = await createTestQueue(sqs.client);
+    const client = localSqsClient(sqs.endpoint);
+    const sentRunAts: number[][] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'SendMessageBatchCommand') {
+          const entries = (args.input as SendMessageBatchRequest).Entries ?? [];
+          sentRunAts.push(entries.map((entry) => runAtOf(entry.MessageBody ?? '')));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordSendOrder' },
+    );
+    const queue = new SqsJobQueue({ client, queueUrl });
+    const messages = ['a', 'b', 'c'].flatMap((scheduleId, offset) =>
+      Array.from({ length: 10 }, (_, index) => {
+        const sent = fire(scheduleId, index);
+        sent.job.runAt = 1_000 * (index * 3 + offset);
+        return sent;
+      }),
+    );
+
+    // Act
+    const { failed } = await queue.send(messages);
+
+    // Assess: the first request holds the ten soonest fires of all three schedules
+    expect(failed).toEqual([]);
+    expect(sentRunAts.flat()).toHaveLength(30);
+    expect(sentRunAts[0]).toEqual(Array.from({ length: 10 }, (_, n) => n * 1_000));
+    expect(sentRunAts.flat()).toEqual([...sentRunAts.flat()].sort((x, y) => x - y));
   });
 
   it('holds a message for its DelaySeconds', async () => {
