@@ -5,6 +5,7 @@ import {
   jobRequest,
   listedIds,
   MINUTE,
+  retryFirstAttempt,
   SECOND,
   type Store,
   type StoreFixture,
@@ -60,14 +61,7 @@ export function fireJobsContract(fixture: () => StoreFixture): void {
     }
     const retried = fire('s', T0 + 2 * SECOND);
     await store.claimJob({ job: retried, attempt: 1, owner: 'w', now: T0, leaseUntil: T0 + MINUTE });
-    await store.retryJob({
-      jobId: retried.id,
-      owner: 'w',
-      failedAttempt: 1,
-      error: { type: 'Error', message: 'again' },
-      retryAt: T0 + MINUTE,
-      now: T0,
-    });
+    await retryFirstAttempt(store, retried.id, T0 + MINUTE);
     await run(jobRequest('s@run-a', { origin: 'schedule', scheduleId: 's', runAt: T0 + 4_500 }));
     await run(jobRequest('s@run-b', { origin: 'schedule', scheduleId: 's', runAt: T0 + 9_500 }));
     await run(fire('s2', T0 + 5 * SECOND));

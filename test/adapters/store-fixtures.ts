@@ -97,6 +97,18 @@ export function limitedClaim(id: string, limit: number, now = T0): ClaimJobInput
   };
 }
 
+/** Attempt 1 of `jobId` (claimed by owner `w` at T0) fails at T0 and is retried at `retryAt`. */
+export function retryFirstAttempt(store: Store, jobId: string, retryAt: number): Promise<unknown> {
+  return store.retryJob({
+    jobId,
+    owner: 'w',
+    failedAttempt: 1,
+    error: { type: 'Error', message: 'again' },
+    retryAt,
+    now: T0,
+  });
+}
+
 export const SUCCESS: JobResult = { outcome: 'success', startedAt: T0, finishedAt: T0 + SECOND, attempt: 1 };
 
 export function range(count: number): number[] {

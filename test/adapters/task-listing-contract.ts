@@ -5,6 +5,7 @@ import {
   jobRequest,
   listedIds,
   MINUTE,
+  retryFirstAttempt,
   SECOND,
   type Store,
   type StoreFixture,
@@ -56,14 +57,7 @@ export function taskListingContract(fixture: () => StoreFixture): void {
     const retried = fires[14] as JobRequest;
     await store.logFiresToSend([retried], T0);
     await claim(retried, { taskLogged: true });
-    await store.retryJob({
-      jobId: retried.id,
-      owner: 'w',
-      failedAttempt: 1,
-      error: { type: 'Error', message: 'again' },
-      retryAt: T0 + 10 * MINUTE,
-      now: T0,
-    });
+    await retryFirstAttempt(store, retried.id, T0 + 10 * MINUTE);
     await run(fire('c', T0 + 50 * SECOND));
     await store.logFiresToSend([fires[15] as JobRequest], T0);
     // One noted and then delivered by a message without the mark: in the log and in the index

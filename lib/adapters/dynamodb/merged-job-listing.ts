@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor, exactRecord, type Listing } from '../page-c
 import { epochMs } from './index-pages';
 import { isExpired, itemToJob } from './job-items';
 import type { StoreContext, StoredItem } from './store-context';
-import { type ItemKey, itemKeyString } from './table-design';
+import { type ItemKey, itemKeyString, jobIdFromKey } from './table-design';
 
 /**
  * A job in a listing: its place (listing time, then id) and its key; the item when read whole; and,
@@ -42,6 +42,40 @@ export interface ListingSource {
    * (for a job item or index entry: its own time).
    */
   floorAfter: (item: StoredItem) => number;
+}
+
+/** A listing's own partition `pk`, from sort key `skUpTo` down (all of it on a first page). */
+export function partitionUpTo(pk: string, skUpTo: string | undefined): ListingSource['query'] {
+  return {
+    KeyConditionExpression: skUpTo === undefined ? '#pk = :pk' : '#pk = :pk AND #sk <= :sk',
+    ExpressionAttributeNames: { '#pk': 'pk', ...(skUpTo !== undefined && { '#sk': 'sk' }) },
+    ExpressionAttributeValues: { ':pk': pk, ...(skUpTo !== undefined && { ':sk': skUpTo }) },
+  };
+}
+
+/**
+ * The jobs an index keyed by `attribute` and `runAt` holds for `value`, latest run time first (from
+ * `position` on): each entry lists its job at its run time.
+ */
+export function runAtIndexSource(
+  indexName: string,
+  attribute: string,
+  value: string,
+  position: ListingPosition | undefined,
+): ListingSource {
+  return {
+    query: {
+      IndexName: indexName,
+      KeyConditionExpression: position ? '#key = :key AND #runAt <= :t' : '#key = :key',
+      ExpressionAttributeNames: { '#key': attribute, ...(position && { '#runAt': 'runAt' }) },
+      ExpressionAttributeValues: { ':key': value, ...(position && { ':t': position.t }) },
+    },
+    entriesOf: (entry) => {
+      const key = keyOfItem(entry);
+      return [{ time: Number(entry.runAt), id: jobIdFromKey(key), key }];
+    },
+    floorAfter: (entry) => Number(entry.runAt),
+  };
 }
 
 /** Latest listing time first; the same time in id order (as the memory store). */

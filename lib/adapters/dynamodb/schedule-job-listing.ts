@@ -3,7 +3,14 @@ import type { Job } from '../../core/model/job';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { JobFilter } from '../../core/ports/job-store';
 import { jobListing } from '../page-cursor';
-import { keyOfItem, type ListingPosition, type ListingSource, mergedJobPage } from './merged-job-listing';
+import {
+  keyOfItem,
+  type ListingPosition,
+  type ListingSource,
+  mergedJobPage,
+  partitionUpTo,
+  runAtIndexSource,
+} from './merged-job-listing';
 import type { StoreContext } from './store-context';
 import {
   FIRE_JOB_PREFIX,
@@ -30,40 +37,20 @@ export function listScheduleJobs(
     page,
     now,
     matches,
-    sources: (position) => [firesOf(filter.scheduleId, position), indexedOf(filter.scheduleId, position)],
+    sources: (position) => [
+      firesOf(filter.scheduleId, position),
+      runAtIndexSource(INDEX_NAMES.jobsBySchedule, 'scheduleId', filter.scheduleId, position),
+    ],
   });
 }
 
 function firesOf(scheduleId: string, position: ListingPosition | undefined): ListingSource {
   return {
-    query: {
-      KeyConditionExpression: position ? '#pk = :pk AND #sk <= :sk' : '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': 'pk', ...(position && { '#sk': 'sk' }) },
-      ExpressionAttributeValues: {
-        ':pk': `${FIRE_JOB_PREFIX}${scheduleId}`,
-        ...(position && { ':sk': fireJobSortKey(position.t) }),
-      },
-    },
+    query: partitionUpTo(`${FIRE_JOB_PREFIX}${scheduleId}`, position && fireJobSortKey(position.t)),
     entriesOf: (item) => {
       const key = keyOfItem(item);
       return [{ time: fireTimeOfSortKey(key.sk), id: jobIdFromKey(key), key, item }];
     },
     floorAfter: (item) => fireTimeOfSortKey(String(item.sk)),
-  };
-}
-
-function indexedOf(scheduleId: string, position: ListingPosition | undefined): ListingSource {
-  return {
-    query: {
-      IndexName: INDEX_NAMES.jobsBySchedule,
-      KeyConditionExpression: position ? '#s = :s AND #runAt <= :t' : '#s = :s',
-      ExpressionAttributeNames: { '#s': 'scheduleId', ...(position && { '#runAt': 'runAt' }) },
-      ExpressionAttributeValues: { ':s': scheduleId, ...(position && { ':t': position.t }) },
-    },
-    entriesOf: (entry) => {
-      const key = keyOfItem(entry);
-      return [{ time: Number(entry.runAt), id: jobIdFromKey(key), key }];
-    },
-    floorAfter: (entry) => Number(entry.runAt),
   };
 }

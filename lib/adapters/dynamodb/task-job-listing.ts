@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import { scheduleJobId } from '../../core/model/job-id';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { JobFilter } from '../../core/ports/job-store';
 import { jobListing } from '../page-cursor';
@@ -10,9 +11,15 @@ import {
   fireLogSortKeyUpTo,
   firesOfLogItem,
 } from './fire-log';
-import { keyOfItem, type ListingPosition, type ListingSource, mergedJobPage } from './merged-job-listing';
+import {
+  type ListingPosition,
+  type ListingSource,
+  mergedJobPage,
+  partitionUpTo,
+  runAtIndexSource,
+} from './merged-job-listing';
 import type { StoreContext } from './store-context';
-import { INDEX_NAMES, jobIdFromKey, jobKey } from './table-design';
+import { INDEX_NAMES, jobKey } from './table-design';
 
 /**
  * The jobs of a task, latest first: its fires' jobs from the task's fire log (by fire time: no index
@@ -33,42 +40,22 @@ export function listTaskJobs(
     page,
     now,
     matches,
-    sources: (position) => [loggedFiresOf(filter.task, position), indexedOf(filter.task, position)],
+    sources: (position) => [
+      loggedFiresOf(filter.task, position),
+      runAtIndexSource(INDEX_NAMES.jobsByTask, 'task', filter.task, position),
+    ],
   });
 }
 
 function loggedFiresOf(task: string, position: ListingPosition | undefined): ListingSource {
   return {
-    query: {
-      KeyConditionExpression: position ? '#pk = :pk AND #sk <= :sk' : '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': 'pk', ...(position && { '#sk': 'sk' }) },
-      ExpressionAttributeValues: {
-        ':pk': fireLogPartition(task),
-        ...(position && { ':sk': fireLogSortKeyUpTo(position.t) }),
-      },
-    },
+    query: partitionUpTo(fireLogPartition(task), position && fireLogSortKeyUpTo(position.t)),
     entriesOf: (item) =>
       firesOfLogItem(item).map(({ scheduleId, fireTime }) => {
-        const id = `${scheduleId}@${fireTime}`;
+        const id = scheduleJobId(scheduleId, fireTime);
         return { time: fireTime, id, key: jobKey(id), accepts: (job) => job.runAt === undefined };
       }),
     // Later items of the same minute may hold any time in it.
     floorAfter: (item) => bucketOfLogItem(item) + FIRE_LOG_BUCKET_MS - 1,
-  };
-}
-
-function indexedOf(task: string, position: ListingPosition | undefined): ListingSource {
-  return {
-    query: {
-      IndexName: INDEX_NAMES.jobsByTask,
-      KeyConditionExpression: position ? '#task = :task AND #runAt <= :t' : '#task = :task',
-      ExpressionAttributeNames: { '#task': 'task', ...(position && { '#runAt': 'runAt' }) },
-      ExpressionAttributeValues: { ':task': task, ...(position && { ':t': position.t }) },
-    },
-    entriesOf: (entry) => {
-      const key = keyOfItem(entry);
-      return [{ time: Number(entry.runAt), id: jobIdFromKey(key), key }];
-    },
-    floorAfter: (entry) => Number(entry.runAt),
   };
 }

@@ -9,7 +9,7 @@ import { FIRE_LOG_RETENTION_MS } from '../../../lib/adapters/dynamodb/fire-log';
 import { INDEX_NAMES } from '../../../lib/adapters/dynamodb/table-design';
 import type { ClaimJobInput, JobRequest } from '../../../lib/core/ports/job-store';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
-import { DAY, fireRequest, jobRequest, MINUTE, SUCCESS, T0 } from '../store-fixtures';
+import { DAY, fireRequest, jobRequest, MINUTE, retryFirstAttempt, SUCCESS, T0 } from '../store-fixtures';
 
 const fire = fireRequest;
 
@@ -84,14 +84,7 @@ describe("a task's fire log in DynamoDB (ADR 0001): fires listed by task without
     const retried = fire('retried', T0);
     await store.logFiresToSend([retried], T0);
     await claim(retried, { taskLogged: true });
-    await store.retryJob({
-      jobId: retried.id,
-      owner: 'w',
-      failedAttempt: 1,
-      error: { type: 'Error', message: 'again' },
-      retryAt: T0 + MINUTE,
-      now: T0,
-    });
+    await retryFirstAttempt(store, retried.id, T0 + MINUTE);
     await claim({ ...retried, runAt: T0 + MINUTE }, { attempt: 2, owner: 'w2' });
 
     expect(await taskIndexEntries('send-report')).not.toContainEqual(
