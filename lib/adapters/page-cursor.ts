@@ -27,11 +27,7 @@ export function decodeCursor<Position>(
   readPosition: (value: unknown) => Position | undefined,
 ): Position | undefined {
   if (cursor === undefined) return undefined;
-  const parsed = parse(cursor);
-  const position =
-    isRecord(parsed) && Object.keys(parsed).length === 2 && parsed.l === listingTag(listing)
-      ? readPosition(parsed.p)
-      : undefined;
+  const position = cursorPosition(cursor, listing, readPosition);
   if (position === undefined) {
     throw ValidationError.single(
       'cursor',
@@ -39,6 +35,18 @@ export function decodeCursor<Position>(
     );
   }
   return position;
+}
+
+/** The position in `cursor` when it is one of `listing` that `readPosition` accepts; otherwise undefined. */
+export function cursorPosition<Position>(
+  cursor: string,
+  listing: Listing,
+  readPosition: (value: unknown) => Position | undefined,
+): Position | undefined {
+  const parsed = parse(cursor);
+  return isRecord(parsed) && Object.keys(parsed).length === 2 && parsed.l === listingTag(listing)
+    ? readPosition(parsed.p)
+    : undefined;
 }
 
 /** A reader for positions that are objects with exactly these fields, each passing its check. */

@@ -63,11 +63,23 @@ export function durationSeconds(text: string): number | undefined {
   return UNIT_SECONDS.reduce((total, unit, index) => total + Number(match[index + 1] ?? 0) * unit, 0);
 }
 
+/** The longest duration a flag takes (100 years): a date that far from now is still one JavaScript can show. */
+const MAX_DURATION_SECONDS = 100 * 365 * 86_400;
+const TOO_LONG = 'Too long; at most 100 years (5200w).';
+
 /** `--in 10m`: a delay in seconds. */
 export function delaySeconds(text: string): number {
   const seconds = durationSeconds(text);
   if (seconds === undefined) throw new InvalidArgumentError('Not a duration; use e.g. 30s, 10m or 2h.');
+  if (seconds > MAX_DURATION_SECONDS) throw new InvalidArgumentError(TOO_LONG);
   return seconds;
+}
+
+/** `--since 24h` (that long ago) or an instant: a duration is checked here, an instant by the admin API. */
+export function sinceValue(text: string): string {
+  const seconds = durationSeconds(text);
+  if (seconds !== undefined && seconds > MAX_DURATION_SECONDS) throw new InvalidArgumentError(TOO_LONG);
+  return text;
 }
 
 /**

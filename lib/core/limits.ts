@@ -17,6 +17,11 @@ export const LIMITS = {
   tagLength: 64,
   /** Jobs in one `add_jobs` call. */
   bulkJobs: 1_000,
+  /**
+   * A trigger, as UTF-8 JSON: room for 100 `or` children of long cron expressions, and a bound on what
+   * 100 children nested 8 deep could otherwise reach (far past a 400 KB item).
+   */
+  triggerBytes: 32 * 1024,
   /** A cron expression: listing every value of every field by hand takes about 530, real ones far fewer. */
   cronExpressionLength: 512,
   /** The longest an SQS message can be delayed; jobs due later wait in the store (parked). */

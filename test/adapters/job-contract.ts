@@ -14,6 +14,7 @@ import {
   SECOND,
   type Store,
   type StoreFixture,
+  SUCCESS,
   T0,
 } from './store-fixtures';
 
@@ -389,6 +390,33 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect(kept).toMatchObject({ status: 'kept', job: { payload: 1 } });
     expect(parked.map((job) => job.id)).toEqual(['adhoc']);
     expect(replaced).toMatchObject({ status: 'replaced', job: { payload: 4 } });
+  });
+
+  it('refuses an id whose result is still visible, up to the millisecond its expiry passes', async () => {
+    const finishAt = async (id: string) => {
+      await store.createJob({
+        job: jobRequest(id),
+        conflictPolicy: 'exception',
+        now: T0,
+        parkUntilDue: false,
+      });
+      await store.claimJob({ job: jobRequest(id), attempt: 1, owner: 'w', now: T0, leaseUntil: T0 + MINUTE });
+      await store.finishJob({ jobId: id, owner: 'w', result: SUCCESS, expiresAt: T0 + 10 * SECOND });
+    };
+    await finishAt('x');
+    const add = (now: number) =>
+      store.createJob({
+        job: jobRequest('x', { payload: 2 }),
+        conflictPolicy: 'exception',
+        now,
+        parkUntilDue: false,
+      });
+
+    // 9.5 s: still visible, so the id is taken; at 10 s the result has expired and the id is free again
+    expect(await store.getJob('x', T0 + 9_500)).toMatchObject({ status: 'success' });
+    expect(await failure(add(T0 + 9_500))).toBeInstanceOf(ConflictingIdError);
+    expect(await store.getJob('x', T0 + 10 * SECOND)).toBeUndefined();
+    expect(await add(T0 + 10 * SECOND)).toMatchObject({ status: 'added', job: { payload: 2 } });
   });
 
   it('gives a slot back when a limited job finishes, and refuses claims past the limit', async () => {

@@ -118,6 +118,20 @@ export function scheduleContract(fixture: () => StoreFixture): void {
     expect(unknown).toBeInstanceOf(ScheduleNotFoundError);
   });
 
+  it('keeps a payload updated to null as null: a payload is any JSON', async () => {
+    await store.addSchedule({
+      schedule: definition('p'),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+
+    const updated = await store.updateSchedule('p', { payload: null }, T0 + MINUTE, T0 + 1);
+
+    expect(updated).toHaveProperty('payload', null);
+    expect(await store.getSchedule('p')).toHaveProperty('payload', null);
+  });
+
   it('takes a paused schedule out of the due index and puts it back on resume', async () => {
     await store.addSchedule({
       schedule: definition('s'),

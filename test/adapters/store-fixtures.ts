@@ -58,9 +58,10 @@ export async function listedIds(
   filter: Parameters<JobStore['listJobs']>[0],
   limit: number,
   now = T0,
+  from?: string,
 ): Promise<string[]> {
   const ids: string[] = [];
-  let cursor: string | undefined;
+  let cursor: string | undefined = from;
   do {
     const page = await store.listJobs(filter, { limit, cursor }, now);
     if (page.items.length > limit)

@@ -97,6 +97,38 @@ export function taskListingContract(fixture: () => StoreFixture): void {
     expect(await collect({ task: 'other' }, 5)).toEqual([moved.id]);
   });
 
+  it('keeps a fire cancelled between pages at its fire time, so paging on still lists it once', async () => {
+    const retried = fire('s', T0);
+    await store.logFiresToSend([retried], T0);
+    await claim(retried, { taskLogged: true });
+    await retryFirstAttempt(store, retried.id, T0 + 2 * MINUTE);
+    // A queued fire cancelled before any claim, its message carrying a jittered run time
+    const queued = fire('q', T0 + SECOND, { runAt: T0 + 40 * MINUTE });
+    await store.logFiresToSend([queued], T0);
+    for (const [id, at] of [
+      ['mid', T0 + 30 * MINUTE],
+      ['new', T0 + 50 * MINUTE],
+    ] as const) {
+      await store.createJob({
+        job: jobRequest(id, { runAt: at }),
+        conflictPolicy: 'exception',
+        now: at,
+        parkUntilDue: false,
+      });
+    }
+    const now = T0 + 60 * MINUTE;
+    const first = await store.listJobs({ task: 'send-report' }, { limit: 1 }, now);
+    // `cancel_job` passes no request for a job the store holds, and the message's request for one it does not
+    await store.cancelJob(retried.id, now, now + 10 * MINUTE);
+    await store.cancelJob(queued.id, now, now + 10 * MINUTE, queued);
+    const ids = first.items.map((job) => job.id);
+    if (first.cursor !== undefined)
+      ids.push(...(await listedIds(store, { task: 'send-report' }, 1, now, first.cursor)));
+
+    expect(ids).toEqual(['new', 'mid', queued.id, retried.id]);
+    expect(await listedIds(store, { task: 'send-report' }, 10, now)).toEqual(ids);
+  });
+
   it("narrows a task's listing by status and metadata", async () => {
     const done = fire('s', T0, { metadata: { tenant: 'acme' } });
     const running = fire('s', T0 + SECOND, { metadata: { tenant: 'acme' } });

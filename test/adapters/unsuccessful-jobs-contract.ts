@@ -104,11 +104,17 @@ export function unsuccessfulJobsContract(fixture: () => StoreFixture): void {
     expect(await ids({ status: 'cancelled' }, 50, T0 + 2 * SECOND)).toEqual([]);
   });
 
-  it('refuses a status alone that is not an unsuccessful ending, and a range with a task', async () => {
+  it('refuses a status alone that is not an unsuccessful ending, a range with a task, and an empty range', async () => {
     const errors = [
       await failure(store.listJobs({ status: 'success' }, { limit: 5 }, T0)),
       await failure(store.listJobs({}, { limit: 5 }, T0)),
       await failure(store.listJobs({ task: 'alpha', finishedFrom: T0 }, { limit: 5 }, T0)),
+      await failure(
+        store.listJobs({ status: 'error', finishedFrom: T0, finishedBefore: T0 }, { limit: 5 }, T0),
+      ),
+      await failure(
+        store.listJobs({ status: 'error', finishedFrom: T0 + 1, finishedBefore: T0 }, { limit: 5 }, T0),
+      ),
     ];
 
     for (const error of errors) expect(error).toBeInstanceOf(ValidationError);

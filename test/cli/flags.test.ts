@@ -36,6 +36,18 @@ describe('sundial rejects a wrong command line with exit code 2, naming the flag
       "error: option '--in <duration>' argument 'soon' is invalid. Not a duration; use e.g. 30s, 10m or 2h.",
     ],
     [
+      ['jobs', 'add', '--task', 'echo', '--in', '100000000d'],
+      "error: option '--in <duration>' argument '100000000d' is invalid. Too long; at most 100 years (5200w).",
+    ],
+    [
+      ['jobs', 'list', '--status', 'error', '--since', '1000000000d'],
+      "error: option '--since <when>' argument '1000000000d' is invalid. Too long; at most 100 years (5200w).",
+    ],
+    [
+      ['jobs', 'count', '--since', '1000000000d'],
+      "error: option '--since <when>' argument '1000000000d' is invalid. Too long; at most 100 years (5200w).",
+    ],
+    [
       ['schedules', 'add', '--task', 'echo', '--every', '1m', '--timezone', 'UTC'],
       'error: --timezone: only applies to --cron',
     ],

@@ -167,7 +167,12 @@ export async function cancelJob(
       `if_not_exists(${expressions.name(attribute)}, ${expressions.value(value)})`,
     );
   };
-  const known = request ? requestAttributes(request) : { runAt: now };
+  // A fire keeps its place in its task's listing (by fire time, as `finishJob` keeps it): never `now`.
+  const fire = keptFireOf(id);
+  const known = {
+    ...(request && requestAttributes(request)),
+    runAt: fire?.fireTime ?? request?.runAt ?? now,
+  };
   for (const [attribute, value] of Object.entries(known)) keepOrSet(attribute, value);
   keepOrSet('createdAt', now);
   keepOrSet('attempt', 0);

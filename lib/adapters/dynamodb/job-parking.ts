@@ -8,14 +8,7 @@ import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
 import { isExpired, itemToJob, newJobItem } from './job-items';
 import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
-import {
-  jobKey,
-  RESULT_EXPIRY_ATTRIBUTE,
-  shardKeys,
-  shardOf,
-  TTL_ATTRIBUTE,
-  ttlSeconds,
-} from './table-design';
+import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } from './table-design';
 
 /**
  * Records a job accepted by the admin API (status `queued`), parked in the due index when it waits
@@ -36,7 +29,8 @@ export async function createJob(
   }
   const job = itemToJob(item);
   const expressions = new Expressions();
-  const now = expressions.value(ttlSeconds(input.now));
+  // Reads take an expiry (whole seconds) as passed once `expiry * 1000 <= now`: the same test, in seconds.
+  const now = expressions.value(Math.floor(input.now / 1000));
   // An ended job's result expires before its dedupe record: only a schedule fire's id stays taken until the record ends.
   const free =
     `attribute_not_exists(pk) OR ${expressions.name(TTL_ATTRIBUTE)} <= ${now}` +

@@ -35,8 +35,8 @@ import { pageAfter } from './memory-pages';
  * The in-memory reference `ScheduleStore`: the same contract as the DynamoDB store (one suite checks
  * both), for fast unit tests of the runtime. Every method is atomic (no awaits inside).
  */
-/** Schedule fields whose "none" is `null` rather than absent. */
-const NULL_VALUED_FIELDS: ReadonlySet<string> = new Set(['misfireGraceSeconds', 'maxRuns']);
+/** Schedule fields for which `null` is a value to store, not a request to clear the field. */
+const NULL_VALUED_FIELDS: ReadonlySet<string> = new Set(['misfireGraceSeconds', 'maxRuns', 'payload']);
 
 export class MemoryScheduleStore extends MemoryDueShardLeases implements ScheduleStore {
   private readonly schedules = new Map<string, Schedule>();

@@ -17,6 +17,7 @@ import {
   numberField,
   policyValue,
   secondsField,
+  sinceValue,
 } from '../option-values';
 import { metadataEntry, OVERRIDE_FIELD_FLAGS, overrideFields, withOverrideOptions } from './override-options';
 
@@ -153,7 +154,11 @@ finish first; --since (an instant, or a duration ago: 24h) and --until narrow th
         'only jobs with this metadata entry (repeat: all must match)',
         metadataEntry,
       )
-      .option('--since <when>', 'with --status alone: finished at or after this instant, or this long ago')
+      .option(
+        '--since <when>',
+        'with --status alone: finished at or after this instant, or this long ago',
+        sinceValue,
+      )
       .option('--until <ISO>', 'with --status alone: finished before this instant')
       .option('--limit <n>', 'page size, 1-500 (default: 50)', numberField)
       .option('--cursor <c>', "the next page, from the previous page's cursor")
@@ -270,7 +275,7 @@ run from then on.`,
   declare: (command) =>
     command
       .option('--task <task>', 'only this task (default: every task)')
-      .option('--since <when>', 'only jobs that run at or after this instant, or this long ago')
+      .option('--since <when>', 'only jobs that run at or after this instant, or this long ago', sinceValue)
       .option('--max-jobs <n>', 'count at most this many newest jobs per task, 1-5000', numberField),
   async execute({ options, io, admin, print }) {
     const request = definedFields({

@@ -127,7 +127,7 @@ export function scheduleOfRequest(
     id: resolved.id,
     task: params.task,
     trigger: resolved.trigger,
-    payload: params.payload ?? DEFAULT_PAYLOAD,
+    payload: params.payload === undefined ? DEFAULT_PAYLOAD : params.payload,
     coalesce: params.coalesce ?? 'latest',
     misfireGraceSeconds:
       params.misfire_grace_seconds === undefined

@@ -207,6 +207,13 @@ export function checkJobFilter(filter: JobFilter): void {
   if (byOwner && ranged) {
     throw ValidationError.single('filter', 'a finish time range narrows only a listing by status alone');
   }
+  if (
+    filter.finishedFrom !== undefined &&
+    filter.finishedBefore !== undefined &&
+    filter.finishedBefore <= filter.finishedFrom
+  ) {
+    throw ValidationError.single('filter', 'finishedBefore must be later than finishedFrom');
+  }
   if (!byOwner && (filter.status === undefined || !isUnsuccessfulOutcome(filter.status))) {
     throw ValidationError.single(
       'filter',

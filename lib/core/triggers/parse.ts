@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors';
+import { jsonByteLength, LIMITS } from '../limits';
 import { parseWithIssues } from '../validation/zod-issues';
 import { type TriggerSpec, triggerSchema } from './schema';
 
@@ -23,6 +24,13 @@ export function parseTrigger(input: unknown, path = 'trigger'): TriggerSpec {
     throw ValidationError.single(
       tooDeep,
       `and/or triggers may nest at most ${MAX_NESTING_DEPTH} levels deep`,
+    );
+  }
+  const bytes = jsonByteLength(input);
+  if (bytes > LIMITS.triggerBytes) {
+    throw ValidationError.single(
+      path,
+      `must be at most ${LIMITS.triggerBytes / 1024} KB as JSON (this one is ${Math.ceil(bytes / 1024)} KB)`,
     );
   }
   const parsed = parseWithIssues(triggerSchema, input, path);

@@ -191,6 +191,23 @@ describe('parseTrigger rejects', () => {
     );
   });
 
+  it('larger than 32 KB as JSON, though within the children and nesting limits', () => {
+    const date = (n: number) => ({
+      type: 'date',
+      run_at: new Date(Date.UTC(2027, 0, 1, 0, 0, n)).toISOString(),
+    });
+    const or = (children: unknown[]) => ({ type: 'or', triggers: children });
+    const huge = or(
+      Array.from({ length: 100 }, (_, i) => or(Array.from({ length: 100 }, (_, j) => date(i * 100 + j)))),
+    );
+    expect(problems(huge)).toEqual(['trigger: must be at most 32 KB as JSON (this one is 511 KB)']);
+    // 100 children of the longest cron expressions still fit
+    const longCron = `${Array.from({ length: 60 }, (_, i) => i).join(',')} * * * *`;
+    expect(() =>
+      parseTrigger(or(Array.from({ length: 100 }, () => ({ type: 'cron', expression: longCron })))),
+    ).not.toThrow();
+  });
+
   it('as a ValidationError with code invalid_input', () => {
     expect(() => parseTrigger({ type: 'interval' })).toThrow(
       expect.objectContaining({ code: 'invalid_input', name: 'ValidationError' }),

@@ -255,3 +255,36 @@ describe('add_schedule', () => {
     });
   });
 });
+
+describe('payload: null', () => {
+  it('is stored as sent, not replaced by the default {} (add_job, add_schedule, update_schedule)', async () => {
+    const h = createHarness();
+    const job = await h.ok<{ job: { payload: unknown } }>({
+      action: 'add_job',
+      task: 'cleanup',
+      job_id: 'n',
+      payload: null,
+    });
+    const added = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 's',
+      task: 'cleanup',
+      trigger: nightlyBerlin,
+      payload: null,
+    });
+    expect(job.job.payload).toBeNull();
+    expect(added.schedule.payload).toBeNull();
+    expect(h.queue.messages.at(-1)?.job.payload).toBeNull();
+
+    await h.ok({
+      action: 'add_schedule',
+      id: 't',
+      task: 'cleanup',
+      trigger: nightlyBerlin,
+      payload: { a: 1 },
+    });
+    await h.ok({ action: 'update_schedule', id: 't', payload: null });
+    const updated = await h.ok<ScheduleResult>({ action: 'get_schedule', id: 't' });
+    expect(updated.schedule).toHaveProperty('payload', null);
+  });
+});

@@ -186,3 +186,45 @@ describe('cancel_job', () => {
     expect(h.writes).toEqual([]);
   });
 });
+
+describe('list_jobs input that a store would refuse', () => {
+  it.each([
+    ['equal', '2026-03-02T09:00:00Z', '2026-03-02T09:00:00Z'],
+    ['earlier', '2026-03-02T10:00:00Z', '2026-03-02T09:00:00Z'],
+  ])('until %s to since is invalid input naming until', async (_, since, until) => {
+    const h = createHarness();
+    const error = errorOf(await h.call({ action: 'list_jobs', status: 'error', since, until }));
+    expect(error.code).toBe('invalid_input');
+    expect(error.details).toEqual([
+      { path: 'until', message: `must be later than since (${since.replace('Z', '.000Z')})` },
+    ]);
+  });
+
+  it('a cursor from the queued fires of one listing pages no other schedule or filter', async () => {
+    const h = createHarness();
+    const every30s = { type: 'interval', seconds: 30 };
+    await h.ok({ action: 'add_schedule', id: 'a', task: 'cleanup', trigger: every30s });
+    await h.ok({ action: 'add_schedule', id: 'b', task: 'cleanup', trigger: every30s });
+    const page = await h.ok<{ cursor: string | null }>({ action: 'list_jobs', schedule_id: 'a', limit: 2 });
+    expect(page.cursor).not.toBeNull();
+    const next = await h.ok<{ jobs: unknown[] }>({
+      action: 'list_jobs',
+      schedule_id: 'a',
+      limit: 2,
+      cursor: page.cursor,
+    });
+    expect(next.jobs.length).toBeGreaterThan(0);
+
+    for (const other of [
+      { schedule_id: 'b' },
+      { schedule_id: 'a', metadata: { tenant: 'acme' } },
+      { schedule_id: 'a', status: 'queued' },
+    ]) {
+      const error = errorOf(await h.call({ action: 'list_jobs', ...other, limit: 2, cursor: page.cursor }));
+      expect(error.code).toBe('invalid_input');
+      expect(error.details).toEqual([
+        { path: 'cursor', message: expect.stringContaining('is not a cursor of this listing') },
+      ]);
+    }
+  });
+});

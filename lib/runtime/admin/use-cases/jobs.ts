@@ -104,7 +104,7 @@ export function checkedJobRequest(
     job: {
       id: params.job_id ?? context.newId(),
       task: registered.id,
-      payload: params.payload ?? DEFAULT_PAYLOAD,
+      payload: params.payload === undefined ? DEFAULT_PAYLOAD : params.payload,
       origin: 'direct',
       scheduleId: null,
       fireTime: null,
@@ -154,6 +154,9 @@ export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
     if (byOwner && raw[field] !== undefined) {
       check.problem(field, `narrows only ${statusAlone} (by finish time); leave out schedule_id and task`);
     }
+  }
+  if (parsed?.since !== undefined && parsed.until !== undefined && parsed.until <= parsed.since) {
+    check.problem('until', `must be later than since (${new Date(parsed.since).toISOString()})`);
   }
   const { params } = check.valid({ params: parsed });
   const page = await listJobsWithDispatchedFires(

@@ -1,3 +1,4 @@
+import { cursorPosition, encodeCursor, exactRecord, jobListing } from '../../../adapters/page-cursor';
 import type { Job } from '../../../core/model/job';
 import { matchesMetadata } from '../../../core/model/metadata';
 import type { Page, PageRequest } from '../../../core/model/page';
@@ -20,7 +21,7 @@ export async function listJobsWithDispatchedFires(
 ): Promise<Page<Job>> {
   const { jobStore, scheduleStore } = context.deps;
   const fromStore = (request: PageRequest) => jobStore.listJobs(filter, request, context.now);
-  const firesCursor = page.cursor === undefined ? undefined : decodeFiresCursor(page.cursor);
+  const firesCursor = page.cursor === undefined ? undefined : decodeFiresCursor(page.cursor, filter);
   const withFires =
     filter.scheduleId !== undefined &&
     (filter.status === undefined || filter.status === 'queued') &&
@@ -47,7 +48,7 @@ export async function listJobsWithDispatchedFires(
     const next = fires.length > limit ? undefined : await fromStore({ limit: 1 });
     const more = next === undefined || next.items.length > 0 || next.cursor !== undefined;
     const last = shown.at(-1)?.fireTime ?? 0;
-    return more ? { items: shown, cursor: encodeFiresCursor(last) } : { items: shown };
+    return more ? { items: shown, cursor: encodeFiresCursor(last, filter) } : { items: shown };
   }
   const stored = await fromStore({ limit: limit - fires.length });
   return { ...stored, items: [...fires, ...stored.items] };
@@ -75,18 +76,15 @@ async function recordedJobIds(
   return ids;
 }
 
-function encodeFiresCursor(firesBefore: number): string {
-  return Buffer.from(JSON.stringify({ firesBefore })).toString('base64url');
+/** Bound to the listing as the store's cursors are; its position (`{ firesBefore }`) tells the two apart. */
+function encodeFiresCursor(firesBefore: number, filter: JobFilter): string {
+  return encodeCursor(jobListing(filter), { firesBefore });
 }
 
-/** The fire time a cursor of ours continues before; undefined for any other cursor (the store's). */
-function decodeFiresCursor(cursor: string): number | undefined {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Object.keys(parsed).length !== 1) return undefined;
-    const { firesBefore } = parsed as { firesBefore?: unknown };
-    return Number.isSafeInteger(firesBefore) ? (firesBefore as number) : undefined;
-  } catch {
-    return undefined;
-  }
+/** The fire time a cursor of ours continues before; undefined for any other cursor (the store checks those). */
+function decodeFiresCursor(cursor: string, filter: JobFilter): number | undefined {
+  const position = cursorPosition(cursor, jobListing(filter), readFiresPosition);
+  return position?.firesBefore as number | undefined;
 }
+
+const readFiresPosition = exactRecord({ firesBefore: Number.isSafeInteger });
