@@ -146,6 +146,7 @@ async function readAndAdvance(dynamo: BenchDynamo, count: number, ticks: number)
         const outcome = await store.advanceSchedule({
           id: schedule.id,
           seenVersion: schedule.version,
+          seenCreatedAt: schedule.createdAt,
           seenNextFireAt: schedule.nextFireAt,
           nextFireAt: T0 + 3_600_000,
           firesDispatched: 1,

@@ -22,6 +22,7 @@ export function scheduleAdvanceContract(fixture: () => StoreFixture): void {
     store.advanceSchedule({
       id,
       seenVersion: 1,
+      seenCreatedAt: T0,
       seenNextFireAt: T0 + 10 * SECOND,
       nextFireAt: T0 + 95 * SECOND,
       lastFireAt: T0 + 90 * SECOND,
@@ -102,6 +103,28 @@ export function scheduleAdvanceContract(fixture: () => StoreFixture): void {
 
     expect([first, retried]).toEqual(['advanced', 'advanced']);
     expect(await store.getSchedule('s')).toMatchObject({ nextFireAt: T0 + 95 * SECOND, runs: 2, version: 1 });
+  });
+
+  it('refuses an advance planned from a schedule removed since, when another is added under its id at the same version and next fire', async () => {
+    await add('s', T0 + 10 * SECOND);
+    await store.removeSchedule('s');
+    await store.addSchedule({
+      schedule: definition('s', { payload: 'the new one' }),
+      nextFireAt: T0 + 10 * SECOND,
+      conflictPolicy: 'exception',
+      now: T0 + 1,
+    });
+
+    const outcome = await advance('s');
+
+    expect(outcome).toBe('gone');
+    expect(await store.getSchedule('s')).toMatchObject({
+      payload: 'the new one',
+      version: 1,
+      nextFireAt: T0 + 10 * SECOND,
+      lastFireAt: null,
+      runs: 0,
+    });
   });
 
   it('refuses an advance after the schedule changed, was paused, removed, or leased, and writes nothing', async () => {

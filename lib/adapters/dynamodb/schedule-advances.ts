@@ -37,8 +37,8 @@ export async function readDueSchedules(
 }
 
 /**
- * Writes the next and last fire times in one conditional update: next fire time and version as read,
- * and no live lease (a tick on the leased path owns the schedule until it releases it).
+ * Writes the next and last fire times in one conditional update: next fire time, version and creation
+ * time as read, and no live lease (a tick on the leased path owns the schedule until it releases it).
  */
 export async function advanceSchedule(
   context: StoreContext,
@@ -53,6 +53,7 @@ export async function advanceSchedule(
   const condition =
     `${update.name('dueAt')} = ${update.value(input.seenNextFireAt)}` +
     ` AND ${update.name('version')} = ${update.value(input.seenVersion)}` +
+    ` AND ${update.name('createdAt')} = ${update.value(input.seenCreatedAt)}` +
     ` AND (attribute_not_exists(${lease}) OR ${lease} < ${update.value(input.now)})`;
   try {
     await context.update('advanceSchedule', {
@@ -63,7 +64,7 @@ export async function advanceSchedule(
     return 'advanced';
   } catch (error) {
     const { old } = conditionFailure(error);
-    if (!old) return 'gone';
+    if (!old || Number(old.createdAt) !== input.seenCreatedAt) return 'gone';
     if (old.version !== input.seenVersion) return 'superseded';
     // Already where this write puts it: a retry of a write that had applied (its answer was lost).
     const ourEarlierTry =

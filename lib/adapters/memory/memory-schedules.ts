@@ -217,7 +217,7 @@ export class MemoryScheduleStore extends MemoryDueShardLeases implements Schedul
 
   async advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome> {
     const schedule = this.schedules.get(input.id);
-    if (!schedule) return 'gone';
+    if (!schedule || schedule.createdAt !== input.seenCreatedAt) return 'gone';
     if (schedule.version !== input.seenVersion) return 'superseded';
     if (schedule.nextFireAt === input.seenNextFireAt && isFree(schedule, input.now)) {
       schedule.nextFireAt = input.nextFireAt;

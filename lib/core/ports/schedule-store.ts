@@ -68,6 +68,11 @@ export interface AdvanceScheduleInput {
   id: string;
   /** The version read. */
   seenVersion: number;
+  /**
+   * When the schedule read was added: a schedule removed and added again under the same id starts at
+   * version 1 again, and must not take an advance planned from the one that was removed.
+   */
+  seenCreatedAt: EpochMs;
   /** The next fire time read (the plan started there). */
   seenNextFireAt: EpochMs;
   /** The first fire time not dispatched; `null` = the trigger is finished. */
@@ -86,7 +91,7 @@ export interface AdvanceScheduleInput {
  * `lost`: the schedule was moved on by someone else (another tick's advance, or a live lease holds it);
  * its definition is unchanged.
  * `superseded`: its owner changed it (version bumped) since it was read; nothing was written.
- * `gone`: it was removed.
+ * `gone`: it was removed (possibly added again since: another schedule under the same id).
  */
 export type AdvanceOutcome = 'advanced' | 'lost' | 'superseded' | 'gone';
 

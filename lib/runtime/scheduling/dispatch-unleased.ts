@@ -37,6 +37,7 @@ export async function advanceDispatched(
   const outcome = await deps.scheduleStore.advanceSchedule({
     id: schedule.id,
     seenVersion: schedule.version,
+    seenCreatedAt: schedule.createdAt,
     seenNextFireAt,
     ...resume,
     now: deps.clock.now(),

@@ -11,7 +11,11 @@ export interface FinishedCleanupDeps {
   clock: Clock;
 }
 
-/** How long after a fire time a lease-less tick's advance past that fire may still be written. */
+/**
+ * How long a lease-less tick's advance past a fire may still be written, counted from when the fire was
+ * claimed (or its fire time, if later): the tick sent it before the claim, and moves the schedule on
+ * right after its round's sends.
+ */
 const ADVANCE_WAIT_MS = 60_000;
 /** How soon a fire that ended before that advance looks again. */
 const ADVANCE_RECHECK_MS = 1_000;
@@ -71,14 +75,27 @@ export async function cleanUpAfterFire(
   // Sent without a lease (ADR 0005): the tick moves the schedule past its fires right after sending
   // them, so a fire due at once can end first. Look again shortly while that write can still come; after
   // that its tick died, and the next tick sends the fire again, whose delivery tries the cleanup again.
-  const sentByAdvanceNotYetWritten =
+  const advancePending =
     endedFireTime !== null &&
     !isFinished(schedule) &&
     schedule.nextFireAt !== null &&
-    schedule.nextFireAt <= endedFireTime &&
-    deps.clock.now() < endedFireTime + ADVANCE_WAIT_MS;
-  if (sentByAdvanceNotYetWritten) return { releasePendingMs: ADVANCE_RECHECK_MS };
+    schedule.nextFireAt <= endedFireTime;
+  if (
+    advancePending &&
+    deps.clock.now() < (await claimedAt(deps, schedule.id, endedFireTime)) + ADVANCE_WAIT_MS
+  ) {
+    return { releasePendingMs: ADVANCE_RECHECK_MS };
+  }
   return { removed: await removeIfLastFireEnded(deps, schedule, endedFireTime, recordKeptMs) };
+}
+
+/**
+ * When the fire's job was claimed (its start, or its end when it never started), and no earlier than its
+ * fire time: a fire sent late (after an outage) is claimed late, and its advance comes after that.
+ */
+async function claimedAt(deps: FinishedCleanupDeps, scheduleId: string, fireTime: EpochMs): Promise<EpochMs> {
+  const job = await deps.jobStore.getJob(scheduleJobId(scheduleId, fireTime), deps.clock.now());
+  return Math.max(fireTime, job?.startedAt ?? job?.finishedAt ?? fireTime);
 }
 
 async function removeIfLastFireEnded(

@@ -239,8 +239,15 @@ async function onClaimedElsewhere(
       stoppedAttempt: stored.attempt,
     });
     // The takeover continues the run as stored (the message may be older: sent before a schedule change),
-    // and like the reaper's messages carries no start deadline: the run had started in time.
-    const run: JobRequest = { ...jobRequestOf(stored), startDeadline: null };
+    // and like the reaper's messages carries no start deadline: the run had started in time. Unless it
+    // was claimed after its deadline: that claim only records the miss (`finishWithoutRunning`) and its
+    // worker vanished before writing it, so the takeover keeps the deadline and records the miss too.
+    const claimedLate =
+      stored.startDeadline !== null && stored.startedAt !== null && stored.startedAt > stored.startDeadline;
+    const run: JobRequest = {
+      ...jobRequestOf(stored),
+      startDeadline: claimedLate ? stored.startDeadline : null,
+    };
     const sentAsTakenOverRun = job.task === run.task && isDeepStrictEqual(job.payload, run.payload);
     const takeover =
       fire && stored.startedAt !== null

@@ -36,7 +36,8 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
   // The timeout counts from the handler's start, not the claim's: a slow (throttled) claim must not
   // eat the handler's time and turn a run that did its work into a timeout and a second run.
   const handlerStart = deps.clock.now();
-  const invocationEnd = handlerStart + ctx.remainingMs() - deps.config.workerSafetyMarginMs;
+  const sandboxEnd = handlerStart + ctx.remainingMs();
+  const invocationEnd = sandboxEnd - deps.config.workerSafetyMarginMs;
   const deadline = Math.min(handlerStart + definition.timeoutSeconds * 1000, invocationEnd);
   const { outcome, stillRunning } = await runTaskHandler({
     definition,
@@ -61,7 +62,9 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
     );
   }
   try {
-    return await recordOutcome(ctx, claimed, outcome);
+    // A handler still running is stopped only when its sandbox ends: after the rest of the batch, or at
+    // Lambda's timeout at the latest. Its retry must not start before then, or it would run beside it.
+    return await recordOutcome(ctx, claimed, outcome, stillRunning ? sandboxEnd + 1_000 : 0);
   } catch (error) {
     if (!(error instanceof LeaseLostError)) throw error;
     logger.warn(
@@ -76,6 +79,7 @@ async function recordOutcome(
   ctx: WorkerContext,
   claimed: ClaimedJob,
   outcome: HandlerOutcome,
+  retryNotBefore: number,
 ): Promise<MessageOutcome> {
   const { deps } = ctx;
   const { job, attempt, definition, logger, owner } = claimed;
@@ -84,7 +88,10 @@ async function recordOutcome(
   const counted = attempt - (job.attemptBase ?? 0);
   const retry = !outcome.ok && outcome.retryable && counted < definition.retry.maxAttempts;
   if (!outcome.ok && retry) {
-    const retryAt = finishedAt + retryDelayMs(definition.retry, counted, deps.random);
+    const retryAt = Math.max(
+      finishedAt + retryDelayMs(definition.retry, counted, deps.random),
+      retryNotBefore,
+    );
     // The store parks retries beyond the queue's longest delay in the due index; the tick sends them.
     const parked = parksBeyondQueueDelay(retryAt, finishedAt);
     if (!parked) {

@@ -32,6 +32,7 @@ export interface HandlerRunEnd {
 
 const MAX_MESSAGE_CHARS = 4_000;
 const MAX_STACK_CHARS = 8_000;
+const MAX_TYPE_CHARS = 200;
 
 /**
  * Runs a task's handler: validates the payload with the task's schema (the handler gets the parsed
@@ -134,19 +135,50 @@ function isNonRetryable(error: unknown): boolean {
   return error instanceof NonRetryableError || (error as { code?: unknown } | null)?.code === 'non_retryable';
 }
 
-/** The error as stored in the result: type (class name), message and stack, bounded in size. */
+/**
+ * The error as stored in the result: type (class name), message and stack, bounded in size. Total: a
+ * thrown value without `toString`, or an Error whose fields are not strings (or throw when read), is
+ * described as text rather than failing the run's bookkeeping.
+ */
 export function toJobError(error: unknown): JobError {
+  try {
+    return describeThrown(error);
+  } catch {
+    return { type: 'NonErrorThrown', message: 'handler threw a value that cannot be read' };
+  }
+}
+
+function describeThrown(error: unknown): JobError {
   if (!(error instanceof Error)) {
     return {
       type: 'NonErrorThrown',
-      message: truncate(`handler threw a non-Error value: ${String(error)}`, MAX_MESSAGE_CHARS),
+      message: truncate(`handler threw a non-Error value: ${textOf(error)}`, MAX_MESSAGE_CHARS),
     };
   }
+  const stack = textOf(field(error, 'stack') ?? '');
   return {
-    type: error.name || 'Error',
-    message: truncate(error.message, MAX_MESSAGE_CHARS),
-    ...(error.stack ? { stack: truncate(error.stack, MAX_STACK_CHARS) } : {}),
+    type: truncate(textOf(field(error, 'name') ?? '') || 'Error', MAX_TYPE_CHARS),
+    message: truncate(textOf(field(error, 'message') ?? ''), MAX_MESSAGE_CHARS),
+    ...(stack ? { stack: truncate(stack, MAX_STACK_CHARS) } : {}),
   };
+}
+
+function field(error: Error, name: 'name' | 'message' | 'stack'): unknown {
+  try {
+    return error[name];
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value` as text; a value `String` cannot convert (no prototype, a throwing `toString`) by its tag. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 function truncate(text: string, max: number): string {

@@ -80,6 +80,54 @@ describe('worker: failures', () => {
     });
   });
 
+  it.each([
+    [
+      'an object without a prototype',
+      () => Object.create(null),
+      'NonErrorThrown',
+      'handler threw a non-Error value: [object Object]',
+    ],
+    ['undefined', () => undefined, 'NonErrorThrown', 'handler threw a non-Error value: undefined'],
+    [
+      'an Error whose message is not a string',
+      () => Object.assign(new Error('x'), { message: { code: 7 } }),
+      'Error',
+      '[object Object]',
+    ],
+    [
+      'an Error whose name is huge and whose message throws when read',
+      () => {
+        const error = new Error('x');
+        error.name = 'N'.repeat(10_000);
+        Object.defineProperty(error, 'message', {
+          get() {
+            throw new Error('no');
+          },
+        });
+        return error;
+      },
+      `${'N'.repeat(200)}… (9800 more characters)`,
+      '',
+    ],
+  ])('records the failed run when the handler throws %s', async (_name, thrown, type, message) => {
+    const worker = workerHarness({
+      odd: {
+        retry: { maxAttempts: 1 },
+        handler: () => {
+          throw thrown();
+        },
+      },
+    });
+
+    const response = await worker.deliver([recordFor('job-1', 'odd')]);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect((await worker.store.getJob('job-1', T0))?.result).toMatchObject({
+      outcome: 'error',
+      error: { type, message },
+    });
+  });
+
   it('records an error, without retrying, when the return value exceeds the size limit or is not JSON', async () => {
     // Prepare
     const worker = workerHarness({

@@ -78,6 +78,34 @@ describe('worker: running jobs', () => {
     expect(worker.publisher.events.map((event) => event.type)).toEqual(['job.missed']);
   });
 
+  it('never runs a job past its start deadline, even when its missed write failed and its claim is taken over', async () => {
+    // Prepare: the write that records the miss fails once (a crash or throttling after the claim)
+    let runs = 0;
+    const worker = workerHarness({ echo: { handler: () => void runs++ } });
+    const finishJob = worker.store.finishJob.bind(worker.store);
+    let failNext = true;
+    worker.store.finishJob = async (input) => {
+      if (!failNext) return finishJob(input);
+      failNext = false;
+      throw new Error('crash between claim and finish');
+    };
+    const record = recordFor('late', 'echo', { startDeadline: T0 + 5_000 });
+    worker.clock.set(T0 + 10_000);
+
+    // Act: the message comes back, and again once the no-run claim's lease (60 s) has ended
+    const first = await worker.deliver([record]);
+    worker.clock.set(T0 + 71_000);
+    await worker.deliver([record]);
+
+    // Assess
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(runs).toBe(0);
+    expect(await worker.store.getJob('late', T0 + 71_000)).toMatchObject({
+      status: 'missed_start_deadline',
+      result: { outcome: 'missed_start_deadline', startedAt: null },
+    });
+  });
+
   it('finishes a job of an unknown task as an error that names the known tasks, instead of retrying it', async () => {
     // Prepare
     const worker = workerHarness({ echo: { handler: () => null } });

@@ -128,6 +128,57 @@ describe('worker: handlers that outlive their timeout', () => {
     expect(job?.result?.error?.message).toContain('still running');
   });
 
+  it('in Lambda, holds back the retry of a handler still running until after its sandbox has ended, however long the rest of the batch takes', async () => {
+    // Prepare: job-a ignores its signal forever; job-b, in the same batch, has a slow result write
+    const timeline: string[] = [];
+    let endings = 0;
+    let releaseOtherWrite: () => void = () => {};
+    const otherWrite = new Promise<void>((resolve) => {
+      releaseOtherWrite = resolve;
+    });
+    const worker = workerHarness(
+      {
+        stuck: {
+          maxRunningJobs: 1,
+          timeoutSeconds: 1,
+          retry: { maxAttempts: 2, backoffSeconds: 0 },
+          handler: async (_payload, { attempt }) => {
+            timeline.push(`start stuck#${attempt} (sandboxes ended so far: ${endings})`);
+            if (attempt === 1) await new Promise(() => {});
+          },
+        },
+        other: { handler: () => 'ok' },
+      },
+      { workerSafetyMarginMs: 3_000, jobLeaseMarginSeconds: 30 },
+      { endSandbox: () => void endings++ },
+    );
+    const finishJob = worker.store.finishJob.bind(worker.store);
+    worker.store.finishJob = async (input) => {
+      if (input.jobId === 'job-b') await otherWrite;
+      return finishJob(input);
+    };
+
+    // Act: the invocation's soft end passes while job-b's write still hangs; another worker receives
+    // what the queue holds, then the batch ends and, later, the queue delivers again
+    const first = worker.deliver([recordFor('job-a', 'stuck'), recordFor('job-b', 'other')], 120_000);
+    await settle();
+    await vi.advanceTimersByTimeAsync(117_000);
+    await settle();
+    await worker.deliver(worker.queuedRecords(), 120_000);
+    releaseOtherWrite();
+    await first;
+    const retry = worker.queue.sent.find((message) => message.job.id === 'job-a' && message.attempt === 2);
+    worker.clock.set(T0 + 122_000);
+    await worker.deliver(worker.queuedRecords(), 120_000);
+
+    // Assess: attempt 2 is due after the invocation's hard end (T0 + 120 s) and starts only then
+    expect(retry?.job.runAt).toBeGreaterThan(T0 + 120_000);
+    expect(timeline).toEqual([
+      'start stuck#1 (sandboxes ended so far: 0)',
+      'start stuck#2 (sandboxes ended so far: 1)',
+    ]);
+  });
+
   it('in Lambda, records the timeout once a late handler settles, and keeps the sandbox', async () => {
     // Prepare
     const stubborn = stubbornRun();
