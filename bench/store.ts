@@ -92,6 +92,11 @@ async function acquireAndRelease(dynamo: BenchDynamo, count: number, ticks: numb
           id: schedule.id,
           owner,
           leasedVersion: schedule.version,
+          leased: {
+            nextFireAt: schedule.nextFireAt,
+            firesFrom: schedule.firesFrom,
+            maxRuns: schedule.maxRuns,
+          },
           nextFireAt: T0 + 3_600_000,
           lastFireAt: schedule.nextFireAt,
           firesDispatched: 1,

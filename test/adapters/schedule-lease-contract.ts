@@ -5,6 +5,7 @@ import {
   definition,
   failure,
   jobRequest,
+  LEASED_AS_ADDED_AT_T0,
   MINUTE,
   range,
   SECOND,
@@ -59,8 +60,8 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
     expect(third).toEqual([]);
   });
 
-  it('releases with the next fire time, or only clears the lease when superseded, or reports gone', async () => {
-    for (const id of ['next', 'done', 'changed', 'removed']) {
+  it('releases with the next fire time; when superseded counts the fires sent unless the fire times changed; or reports gone', async () => {
+    for (const id of ['next', 'done', 'changed', 'payload', 'retimed', 'removed']) {
       await store.addSchedule({
         schedule: definition(id),
         nextFireAt: T0,
@@ -70,12 +71,20 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
     }
     await store.acquireDueSchedules({ ...TICK, owner: 'tick' });
     await store.updateSchedule('changed', { payload: 'new' }, T0 + 5 * MINUTE, T0 + 1);
+    await store.updateSchedule('payload', { payload: 'new' }, T0, T0 + 1);
+    await store.updateSchedule(
+      'retimed',
+      { trigger: { type: 'interval', seconds: 7 } },
+      T0 + 7 * SECOND,
+      T0 + 1,
+    );
     await store.removeSchedule('removed');
     const release = (id: string, nextFireAt: number | null) =>
       store.releaseSchedule({
         id,
         owner: 'tick',
         leasedVersion: 1,
+        leased: LEASED_AS_ADDED_AT_T0,
         nextFireAt,
         lastFireAt: T0 + 85 * SECOND,
         firesDispatched: 1,
@@ -86,10 +95,12 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
       await release('next', T0 + 90 * SECOND),
       await release('done', null),
       await release('changed', T0 + 90 * SECOND),
+      await release('payload', T0 + 90 * SECOND),
+      await release('retimed', T0 + 90 * SECOND),
       await release('removed', T0),
     ];
 
-    expect(outcomes).toEqual(['released', 'released', 'superseded', 'gone']);
+    expect(outcomes).toEqual(['released', 'released', 'superseded', 'superseded', 'superseded', 'gone']);
     expect(await store.getSchedule('next')).toMatchObject({
       nextFireAt: T0 + 90 * SECOND,
       lastFireAt: T0 + 85 * SECOND,
@@ -101,10 +112,27 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
       lastFireAt: T0 + 85 * SECOND,
       leaseOwner: null,
     });
+    // Its fires run as the changed schedule (ADR 0002): counted, while the owner's next fire time stands
     expect(await store.getSchedule('changed')).toMatchObject({
       nextFireAt: T0 + 5 * MINUTE,
-      lastFireAt: null,
+      lastFireAt: T0 + 85 * SECOND,
+      runs: 1,
       payload: 'new',
+      leaseOwner: null,
+    });
+    // Next fire time unchanged too: the release moves it on, as it would have without the change
+    expect(await store.getSchedule('payload')).toMatchObject({
+      nextFireAt: T0 + 90 * SECOND,
+      lastFireAt: T0 + 85 * SECOND,
+      runs: 1,
+      payload: 'new',
+      version: 2,
+    });
+    // A new trigger: the fires sent are cancelled (ADR 0002), not counted
+    expect(await store.getSchedule('retimed')).toMatchObject({
+      nextFireAt: T0 + 7 * SECOND,
+      lastFireAt: null,
+      runs: 0,
       leaseOwner: null,
     });
     const later = await store.acquireDueSchedules({
@@ -113,7 +141,7 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
       now: T0 + 3,
       dueBefore: T0 + 10 * MINUTE,
     });
-    expect(later.map((s) => s.id).sort()).toEqual(['changed', 'next']);
+    expect(later.map((s) => s.id).sort()).toEqual(['changed', 'next', 'payload', 'retimed']);
   });
 
   it('refuses a release by a tick whose expired lease was taken over', async () => {
@@ -131,6 +159,7 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
         id: 's',
         owner: 'slow',
         leasedVersion: 1,
+        leased: LEASED_AS_ADDED_AT_T0,
         nextFireAt: T0 + MINUTE,
         lastFireAt: T0,
         firesDispatched: 1,

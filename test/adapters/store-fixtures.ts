@@ -1,7 +1,7 @@
 import type { JobResult } from '../../lib/core/model/job';
-import type { ScheduleDefinition } from '../../lib/core/model/schedule';
+import type { Schedule, ScheduleDefinition } from '../../lib/core/model/schedule';
 import type { ClaimJobInput, JobRequest, JobStore } from '../../lib/core/ports/job-store';
-import type { ScheduleStore } from '../../lib/core/ports/schedule-store';
+import type { ReleaseScheduleInput, ScheduleStore } from '../../lib/core/ports/schedule-store';
 import type { TriggerSpec } from '../../lib/core/triggers/schema';
 
 export type Store = ScheduleStore & JobStore;
@@ -129,3 +129,15 @@ export async function failure(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected a rejection, but the call succeeded');
 }
+
+/** What a release rests on, from the schedule as its lease returned it. */
+export function leasedState(schedule: Schedule): ReleaseScheduleInput['leased'] {
+  return { nextFireAt: schedule.nextFireAt, firesFrom: schedule.firesFrom, maxRuns: schedule.maxRuns };
+}
+
+/** As `leasedState`, for a schedule added at T0 with next fire time T0 and no cap on runs. */
+export const LEASED_AS_ADDED_AT_T0: ReleaseScheduleInput['leased'] = {
+  nextFireAt: T0,
+  firesFrom: T0,
+  maxRuns: null,
+};

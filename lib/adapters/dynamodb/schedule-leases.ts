@@ -10,7 +10,7 @@ import { type DueHit, leaseDueItems } from './due-index';
 import { Expressions } from './expressions';
 import { itemToSchedule, optionalNumber } from './schedule-items';
 import { setDueKeys } from './schedule-writes';
-import { conditionFailure, type StoreContext } from './store-context';
+import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { type ItemKey, scheduleKey, shardKeys } from './table-design';
 
 export function acquireDueSchedules(
@@ -113,10 +113,50 @@ export async function releaseSchedule(
   } catch (error) {
     const { old } = conditionFailure(error);
     if (!old) return 'gone';
-    if (old.leaseOwner === input.owner) return clearLeaseOnly(context, input);
+    if (old.leaseOwner === input.owner) return releaseChanged(context, input, old);
     // Only the owner clears a lease (others take it over): no lease left means our earlier try applied.
     const ourEarlierTry = old.leaseOwner === undefined && optionalNumber(old.dueAt) === input.nextFireAt;
     if (ourEarlierTry) return old.version === input.leasedVersion ? 'released' : 'superseded';
+    throw new LeaseLostError('schedule', input.id, input.owner);
+  }
+}
+
+/**
+ * The owner changed the schedule while it was leased (`ReleaseOutcome`): with its fire times unchanged,
+ * the fires sent are counted and the last fire time moves, and the next fire time too while it and
+ * `maxRuns` are as leased; otherwise only the lease is cleared. Conditional on the state just read.
+ */
+async function releaseChanged(
+  context: StoreContext,
+  input: ReleaseScheduleInput,
+  old: StoredItem,
+): Promise<ReleaseOutcome> {
+  const firesFrom = optionalNumber(old.firesFrom) ?? Number(old.createdAt);
+  if (firesFrom !== input.leased.firesFrom) return clearLeaseOnly(context, input);
+  const update = new Expressions().remove('leaseOwner', 'leaseUntil');
+  if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
+  addRuns(update, input.firesDispatched);
+  const moves =
+    optionalNumber(old.dueAt) === input.leased.nextFireAt &&
+    (optionalNumber(old.maxRuns) ?? null) === input.leased.maxRuns &&
+    old.dueShard !== undefined;
+  if (moves) setDueKeys(update, input.id, false, input.nextFireAt, context.shards);
+  const condition =
+    `${update.name('leaseOwner')} = ${update.value(input.owner)}` +
+    ` AND ${update.name('version')} = ${update.value(old.version)}`;
+  try {
+    await context.update('releaseSchedule', {
+      Key: scheduleKey(input.id),
+      ...update.build(condition),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return 'superseded';
+  } catch (error) {
+    const { old: current } = conditionFailure(error);
+    if (!current) return 'gone';
+    if (current.leaseOwner === undefined) return 'superseded';
+    // Changed once more in between: only the lease is cleared, as for any other change.
+    if (current.leaseOwner === input.owner) return clearLeaseOnly(context, input);
     throw new LeaseLostError('schedule', input.id, input.owner);
   }
 }

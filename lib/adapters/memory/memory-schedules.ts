@@ -194,11 +194,15 @@ export class MemoryScheduleStore extends MemoryDueShardLeases implements Schedul
     if (!schedule) return 'gone';
     if (schedule.leaseOwner !== input.owner) throw new LeaseLostError('schedule', input.id, input.owner);
     Object.assign(schedule, { leaseOwner: null, leaseUntil: null });
-    if (schedule.version !== input.leasedVersion) return 'superseded';
-    schedule.nextFireAt = input.nextFireAt;
+    const changed = schedule.version !== input.leasedVersion;
+    if (changed && schedule.firesFrom !== input.leased.firesFrom) return 'superseded';
+    const moves =
+      !changed ||
+      (schedule.nextFireAt === input.leased.nextFireAt && schedule.maxRuns === input.leased.maxRuns);
+    if (moves) schedule.nextFireAt = input.nextFireAt;
     if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
     schedule.runs += input.firesDispatched;
-    return 'released';
+    return changed ? 'superseded' : 'released';
   }
 
   async readDueSchedules(input: ReadDueSchedulesInput): Promise<Schedule[]> {

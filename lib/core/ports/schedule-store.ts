@@ -43,6 +43,12 @@ export interface ReleaseScheduleInput {
   owner: string;
   /** The version seen when the lease was taken. */
   leasedVersion: number;
+  /**
+   * What the plan rested on, as leased: when the owner changed the schedule meanwhile without touching
+   * its fire times (`firesFrom` unchanged: no new trigger, pause or resume), the fires sent still run,
+   * as the changed schedule (ADR 0002), so the release still counts them (see `ReleaseOutcome`).
+   */
+  leased: Pick<Schedule, 'nextFireAt' | 'firesFrom' | 'maxRuns'>;
   /** The first fire time not dispatched; `null` = the trigger is finished. */
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched under this lease (unchanged when `null`). */
@@ -97,8 +103,10 @@ export type AdvanceOutcome = 'advanced' | 'lost' | 'superseded' | 'gone';
 
 /**
  * `released`: next fire time and last fire time written, lease cleared.
- * `superseded`: the owner changed the schedule while it was leased; only the lease was cleared
- * (the owner's new next fire time stands).
+ * `superseded`: the owner changed the schedule while it was leased. With its fire times unchanged the
+ * fires sent are added to `runs` and the last fire time moves (they run as the changed schedule), and
+ * the next fire time moves too while it and `maxRuns` are still as leased; otherwise only the lease was
+ * cleared (the owner's new next fire time stands).
  * `gone`: the schedule was removed while leased.
  */
 export type ReleaseOutcome = 'released' | 'superseded' | 'gone';

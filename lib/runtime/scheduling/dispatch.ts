@@ -114,6 +114,7 @@ export async function releaseDispatched(
       id: schedule.id,
       owner,
       leasedVersion: schedule.version,
+      leased: { nextFireAt: schedule.nextFireAt, firesFrom: schedule.firesFrom, maxRuns: schedule.maxRuns },
       ...resume,
       now: deps.clock.now(),
     });

@@ -10,7 +10,7 @@ import type { JobRequest } from '../../../lib/core/ports/job-store';
 import { payloadProblem, STORABLE_MAX_DEPTH } from '../../../lib/core/storable-json';
 import { cleanedUpScheduleOf } from '../../../lib/runtime/worker/fire-of-cleaned-up-schedule';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
-import { definition, jobRequest, MINUTE, T0 } from '../store-fixtures';
+import { definition, jobRequest, LEASED_AS_ADDED_AT_T0, MINUTE, T0 } from '../store-fixtures';
 
 const LAST = T0 + 5_000;
 
@@ -41,6 +41,7 @@ describe('the removal record of a finished schedule changed since it was added, 
       id: 'done',
       owner: 'tick',
       leasedVersion: 1,
+      leased: LEASED_AS_ADDED_AT_T0,
       nextFireAt: null,
       lastFireAt: LAST,
       firesDispatched: 2,

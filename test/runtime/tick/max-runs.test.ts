@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { TriggerSpec } from '../../../lib/core/triggers';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { SECOND, scheduleDefinition, T0, testRuntime } from '../support';
+import { fireCountingWorker } from './fire-counting-worker';
 
 /** A schedule firing every 30 s from T0 (the support default), with `maxRuns`. */
 async function addSchedule(
@@ -125,5 +127,57 @@ describe('tick: max_runs', () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('max_runs and an update racing the leased release', () => {
+  it('never runs more fires than max_runs when a payload change supersedes the release', async () => {
+    const { worker, runs } = fireCountingWorker({ scheduleLeaseSeconds: 120 });
+    worker.clock.set(T0 - 500);
+    await worker.store.addSchedule({
+      schedule: scheduleDefinition('capped', {
+        maxRuns: 5,
+        coalesce: 'latest',
+        trigger: {
+          type: 'interval',
+          seconds: 1,
+          start_at: new Date(T0).toISOString(),
+        } as unknown as TriggerSpec,
+      }),
+      nextFireAt: T0,
+      conflictPolicy: 'exception',
+      now: worker.clock.now(),
+    });
+    // The tick leases and sends T0 … T0 + 4 s (all 5 runs); before its release lands (a throttled write,
+    // 3 s) the owner changes the payload as update_schedule does: same trigger, next fire time as read
+    const release = worker.store.releaseSchedule.bind(worker.store);
+    worker.store.releaseSchedule = async (input) => {
+      worker.store.releaseSchedule = release;
+      const current = await worker.store.getSchedule('capped');
+      await worker.store.updateSchedule(
+        'capped',
+        { payload: { n: 2 } },
+        current?.nextFireAt ?? null,
+        worker.clock.now(),
+        current?.version,
+      );
+      worker.clock.advance(3 * SECOND);
+      return release(input);
+    };
+    const tick = createTickHandler(() => worker.deps);
+    await tick();
+
+    // Act: every message (and each replacement the worker sends) is delivered; later ticks run
+    worker.clock.set(T0 + 300 * SECOND);
+    await tick();
+    for (let round = 0; round < 10 && worker.queue.sent.length > 0; round++) {
+      await worker.deliver(worker.queuedRecords());
+    }
+
+    // Assess
+    const ran = [...runs.keys()].sort((a, b) => a - b).map((fireTime) => (fireTime - T0) / SECOND);
+    expect(ran).toEqual([0, 1, 2, 3, 4]);
+    // It reached max_runs and, its last fire ended, was removed (not keep_finished: ADR 0004)
+    expect(await worker.store.getSchedule('capped')).toBeUndefined();
   });
 });

@@ -90,6 +90,11 @@ describe('tick', () => {
           id: schedule.id,
           owner: 'other-tick',
           leasedVersion: schedule.version,
+          leased: {
+            nextFireAt: schedule.nextFireAt,
+            firesFrom: schedule.firesFrom,
+            maxRuns: schedule.maxRuns,
+          },
           nextFireAt: schedule.nextFireAt,
           lastFireAt: null,
           firesDispatched: 0,
