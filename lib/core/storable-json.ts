@@ -1,3 +1,4 @@
+import { documentSizeBytes } from './document-size';
 import type { JsonValue } from './json';
 import { jsonByteLength, LIMITS } from './limits';
 
@@ -39,6 +40,15 @@ export function storableJsonProblem(value: unknown, maxBytes: number): StorableJ
     return {
       path: [],
       message: `must be at most ${maxBytes} bytes as UTF-8 JSON (got ${bytes}); store large data elsewhere (S3) and pass its key`,
+    };
+  }
+  // A job item holds a payload and a return value together: each must fit as stored too, where a list of
+  // small numbers takes about half as much again as its JSON.
+  const stored = documentSizeBytes(value);
+  if (stored > maxBytes) {
+    return {
+      path: [],
+      message: `must be at most ${maxBytes} bytes as stored (got ${stored}: lists of many small numbers take about 1.5 bytes per byte of JSON); store large data elsewhere (S3) and pass its key`,
     };
   }
   return undefined;

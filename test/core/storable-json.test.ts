@@ -69,4 +69,15 @@ describe('storableJsonProblem', () => {
       `must be at most ${LIMIT} bytes as UTF-8 JSON (got ${LIMIT + 11})`,
     );
   });
+
+  it('refuses a value within the limit as JSON that takes more as stored: a list of small numbers', () => {
+    // `[1,1,…]`: 2 bytes per number as JSON, 3 as stored (1 per list element + 2 per number)
+    const ones = Array.from({ length: Math.floor((LIMIT - 1) / 2) }, () => 1);
+    const fitting = ones.slice(0, Math.floor((LIMIT - 3) / 3));
+
+    expect(storableJsonProblem(ones, LIMIT)?.message).toMatch(
+      new RegExp(`^must be at most ${LIMIT} bytes as stored \\(got \\d+: lists of many small numbers`),
+    );
+    expect(storableJsonProblem(fitting, LIMIT)).toBeUndefined();
+  });
 });

@@ -64,7 +64,7 @@ export interface JobContext {
 
 /**
  * What a handler may return: a JSON value the store keeps unchanged (the same rules as payloads: at
- * most 128 KB, nested at most 30 levels, numbers within ±(2^53 − 1) and of magnitude at least 1e-130, no empty or `__proto__` keys),
+ * most 128 KB as JSON and as stored, nested at most 30 levels, numbers within ±(2^53 − 1) and of magnitude at least 1e-130, no empty or `__proto__` keys),
  * or nothing. Anything else becomes an `InvalidReturnValueError` result, not retried.
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: `async handler() {}` returns Promise<void>, which must be accepted.
