@@ -63,7 +63,8 @@ export async function listJobs(
     },
     cursorKey: {
       unsuccessful: equalTo(status),
-      finishedAt: epochMs,
+      // A position outside the range would make DynamoDB refuse the query: not a cursor of this listing.
+      finishedAt: (value) => epochMs(value) && inFinishRange(value as number, filter),
       pk: (value) => keyWithPrefix(JOB_PREFIX)(value) || keyWithPrefix(FIRE_JOB_PREFIX)(value),
       sk: (value) => value === 'JOB' || (typeof value === 'string' && /^JOB#\d{16}$/.test(value)),
     },
@@ -79,6 +80,13 @@ export async function listJobs(
       });
     },
   });
+}
+
+function inFinishRange(finishedAt: number, filter: JobFilter): boolean {
+  return (
+    finishedAt >= (filter.finishedFrom ?? 0) &&
+    finishedAt < (filter.finishedBefore ?? Number.MAX_SAFE_INTEGER)
+  );
 }
 
 /** The index partition, narrowed to the finish time range when the filter has one. */
