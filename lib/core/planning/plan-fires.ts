@@ -1,20 +1,9 @@
 import type { EpochMs } from '../clock';
-import { scheduleJobId } from '../model/job-id';
 import type { FireTimeSource } from '../triggers';
-import { jitteredRunAt } from './jitter';
-import { latestFireTime } from './latest-fire';
+import { missedFireTimes, type PlannedFire, plannedFires } from './fire-choices';
 import type { FirePolicies, PlanLimits } from './policies';
 
-/** One fire time to dispatch as a job. */
-export interface PlannedFire {
-  /** `<scheduleId>@<fireTime>`: the same fire always gets the same job id, so a re-plan is deduplicated. */
-  jobId: string;
-  fireTime: EpochMs;
-  /** Fire time plus jitter. */
-  runAt: EpochMs;
-  /** `runAt + misfireGraceSeconds`, or null for no deadline. */
-  startDeadline: EpochMs | null;
-}
+export type { PlannedFire } from './fire-choices';
 
 export interface FirePlan {
   fires: PlannedFire[];
@@ -69,7 +58,13 @@ export function planFires(input: PlanInput): FirePlan {
   let coalesced = false;
 
   if (input.nextFireAt <= now) {
-    const missed = missedFireTimes(input);
+    const missed = missedFireTimes(
+      source,
+      input.nextFireAt,
+      now,
+      input.policies.coalesce,
+      limits.maxFiresPerPlan,
+    );
     fireTimes.push(...missed.fireTimes);
     resumeFrom = missed.resumeFrom;
     coalesced = missed.coalesced;
@@ -81,9 +76,7 @@ export function planFires(input: PlanInput): FirePlan {
     candidate = source.next(candidate + 1);
   }
 
-  const fires = fireTimes.map((fireTime, index) =>
-    plannedFire(input, fireTime, fireTimes[index + 1] ?? candidate),
-  );
+  const fires = plannedFires(input, fireTimes, candidate);
   return {
     fires,
     nextFireAt: candidate ?? null,
@@ -113,45 +106,4 @@ function planHorizon(input: PlanInput): EpochMs {
   const following = source.next(nextFireAt + 1);
   const isolated = following === undefined || following > nextFireAt + window;
   return isolated ? nextFireAt : horizon;
-}
-
-/** The missed fire times to keep, and the instant from which the plan continues. */
-function missedFireTimes(input: PlanInput): {
-  fireTimes: EpochMs[];
-  resumeFrom: EpochMs;
-  coalesced: boolean;
-} {
-  const { source, now, nextFireAt } = input;
-  switch (input.policies.coalesce) {
-    case 'earliest': {
-      const after = source.next(nextFireAt + 1);
-      return { fireTimes: [nextFireAt], resumeFrom: now + 1, coalesced: after !== undefined && after <= now };
-    }
-    case 'latest': {
-      const latest = latestFireTime(source, nextFireAt, now) ?? nextFireAt;
-      return { fireTimes: [latest], resumeFrom: now + 1, coalesced: latest !== nextFireAt };
-    }
-    case 'all': {
-      const fireTimes: EpochMs[] = [];
-      let candidate: EpochMs | undefined = nextFireAt;
-      while (candidate !== undefined && candidate <= now && fireTimes.length < input.limits.maxFiresPerPlan) {
-        fireTimes.push(candidate);
-        candidate = source.next(candidate + 1);
-      }
-      const resumeFrom = (fireTimes.at(-1) ?? nextFireAt) + 1;
-      return { fireTimes, resumeFrom, coalesced: false };
-    }
-  }
-}
-
-/** `following` is the next fire time that will be dispatched (by this plan or a later one). */
-function plannedFire(input: PlanInput, fireTime: EpochMs, following: EpochMs | undefined): PlannedFire {
-  const runAt = jitteredRunAt(fireTime, following, input.policies.maxJitterSeconds, input.random);
-  const grace = input.policies.misfireGraceSeconds;
-  return {
-    jobId: scheduleJobId(input.scheduleId, fireTime),
-    fireTime,
-    runAt,
-    startDeadline: grace === null ? null : runAt + grace * 1000,
-  };
 }

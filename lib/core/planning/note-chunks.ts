@@ -1,0 +1,111 @@
+import type { EpochMs } from '../clock';
+import type { FireTimeSource } from '../triggers';
+import { missedFireTimes, type PlannedFire, plannedFires } from './fire-choices';
+import type { FirePolicies } from './policies';
+
+/**
+ * The fixed grid of due notes (ADR 0007, proposed): a note stands for the fires of one chunk
+ * `[g, g + chunkMs)` of a grid fixed since the epoch, and is read in the bucket of its read time.
+ */
+export interface NoteGrid {
+  /** W: the width of a chunk. At least the tick period + its budget + two buckets, so an on-time read never clamps. */
+  chunkMs: number;
+  /** D: a chunk's note is read this long before the chunk starts. */
+  readAheadMs: number;
+  /** An isolated fire's note is read this long before the fire (ADR 0006's early send, within the SQS delay). */
+  isolatedReadAheadMs: number;
+  /** A fire is isolated when the one after it is more than this later (or there is none). */
+  isolatedGapMs: number;
+  /** Notes are grouped by the bucket of their read time, this wide. */
+  bucketMs: number;
+}
+
+export const DEFAULT_NOTE_GRID: NoteGrid = {
+  chunkMs: 120_000,
+  readAheadMs: 150_000,
+  isolatedReadAheadMs: 840_000,
+  isolatedGapMs: 900_000,
+  bucketMs: 10_000,
+};
+
+/** The start of the chunk holding `fireTime`. */
+export function chunkStart(grid: NoteGrid, fireTime: EpochMs): EpochMs {
+  return Math.floor(fireTime / grid.chunkMs) * grid.chunkMs;
+}
+
+/** The bucket (counted from the epoch) a note may be read in at the earliest, when written at `now`: two after `now`'s. */
+export function firstOpenBucket(grid: NoteGrid, now: EpochMs): number {
+  return Math.floor(now / grid.bucketMs) + 2;
+}
+
+/** The bucket a note of next fire `fireTime` belongs in by the grid alone (before the placement margin). */
+export function naturalBucket(grid: NoteGrid, source: FireTimeSource, fireTime: EpochMs): number {
+  const following = source.next(fireTime + 1);
+  const isolated = following === undefined || following > fireTime + grid.isolatedGapMs;
+  const readAt = isolated
+    ? fireTime - grid.isolatedReadAheadMs
+    : chunkStart(grid, fireTime) - grid.readAheadMs;
+  return Math.floor(readAt / grid.bucketMs);
+}
+
+export interface NoteChunkInput {
+  scheduleId: string;
+  source: FireTimeSource;
+  /** The note's next fire time: where its chain stands. */
+  nextFireAt: EpochMs;
+  policies: FirePolicies;
+  grid: NoteGrid;
+  /** A plan dispatches at most this many fires; the successor note carries the rest. */
+  maxFires: number;
+  now: EpochMs;
+  random: () => number;
+}
+
+export interface NoteChunkPlan {
+  fires: PlannedFire[];
+  /** The note this plan leaves (the first fire not dispatched and its bucket); null when the trigger finished. */
+  successor: { nextFireAt: EpochMs; bucket: number } | null;
+  /** True when fire times were dropped by the coalesce policy. */
+  coalesced: boolean;
+}
+
+/**
+ * The fires a note's reader dispatches, and the note it leaves. Read on time, the plan is its chunk,
+ * `[nextFireAt, chunk end)`, and the successor is the first fire of the next chunk that holds one:
+ * nothing depends on `now`, so two readers of one note (overlapping ticks, a crash and its redo) leave
+ * the same successor. A late reader (its successor could not be placed two buckets ahead of `now`)
+ * sends missed fires through the coalesce policy, then chunk after chunk until the successor can be
+ * placed; its chain and an on-time one meet at the first chunk both reach, where they are read as one.
+ */
+export function planNoteChunk(input: NoteChunkInput): NoteChunkPlan {
+  const { source, now, grid, maxFires } = input;
+  const fireTimes: EpochMs[] = [];
+  let from = input.nextFireAt;
+  let coalesced = false;
+  if (input.nextFireAt <= now) {
+    const missed = missedFireTimes(source, input.nextFireAt, now, input.policies.coalesce, maxFires);
+    fireTimes.push(...missed.fireTimes);
+    from = missed.resumeFrom;
+    coalesced = missed.coalesced;
+  }
+  const open = firstOpenBucket(grid, now);
+  let end = chunkStart(grid, input.nextFireAt) + grid.chunkMs;
+  let candidate = source.next(from);
+  for (;;) {
+    while (candidate !== undefined && candidate < end && fireTimes.length < maxFires) {
+      fireTimes.push(candidate);
+      candidate = source.next(candidate + 1);
+    }
+    if (candidate === undefined || fireTimes.length >= maxFires) break;
+    if (naturalBucket(grid, source, candidate) >= open) break;
+    end = chunkStart(grid, candidate) + grid.chunkMs;
+  }
+  return {
+    fires: plannedFires(input, fireTimes, candidate),
+    successor:
+      candidate === undefined
+        ? null
+        : { nextFireAt: candidate, bucket: Math.max(naturalBucket(grid, source, candidate), open) },
+    coalesced,
+  };
+}
