@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Refusal, readBoundedBody, refuseBody } from './bounded-body';
+import { refuseBrowserCrossSite } from './request-guard';
 
 /** One entry of a `PutEvents` request, as the EventBridge JSON protocol spells it. */
 export interface PutEventsEntry {
@@ -57,6 +58,12 @@ export async function startPutEventsServer(options: PutEventsServerOptions = {})
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, options: PutEventsServerOptions) {
+  // Another site's page (or one whose name was rebound to 127.0.0.1) must not post events here
+  const crossSite = refuseBrowserCrossSite(request, request.socket.localPort ?? 0);
+  if (crossSite) {
+    reply(response, 403, { __type: 'AccessDeniedException', message: crossSite });
+    return;
+  }
   const raw = await readBoundedBody(request, MAX_BODY_BYTES);
   if (raw === undefined) {
     refuseBody(request, response, TOO_LARGE);

@@ -99,6 +99,23 @@ describe('EventBridgePublisher (against the local PutEvents endpoint)', () => {
     expect(await response.json()).toMatchObject({ __type: 'UnknownOperationException' });
   });
 
+  it('refuses a request from another site', async () => {
+    server = await startPutEventsServer();
+    const put = (headers: Record<string, string>) =>
+      fetch(server?.endpoint ?? '', {
+        method: 'POST',
+        headers: { 'x-amz-target': 'AWSEvents.PutEvents', ...headers },
+        body: '{"Entries":[]}',
+      });
+
+    const crossSite = await put({ origin: 'https://evil.example' });
+    const sameMachine = await put({});
+
+    expect(crossSite.status).toBe(403);
+    expect(await crossSite.json()).toMatchObject({ __type: 'AccessDeniedException' });
+    expect(sameMachine.status).toBe(200);
+  });
+
   it('refuses a body over 1 MiB while it streams, before the client has sent it all', async () => {
     server = await startPutEventsServer();
     const headers = { 'x-amz-target': 'AWSEvents.PutEvents' };
