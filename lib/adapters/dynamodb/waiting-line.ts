@@ -94,7 +94,12 @@ async function holdEntry(
   }
 }
 
-/** Deletes the entry while no waker holds it (and it is the attempt read): a job taking its own turn. */
+/**
+ * Deletes the entry while no waker holds it (and it is the attempt read): a job taking its own turn. An
+ * entry already gone is taken too: either this delete applied and its answer was lost (the store retried
+ * it), or a waker sent it on and then deleted it, whose message is then a duplicate dropped at claim.
+ * Reading "gone" as "not mine" lost the job: it was in neither the line nor the queue.
+ */
 async function takeEntry(
   context: StoreContext,
   item: StoredItem,
@@ -109,11 +114,13 @@ async function takeEntry(
     await context.delete('leaseLineHead', {
       Key: { pk: String(item.pk), sk: String(item.sk) },
       ...expressions.build(condition),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     return entryOf(input.task, item);
   } catch (error) {
-    conditionFailure(error); // a waker holds it now (its message is on its way), or it changed
-    return undefined;
+    const { old } = conditionFailure(error);
+    // Still there: a waker holds it now (its message is on its way), or it changed
+    return old === undefined ? entryOf(input.task, item) : undefined;
   }
 }
 
