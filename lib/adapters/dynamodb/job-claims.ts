@@ -117,8 +117,15 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
   const abandonedRun =
     `(${status} = ${expressions.value('running')} AND attribute_not_exists(${expressions.name('holdsSlot')})` +
     ` AND ${expressions.name('leaseUntil')} < ${expressions.value(now)})`;
+  // A message sent for an earlier creation of the id (replaced since) does not claim the new one
+  const token = input.job.createToken;
+  let queued = `${status} = ${expressions.value('queued')}`;
+  if (token !== undefined) {
+    const createToken = expressions.name('createToken');
+    queued = `(${queued} AND (attribute_not_exists(${createToken}) OR ${createToken} = ${expressions.value(token)}))`;
+  }
   let condition =
-    `attribute_not_exists(pk) OR ((${status} = ${expressions.value('queued')} OR ${status} = ${expressions.value('retrying')} OR ${abandonedRun})` +
+    `attribute_not_exists(pk) OR ((${queued} OR ${status} = ${expressions.value('retrying')} OR ${abandonedRun})` +
     ` AND ${expressions.name('attempt')} < ${expressions.value(input.attempt)})`;
   // A fire cancelled because its schedule changed is claimed again by a delivery that re-checks it.
   if (input.reclaimCancelledFire) {

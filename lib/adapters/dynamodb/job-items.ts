@@ -98,6 +98,7 @@ export function itemToJob(item: StoredItem): Job {
     expiresAt: expiresAt === null ? null : expiresAt * 1000,
     ...(typeof item.attemptBase === 'number' && { attemptBase: item.attemptBase }),
     ...(Array.isArray(item.history) && { history: item.history as JobResult[] }),
+    ...(typeof item.createToken === 'string' && { createToken: item.createToken }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { ConflictingIdError, LeaseLostError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
@@ -57,6 +58,7 @@ export class MemoryJobStore implements JobStore {
     }
     const job: StoredJob = {
       ...newJob(input.job, input.now),
+      createToken: randomUUID(),
       parkedUntil: input.parkUntilDue ? input.job.runAt : null,
       recordExpiresAt: null,
       reclaimable: false,
@@ -81,10 +83,15 @@ export class MemoryJobStore implements JobStore {
       existing.leaseUntil < input.now;
     const reclaimable = input.reclaimCancelledFire === true && existing?.reclaimable === true;
     const reclaimed = reclaimable && existing.attempt <= input.attempt;
+    // A message sent for an earlier creation of the id (replaced since) does not claim the new one
+    const sameCreation =
+      input.job.createToken === undefined ||
+      existing?.createToken === undefined ||
+      existing.createToken === input.job.createToken;
     const claimable =
       !existing ||
       reclaimed ||
-      ((existing.status === 'queued' || existing.status === 'retrying' || abandonedRun) &&
+      (((existing.status === 'queued' && sameCreation) || existing.status === 'retrying' || abandonedRun) &&
         existing.attempt < input.attempt);
     if (!claimable && existing) {
       if (existing.status !== 'cancelled') return { status: 'duplicate', job: present(existing) };
@@ -124,6 +131,9 @@ export class MemoryJobStore implements JobStore {
       ...(existing?.attemptBase !== undefined && { attemptBase: existing.attemptBase }),
       ...(existing?.history !== undefined && { history: existing.history }),
     };
+    // The creation token is the stored job's (a claim never writes one, as in DynamoDB)
+    delete job.createToken;
+    if (existing?.createToken !== undefined) job.createToken = existing.createToken;
     this.jobs.set(job.id, job);
     return { status: 'claimed', job: present(job) };
   }

@@ -48,6 +48,8 @@ const jobMessageBody = z.object({
     attemptBase: z.number().int().positive().optional(),
     /** Absent for `normal`. */
     priority: z.enum(PRIORITIES).optional(),
+    /** Absent for jobs no `createJob` made (fires), and in messages sent before tokens existed. */
+    createToken: z.string().min(1).max(64).optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
   revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
@@ -91,6 +93,7 @@ export function jobRequestFields(job: JobRequest): JobRequest {
     overrides,
     metadata,
     priority,
+    createToken,
   } = job;
   return {
     id,
@@ -105,6 +108,7 @@ export function jobRequestFields(job: JobRequest): JobRequest {
     ...(overrides && { overrides }),
     ...(metadata && { metadata }),
     ...(priority && priority !== DEFAULT_PRIORITY && { priority }),
+    ...(createToken !== undefined && { createToken }),
   };
 }
 

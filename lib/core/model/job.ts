@@ -85,6 +85,13 @@ export interface Job {
   attemptBase?: number;
   /** The outcomes of the runs before each `retry_job`, oldest first (at most `JOB_HISTORY_LIMIT`). */
   history?: JobResult[];
+  /**
+   * Unique per creation of the id by `createJob` (absent for jobs a claim created: fires). A message
+   * carries the one it was sent for, and a claim of a queued job needs it to match: a message sent for a
+   * job that was replaced since never runs the replacement (it would run it with the old definition,
+   * and the replacement's own send would then find it taken).
+   */
+  createToken?: string;
 }
 
 /** How many earlier outcomes a retried job keeps. */

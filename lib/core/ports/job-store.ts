@@ -45,6 +45,7 @@ export type JobRequest = Pick<
   | 'metadata'
   | 'attemptBase'
   | 'priority'
+  | 'createToken'
 >;
 
 export interface CreateJobInput {

@@ -52,11 +52,14 @@ describe('add_job', () => {
           fireTime: null,
           runAt: T0,
           startDeadline: T0 + 120 * SECOND,
+          // The creation it was sent for: a message of a job replaced since runs nothing
+          createToken: (await h.store.getJob('id-2', T0))?.createToken,
         },
         attempt: 1,
         delaySeconds: 0,
       },
     ]);
+    expect(h.queue.messages[0]?.job.createToken).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('delays a job due within 15 minutes in the queue', async () => {

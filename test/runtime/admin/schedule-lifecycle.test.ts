@@ -343,6 +343,7 @@ describe('run_schedule_now', () => {
           fireTime: null,
           runAt: T0,
           startDeadline: null,
+          createToken: (await h.store.getJob('report@run-id-3', T0))?.createToken,
         },
         attempt: 1,
         delaySeconds: 0,

@@ -95,9 +95,16 @@ async function enqueueDistinct(
     },
   );
 
+  // Each message carries the creation it is for: sent for a job replaced since, it runs nothing
   const toSend = outcomes.flatMap((outcome, index) =>
     outcome.ok && outcome.queued === 'sent'
-      ? [{ index, status: outcome.status, request: requests[index] as EnqueueRequest }]
+      ? [
+          {
+            index,
+            status: outcome.status,
+            request: withToken(requests[index] as EnqueueRequest, outcome.job),
+          },
+        ]
       : [],
   );
   if (toSend.length === 0) return outcomes;
@@ -134,4 +141,10 @@ async function enqueueDistinct(
     }
   });
   return outcomes;
+}
+
+function withToken(request: EnqueueRequest, created: Job): EnqueueRequest {
+  return created.createToken === undefined
+    ? request
+    : { ...request, job: { ...request.job, createToken: created.createToken } };
 }
