@@ -25,13 +25,26 @@ export function failureDestinationsEnvironment(
       ),
     );
   }
+  // The runtime sends without MessageGroupId, which a FIFO queue refuses: every notice would be lost
+  const fifo = Object.entries(destinations).filter(
+    ([, destination]) => 'queue' in destination && destination.queue.fifo,
+  );
+  if (fifo.length > 0) {
+    throw new SundialPropsError(
+      fifo.map(
+        ([task]) =>
+          `failureDestinations: '${task}' is a FIFO queue; use a standard queue (notices carry no message group)`,
+      ),
+    );
+  }
   if (Object.keys(destinations).length === 0) return {};
   const config = Object.fromEntries(
     Object.entries(destinations).map(([task, destination]) => [
       task,
       'queue' in destination
         ? { queueUrl: destination.queue.queueUrl }
-        : { eventBusName: destination.eventBus.eventBusName },
+        : // Its ARN: a bus of another account or region, which a bare name would miss
+          { eventBusName: destination.eventBus.eventBusArn },
     ]),
   );
   return { SUNDIAL_FAILURE_DESTINATIONS: Stack.of(scope).toJsonString(config) };

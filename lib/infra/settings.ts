@@ -67,6 +67,8 @@ export function resolveSettings(
   const check = new Checker(problems);
 
   const tickRate = check.integer('tickRate', props.tickRate, 1, 1, 14);
+  if (!isKnown(tickRate))
+    problems.push(knownAtSynth('tickRate', "the tick's rule, its alarm and its function's timeout"));
   const lookaheadSeconds = check.integer(
     'lookaheadSeconds',
     props.lookaheadSeconds,
@@ -110,6 +112,9 @@ export function resolveSettings(
     1,
     LIMITS.maxLambdaTimeoutSeconds,
   );
+  if (!isKnown(workerTimeoutSeconds)) {
+    problems.push(knownAtSynth('workerTimeoutSeconds', "the queue's visibility timeout"));
+  }
   if (longestTask && isKnown(workerTimeoutSeconds) && workerTimeoutSeconds < neededTimeout) {
     const source =
       props.workerTimeoutSeconds === undefined
@@ -195,6 +200,11 @@ export function resolveSettings(
   };
   if (problems.length > 0) throw new SundialPropsError(problems);
   return settings;
+}
+
+/** For a prop other resources are sized from: a deploy-time token would reach them as a huge negative number. */
+function knownAtSynth(prop: string, sizes: string): string {
+  return `${prop}: must be a number known at synth, not a deploy-time token (it sizes ${sizes})`;
 }
 
 function isKnown(value: number): boolean {

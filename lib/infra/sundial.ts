@@ -272,7 +272,8 @@ export class Sundial extends Construct {
       SUNDIAL_TABLE_NAME: this.table.tableName,
       SUNDIAL_QUEUE_URL: this.queue.queueUrl,
       SUNDIAL_CRITICAL_QUEUE_URL: this.criticalQueue.queueUrl,
-      SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusName,
+      // Its ARN: EventBridge takes one wherever it takes a name, and it reaches a bus of another account
+      SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusArn,
       SUNDIAL_SHARDS: String(settings.shards),
       SUNDIAL_LOOKAHEAD_SECONDS: String(settings.lookaheadSeconds),
       SUNDIAL_EARLY_SEND_SECONDS: String(settings.earlySendSeconds),

@@ -32,9 +32,17 @@ export function discoverTasks(dir: string, projectRoot: string): TaskDiscovery {
     .filter((entry) => entry.isFile() && isTaskModule(entry.name))
     .map((entry) => entry.name)
     .sort();
+  const files = new Map<string, string>();
   for (const name of names) {
     const id = name.slice(0, name.length - extname(name).length);
     const path = join(dir, name);
+    const other = files.get(id);
+    if (other !== undefined) {
+      // As the runtime's registry refuses it: one of the two would silently win in the bundle
+      problems.push(`task id '${id}' is defined by more than one file: ${other}, ${name}; keep one`);
+      continue;
+    }
+    files.set(id, name);
     if (!TASK_ID.test(id)) {
       problems.push(
         `${relative(projectRoot, path)}: task id '${id}' must be kebab-case (lower-case letters and digits, words joined by '-'); rename the file`,

@@ -8,6 +8,7 @@ import { Sundial } from '../../lib/infra/sundial';
 import {
   FIXTURE_FUNCTIONS,
   logicalId,
+  problemsOf,
   resourcesOf,
   roleStatements,
   SYNTH_TIMEOUT_MS,
@@ -76,6 +77,52 @@ describe('failure destinations', () => {
       ),
     ).toEqual([]);
   });
+
+  it(
+    'refuse a FIFO queue (the worker sends notices without a message group), naming the task',
+    () => {
+      const stack = new Stack(testApp(), 'Fifo');
+      const queue = new sqs.Queue(stack, 'Failed', { fifo: true, enforceSSL: true });
+
+      expect(
+        problemsOf(
+          () =>
+            new Sundial(stack, 'Sundial', {
+              functionsDir: FIXTURE_FUNCTIONS,
+              failureDestinations: { 'quick-task': { queue } },
+            }),
+        ),
+      ).toEqual([
+        "failureDestinations: 'quick-task' is a FIFO queue; use a standard queue (notices carry no message group)",
+      ]);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+
+  it(
+    'hand the worker the ARN of a destination bus, so one of another account is reached',
+    () => {
+      const stack = new Stack(testApp(), 'Central', {
+        env: { account: '123456789012', region: 'us-east-1' },
+      });
+      const arn = 'arn:aws:events:us-east-1:999999999999:event-bus/central';
+      new Sundial(stack, 'Sundial', {
+        functionsDir: FIXTURE_FUNCTIONS,
+        failureDestinations: {
+          'quick-task': { eventBus: events.EventBus.fromEventBusArn(stack, 'Bus', arn) },
+        },
+      });
+      const worker = Object.values(resourcesOf(Template.fromStack(stack), 'AWS::Lambda::Function')).find(
+        (fn) => String(fn.Properties.Description).startsWith('Sundial worker'),
+      );
+      const environment = worker?.Properties.Environment as
+        | { Variables: Record<string, unknown> }
+        | undefined;
+
+      expect(JSON.stringify(environment?.Variables.SUNDIAL_FAILURE_DESTINATIONS)).toContain(arn);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   it(
     'refuse a destination for a task that does not exist',

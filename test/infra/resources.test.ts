@@ -234,7 +234,7 @@ describe('functions', () => {
     }
   });
 
-  it('tell every function the name of the bus (job events from the worker, schedule events from the tick and the admin API)', () => {
+  it('tell every function the ARN of the bus (job events from the worker, schedule events from the tick and the admin API)', () => {
     const bus = logicalId(synth.template, 'AWS::Events::EventBus', 'SundialEventBus');
     const busOf = (prefix: string) => {
       const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
@@ -244,9 +244,11 @@ describe('functions', () => {
       return environment?.Variables.SUNDIAL_EVENT_BUS_NAME;
     };
 
-    expect(busOf('SundialWorkerFunction')).toEqual({ Ref: bus });
-    expect(busOf('SundialTickFunction')).toEqual({ Ref: bus });
-    expect(busOf('SundialAdminFunction')).toEqual({ Ref: bus });
+    // An ARN, not a name: a bus of another account or region (`fromEventBusArn`) is reached too
+    const arn = { 'Fn::GetAtt': [bus, 'Arn'] };
+    expect(busOf('SundialWorkerFunction')).toEqual(arn);
+    expect(busOf('SundialTickFunction')).toEqual(arn);
+    expect(busOf('SundialAdminFunction')).toEqual(arn);
   });
 
   it('tell only the worker the DLQ, where it moves messages it cannot read', () => {

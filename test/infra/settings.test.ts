@@ -5,17 +5,7 @@ import { DEFAULT_SHARDS } from '../../lib/adapters/dynamodb/table-design';
 import { propsFromContext } from '../../lib/infra/context';
 import { resolveSettings, SundialPropsError } from '../../lib/infra/settings';
 import { Sundial } from '../../lib/infra/sundial';
-import { BAD_FUNCTIONS, SYNTH_TIMEOUT_MS, testApp } from './support';
-
-function problemsOf(run: () => unknown): readonly string[] {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SundialPropsError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a SundialPropsError');
-}
+import { BAD_FUNCTIONS, problemsOf, SYNTH_TIMEOUT_MS, testApp } from './support';
 
 describe('resolveSettings', () => {
   it('fills in the documented defaults', () => {
@@ -161,6 +151,17 @@ describe('resolveSettings', () => {
     ]);
     expect(problemsOf(() => resolveSettings({}, [{ id: 'crawl', timeoutSeconds: 890 }]))).toEqual([
       "task 'crawl' has timeoutSeconds 890, but the longest Lambda timeout (900 s) leaves less than 30 s beyond it: lower the task's timeoutSeconds to at most 870",
+    ]);
+  });
+
+  it('refuses a deploy-time token where other resources are sized from the value, naming the prop', () => {
+    const token = Token.asNumber({ Ref: 'Param' });
+
+    expect(problemsOf(() => resolveSettings({ tickRate: token, lookaheadSeconds: 900 }, []))).toEqual([
+      "tickRate: must be a number known at synth, not a deploy-time token (it sizes the tick's rule, its alarm and its function's timeout)",
+    ]);
+    expect(problemsOf(() => resolveSettings({ workerTimeoutSeconds: token }, []))).toEqual([
+      "workerTimeoutSeconds: must be a number known at synth, not a deploy-time token (it sizes the queue's visibility timeout)",
     ]);
   });
 

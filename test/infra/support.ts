@@ -5,6 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { SundialPropsError } from '../../lib/infra/settings';
 import { PROJECT_ROOT, Sundial } from '../../lib/infra/sundial';
 import { SundialStack } from '../../lib/infra/sundial-stack';
 
@@ -140,4 +141,15 @@ export function roleStatements(
       resources: asArray(statement.Resource),
       ...(statement.Condition ? { condition: statement.Condition as Record<string, unknown> } : {}),
     }));
+}
+
+/** The problems of the `SundialPropsError` that `run` throws (and a failure when it throws none). */
+export function problemsOf(run: () => unknown): readonly string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SundialPropsError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a SundialPropsError');
 }

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENTRIES_DIR, entrySource, writeEntry } from '../../lib/infra/entries';
@@ -24,6 +25,21 @@ describe('discoverTasks', () => {
     expect(problems).toEqual([
       "test/infra/fixtures/bad-functions/Send_Report.ts: task id 'Send_Report' must be kebab-case (lower-case letters and digits, words joined by '-'); rename the file",
     ]);
+  });
+
+  it('names a task id defined by two files (say a leftover .js beside its .ts), as the runtime does', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sundial-tasks-'));
+    const body = "export default { kind: 'sundial-task', timeoutSeconds: 10 };\n";
+    writeFileSync(join(dir, 'send-report.ts'), body);
+    writeFileSync(join(dir, 'send-report.js'), body);
+
+    const { tasks, problems } = discoverTasks(dir, PROJECT_ROOT);
+
+    expect(tasks.map((task) => task.id)).toEqual(['send-report']);
+    expect(problems).toEqual([
+      "task id 'send-report' is defined by more than one file: send-report.js, send-report.ts; keep one",
+    ]);
+    rmSync(dir, { recursive: true });
   });
 
   it('reports a missing folder', () => {
