@@ -76,7 +76,17 @@ async function route(
 ): Promise<void> {
   const match = INVOKE_PATH.exec(request.url?.split('?')[0] ?? '');
   if (request.method === 'POST' && match) {
-    await invoke(options, decodeURIComponent(match[1] ?? ''), body, response);
+    const name = decodedName(match[1] ?? '');
+    if (name === undefined) {
+      sendJson(
+        response,
+        400,
+        { Type: 'User', message: `function name ${quote(match[1] ?? '')} is not valid percent-encoding` },
+        { 'x-amzn-ErrorType': 'InvalidRequestContentException' },
+      );
+      return;
+    }
+    await invoke(options, name, body, response);
     return;
   }
   for (const extra of options.extraRoutes ?? []) {
@@ -127,6 +137,14 @@ async function invoke(options: LambdaEndpointOptions, name: string, body: Buffer
         'X-Amz-Function-Error': 'Unhandled',
       },
     );
+  }
+}
+
+function decodedName(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
   }
 }
 

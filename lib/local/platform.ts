@@ -14,6 +14,7 @@ import { createWorkerHandler, type WorkerHandler } from '../runtime/handlers/wor
 import { createLogger } from '../runtime/observability/logger';
 import { loadTaskRegistryFromDirectory } from '../runtime/tasks/load-directory';
 import type { TaskRegistry } from '../runtime/tasks/registry';
+import { lockDataDir } from './data-dir-lock';
 import { describeEvent } from './describe-event';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local';
 import { type ExtraRoute, startLambdaEndpoint } from './lambda-endpoint';
@@ -106,7 +107,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     for (const stop of stack.reverse()) await stop().catch(() => undefined);
   };
   try {
-    if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+    if (options.dataDir) {
+      await mkdir(options.dataDir, { recursive: true });
+      stack.push(await lockDataDir(options.dataDir));
+    }
     const dynamo = await startDynamoDbLocal(
       options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {},
     );

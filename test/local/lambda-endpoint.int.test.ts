@@ -95,6 +95,13 @@ describe('the local Lambda Invoke endpoint', () => {
     expect(answer.body).toContain('Could not parse request body into json');
   });
 
+  it('rejects a function name that is not valid percent-encoding, naming it, as the caller’s mistake', async () => {
+    const answer = await post('/2015-03-31/functions/%E0%A4%A/invocations', '{}');
+
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain("function name '%E0%A4%A' is not valid percent-encoding");
+  });
+
   describe('refuses a body over 6 MB while it streams, without reading the rest', () => {
     const invocations = () => `${url}/2015-03-31/functions/echo/invocations`;
     const LARGE = 64 * 1024 * 1024;
