@@ -11,12 +11,18 @@ import { type WakeDeps, wakeWaitingJobs } from './wake-line';
  * given back and the line looked at once more: a job that joined while it was booked (and so woke
  * nobody itself) is seen then. Returns how many jobs were woken (0 or 1).
  */
-export async function wakeForNextStart(deps: WakeDeps, slots: TaskSlots): Promise<number> {
+export async function wakeForNextStart(
+  deps: WakeDeps,
+  slots: TaskSlots,
+  options: WakeOptions = {},
+): Promise<number> {
   if (slots.paused || (slots.limit !== null && slots.running >= slots.limit)) return 0;
   const now = deps.clock.now();
   const at = Math.max(slots.nextStartAt ?? now, now);
   // SQS delays at most 15 minutes: a start further away is woken by a tick once it comes within reach.
   if (at - now > LIMITS.maxQueueDelaySeconds * 1000) return 0;
+  // The wake-up for this start was used without a start: its booking would refuse the one passed on
+  if (options.passOn) await deps.jobStore.releaseRateWake(slots.task, at);
   for (let round = 0; round < 2; round++) {
     if (!(await deps.jobStore.bookRateWake(slots.task, at))) return 0;
     const woken = await wakeWaitingJobs(deps, slots.task, 1, 'skip', wakeDelaySeconds(at, now));
@@ -24,6 +30,14 @@ export async function wakeForNextStart(deps: WakeDeps, slots: TaskSlots): Promis
     await deps.jobStore.releaseRateWake(slots.task, at);
   }
   return 0;
+}
+
+export interface WakeOptions {
+  /**
+   * A wake-up is being passed on: the job it brought ended without a start (a missed deadline, a
+   * duplicate, a cancelled job) or went back to the line (its task was paused, then resumed).
+   */
+  passOn?: boolean;
 }
 
 /** The whole seconds of queue delay that bring a message back no later than `at` (and at most 1 s before). */

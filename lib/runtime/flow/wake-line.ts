@@ -4,7 +4,7 @@ import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 import { type LeaseLineHeadInput, type TaskSlots, WAKE_LEASE_MS } from '../../core/ports/waiting-line';
 import type { Logger } from '../observability/logger';
-import { wakeForNextStart } from './rate-wake';
+import { type WakeOptions, wakeForNextStart } from './rate-wake';
 
 export interface WakeDeps {
   jobStore: JobStore;
@@ -79,9 +79,13 @@ function freeSlots(slots: TaskSlots): number {
  * job that just joined the line closes the race with a slot given back before it joined, and how the
  * tick makes up for a lost wake-up.
  */
-export function wakeForFreeSlots(deps: WakeDeps, slots: TaskSlots): Promise<number> {
+export function wakeForFreeSlots(
+  deps: WakeDeps,
+  slots: TaskSlots,
+  options: WakeOptions = {},
+): Promise<number> {
   // A rate-limited task starts one job per interval: its line is woken for its next start time.
-  if (slots.rateLimit) return wakeForNextStart(deps, slots);
+  if (slots.rateLimit) return wakeForNextStart(deps, slots, options);
   return wakeWaitingJobs(deps, slots.task, freeSlots(slots), 'count');
 }
 

@@ -9,6 +9,7 @@ import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import { joinWaitingLine } from '../flow/join-line';
+import type { WakeOptions } from '../flow/rate-wake';
 import { wakeForFreeSlots, wakeNextWaitingJob } from '../flow/wake-line';
 import type { Logger } from '../observability/logger';
 import { jobRequestOf } from '../scheduling/job-messages';
@@ -105,7 +106,7 @@ async function processJob(
   const limited = definition.maxRunningJobs !== null || definition.rateLimit !== null;
   // A limited task's job that ends here took no slot: a wake-up that brought it is passed on.
   const passWakeOn = async (outcome: MessageOutcome): Promise<MessageOutcome> => {
-    if (limited) await wakeForFreeSlotsOf(ctx, job.task, logger);
+    if (limited) await wakeForFreeSlotsOf(ctx, job.task, logger, { passOn: true });
     return outcome;
   };
   if (attempt - (job.attemptBase ?? 0) > definition.retry.maxAttempts) {
@@ -359,10 +360,15 @@ async function wakeAfterSlotReturned(ctx: WorkerContext, task: string, logger: L
 }
 
 /** Wakes as many waiting jobs as the task has free slots (none when a wake-up is on its way for each). */
-async function wakeForFreeSlotsOf(ctx: WorkerContext, task: string, logger: Logger): Promise<void> {
+async function wakeForFreeSlotsOf(
+  ctx: WorkerContext,
+  task: string,
+  logger: Logger,
+  options: WakeOptions = {},
+): Promise<void> {
   try {
     const slots = await ctx.deps.jobStore.taskSlots(task);
-    if (slots) await wakeForFreeSlots(ctx.deps, slots);
+    if (slots) await wakeForFreeSlots(ctx.deps, slots, options);
   } catch (error) {
     logger.warn('could not pass a wake-up on; the tick wakes the line', { error });
   }

@@ -38,7 +38,12 @@ export const resumeTask: ActionHandler<'resume_task'> = async (raw, context) => 
   // The counter knows the limits only once a limited job has run; the task's definition knows them now.
   const limit = task.definition.maxRunningJobs ?? slots.limit;
   const rateLimit = task.definition.rateLimit ?? slots.rateLimit;
-  const woken = await wakeForFreeSlots(context.deps, { ...slots, limit, ...(rateLimit && { rateLimit }) });
+  // Passed on: a wake-up booked before the pause may have been spent by a job that found it paused
+  const woken = await wakeForFreeSlots(
+    context.deps,
+    { ...slots, limit, ...(rateLimit && { rateLimit }) },
+    { passOn: true },
+  );
   return {
     task: shown(task, context, stateOf(slots, await jobStore.waitingCount(task.id))),
     woken_jobs: woken,
