@@ -1,13 +1,16 @@
 /**
  * Run by `inspectTaskTimeouts` in a child process (`node --import tsx inspect-tasks.ts <files…>`):
  * imports each task module and prints, as the last line of stdout, a JSON object mapping each file to
- * its `timeoutSeconds` or to the reason it is not a task. Imports nothing of the project: it reads the
- * `defineTask(...)` result's public shape (`kind: 'sundial-task'`, `timeoutSeconds`).
+ * its `timeoutSeconds` (and its `maxRunningJobs` and `rateLimit`, for the tick) or to the reason it is
+ * not a task. Imports nothing of the project: it reads the `defineTask(...)` result's public shape
+ * (`kind: 'sundial-task'`, `timeoutSeconds`, `maxRunningJobs`, `rateLimit`).
  */
 import { pathToFileURL } from 'node:url';
 
 interface Inspected {
   timeoutSeconds?: number;
+  maxRunningJobs?: unknown;
+  rateLimit?: unknown;
   error?: string;
 }
 
@@ -27,7 +30,12 @@ process.stdout.write(`\n${JSON.stringify(results)}\n`, () => {
 
 function describe(exported: unknown): Inspected {
   if (exported === undefined) return { error: 'has no default export; export default defineTask({ ... })' };
-  const task = exported as { kind?: unknown; timeoutSeconds?: unknown };
+  const task = exported as {
+    kind?: unknown;
+    timeoutSeconds?: unknown;
+    maxRunningJobs?: unknown;
+    rateLimit?: unknown;
+  };
   if (typeof exported !== 'object' || exported === null || task.kind !== 'sundial-task') {
     return { error: 'the default export is not a defineTask(...) result' };
   }
@@ -38,5 +46,9 @@ function describe(exported: unknown): Inspected {
   ) {
     return { error: `timeoutSeconds must be a positive integer, got ${String(task.timeoutSeconds)}` };
   }
-  return { timeoutSeconds: task.timeoutSeconds };
+  return {
+    timeoutSeconds: task.timeoutSeconds,
+    maxRunningJobs: task.maxRunningJobs ?? null,
+    rateLimit: task.rateLimit ?? null,
+  };
 }

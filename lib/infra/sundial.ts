@@ -126,7 +126,12 @@ export class Sundial extends Construct {
       description: 'Sundial tick: leases due schedules and sends their fire times to the jobs queue',
       timeout: Duration.seconds(TICK_TIMEOUT_SECONDS),
       memorySize: 512,
-      environment: { ...environment, SUNDIAL_TICK_BUDGET_MS: String(TICK_BUDGET_MS) },
+      environment: {
+        ...environment,
+        SUNDIAL_TICK_BUDGET_MS: String(TICK_BUDGET_MS),
+        // The tick bundles no task code: it wakes waiting lines by the limits as deployed
+        SUNDIAL_TASK_LIMITS: JSON.stringify(inspection.limits),
+      },
       reservedConcurrentExecutions: settings.tickReservedConcurrency ?? undefined,
       // A failed tick is not retried: the next one, a tick period later, does the same work.
       asyncRetryAttempts: 0,

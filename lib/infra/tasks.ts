@@ -60,11 +60,15 @@ function isTaskModule(name: string): boolean {
 
 export interface TaskInspection {
   readonly timeouts: readonly TaskTimeout[];
+  /** The tasks with a `maxRunningJobs` or a `rateLimit`, by id (the tick's `SUNDIAL_TASK_LIMITS`). */
+  readonly limits: Readonly<Record<string, { maxRunningJobs: unknown; rateLimit: unknown }>>;
   readonly problems: readonly string[];
 }
 
 interface InspectedModule {
   timeoutSeconds?: number;
+  maxRunningJobs?: unknown;
+  rateLimit?: unknown;
   error?: string;
 }
 
@@ -76,7 +80,7 @@ interface InspectedModule {
  * (a constant, an import, an expression), the same way the worker will.
  */
 export function inspectTaskTimeouts(tasks: readonly TaskFile[], projectRoot: string): TaskInspection {
-  if (tasks.length === 0) return { timeouts: [], problems: [] };
+  if (tasks.length === 0) return { timeouts: [], limits: {}, problems: [] };
   const script = join(import.meta.dirname, 'inspect-tasks.ts');
   let output: string;
   try {
@@ -89,10 +93,15 @@ export function inspectTaskTimeouts(tasks: readonly TaskFile[], projectRoot: str
     });
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr?.trim() || String(error);
-    return { timeouts: [], problems: [`could not read the task modules in a child process: ${detail}`] };
+    return {
+      timeouts: [],
+      limits: {},
+      problems: [`could not read the task modules in a child process: ${detail}`],
+    };
   }
   const inspected = JSON.parse(lastLine(output)) as Record<string, InspectedModule>;
   const timeouts: TaskTimeout[] = [];
+  const limits: Record<string, { maxRunningJobs: unknown; rateLimit: unknown }> = {};
   const problems: string[] = [];
   for (const task of tasks) {
     const result = inspected[task.path];
@@ -101,9 +110,12 @@ export function inspectTaskTimeouts(tasks: readonly TaskFile[], projectRoot: str
       problems.push(`${file}: ${result?.error ?? 'was not inspected'}`);
     } else if (result.timeoutSeconds !== undefined) {
       timeouts.push({ id: task.id, timeoutSeconds: result.timeoutSeconds });
+      const maxRunningJobs = result.maxRunningJobs ?? null;
+      const rateLimit = result.rateLimit ?? null;
+      if (maxRunningJobs !== null || rateLimit !== null) limits[task.id] = { maxRunningJobs, rateLimit };
     }
   }
-  return { timeouts, problems };
+  return { timeouts, limits, problems };
 }
 
 /** The inspector prints one JSON line last; task modules may log before it. */

@@ -12,6 +12,7 @@ import { type AdminHandler, createAdminHandler } from '../runtime/handlers/admin
 import { createTickHandler, type TickHandler } from '../runtime/handlers/tick';
 import { createWorkerHandler, type WorkerHandler } from '../runtime/handlers/worker';
 import { createLogger } from '../runtime/observability/logger';
+import { taskLimitsOf } from '../runtime/task-limits';
 import { loadTaskRegistryFromDirectory } from '../runtime/tasks/load-directory';
 import type { TaskRegistry } from '../runtime/tasks/registry';
 import { lockDataDir } from './data-dir-lock';
@@ -177,6 +178,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     });
     const deps: RuntimeDeps = {
       ...built,
+      // The tick wakes waiting lines by the tasks' limits as loaded, as the stack tells it in AWS
+      config: { ...built.config, taskLimits: taskLimitsOf(registry) },
       logger: createLogger({ level: config.logLevel, sink: prettyLogSink(log) }),
       metricsSink: () => {},
     };
@@ -190,6 +193,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       functionsDir,
       (reloaded) => {
         registry = reloaded;
+        deps.config = { ...deps.config, taskLimits: taskLimitsOf(registry) };
         worker = createWorkerHandler(getDeps, registry);
         admin = createAdminHandler(getDeps, registry);
         log(`tasks reloaded: ${registry.ids().join(', ') || '(none)'}`);

@@ -6,6 +6,7 @@ import {
   type FailureDestinationConfig,
   parseFailureDestinations,
 } from './failure-destinations';
+import { parseTaskLimits, TASK_LIMITS_VARIABLE, type TaskLimits } from './task-limits';
 import { MAX_RESULT_TTL_SECONDS, TASK_DEFAULTS } from './tasks/define-task';
 
 /** Everything the Lambdas read from the environment, once, at cold start. Documented in docs/runtime-config.md. */
@@ -52,6 +53,8 @@ export interface RuntimeConfig {
   metricsNamespace: string;
   /** Per task, where its jobs that failed for good (`error`, `abandoned`) are sent; `{}` = nowhere. */
   failureDestinations: Readonly<Record<string, FailureDestinationConfig>>;
+  /** Each task's limits as deployed (`SUNDIAL_TASK_LIMITS`), for the tick's wake-ups; null when unset. */
+  taskLimits: ReadonlyMap<string, TaskLimits> | null;
 }
 
 export type { LogLevel };
@@ -105,6 +108,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     logLevel: reader.oneOf('SUNDIAL_LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsNamespace: reader.optional('SUNDIAL_METRICS_NAMESPACE') ?? 'Sundial',
     failureDestinations: parseFailureDestinations(reader.optional(FAILURE_DESTINATIONS_VARIABLE), problems),
+    taskLimits: parseTaskLimits(reader.optional(TASK_LIMITS_VARIABLE), problems),
   };
   const { lookaheadSeconds } = read;
   const config: RuntimeConfig = {

@@ -251,6 +251,22 @@ describe('functions', () => {
     expect(busOf('SundialAdminFunction')).toEqual(arn);
   });
 
+  it('tell the tick the limits of each task as deployed (it bundles no task code), and no other function', () => {
+    const limitsOf = (prefix: string) => {
+      const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
+        logicalId(synth.template, 'AWS::Lambda::Function', prefix)
+      ];
+      const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
+      return environment?.Variables.SUNDIAL_TASK_LIMITS;
+    };
+
+    expect(JSON.parse(String(limitsOf('SundialTickFunction')))).toEqual({
+      'quick-task': { maxRunningJobs: 2, rateLimit: null },
+    });
+    expect(limitsOf('SundialWorkerFunction')).toBeUndefined();
+    expect(limitsOf('SundialAdminFunction')).toBeUndefined();
+  });
+
   it('tell only the worker the DLQ, where it moves messages it cannot read', () => {
     const dlqOf = (prefix: string) => {
       const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[

@@ -61,6 +61,13 @@ describe('inspectTaskTimeouts', () => {
         { id: 'fine-task', timeoutSeconds: 60 },
         { id: 'too-slow', timeoutSeconds: 890 },
       ]);
+      // Only tasks with a limit are listed for the tick (none of these has one)
+      expect(inspection.limits).toEqual({});
+      expect(
+        inspectTaskTimeouts(discoverTasks(FIXTURE_FUNCTIONS, PROJECT_ROOT).tasks, PROJECT_ROOT).limits,
+      ).toEqual({
+        'quick-task': { maxRunningJobs: 2, rateLimit: null },
+      });
       expect(inspection.problems).toEqual([
         'test/infra/fixtures/bad-functions/no-default.ts: has no default export; export default defineTask({ ... })',
         'test/infra/fixtures/bad-functions/throws-on-import.ts: failed to import: SECRET_NAME is not set',
@@ -70,7 +77,7 @@ describe('inspectTaskTimeouts', () => {
   );
 
   it('starts no process when there are no tasks', () => {
-    expect(inspectTaskTimeouts([], PROJECT_ROOT)).toEqual({ timeouts: [], problems: [] });
+    expect(inspectTaskTimeouts([], PROJECT_ROOT)).toEqual({ timeouts: [], limits: {}, problems: [] });
   });
 });
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../../lib/runtime/config';
+import { defineTask } from '../../lib/runtime/sdk';
+import { taskLimitsOf } from '../../lib/runtime/task-limits';
+import { staticTaskRegistry } from '../../lib/runtime/tasks/registry';
 
 const REQUIRED = {
   SUNDIAL_TABLE_NAME: 'sundial',
@@ -127,5 +130,58 @@ describe('runtime config: failure destinations', () => {
       `SUNDIAL_FAILURE_DESTINATIONS: task 'a' needs { "queueUrl": "<url>" } or { "eventBusName": "<name or ARN>" }`,
       `SUNDIAL_FAILURE_DESTINATIONS: task 'b' needs { "queueUrl": "<url>" } or { "eventBusName": "<name or ARN>" }`,
     ]);
+  });
+});
+
+describe('runtime config: task limits as deployed', () => {
+  it('reads each limited task’s maxRunningJobs and rateLimit, and null when unset', () => {
+    const config = readConfig({
+      ...REQUIRED,
+      SUNDIAL_TASK_LIMITS: JSON.stringify({
+        'send-report': { maxRunningJobs: 3, rateLimit: null },
+        crawl: { maxRunningJobs: null, rateLimit: { max: 10, perSeconds: 60 } },
+      }),
+    });
+
+    expect(config.taskLimits).toEqual(
+      new Map([
+        ['send-report', { maxRunningJobs: 3, rateLimit: null }],
+        ['crawl', { maxRunningJobs: null, rateLimit: { max: 10, perSeconds: 60 } }],
+      ]),
+    );
+    expect(readConfig(REQUIRED).taskLimits).toBeNull();
+  });
+
+  it('lists a registry’s limited tasks as the stack does (the local platform’s tick uses it)', () => {
+    const registry = staticTaskRegistry({
+      free: { default: defineTask({ handler: () => null }) },
+      capped: { default: defineTask({ maxRunningJobs: 2, handler: () => null }) },
+      paced: { default: defineTask({ rateLimit: { max: 5, perSeconds: 60 }, handler: () => null }) },
+    });
+
+    expect(taskLimitsOf(registry)).toEqual(
+      new Map([
+        ['capped', { maxRunningJobs: 2, rateLimit: null }],
+        ['paced', { maxRunningJobs: null, rateLimit: { max: 5, perSeconds: 60 } }],
+      ]),
+    );
+  });
+
+  it('names the variable and the task of every unusable entry', () => {
+    const problems = (text: string) => {
+      try {
+        readConfig({ ...REQUIRED, SUNDIAL_TASK_LIMITS: text });
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    };
+    const needs = (task: string) =>
+      `SUNDIAL_TASK_LIMITS: task '${task}' needs { "maxRunningJobs": <positive integer or null>, "rateLimit": { "max", "perSeconds" } or null }`;
+
+    expect(problems('[1]')).toEqual(['SUNDIAL_TASK_LIMITS must be a JSON object from task id to its limits']);
+    expect(
+      problems(JSON.stringify({ a: { maxRunningJobs: 0 }, b: { rateLimit: { max: 1 } }, c: 7 })),
+    ).toEqual([needs('a'), needs('b'), needs('c')]);
   });
 });

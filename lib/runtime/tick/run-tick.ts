@@ -83,7 +83,7 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     logger,
   );
   // After reaping and repairs, which give slots back.
-  const jobsWoken = await guarded('waking waiting jobs', 0, () => wakeIdleLines(deps));
+  const jobsWoken = await guarded('waking waiting jobs', 0, () => wakeIdleLines(deps, config.taskLimits));
 
   return {
     ...totals,
