@@ -234,15 +234,18 @@ describe('functions', () => {
     }
   });
 
+  /** One environment variable of the function whose logical id starts with `prefix`. */
+  const variableOf = (prefix: string, name: string) => {
+    const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
+      logicalId(synth.template, 'AWS::Lambda::Function', prefix)
+    ];
+    const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
+    return environment?.Variables[name];
+  };
+
   it('tell every function the ARN of the bus (job events from the worker, schedule events from the tick and the admin API)', () => {
     const bus = logicalId(synth.template, 'AWS::Events::EventBus', 'SundialEventBus');
-    const busOf = (prefix: string) => {
-      const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
-        logicalId(synth.template, 'AWS::Lambda::Function', prefix)
-      ];
-      const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
-      return environment?.Variables.SUNDIAL_EVENT_BUS_NAME;
-    };
+    const busOf = (prefix: string) => variableOf(prefix, 'SUNDIAL_EVENT_BUS_NAME');
 
     // An ARN, not a name: a bus of another account or region (`fromEventBusArn`) is reached too
     const arn = { 'Fn::GetAtt': [bus, 'Arn'] };
@@ -252,13 +255,7 @@ describe('functions', () => {
   });
 
   it('tell the tick the limits of each task as deployed (it bundles no task code), and no other function', () => {
-    const limitsOf = (prefix: string) => {
-      const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
-        logicalId(synth.template, 'AWS::Lambda::Function', prefix)
-      ];
-      const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
-      return environment?.Variables.SUNDIAL_TASK_LIMITS;
-    };
+    const limitsOf = (prefix: string) => variableOf(prefix, 'SUNDIAL_TASK_LIMITS');
 
     expect(JSON.parse(String(limitsOf('SundialTickFunction')))).toEqual({
       'quick-task': { maxRunningJobs: 2, rateLimit: null },
@@ -268,13 +265,7 @@ describe('functions', () => {
   });
 
   it('tell only the worker the DLQ, where it moves messages it cannot read', () => {
-    const dlqOf = (prefix: string) => {
-      const fn = resourcesOf(synth.template, 'AWS::Lambda::Function')[
-        logicalId(synth.template, 'AWS::Lambda::Function', prefix)
-      ];
-      const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
-      return environment?.Variables.SUNDIAL_DEAD_LETTER_QUEUE_URL;
-    };
+    const dlqOf = (prefix: string) => variableOf(prefix, 'SUNDIAL_DEAD_LETTER_QUEUE_URL');
 
     expect(dlqOf('SundialWorkerFunction')).toEqual({
       Ref: logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesDeadLetterQueue'),

@@ -116,14 +116,7 @@ describe('runtime config: failure destinations', () => {
   });
 
   it('names the variable and the task of every unusable destination', () => {
-    const problems = (text: string) => {
-      try {
-        readConfig({ ...REQUIRED, SUNDIAL_FAILURE_DESTINATIONS: text });
-      } catch (error) {
-        return (error as ConfigError).problems;
-      }
-      return [];
-    };
+    const problems = (text: string) => problemsWith('SUNDIAL_FAILURE_DESTINATIONS', text);
 
     expect(problems('not json')).toEqual(['SUNDIAL_FAILURE_DESTINATIONS must be a JSON object']);
     expect(problems(JSON.stringify({ a: { queueUrl: 'u', eventBusName: 'b' }, b: 'q' }))).toEqual([
@@ -168,14 +161,7 @@ describe('runtime config: task limits as deployed', () => {
   });
 
   it('names the variable and the task of every unusable entry', () => {
-    const problems = (text: string) => {
-      try {
-        readConfig({ ...REQUIRED, SUNDIAL_TASK_LIMITS: text });
-      } catch (error) {
-        return (error as ConfigError).problems;
-      }
-      return [];
-    };
+    const problems = (text: string) => problemsWith('SUNDIAL_TASK_LIMITS', text);
     const needs = (task: string) =>
       `SUNDIAL_TASK_LIMITS: task '${task}' needs { "maxRunningJobs": <positive integer or null>, "rateLimit": { "max", "perSeconds" } or null }`;
 
@@ -185,3 +171,13 @@ describe('runtime config: task limits as deployed', () => {
     ).toEqual([needs('a'), needs('b'), needs('c')]);
   });
 });
+
+/** The problems `readConfig` reports with `variable` set to `text` (none: an empty list). */
+function problemsWith(variable: string, text: string): readonly string[] {
+  try {
+    readConfig({ ...REQUIRED, [variable]: text });
+  } catch (error) {
+    return (error as ConfigError).problems;
+  }
+  return [];
+}
