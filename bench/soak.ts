@@ -1,7 +1,8 @@
 /**
  * `npm run soak`: second-level schedules run for a few minutes on DynamoDB Local and fauxqs while
  * faults are injected — tick crashes between send and release, worker crashes mid-job, duplicated and
- * redelivered messages, random DynamoDB throttling and bursts of it longer than the store's retries, two
+ * redelivered messages, random DynamoDB throttling and bursts of it longer than the store's retries, writes
+ * applied whose answer is lost (the store retries them), two
  * ticks at once, counter repair every 2 s, payloads up to the 128 KB limit, handlers that throw, return
  * unstorable values or ignore their signal past their timeout, schedules paused, resumed, updated and
  * removed mid-run, dead letters redriven after their results expired, and a task limited to 2 running
@@ -20,7 +21,13 @@ import { BACKLOG_FEED, backlogSchedules, isAddedBacklogJob, runBacklogFeed } fro
 import { checkBacklog } from './soak/backlog-check';
 import { checkSoak } from './soak/checks';
 import { cancelledByStop, checkChurn, runChurn } from './soak/churn';
-import { crashingReleases, duplicatingQueue, Faults, injectThrottling } from './soak/faults';
+import {
+  crashingReleases,
+  duplicatingQueue,
+  Faults,
+  injectLostAnswers,
+  injectThrottling,
+} from './soak/faults';
 import { SOAK_TIMEOUT_SECONDS, soakHandler } from './soak/handlers';
 import { JobTrace } from './soak/job-trace';
 import { MetricTotals } from './soak/metric-totals';
@@ -49,6 +56,7 @@ const FAULT_RATES = {
   duplicate: 0.02,
   lostDelete: 0.01,
   throttle: 0.01,
+  lostAnswer: 0.01,
   deadLetterCopy: 0.01,
   handlerThrows: 0.02,
   unstorableReturn: 0.01,
@@ -84,6 +92,7 @@ async function main(): Promise<number> {
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
   const dynamoClient = dynamo.newClient();
   injectThrottling(dynamoClient, faults);
+  injectLostAnswers(dynamoClient, faults);
   try {
     let crashes: CrashableWorkers | undefined;
     const handlerEnv = { recorder, faults, trace, crashes: () => crashes };

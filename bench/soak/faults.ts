@@ -14,6 +14,11 @@ export interface FaultRates {
   lostDelete: number;
   /** A DynamoDB request fails with ProvisionedThroughputExceededException (per request). */
   throttle: number;
+  /**
+   * A DynamoDB write is applied but its answer is lost (a timeout after the request was sent), so the
+   * store tries it again on an item it already changed (per write request).
+   */
+  lostAnswer: number;
   /** A copy of a message lands in the DLQ, to be redriven to the jobs queue later (per message). */
   deadLetterCopy: number;
   /** A handler throws a retryable error on its first attempt (per job). */
@@ -46,6 +51,7 @@ export class Faults {
     duplicate: 0,
     lostDelete: 0,
     throttle: 0,
+    lostAnswer: 0,
     deadLetterCopy: 0,
     handlerThrows: 0,
     unstorableReturn: 0,
@@ -175,5 +181,33 @@ export function injectThrottling(client: DynamoDBClient, faults: Faults): void {
       return next(args);
     },
     { step: 'build', name: 'soakThrottling' },
+  );
+}
+
+const WRITE_COMMANDS = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'TransactWriteItemsCommand',
+  'BatchWriteItemCommand',
+]);
+
+/**
+ * Makes some writes of `client` apply and then fail as if their answer was lost on the way back
+ * (`TimeoutError`, which the store retries): every write's retry must recognise its own applied try,
+ * or take the change it finds for what it is.
+ */
+export function injectLostAnswers(client: DynamoDBClient, faults: Faults): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const output = await next(args);
+      if (WRITE_COMMANDS.has(String(context.commandName)) && faults.strike('lostAnswer')) {
+        const error = new Error('injected: the write was applied, but its answer was lost');
+        error.name = 'TimeoutError';
+        throw error;
+      }
+      return output;
+    },
+    { step: 'build', name: 'soakLostAnswers' },
   );
 }
