@@ -100,7 +100,14 @@ export function scheduleLeaseContract(fixture: () => StoreFixture): void {
       await release('removed', T0),
     ];
 
-    expect(outcomes).toEqual(['released', 'released', 'superseded', 'superseded', 'superseded', 'gone']);
+    expect(outcomes).toEqual([
+      'released',
+      'released',
+      'superseded',
+      'released_changed',
+      'superseded',
+      'gone',
+    ]);
     expect(await store.getSchedule('next')).toMatchObject({
       nextFireAt: T0 + 90 * SECOND,
       lastFireAt: T0 + 85 * SECOND,

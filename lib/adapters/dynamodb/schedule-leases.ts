@@ -144,17 +144,19 @@ async function releaseChanged(
   const condition =
     `${update.name('leaseOwner')} = ${update.value(input.owner)}` +
     ` AND ${update.name('version')} = ${update.value(old.version)}`;
+  const outcome: ReleaseOutcome = moves ? 'released_changed' : 'superseded';
   try {
     await context.update('releaseSchedule', {
       Key: scheduleKey(input.id),
       ...update.build(condition),
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    return 'superseded';
+    return outcome;
   } catch (error) {
     const { old: current } = conditionFailure(error);
     if (!current) return 'gone';
-    if (current.leaseOwner === undefined) return 'superseded';
+    // Our earlier try applied (its answer was lost): nobody else clears our lease
+    if (current.leaseOwner === undefined) return outcome;
     // Changed once more in between: only the lease is cleared, as for any other change.
     if (current.leaseOwner === input.owner) return clearLeaseOnly(context, input);
     throw new LeaseLostError('schedule', input.id, input.owner);

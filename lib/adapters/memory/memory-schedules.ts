@@ -202,7 +202,8 @@ export class MemoryScheduleStore extends MemoryDueShardLeases implements Schedul
     if (moves) schedule.nextFireAt = input.nextFireAt;
     if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
     schedule.runs += input.firesDispatched;
-    return changed ? 'superseded' : 'released';
+    if (!changed) return 'released';
+    return moves ? 'released_changed' : 'superseded';
   }
 
   async readDueSchedules(input: ReadDueSchedulesInput): Promise<Schedule[]> {

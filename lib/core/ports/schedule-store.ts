@@ -103,13 +103,15 @@ export type AdvanceOutcome = 'advanced' | 'lost' | 'superseded' | 'gone';
 
 /**
  * `released`: next fire time and last fire time written, lease cleared.
+ * `released_changed`: the owner changed the schedule while it was leased without touching its fire
+ * times, its next fire time or `maxRuns`: the fires sent run as the changed schedule (ADR 0002), so the
+ * release wrote all a release writes, on the changed schedule (read it again for its fields).
  * `superseded`: the owner changed the schedule while it was leased. With its fire times unchanged the
- * fires sent are added to `runs` and the last fire time moves (they run as the changed schedule), and
- * the next fire time moves too while it and `maxRuns` are still as leased; otherwise only the lease was
- * cleared (the owner's new next fire time stands).
+ * fires sent are still added to `runs` and the last fire time moves; the owner's next fire time stands.
+ * Otherwise only the lease was cleared.
  * `gone`: the schedule was removed while leased.
  */
-export type ReleaseOutcome = 'released' | 'superseded' | 'gone';
+export type ReleaseOutcome = 'released' | 'released_changed' | 'superseded' | 'gone';
 
 /**
  * Durable schedules. Every write is conditional; a lost race is a result, never a silent overwrite.

@@ -1,6 +1,6 @@
 import type { Clock, EpochMs } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
-import type { Schedule } from '../../core/model/schedule';
+import { isFinished, type Schedule } from '../../core/model/schedule';
 import { capAtMaxRuns, type PlanLimits, type PlannedFire, planFires } from '../../core/planning';
 import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
 import type { ReleaseOutcome, ScheduleStore } from '../../core/ports/schedule-store';
@@ -122,7 +122,12 @@ export async function releaseDispatched(
     if (!(error instanceof LeaseLostError)) throw error;
     release = 'lease_lost';
   }
-  return dispatchSummary(planned, failed, release, resume);
+  // Finished on a schedule its owner changed meanwhile: the event shows it as it is now
+  const changed =
+    release === 'released_changed' && resume.nextFireAt === null
+      ? await deps.scheduleStore.getSchedule(schedule.id)
+      : undefined;
+  return dispatchSummary(planned, failed, release, resume, changed);
 }
 
 /**
@@ -156,27 +161,32 @@ export function dispatchSummary(
   failed: ReadonlySet<string>,
   release: DispatchSummary['release'],
   resume: ResumePoint,
+  /** The schedule read again after a `released_changed` release that finished it. */
+  changed?: Schedule,
 ): DispatchSummary {
   const { schedule, fires, plannedAt } = planned;
   const { nextFireAt, lastFireAt, firesDispatched } = resume;
   const sent = fires.filter((fire) => !failed.has(fire.jobId));
+  const finished =
+    changed !== undefined && isFinished(changed)
+      ? changed
+      : release === 'released' && nextFireAt === null
+        ? {
+            ...schedule,
+            nextFireAt,
+            lastFireAt: lastFireAt ?? schedule.lastFireAt,
+            runs: schedule.runs + firesDispatched,
+            leaseOwner: null,
+            leaseUntil: null,
+          }
+        : undefined;
   return {
     scheduleId: planned.schedule.id,
     jobsSent: sent.length,
     sendFailures: fires.length - sent.length,
     release,
     nextFireAt,
-    ...(release === 'released' &&
-      nextFireAt === null && {
-        finished: {
-          ...schedule,
-          nextFireAt,
-          lastFireAt: lastFireAt ?? schedule.lastFireAt,
-          runs: schedule.runs + firesDispatched,
-          leaseOwner: null,
-          leaseUntil: null,
-        },
-      }),
+    ...(finished && { finished }),
     fireLagMs: sent.filter((fire) => fire.runAt < plannedAt).map((fire) => plannedAt - fire.runAt),
   };
 }

@@ -255,7 +255,7 @@ describe('worker: fires already sent when their schedule changes', () => {
     await p.deliverDue(200);
 
     // Assess
-    expect(summary).toMatchObject({ release: 'superseded', jobsSent: 10 });
+    expect(summary).toMatchObject({ release: 'released_changed', jobsSent: 10 });
     expect(p.ranAs()).toEqual(fires(0, 90, 2));
   });
 

@@ -115,6 +115,11 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   const dispatch = await dispatchIfInsideWindow(context, resumed);
   await publishAfterWrite(context, [
     scheduleEventNow(context, 'schedule.resumed', resumed),
+    // Its trigger ended while it was paused: the resume finishes it (one finished before it was paused
+    // had its event then)
+    ...(isFinished(resumed) && current.nextFireAt !== null
+      ? [scheduleEventNow(context, 'schedule.finished', resumed)]
+      : []),
     ...finishedEvents(context, dispatch),
     // Finished while paused (its last fire ended or was cancelled by the pause): cleaned up now.
     ...(isFinished(dispatch.schedule)
