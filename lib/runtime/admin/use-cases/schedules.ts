@@ -5,11 +5,12 @@ import {
   scheduleIdParams,
 } from '../../../core/admin-contract/schedules';
 import { ScheduleNotFoundError } from '../../../core/errors';
+import { isFinished, reachedMaxRuns } from '../../../core/model/schedule';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
 import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
-import { publishAfterWrite, scheduleEventNow } from './lifecycle-events';
+import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 
 /**
  * `add_schedule`: stores a schedule and, when its first fire time is inside the lookahead window,
@@ -34,10 +35,15 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
     trigger: trigger.trigger,
     taskMisfireGraceSeconds: registered.definition.misfireGraceSeconds,
   });
+  const conflictPolicy = params.conflict_policy ?? 'exception';
+  // A replace keeps the schedule's runs (ADR 0004): at its max_runs already, it is finished from the start
+  const replaced =
+    conflictPolicy === 'replace' ? await context.deps.scheduleStore.getSchedule(schedule.id) : undefined;
+  const finishedFromStart = replaced !== undefined && reachedMaxRuns(replaced.runs, schedule.maxRuns);
   const added = await context.deps.scheduleStore.addSchedule({
     schedule,
-    nextFireAt: trigger.nextFireAt,
-    conflictPolicy: params.conflict_policy ?? 'exception',
+    nextFireAt: finishedFromStart ? null : trigger.nextFireAt,
+    conflictPolicy,
     now: context.now,
   });
   const dispatch =
@@ -52,6 +58,14 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
         added.schedule,
       ),
       ...finishedEvents(context, dispatch),
+      ...(finishedFromStart && isFinished(added.schedule)
+        ? [
+            ...(replaced && !isFinished(replaced)
+              ? [scheduleEventNow(context, 'schedule.finished', added.schedule)]
+              : []),
+            ...(await cleanUpIfFinished(context, added.schedule.id, added.schedule.task, null)),
+          ]
+        : []),
     ]);
   }
   return {
