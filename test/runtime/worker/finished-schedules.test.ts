@@ -250,3 +250,35 @@ describe('finished schedules', () => {
     expect(await p.scheduleState('manual')).toMatchObject({ runs: 0, finished: false });
   });
 });
+
+describe('a finished schedule whose last fire this very call sends again', () => {
+  it('stays until that fire has run when resume_schedule replays the fire its pause cancelled', async () => {
+    const fires: number[] = [];
+    const p = adminAndWorker({
+      beat: {
+        handler: (_payload, { fireTime }) => void fires.push(((fireTime?.getTime() ?? 0) - T0) / SECOND),
+      },
+    });
+    const lastFire = `once@${T0 + 10 * SECOND}`;
+    await p.admin({
+      action: 'add_schedule',
+      id: 'once',
+      task: 'beat',
+      trigger: { type: 'date', run_at: new Date(T0 + 10 * SECOND).toISOString() },
+    });
+    p.clock.set(T0 + 5 * SECOND);
+    await p.admin({ action: 'pause_schedule', id: 'once' });
+    await p.deliverDue(10); // the fire comes up while paused: cancelled (SchedulePaused)
+    p.clock.set(T0 + 15 * SECOND);
+
+    const resumed = await p.admin({ action: 'resume_schedule', id: 'once', replay_missed: true });
+    const afterResume = await p.store.getSchedule('once');
+    await p.deliverDue(30);
+
+    expect(resumed.dispatched_jobs).toBe(1);
+    expect(afterResume).toMatchObject({ id: 'once', nextFireAt: null });
+    expect(fires).toEqual([10]);
+    expect(await p.store.getJob(lastFire, p.clock.now())).toMatchObject({ status: 'success' });
+    expect(await p.store.getSchedule('once')).toBeUndefined();
+  });
+});

@@ -20,7 +20,7 @@ import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { requireTask } from '../validation/task-payload';
 import { checkTimeoutOverride } from '../validation/timeout-override';
-import { dispatchIfInsideWindow } from './dispatch-now';
+import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { finishedEvents, validIdParams } from './schedules';
@@ -79,9 +79,7 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
         scheduleEventNow(context, 'schedule.updated', updated),
         ...(finishedNow ? [scheduleEventNow(context, 'schedule.finished', updated)] : []),
         ...finishedEvents(context, dispatch),
-        ...(isFinished(dispatch.schedule)
-          ? await cleanUpIfFinished(context, updated.id, updated.task, null)
-          : []),
+        ...(finishedBefore(dispatch) ? await cleanUpIfFinished(context, updated.id, updated.task, null) : []),
       ]);
       return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
     } catch (error) {
@@ -122,9 +120,7 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
       : []),
     ...finishedEvents(context, dispatch),
     // Finished while paused (its last fire ended or was cancelled by the pause): cleaned up now.
-    ...(isFinished(dispatch.schedule)
-      ? await cleanUpIfFinished(context, resumed.id, resumed.task, null)
-      : []),
+    ...(finishedBefore(dispatch) ? await cleanUpIfFinished(context, resumed.id, resumed.task, null) : []),
   ]);
   return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
 };
@@ -188,3 +184,12 @@ export const runScheduleNow: ActionHandler<'run_schedule_now'> = async (raw, con
   if (!outcome?.ok) throw outcome?.error;
   return { job: wireJob(outcome.job) };
 };
+
+/**
+ * Finished, and not by this call's own dispatch: one that sent the schedule's final fire marked it, and
+ * the worker removes the schedule once that fire has run (its job, cancelled by a pause, may be claimed
+ * again by this very send: it has not ended).
+ */
+function finishedBefore(dispatch: DispatchNowOutcome): boolean {
+  return isFinished(dispatch.schedule) && dispatch.finished === undefined;
+}
