@@ -122,10 +122,11 @@ export async function releaseDispatched(
     if (!(error instanceof LeaseLostError)) throw error;
     release = 'lease_lost';
   }
-  // Finished on a schedule its owner changed meanwhile: the event shows it as it is now
+  // Finished on a schedule its owner changed meanwhile: the event shows it as it is now (best effort,
+  // as events are: the release is written whatever this read does)
   const changed =
     release === 'released_changed' && resume.nextFireAt === null
-      ? await deps.scheduleStore.getSchedule(schedule.id)
+      ? await deps.scheduleStore.getSchedule(schedule.id).catch(() => undefined)
       : undefined;
   return dispatchSummary(planned, failed, release, resume, changed);
 }
