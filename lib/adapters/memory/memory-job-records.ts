@@ -1,7 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
 import { parseFireJobId } from '../../core/model/job-id';
-import type { JobFilter, JobRequest } from '../../core/ports/job-store';
+import type { ClaimJobInput, JobFilter, JobRequest } from '../../core/ports/job-store';
 
 /**
  * A job as kept in memory: the domain job plus where it waits in the due index, if parked, until
@@ -12,6 +12,30 @@ export interface StoredJob extends Job {
   parkedUntil: EpochMs | null;
   recordExpiresAt: EpochMs | null;
   reclaimable: boolean;
+}
+
+/**
+ * Whether a claim may take the stored job, as DynamoDB's claim condition decides: a queued job (only by
+ * a message of its own creation: one sent for a job replaced since takes nothing), a retrying one, a
+ * slot-less run whose lease ended, each by a later attempt; or a fire a schedule check cancelled, by a
+ * delivery that re-checks it, as that attempt or a later one.
+ */
+export function claimable(existing: StoredJob, input: ClaimJobInput): boolean {
+  const abandonedRun =
+    existing.status === 'running' &&
+    !existing.holdsSlot &&
+    existing.leaseUntil !== null &&
+    existing.leaseUntil < input.now;
+  const sameCreation =
+    input.job.createToken === undefined ||
+    existing.createToken === undefined ||
+    existing.createToken === input.job.createToken;
+  if (input.reclaimCancelledFire === true && existing.reclaimable && existing.attempt <= input.attempt)
+    return true;
+  return (
+    ((existing.status === 'queued' && sameCreation) || existing.status === 'retrying' || abandonedRun) &&
+    existing.attempt < input.attempt
+  );
 }
 
 export function newJob(request: JobRequest, now: EpochMs): Job {

@@ -26,6 +26,7 @@ import {
 import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
 import {
+  claimable,
   isExpired,
   isRecordGone,
   listingPositionOf,
@@ -76,24 +77,8 @@ export class MemoryJobStore implements JobStore {
 
   async claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
     const existing = this.jobs.get(input.job.id);
-    const abandonedRun =
-      existing?.status === 'running' &&
-      !existing.holdsSlot &&
-      existing.leaseUntil !== null &&
-      existing.leaseUntil < input.now;
     const reclaimable = input.reclaimCancelledFire === true && existing?.reclaimable === true;
-    const reclaimed = reclaimable && existing.attempt <= input.attempt;
-    // A message sent for an earlier creation of the id (replaced since) does not claim the new one
-    const sameCreation =
-      input.job.createToken === undefined ||
-      existing?.createToken === undefined ||
-      existing.createToken === input.job.createToken;
-    const claimable =
-      !existing ||
-      reclaimed ||
-      (((existing.status === 'queued' && sameCreation) || existing.status === 'retrying' || abandonedRun) &&
-        existing.attempt < input.attempt);
-    if (!claimable && existing) {
+    if (existing && !claimable(existing, input)) {
       if (existing.status !== 'cancelled') return { status: 'duplicate', job: present(existing) };
       const reclaimLater = reclaimable && existing.attempt > input.attempt;
       return {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { SQSRecord } from 'aws-lambda';
-import { LIMITS } from '../../core/limits';
 import type { Job } from '../../core/model/job';
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
 import { RATE_START_TOLERANCE_MS } from '../../core/model/rate-limit';
@@ -9,18 +8,17 @@ import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import { joinWaitingLine } from '../flow/join-line';
-import type { WakeOptions } from '../flow/rate-wake';
-import { wakeForFreeSlots, wakeNextWaitingJob } from '../flow/wake-line';
 import type { Logger } from '../observability/logger';
 import { jobRequestOf } from '../scheduling/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import { definitionForJob } from '../tasks/effective-definition';
-import { attemptWaitSeconds } from './backoff';
+import { comeBackAfter, comeBackLater } from './come-back';
 import { finishWithoutRunning } from './finish-without-running';
 import { cleanUpFinishedSchedule, mayEndItsSchedule } from './finished-schedule';
 import { runLeaseUntil } from './run-lease';
 import { runClaimedFire, type ScheduleFire, scheduleFireOf } from './schedule-fire-check';
 import { handleUnreadableMessage } from './unreadable-message';
+import { wakeAfterSlotReturned, wakeForFreeSlotsOf } from './wake-after-run';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
 /** A message that arrives this much (or less) before its run time waits here; earlier ones are re-sent. */
@@ -348,56 +346,4 @@ async function waitUntil(ctx: WorkerContext, at: number): Promise<void> {
     await ctx.sleep(wait);
     wait = at - ctx.deps.clock.now();
   }
-}
-
-/** A slot came back: the next waiting job is woken (a lost wake-up is the tick's to make up). */
-async function wakeAfterSlotReturned(ctx: WorkerContext, task: string, logger: Logger): Promise<void> {
-  try {
-    await wakeNextWaitingJob(ctx.deps, task);
-  } catch (error) {
-    logger.warn('could not wake the next waiting job; the tick wakes it', { error });
-  }
-}
-
-/** Wakes as many waiting jobs as the task has free slots (none when a wake-up is on its way for each). */
-async function wakeForFreeSlotsOf(
-  ctx: WorkerContext,
-  task: string,
-  logger: Logger,
-  options: WakeOptions = {},
-): Promise<void> {
-  try {
-    const slots = await ctx.deps.jobStore.taskSlots(task);
-    if (slots) await wakeForFreeSlots(ctx.deps, slots, options);
-  } catch (error) {
-    logger.warn('could not pass a wake-up on; the tick wakes the line', { error });
-  }
-}
-
-/** Hides the message for a growing, jittered while and reports it failed, so the queue redelivers it. */
-function comeBackLater(ctx: WorkerContext, record: SQSRecord, logger: Logger): Promise<MessageOutcome> {
-  return comeBackAfter(ctx, record, attemptWaitSeconds(receiveCount(record), ctx.deps.random), logger);
-}
-
-/** Hides the message for `seconds` and reports it failed, so the queue redelivers it then. */
-async function comeBackAfter(
-  ctx: WorkerContext,
-  record: SQSRecord,
-  seconds: number,
-  logger: Logger,
-): Promise<MessageOutcome> {
-  ctx.counters.deferred += 1;
-  try {
-    await ctx.deps.queue.changeVisibility(
-      record,
-      Math.min(LIMITS.maxVisibilityTimeoutSeconds, Math.max(1, seconds)),
-    );
-  } catch (error) {
-    logger.warn('could not change the message visibility; it comes back after the queue default', { error });
-  }
-  return 'retry_later';
-}
-
-function receiveCount(record: SQSRecord): number {
-  return Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1;
 }

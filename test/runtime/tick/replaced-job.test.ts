@@ -1,49 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { SECOND, T0 } from '../support';
-import { adminAndWorker } from '../worker/admin-and-worker';
+import { delayedThenReplaced, parkedThenReplaced, REPLACEMENT_RUNS } from './replaced-job';
 
-const MINUTE = 60 * SECOND;
-
+/** ADR 0001: a message sent for a job that `replace` overwrote since runs nothing (the memory store). */
 describe('a job replaced after its message was sent (conflict_policy replace)', () => {
-  it('runs the replacement at its run time, never the old definition from the message already sent', async () => {
-    const runs: { payload: unknown; at: number }[] = [];
-    const h = adminAndWorker({
-      report: { handler: async (payload: unknown) => void runs.push({ payload, at: h.clock.now() }) },
-    });
-    // A job 20 minutes ahead: parked.
-    const added = await h.admin({
-      action: 'add_job',
-      task: 'report',
-      job_id: 'j',
-      payload: { v: 1 },
-      run_at: new Date(T0 + 20 * MINUTE).toISOString(),
-    });
-    expect(added.queued).toBe('parked');
-    // The tick sends it 90 s ahead.
-    h.clock.set(T0 + 20 * MINUTE - 80 * SECOND);
-    await createTickHandler(() => h.deps)();
-    expect(h.queue.sent.map((m) => m.job.payload)).toEqual([{ v: 1 }]);
-    // The owner replaces it, an hour later and with a new payload (parked again).
-    h.clock.set(T0 + 20 * MINUTE - 60 * SECOND);
-    const replaced = await h.admin({
-      action: 'add_job',
-      task: 'report',
-      job_id: 'j',
-      payload: { v: 2 },
-      run_at: new Date(T0 + 80 * MINUTE).toISOString(),
-      conflict_policy: 'replace',
-    });
-    expect(replaced).toMatchObject({ status: 'replaced', queued: 'parked' });
+  it('runs the replacement of a parked job the tick had sent, at its run time, never the old definition', async () => {
+    expect(await parkedThenReplaced()).toEqual(REPLACEMENT_RUNS.parked);
+  });
 
-    // The old message arrives; later, ticks run until past the new run time.
-    await h.deliverDue(20 * 60);
-    for (let minute = 21; minute <= 82; minute++) {
-      h.clock.set(T0 + minute * MINUTE);
-      await createTickHandler(() => h.deps)();
-      await h.deliverDue(minute * 60);
-    }
-
-    expect(runs).toEqual([{ payload: { v: 2 }, at: T0 + 80 * MINUTE }]);
+  it('runs the replacement of a job sent with a delay, at its run time, never the old definition', async () => {
+    expect(await delayedThenReplaced()).toEqual(REPLACEMENT_RUNS.delayed);
   });
 });

@@ -26,19 +26,25 @@ function platform() {
   };
 }
 
+/** A schedule kept after it finished by reaching max_runs 2 (both fires ran). */
+async function keptFinishedAtMaxRuns() {
+  const p = platform();
+  await p.admin({
+    action: 'add_schedule',
+    id: 's',
+    task: 'beat',
+    trigger: every10s,
+    max_runs: 2,
+    keep_finished: true,
+  });
+  await p.deliverDue(30);
+  return p;
+}
+
 /** ADR 0004: `conflict_policy: replace` keeps `runs`; a max_runs at or below them finishes the schedule. */
 describe('add_schedule replacing a schedule at its max_runs', () => {
   it('answers it finished, and removes it (keep_finished false) since its last job has ended', async () => {
-    const p = platform();
-    await p.admin({
-      action: 'add_schedule',
-      id: 's',
-      task: 'beat',
-      trigger: every10s,
-      max_runs: 2,
-      keep_finished: true,
-    });
-    await p.deliverDue(30);
+    const p = await keptFinishedAtMaxRuns();
 
     const replaced = await p.admin({
       action: 'add_schedule',
@@ -58,16 +64,7 @@ describe('add_schedule replacing a schedule at its max_runs', () => {
   });
 
   it('answers a kept one finished, not with a next fire time it will never have', async () => {
-    const p = platform();
-    await p.admin({
-      action: 'add_schedule',
-      id: 's',
-      task: 'beat',
-      trigger: every10s,
-      max_runs: 2,
-      keep_finished: true,
-    });
-    await p.deliverDue(30);
+    const p = await keptFinishedAtMaxRuns();
 
     const replaced = await p.admin({
       action: 'add_schedule',
