@@ -10,6 +10,7 @@ import { jobParkingContract } from './job-parking-contract';
 import { listingCursorContract } from './listing-cursor-contract';
 import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
 import { rateLimitContract } from './rate-limit-contract';
+import { runsTakeBackContract } from './runs-take-back-contract';
 import { scheduleAdvanceContract } from './schedule-advance-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
@@ -43,6 +44,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('schedule advances without a lease', () => scheduleAdvanceContract(current));
     describe('due shard leases', () => dueShardLeaseContract(current));
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
+    describe('runs taken back after a change', () => runsTakeBackContract(current));
     describe('jobs', () => jobContract(current));
     describe('jobs of schedule fires', () => fireJobsContract(current));
     describe('jobs of a task', () => taskListingContract(current));
