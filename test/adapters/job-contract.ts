@@ -175,23 +175,25 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect(tooLate).toBeUndefined();
   });
 
+  /** Claims attempt 1 of `id` and finishes it as a schedule check does when the schedule changed. */
+  const cancelledByCheck = async (id: string, limit?: number) => {
+    await store.claimJob(claim(id, 1, 'checker', limit === undefined ? {} : { limit }));
+    return store.finishJob({
+      jobId: id,
+      owner: 'checker',
+      result: {
+        outcome: 'cancelled',
+        error: { type: 'ScheduleChanged', message: 'changed' },
+        startedAt: null,
+        finishedAt: T0,
+        attempt: 1,
+      },
+      expiresAt: T0 + MINUTE,
+      reclaimable: true,
+    });
+  };
+
   it('lets a re-checking fire delivery claim a job a schedule check cancelled, until cancelJob makes it final', async () => {
-    const cancelledByCheck = async (id: string, limit?: number) => {
-      await store.claimJob(claim(id, 1, 'checker', limit === undefined ? {} : { limit }));
-      return store.finishJob({
-        jobId: id,
-        owner: 'checker',
-        result: {
-          outcome: 'cancelled',
-          error: { type: 'ScheduleChanged', message: 'changed' },
-          startedAt: null,
-          finishedAt: T0,
-          attempt: 1,
-        },
-        expiresAt: T0 + MINUTE,
-        reclaimable: true,
-      });
-    };
     const first = await cancelledByCheck('fire', 2);
     await cancelledByCheck('user-cancelled');
     const userCancel = await store.cancelJob('user-cancelled', T0 + 1, T0 + MINUTE);
@@ -231,6 +233,35 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect((await store.runningCounts()).get('send-report')).toBe(1);
   });
 
+  it('reports a claim that took back a cancellation of a schedule check, and no other claim', async () => {
+    // Prepare: `fire` and `limited` cancelled by a check; `queued` created; `fresh` has no item
+    await cancelledByCheck('fire');
+    await cancelledByCheck('limited', 2);
+    await store.createJob({
+      job: jobRequest('queued'),
+      conflictPolicy: 'exception',
+      now: T0,
+      parkUntilDue: false,
+    });
+
+    // Act
+    const reclaim = await store.claimJob({ ...claim('fire', 1, 'again'), reclaimCancelledFire: true });
+    const limitedReclaim = await store.claimJob({
+      ...claim('limited', 1, 'again', { limit: 2 }),
+      reclaimCancelledFire: true,
+    });
+    const fresh = await store.claimJob({ ...claim('fresh', 1, 'w'), reclaimCancelledFire: true });
+    const queued = await store.claimJob({ ...claim('queued', 1, 'w'), reclaimCancelledFire: true });
+
+    // Assess
+    expect(reclaim).toMatchObject({ status: 'claimed', reclaimed: true, job: { leaseOwner: 'again' } });
+    expect(limitedReclaim).toMatchObject({ status: 'claimed', reclaimed: true, job: { holdsSlot: true } });
+    expect(fresh).toMatchObject({ status: 'claimed' });
+    expect(fresh).not.toHaveProperty('reclaimed');
+    expect(queued).toMatchObject({ status: 'claimed' });
+    expect(queued).not.toHaveProperty('reclaimed');
+  });
+
   it('never lets a reclaim start an attempt again: a cancelled takeover is reclaimed only as its own attempt', async () => {
     // Prepare: attempt 1 claimed (its handler may have started); attempt 2 takes it over and its check cancels
     await store.claimJob(claim('fire', 1, 'vanished'));
@@ -255,7 +286,11 @@ export function jobContract(fixture: () => StoreFixture): void {
 
     // Assess
     expect(asFirstAttempt).toMatchObject({ status: 'cancelled', reclaimAsAttempt: 2 });
-    expect(asItsAttempt).toMatchObject({ status: 'claimed', job: { attempt: 2, leaseOwner: 'second' } });
+    expect(asItsAttempt).toMatchObject({
+      status: 'claimed',
+      reclaimed: true,
+      job: { attempt: 2, leaseOwner: 'second' },
+    });
   });
 
   it('retries a failed attempt: the next attempt claims, a late duplicate of the old attempt loses', async () => {

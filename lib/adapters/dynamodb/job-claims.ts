@@ -28,9 +28,33 @@ import {
  * Only slot holders get running-index keys (the reaper returns their slots): an unlimited job costs one
  * write to claim and one to finish, plus its listing-index entries (a fire's job: none when its task's log
  * lists it, else `jobs-by-task`; ADR 0001).
+ *
+ * A check's cancellation is taken back only by a claim made for it, once the claim as usual found it: so
+ * the outcome knows it reclaimed (`reclaimed`), at the cost of one failed write per reclaim (only after a
+ * schedule change), and none on the path of every other claim. Should another delivery reclaim and cancel
+ * the job again in between, the claim finds that cancellation and tries again.
  */
 export async function claimJob(context: StoreContext, input: ClaimJobInput): Promise<ClaimOutcome> {
-  const update = claimUpdate(context, input);
+  let outcome = await claimAs(context, input, 'fresh');
+  while (outcome === 'reclaimable') outcome = await claimAs(context, input, 'reclaim');
+  return outcome;
+}
+
+/** `fresh`: the claim of a job not yet run or to run again; `reclaim`: of a check's cancellation. */
+type ClaimKind = 'fresh' | 'reclaim';
+
+/** One claim write (or transaction); `reclaimable` when it found a check's cancellation it may take back. */
+async function claimAs(
+  context: StoreContext,
+  input: ClaimJobInput,
+  kind: ClaimKind,
+): Promise<ClaimOutcome | 'reclaimable'> {
+  const update = claimUpdate(context, input, kind);
+  const claimed = (job: Job): ClaimOutcome => ({
+    status: 'claimed',
+    job,
+    ...(kind === 'reclaim' && { reclaimed: true }),
+  });
   if (input.concurrencyLimit === undefined && input.rateLimit === undefined) {
     try {
       const output = await context.update('claimJob', {
@@ -39,9 +63,9 @@ export async function claimJob(context: StoreContext, input: ClaimJobInput): Pro
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
-      return { status: 'claimed', job: itemToJob(output.Attributes ?? {}) };
+      return claimed(itemToJob(output.Attributes ?? {}));
     } catch (error) {
-      return lostClaim(input, conditionFailure(error).old);
+      return lostClaim(input, conditionFailure(error).old, claimed);
     }
   }
   const gate: StartGate = {
@@ -65,14 +89,14 @@ export async function claimJob(context: StoreContext, input: ClaimJobInput): Pro
     });
   } catch (error) {
     const [claimReason, slotReason] = transactionCancellation(error);
-    if (claimReason?.code === 'ConditionalCheckFailed') return lostClaim(input, claimReason.old);
+    if (claimReason?.code === 'ConditionalCheckFailed') return lostClaim(input, claimReason.old, claimed);
     return refusalOf(gate, slotReason?.old);
   }
   const output = await context.get('claimJob', { Key: jobKey(input.job.id), ConsistentRead: true });
-  return { status: 'claimed', job: itemToJob(output.Item ?? {}) };
+  return claimed(itemToJob(output.Item ?? {}));
 }
 
-function claimUpdate(context: StoreContext, input: ClaimJobInput) {
+function claimUpdate(context: StoreContext, input: ClaimJobInput, kind: ClaimKind) {
   const { job, now } = input;
   const { runAt, ...request } = requestAttributes(job);
   const claim: ItemChange = change(
@@ -114,6 +138,13 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
     `if_not_exists(${expressions.name('createdAt')}, ${expressions.value(now)})`,
   );
   const status = expressions.name('status');
+  // A fire cancelled because its schedule changed is claimed again by a delivery that re-checks it.
+  if (kind === 'reclaim') {
+    return expressions.buildUpdate(
+      `${status} = ${expressions.value('cancelled')} AND attribute_exists(${expressions.name('reclaimable')})` +
+        ` AND ${expressions.name('attempt')} <= ${expressions.value(input.attempt)}`,
+    );
+  }
   const abandonedRun =
     `(${status} = ${expressions.value('running')} AND attribute_not_exists(${expressions.name('holdsSlot')})` +
     ` AND ${expressions.name('leaseUntil')} < ${expressions.value(now)})`;
@@ -124,16 +155,10 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput) {
     const createToken = expressions.name('createToken');
     queued = `(${queued} AND (attribute_not_exists(${createToken}) OR ${createToken} = ${expressions.value(token)}))`;
   }
-  let condition =
+  return expressions.buildUpdate(
     `attribute_not_exists(pk) OR ((${queued} OR ${status} = ${expressions.value('retrying')} OR ${abandonedRun})` +
-    ` AND ${expressions.name('attempt')} < ${expressions.value(input.attempt)})`;
-  // A fire cancelled because its schedule changed is claimed again by a delivery that re-checks it.
-  if (input.reclaimCancelledFire) {
-    condition +=
-      ` OR (${status} = ${expressions.value('cancelled')} AND attribute_exists(${expressions.name('reclaimable')})` +
-      ` AND ${expressions.name('attempt')} <= ${expressions.value(input.attempt)})`;
-  }
-  return expressions.buildUpdate(condition);
+      ` AND ${expressions.name('attempt')} < ${expressions.value(input.attempt)})`,
+  );
 }
 
 /**
@@ -147,8 +172,15 @@ function runAtAttributeOnClaim(input: ClaimJobInput): string {
   return input.attempt > 1 || input.taskLogged === true ? LOGGED_RUN_AT_ATTRIBUTE : 'runAt';
 }
 
-/** Why a claim's condition failed: our own earlier try (claimed), a cancellation, or another delivery. */
-function lostClaim(input: ClaimJobInput, old: StoredItem | undefined): ClaimOutcome {
+/**
+ * Why a claim's condition failed: our own earlier try (claimed), a check's cancellation this claim may
+ * take back (`reclaimable`), another cancellation, or another delivery.
+ */
+function lostClaim(
+  input: ClaimJobInput,
+  old: StoredItem | undefined,
+  claimed: (job: Job) => ClaimOutcome,
+): ClaimOutcome | 'reclaimable' {
   if (!old) return { status: 'duplicate' };
   const job: Job = itemToJob(old);
   const ourEarlierTry =
@@ -156,9 +188,9 @@ function lostClaim(input: ClaimJobInput, old: StoredItem | undefined): ClaimOutc
     job.leaseOwner === input.owner &&
     job.attempt === input.attempt &&
     job.leaseUntil === input.leaseUntil;
-  if (ourEarlierTry) return { status: 'claimed', job };
+  if (ourEarlierTry) return claimed(job);
   if (job.status !== 'cancelled') return { status: 'duplicate', job };
-  const reclaimLater =
-    input.reclaimCancelledFire === true && old.reclaimable === true && job.attempt > input.attempt;
-  return { status: 'cancelled', job, ...(reclaimLater && { reclaimAsAttempt: job.attempt }) };
+  const reclaimable = input.reclaimCancelledFire === true && old.reclaimable === true;
+  if (reclaimable && job.attempt <= input.attempt) return 'reclaimable';
+  return { status: 'cancelled', job, ...(reclaimable && { reclaimAsAttempt: job.attempt }) };
 }

@@ -120,7 +120,7 @@ export class MemoryJobStore implements JobStore {
     delete job.createToken;
     if (existing?.createToken !== undefined) job.createToken = existing.createToken;
     this.jobs.set(job.id, job);
-    return { status: 'claimed', job: present(job) };
+    return { status: 'claimed', job: present(job), ...(reclaimable && { reclaimed: true }) };
   }
 
   async finishJob(input: FinishJobInput): Promise<Job> {

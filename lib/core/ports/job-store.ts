@@ -91,7 +91,15 @@ export interface ClaimJobInput {
  * `no_slot`: the task is at its limit; nothing was written: retry the message later.
  */
 export type ClaimOutcome =
-  | { status: 'claimed'; job: Job }
+  | {
+      status: 'claimed';
+      job: Job;
+      /**
+       * Set when the claim took a job that a schedule check had cancelled (`reclaimCancelledFire`): that
+       * cancellation was told already, and this delivery only checks the fire again.
+       */
+      reclaimed?: boolean;
+    }
   | { status: 'duplicate'; job?: Job }
   | {
       status: 'cancelled';
@@ -260,9 +268,9 @@ export interface JobStore extends WaitingLineStore {
    * Claims one delivery. Succeeds only if the job has no item yet, or is `queued`/`retrying` with a
    * stored attempt lower than `attempt`, or is `running` without a slot and with a lease that ended
    * before `now` and a lower attempt (a redelivered message takes over a run whose worker vanished),
-   * or, with `reclaimCancelledFire`, is `cancelled` reclaimably (whatever its attempt).
-   * A second claim of the same job id and attempt loses, and so does any claim of a job that ended, also
-   * after its result expired (its dedupe record, above, still exists).
+   * or, with `reclaimCancelledFire`, is `cancelled` reclaimably (whatever its attempt), which the outcome
+   * then reports (`reclaimed`). A second claim of the same job id and attempt loses, and so does any
+   * claim of a job that ended, also after its result expired (its dedupe record, above, still exists).
    */
   claimJob(input: ClaimJobInput): Promise<ClaimOutcome>;
 

@@ -183,7 +183,16 @@ async function processJob(
   }
   switch (claim.status) {
     case 'claimed': {
-      const run = { job, attempt, owner, definition, startedAt, leaseUntil, logger };
+      const run = {
+        job,
+        attempt,
+        owner,
+        definition,
+        startedAt,
+        leaseUntil,
+        logger,
+        reclaimed: claim.reclaimed,
+      };
       if (definition.rateLimit === null) {
         const outcome = await runClaimedFire(ctx, run, fire);
         if (limited) await wakeAfterSlotReturned(ctx, job.task, logger);

@@ -21,6 +21,8 @@ export interface ClaimedJob {
   /** The run's lease as claimed: its outcome is written before it ends. */
   leaseUntil: EpochMs;
   logger: Logger;
+  /** The claim took back a fire that a schedule check cancelled (`ClaimOutcome.reclaimed`). */
+  reclaimed?: boolean;
 }
 
 /**

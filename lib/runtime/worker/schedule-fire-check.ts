@@ -178,6 +178,11 @@ function cancelled(type: string, message: string): FireCancellation {
  * schedule sends again after a resume or a re-add) claims it again. The cancellation is written before
  * the replacement is sent, and the message is kept when the send fails, so that a crash in between
  * leaves a message that claims the job again and sends it then.
+ *
+ * `job.cancelled` is published when the job becomes cancelled, not again when a delivery that reclaimed
+ * it (a duplicate, a message kept after a failed send, a replacement once the schedule changed again)
+ * cancels it again: that delivery writes its cancellation (its claim set the job running) and sends its
+ * replacement, if any, but tells nothing new.
  */
 export async function runClaimedFire(
   ctx: WorkerContext,
@@ -226,16 +231,21 @@ export async function runClaimedFire(
     if (!(error instanceof LeaseLostError)) throw error;
     return 'done';
   }
-  logger.info('fire not run: its schedule changed after it was sent', { reason: verdict.error.type });
-  ctx.events.add(claimed.definition.events, {
-    type: 'job.cancelled',
-    jobId: job.id,
-    task: job.task,
-    scheduleId,
-    attempt: claimed.attempt,
-    at: finishedAt,
-    result,
+  logger.info('fire not run: its schedule changed after it was sent', {
+    reason: verdict.error.type,
+    ...(claimed.reclaimed && { cancelledBefore: true }),
   });
+  if (!claimed.reclaimed) {
+    ctx.events.add(claimed.definition.events, {
+      type: 'job.cancelled',
+      jobId: job.id,
+      task: job.task,
+      scheduleId,
+      attempt: claimed.attempt,
+      at: finishedAt,
+      result,
+    });
+  }
   if (!verdict.replacement) return 'done';
   const { failed } = await deps.queue.send([verdict.replacement]);
   if (failed.length === 0) return 'done';

@@ -51,15 +51,27 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
       });
       if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
     },
-    /** Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then sets the clock there. */
-    async deliverDue(seconds: number) {
+    /** Takes the queued message of the fire at `T0 + seconds` out of the queue (a worker that gets to it late). */
+    takeMessage(seconds: number): JobMessage {
+      const index = worker.queue.sent.findIndex((message) => message.job.fireTime === T0 + seconds * SECOND);
+      const [message] = worker.queue.sent.splice(index, 1);
+      if (!message) throw new Error(`no message for the fire at +${seconds}s`);
+      return message;
+    },
+    /**
+     * Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then
+     * sets the clock there; each message `deliveries` times in a row (SQS delivers at least once).
+     */
+    async deliverDue(seconds: number, deliveries = 1) {
       const until = T0 + seconds * SECOND;
       for (;;) {
         const queued = worker.queue.drain();
         const due = queued.filter((message) => message.job.runAt <= until);
         worker.queue.sent.push(...queued.filter((message) => message.job.runAt > until));
         if (due.length === 0) break;
-        for (const message of due.sort((a, b) => a.job.runAt - b.job.runAt)) await deliver(message);
+        for (const message of due.sort((a, b) => a.job.runAt - b.job.runAt)) {
+          for (let delivery = 0; delivery < deliveries; delivery++) await deliver(message);
+        }
       }
       worker.clock.set(Math.max(worker.clock.now(), until));
     },

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../lib/core/json';
-import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { dispatchLeasedSchedule } from '../../../lib/runtime/scheduling/dispatch';
 import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
 import { SECOND, scheduleDefinition, T0 } from '../support';
@@ -30,13 +29,6 @@ function platform() {
   return {
     ...worker,
     runs,
-    /** Takes the queued message of one fire out of the queue (a worker that gets to it late). */
-    takeMessage(seconds: number): JobMessage {
-      const index = worker.queue.sent.findIndex((message) => message.job.fireTime === T0 + seconds * SECOND);
-      const [message] = worker.queue.sent.splice(index, 1);
-      if (!message) throw new Error(`no message for the fire at +${seconds}s`);
-      return message;
-    },
     /** The runs of the fire at `T0 + seconds`, as `attempt:v<payload v>`. */
     runsOf(seconds: number): string[] {
       return runs
