@@ -1,6 +1,12 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
-import { taskCounterKey } from '../../lib/adapters/dynamodb/table-design';
+import {
+  dueNotesPartition,
+  TTL_ATTRIBUTE,
+  taskCounterKey,
+  ttlSeconds,
+} from '../../lib/adapters/dynamodb/table-design';
+import { noteItemExpiresAt } from '../../lib/core/ports/due-note-items';
 import { createTestTable, deleteExpiredItems } from '../support/dynamodb';
 import { describeStoreContract } from './store-contract';
 
@@ -20,6 +26,19 @@ describeStoreContract('DynamoDB (Local)', async () => {
       );
     },
     expireRecords: (now) => deleteExpiredItems(table, now),
+    async putRawNoteItem(shard, bucket, name, entries) {
+      await table.documentClient.send(
+        new PutCommand({
+          TableName: table.tableName,
+          Item: {
+            pk: dueNotesPartition(shard, bucket),
+            sk: name,
+            entries,
+            [TTL_ATTRIBUTE]: ttlSeconds(noteItemExpiresAt(bucket)),
+          },
+        }),
+      );
+    },
     teardown: () => table.drop(),
   };
 });

@@ -1,4 +1,5 @@
 import { MemoryStore } from '../../lib/adapters/memory/memory-store';
+import { noteItemExpiresAt } from '../../lib/core/ports/due-note-items';
 import { describeStoreContract } from './store-contract';
 
 describeStoreContract('in-memory', async () => {
@@ -10,6 +11,9 @@ describeStoreContract('in-memory', async () => {
     },
     async expireRecords(now) {
       store.deleteExpiredRecords(now);
+    },
+    async putRawNoteItem(shard, bucket, name, entries) {
+      store.putRawNoteItem(shard, bucket, name, entries, noteItemExpiresAt(bucket));
     },
     async teardown() {},
   };

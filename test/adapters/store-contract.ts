@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import { concurrencyContract } from './concurrency-contract';
 import { counterContract } from './counter-contract';
 import { dedupeContract } from './dedupe-contract';
+import { dueNoteContract } from './due-note-contract';
 import { dueShardLeaseContract } from './due-shard-lease-contract';
 import { finishedScheduleContract } from './finished-schedule-contract';
 import { fireJobsContract } from './fire-jobs-contract';
@@ -43,6 +44,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('schedule leases', () => scheduleLeaseContract(current));
     describe('schedule advances without a lease', () => scheduleAdvanceContract(current));
     describe('due shard leases', () => dueShardLeaseContract(current));
+    describe('due notes (ADR 0007)', () => dueNoteContract(current));
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
     describe('runs taken back after a change', () => runsTakeBackContract(current));
     describe('jobs', () => jobContract(current));

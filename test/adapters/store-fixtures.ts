@@ -1,5 +1,6 @@
 import type { JobResult } from '../../lib/core/model/job';
 import type { Schedule, ScheduleDefinition } from '../../lib/core/model/schedule';
+import type { ConvertScheduleToNotesInput } from '../../lib/core/ports/due-notes';
 import type { ClaimJobInput, JobRequest, JobStore } from '../../lib/core/ports/job-store';
 import type { ReleaseScheduleInput, ScheduleStore } from '../../lib/core/ports/schedule-store';
 import type { TriggerSpec } from '../../lib/core/triggers/schema';
@@ -12,6 +13,8 @@ export interface StoreFixture {
   setRunningCount(task: string, running: number): Promise<void>;
   /** Deletes every item whose TTL has passed by `now`, as DynamoDB's TTL does (late; Local never does). */
   expireRecords(now: number): Promise<void>;
+  /** Puts a due-note item as given, valid or not (entries that no writer would write). */
+  putRawNoteItem(shard: number, bucket: number, name: string, entries: unknown): Promise<void>;
   teardown(): Promise<void>;
 }
 
@@ -33,6 +36,23 @@ export function definition(id: string, overrides: Partial<ScheduleDefinition> = 
     paused: false,
     keepFinished: false,
     maxRuns: null,
+    ...overrides,
+  };
+}
+
+/** The conversion to notes of schedule `id` as added at T0 (version 1, next fire T0 + 10 s), after two fires. */
+export function conversionOf(
+  id: string,
+  overrides: Partial<ConvertScheduleToNotesInput> = {},
+): ConvertScheduleToNotesInput {
+  return {
+    id,
+    seenVersion: 1,
+    seenCreatedAt: T0,
+    seenNextFireAt: T0 + 10 * SECOND,
+    runs: 2,
+    lastFireAt: T0 + 90 * SECOND,
+    now: T0,
     ...overrides,
   };
 }

@@ -6,6 +6,14 @@ import type { JobMessageBody } from '../../core/model/job-message';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { RateLimit } from '../../core/model/rate-limit';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type {
+  ConvertScheduleToNotesInput,
+  DueNote,
+  DueNotesPage,
+  FindLiveNoteInput,
+  ReadDueNotesInput,
+  WriteDueNotesInput,
+} from '../../core/ports/due-notes';
 import type { DueShardLeaseInput } from '../../core/ports/due-shard-leases';
 import type { FinishedScheduleRemoval } from '../../core/ports/finished-schedule-removal';
 import type {
@@ -37,6 +45,8 @@ import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/
 import type { CapacityMeter } from './capacity';
 import * as counterRepair from './counter-repair';
 import * as counters from './counters';
+import * as noteCursors from './due-note-cursors';
+import * as dueNotes from './due-notes';
 import * as shardLeases from './due-shard-leases';
 import * as finishedRemovals from './finished-schedule-removals';
 import * as fireLog from './fire-log';
@@ -45,6 +55,7 @@ import * as endings from './job-endings';
 import * as parking from './job-parking';
 import * as jobReads from './job-reads';
 import * as retries from './job-retries';
+import * as noteConversion from './note-conversion';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
 import { takeBackFires } from './runs-take-back';
 import * as advances from './schedule-advances';
@@ -193,6 +204,30 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   releaseDueShard(shard: number, owner: string, now: EpochMs): Promise<boolean> {
     return shardLeases.releaseDueShard(this.context, shard, owner, now);
+  }
+
+  writeDueNotes(input: WriteDueNotesInput): Promise<void> {
+    return dueNotes.writeDueNotes(this.context, input);
+  }
+
+  readDueNotes(input: ReadDueNotesInput): Promise<DueNotesPage> {
+    return dueNotes.readDueNotes(this.context, input);
+  }
+
+  readNoteCursor(shard: number): Promise<number | undefined> {
+    return noteCursors.readNoteCursor(this.context, shard);
+  }
+
+  moveNoteCursor(shard: number, toBucket: number): Promise<boolean> {
+    return noteCursors.moveNoteCursor(this.context, shard, toBucket);
+  }
+
+  convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean> {
+    return noteConversion.convertScheduleToNotes(this.context, input);
+  }
+
+  findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
+    return dueNotes.findLiveNote(this.context, input);
   }
 
   createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {

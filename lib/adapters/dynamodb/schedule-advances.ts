@@ -49,16 +49,10 @@ export async function advanceSchedule(
   addRuns(update, input.firesDispatched);
   // The version is unchanged, so the schedule is still not paused (pausing bumps the version).
   setDueKeys(update, input.id, false, input.nextFireAt, context.shards);
-  const lease = update.name('leaseUntil');
-  const condition =
-    `${update.name('dueAt')} = ${update.value(input.seenNextFireAt)}` +
-    ` AND ${update.name('version')} = ${update.value(input.seenVersion)}` +
-    ` AND ${update.name('createdAt')} = ${update.value(input.seenCreatedAt)}` +
-    ` AND (attribute_not_exists(${lease}) OR ${lease} < ${update.value(input.now)})`;
   try {
     await context.update('advanceSchedule', {
       Key: scheduleKey(input.id),
-      ...update.build(condition),
+      ...update.build(unchangedSinceRead(update, input)),
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     return 'advanced';
@@ -71,4 +65,21 @@ export async function advanceSchedule(
       optionalNumber(old.dueAt) === input.nextFireAt && input.nextFireAt !== input.seenNextFireAt;
     return ourEarlierTry ? 'advanced' : 'lost';
   }
+}
+
+/**
+ * The condition of a write planned from a schedule read without a lease: its next fire time, version
+ * and creation time as read, and no live lease (a tick on the leased path owns it until it releases it).
+ */
+export function unchangedSinceRead(
+  update: Expressions,
+  seen: Pick<AdvanceScheduleInput, 'seenNextFireAt' | 'seenVersion' | 'seenCreatedAt' | 'now'>,
+): string {
+  const lease = update.name('leaseUntil');
+  return (
+    `${update.name('dueAt')} = ${update.value(seen.seenNextFireAt)}` +
+    ` AND ${update.name('version')} = ${update.value(seen.seenVersion)}` +
+    ` AND ${update.name('createdAt')} = ${update.value(seen.seenCreatedAt)}` +
+    ` AND (attribute_not_exists(${lease}) OR ${lease} < ${update.value(seen.now)})`
+  );
 }

@@ -158,6 +158,23 @@ export function dueShardLeaseKey(shard: number): ItemKey {
 }
 
 /**
+ * Due notes (ADR 0007): one partition per due shard and 10 s bucket of read time, items `<writer>#<seq>`
+ * of many entries each (`due-note-items.ts`); never in an index, written and read by the tick and dispatchers.
+ */
+export const DUE_NOTES_PREFIX = 'DUENOTES#';
+
+export function dueNotesPartition(shard: number, bucket: number): string {
+  return `${DUE_NOTES_PREFIX}${shard}#${bucket}`;
+}
+
+/** The cursor of a shard's due notes (ADR 0007): the last bucket its readers fully processed. */
+export const DUE_CURSOR_PREFIX = 'DUECURSOR#';
+
+export function dueCursorKey(shard: number): ItemKey {
+  return { pk: `${DUE_CURSOR_PREFIX}${shard}`, sk: 'CURSOR' };
+}
+
+/**
  * The partition of a schedule's fire jobs (ADR 0001, "fire jobs under their schedule"): one item per fire
  * time, sort key `JOB#<fire time, 16 digits>`, so a schedule's jobs are listed without an index.
  */

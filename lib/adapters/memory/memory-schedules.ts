@@ -9,6 +9,7 @@ import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import { isFinished, type Schedule, type ScheduleChanges } from '../../core/model/schedule';
 import { revisionOf } from '../../core/model/schedule-revision';
+import type { ConvertScheduleToNotesInput } from '../../core/ports/due-notes';
 import {
   type FinishedScheduleRemoval,
   keepsRemovedSchedule,
@@ -29,7 +30,7 @@ import type {
 } from '../../core/ports/schedule-store';
 import { shardOf } from '../dynamodb/table-design';
 import { scheduleListing } from '../page-cursor';
-import { MemoryDueShardLeases } from './memory-due-shard-leases';
+import { MemoryDueNotes } from './memory-due-notes';
 import { pageAfter } from './memory-pages';
 
 /**
@@ -39,7 +40,7 @@ import { pageAfter } from './memory-pages';
 /** Schedule fields for which `null` is a value to store, not a request to clear the field. */
 const NULL_VALUED_FIELDS: ReadonlySet<string> = new Set(['misfireGraceSeconds', 'maxRuns', 'payload']);
 
-export class MemoryScheduleStore extends MemoryDueShardLeases implements ScheduleStore {
+export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore {
   private readonly schedules = new Map<string, Schedule>();
   /** Records left by `removeFinishedSchedule`: never schedules, so get and list do not see them. */
   private readonly removals = new Map<string, FinishedScheduleRemoval>();
@@ -251,6 +252,19 @@ export class MemoryScheduleStore extends MemoryDueShardLeases implements Schedul
     return schedule.nextFireAt === input.nextFireAt && schedule.nextFireAt !== input.seenNextFireAt
       ? 'advanced'
       : 'lost';
+  }
+
+  async convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean> {
+    const schedule = this.schedules.get(input.id);
+    if (schedule?.createdAt !== input.seenCreatedAt || schedule.version !== input.seenVersion) return false;
+    if (schedule.nextFireAt === input.seenNextFireAt && !schedule.paused && isFree(schedule, input.now)) {
+      Object.assign(schedule, { nextFireAt: null, runs: input.runs });
+      if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
+      return true;
+    }
+    // Already as this write leaves it: an earlier try of the same conversion applied.
+    const sameLastFire = input.lastFireAt === null || schedule.lastFireAt === input.lastFireAt;
+    return schedule.nextFireAt === null && schedule.runs === input.runs && sameLastFire;
   }
 
   private require(id: string): Schedule {

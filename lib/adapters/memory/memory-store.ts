@@ -1,6 +1,14 @@
 import type { EpochMs } from '../../core/clock';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type {
+  ConvertScheduleToNotesInput,
+  DueNote,
+  DueNotesPage,
+  FindLiveNoteInput,
+  ReadDueNotesInput,
+  WriteDueNotesInput,
+} from '../../core/ports/due-notes';
 import type { DueShardLeaseInput } from '../../core/ports/due-shard-leases';
 import type { FinishedScheduleRemoval } from '../../core/ports/finished-schedule-removal';
 import type {
@@ -122,5 +130,39 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   releaseDueShard(shard: number, owner: string, now: EpochMs): Promise<boolean> {
     return this.schedules.releaseDueShard(shard, owner, now);
+  }
+
+  writeDueNotes(input: WriteDueNotesInput): Promise<void> {
+    return this.schedules.writeDueNotes(input);
+  }
+
+  readDueNotes(input: ReadDueNotesInput): Promise<DueNotesPage> {
+    return this.schedules.readDueNotes(input);
+  }
+
+  readNoteCursor(shard: number): Promise<number | undefined> {
+    return this.schedules.readNoteCursor(shard);
+  }
+
+  moveNoteCursor(shard: number, toBucket: number): Promise<boolean> {
+    return this.schedules.moveNoteCursor(shard, toBucket);
+  }
+
+  convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean> {
+    return this.schedules.convertScheduleToNotes(input);
+  }
+
+  findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
+    return this.schedules.findLiveNote(input);
+  }
+
+  /** Puts a note item as given, valid or not (a test aid for corrupt entries; not part of the port). */
+  putRawNoteItem(shard: number, bucket: number, name: string, entries: unknown, expiresAt: EpochMs): void {
+    this.schedules.putRawNoteItem(shard, bucket, name, entries, expiresAt);
+  }
+
+  override deleteExpiredRecords(now: EpochMs): void {
+    super.deleteExpiredRecords(now);
+    this.schedules.deleteExpiredNotes(now);
   }
 }

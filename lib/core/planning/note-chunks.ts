@@ -33,9 +33,19 @@ export function chunkStart(grid: NoteGrid, fireTime: EpochMs): EpochMs {
   return Math.floor(fireTime / grid.chunkMs) * grid.chunkMs;
 }
 
-/** The bucket (counted from the epoch) a note may be read in at the earliest, when written at `now`: two after `now`'s. */
+/** The bucket (counted from the epoch) holding `time`: a reader at `time` may read it and every one before. */
+export function bucketOf(grid: NoteGrid, time: EpochMs): number {
+  return Math.floor(time / grid.bucketMs);
+}
+
+/** When `bucket` starts: it is read only from then on. */
+export function bucketStart(grid: NoteGrid, bucket: number): EpochMs {
+  return bucket * grid.bucketMs;
+}
+
+/** The bucket a note may be read in at the earliest, when written at `now`: two after `now`'s. */
 export function firstOpenBucket(grid: NoteGrid, now: EpochMs): number {
-  return Math.floor(now / grid.bucketMs) + 2;
+  return bucketOf(grid, now) + 2;
 }
 
 /** The bucket a note of next fire `fireTime` belongs in by the grid alone (before the placement margin). */
@@ -45,7 +55,7 @@ export function naturalBucket(grid: NoteGrid, source: FireTimeSource, fireTime: 
   const readAt = isolated
     ? fireTime - grid.isolatedReadAheadMs
     : chunkStart(grid, fireTime) - grid.readAheadMs;
-  return Math.floor(readAt / grid.bucketMs);
+  return bucketOf(grid, readAt);
 }
 
 export interface NoteChunkInput {

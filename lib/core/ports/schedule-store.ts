@@ -2,6 +2,7 @@ import type { EpochMs } from '../clock';
 import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { ConflictPolicy, Schedule, ScheduleChanges, ScheduleDefinition } from '../model/schedule';
+import type { DueNoteStore } from './due-notes';
 import type { DueShardLeases } from './due-shard-leases';
 import type { FinishedScheduleRemoval } from './finished-schedule-removal';
 
@@ -131,7 +132,7 @@ export type ReleaseOutcome = 'released' | 'released_changed' | 'superseded' | 'g
  * Durable schedules. Every write is conditional; a lost race is a result, never a silent overwrite.
  * The due index holds exactly the schedules that are not paused and have a `nextFireAt`.
  */
-export interface ScheduleStore extends DueShardLeases {
+export interface ScheduleStore extends DueShardLeases, DueNoteStore {
   /**
    * Writes a new schedule (version 1, no lease, `firesFrom = now`). On an existing id: `exception`
    * throws `ConflictingIdError`; `replace` overwrites the definition and next fire time (version + 1,

@@ -1,0 +1,74 @@
+import type { NoteItemToWrite } from '../../core/ports/due-note-items';
+import { noteItemsToWrite } from '../../core/ports/due-note-items';
+import { type FetchNoteItems, findLiveNoteIn, readNotePage } from '../../core/ports/due-note-reads';
+import type {
+  DueNote,
+  DueNotesPage,
+  FindLiveNoteInput,
+  ReadDueNotesInput,
+  WriteDueNotesInput,
+} from '../../core/ports/due-notes';
+import { sameItem } from './item-equality';
+import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
+import { dueNotesPartition, shardOf, TTL_ATTRIBUTE, ttlSeconds } from './table-design';
+
+/**
+ * Puts the note items of a write in parallel, each conditional on its key being free: an item is never
+ * overwritten, and the retry of a put that had applied (its answer lost) finds its own item. Like a
+ * fire log's items, a note item is billed by its size (1 WRU per KB, at most 25) and written to no index.
+ */
+export async function writeDueNotes(context: StoreContext, input: WriteDueNotesInput): Promise<void> {
+  const items = noteItemsToWrite(input, (scheduleId) => shardOf(scheduleId, context.shards));
+  await Promise.all(items.map((item) => putNoteItem(context, item)));
+}
+
+async function putNoteItem(context: StoreContext, note: NoteItemToWrite): Promise<void> {
+  const Item: StoredItem = {
+    pk: dueNotesPartition(note.shard, note.bucket),
+    sk: note.name,
+    entries: note.entries,
+    [TTL_ATTRIBUTE]: ttlSeconds(note.expiresAt),
+  };
+  try {
+    await context.put('writeDueNotes', {
+      Item,
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  } catch (error) {
+    const { old } = conditionFailure(error);
+    if (old && sameItem(old, Item)) return;
+    throw new Error(
+      `due note item '${Item.pk}' / '${note.name}' exists already: each call of writeDueNotes needs a writer of its own`,
+    );
+  }
+}
+
+/** A page of a shard's notes after its cursor, strongly consistent (one query per bucket page). */
+export function readDueNotes(context: StoreContext, input: ReadDueNotesInput): Promise<DueNotesPage> {
+  return readNotePage(input, context.shards, fetchNoteItems(context, 'readDueNotes'));
+}
+
+/** The live note of a schedule in the buckets given: every item of them in its shard, strongly consistent. */
+export function findLiveNote(context: StoreContext, input: FindLiveNoteInput): Promise<DueNote | undefined> {
+  const shard = shardOf(input.scheduleId, context.shards);
+  return findLiveNoteIn(input, shard, fetchNoteItems(context, 'findLiveNote'));
+}
+
+function fetchNoteItems(context: StoreContext, operation: string): FetchNoteItems {
+  return async (shard, bucket, afterItem, limit) => {
+    const pk = dueNotesPartition(shard, bucket);
+    const output = await context.query(operation, {
+      KeyConditionExpression: '#pk = :pk',
+      ProjectionExpression: '#sk, #entries',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#entries': 'entries' },
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+      Limit: limit,
+      ...(afterItem !== undefined && { ExclusiveStartKey: { pk, sk: afterItem } }),
+    });
+    const items = (output.Items ?? []).map((item) => ({ name: String(item.sk), entries: item.entries }));
+    const lastItem = output.LastEvaluatedKey?.sk;
+    return { items, ...(typeof lastItem === 'string' && { lastItem }) };
+  };
+}

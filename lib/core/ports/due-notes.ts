@@ -1,0 +1,137 @@
+import type { EpochMs } from '../clock';
+import type { DueNoteEntry, DueNoteIdentity } from '../model/due-note';
+
+/** A due note and the bucket it is read in (ADR 0007). */
+export interface DueNote {
+  bucket: number;
+  entry: DueNoteEntry;
+}
+
+export interface WriteDueNotesInput {
+  /**
+   * Names the items of this call (`<writer>#<seq>`): unique per call, at most 100 characters from
+   * letters, digits and `. _ : -`. An item is never overwritten: a writer used twice is an error.
+   */
+  writer: string;
+  /** At most `DUE_NOTE_BOUNDS.notesPerWrite`. */
+  notes: readonly DueNote[];
+  /** The writer's clock: every note must be placed at or after `firstOpenBucket` of it (the placement margin). */
+  now: EpochMs;
+}
+
+/** Where a page of a shard's notes stopped: in `bucket`, after the item named `afterItem`. */
+export interface DueNotesPosition {
+  bucket: number;
+  afterItem?: string;
+}
+
+export interface ReadDueNotesInput {
+  /** The due shard, 0 to `dueShards − 1`. */
+  shard: number;
+  /** The shard's cursor: the last bucket fully processed. Buckets after it are read. */
+  afterBucket: number;
+  /** Only buckets that have started by `now` are read. */
+  now: EpochMs;
+  /** At most this many note items (each up to 25 KB) per page, from 1 to `DUE_NOTE_BOUNDS.itemsPerPage`. */
+  limit: number;
+  /** The previous page's `next`; the first page starts after `afterBucket`. */
+  from?: DueNotesPosition;
+}
+
+/** An entry (or a whole item) a reader could not take back: skipped, reported, never fatal. */
+export interface CorruptDueNote {
+  bucket: number;
+  /** The note item's name (its sort key). */
+  item: string;
+  reason: string;
+}
+
+export interface DueNotesPage {
+  /** Oldest bucket first; within a bucket, in item order. */
+  notes: DueNote[];
+  corrupt: CorruptDueNote[];
+  /**
+   * Every note of the buckets up to this one has been returned (on this page or before): once they are
+   * processed, the cursor may move here. `afterBucket` (or before `from`) when no bucket was finished.
+   */
+  completeThrough: number;
+  /** Where the next page starts; absent when every bucket started by `now` was read. */
+  next?: DueNotesPosition;
+}
+
+export interface ConvertScheduleToNotesInput {
+  id: string;
+  /** The version, creation time and next fire time read: the conversion applies only if they still hold. */
+  seenVersion: number;
+  seenCreatedAt: EpochMs;
+  seenNextFireAt: EpochMs;
+  /** `runs` after the fires this advance dispatched (as its successor note carries it). */
+  runs: number;
+  /** The latest fire time dispatched (unchanged when `null`). */
+  lastFireAt: EpochMs | null;
+  /** A live lease (a schedule with `max_runs`) refuses the conversion, as it refuses an advance. */
+  now: EpochMs;
+}
+
+export interface FindLiveNoteInput extends DueNoteIdentity {
+  /** The buckets its chain may be in, both included: at most `DUE_NOTE_BOUNDS.liveNoteBuckets`. */
+  fromBucket: number;
+  throughBucket: number;
+}
+
+/** Every input is bounded: a call outside these bounds throws a `RangeError` before reading or writing. */
+export const DUE_NOTE_BOUNDS = {
+  notesPerWrite: 5_000,
+  itemsPerPage: 100,
+  /** Buckets (empty ones included: one query each) a page reads at most; a long outage takes pages. */
+  bucketsPerPage: 60,
+  liveNoteBuckets: 12,
+} as const;
+
+/** How long a note item is kept after its bucket ends (its table TTL): read late rather than never. */
+export const NOTE_RETENTION_MS = 24 * 3600 * 1000;
+
+/**
+ * Due notes (ADR 0007): schedules moved on by entries in shared, time-bucketed items instead of a write
+ * of their own item, the per-shard cursors of their readers, and the write that hands an item-indexed
+ * schedule over to notes. Not used by the tick yet (ADR 0007, build plan step 3).
+ */
+export interface DueNoteStore {
+  /**
+   * Writes notes into their shards' buckets (`DUENOTES#<shard>#<bucket>`), packed into items of at most
+   * 25 KB, each expiring `NOTE_RETENTION_MS` after its bucket ends. Resolves once every item is written;
+   * a failure throws (a note is never counted as written when its put raised).
+   */
+  writeDueNotes(input: WriteDueNotesInput): Promise<void>;
+
+  /**
+   * Reads a shard's notes after its cursor, strongly consistent, oldest bucket first, one page at a
+   * time; only buckets started by `now` (a note is never read before its bucket).
+   */
+  readDueNotes(input: ReadDueNotesInput): Promise<DueNotesPage>;
+
+  /** The shard's cursor (`DUECURSOR#<shard>`): the last bucket fully processed; undefined before the first move. */
+  readNoteCursor(shard: number): Promise<number | undefined>;
+
+  /**
+   * Moves the shard's cursor to `toBucket`, only forward, with one conditional write. True when the
+   * cursor now stands at `toBucket` (this call moved it, or it stood there already); false when it
+   * stood further ahead (a concurrent reader got further): nothing was written.
+   */
+  moveNoteCursor(shard: number, toBucket: number): Promise<boolean>;
+
+  /**
+   * Hands an item-indexed schedule over to notes with one conditional write (`REMOVE dueAt, dueShard`,
+   * `SET runs, lastFireAt`): only while its version, creation time and next fire time are as read, it is
+   * not paused and no live lease holds it. Write its successor note first. True when it applied (or an
+   * identical conversion had: a retry whose answer was lost), false otherwise.
+   */
+  convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean>;
+
+  /**
+   * The note a schedule's chain stands at, among the buckets given: the entry of its id, version and
+   * creation time with the earliest next fire time; undefined when there is none. Corrupt entries are
+   * skipped (the bucket's reader reports them).
+   */
+  findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined>;
+}
