@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../core/errors';
+import { isRecord } from '../core/json';
 import type { JobFilter } from '../core/ports/job-store';
 import type { ScheduleFilter } from '../core/ports/schedule-store';
 import { quote } from '../core/quote';
@@ -74,10 +75,6 @@ function parse(cursor: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The listing of schedules under `filter`, as cursors are bound to it (the same in every store). */

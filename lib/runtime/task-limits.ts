@@ -1,3 +1,4 @@
+import { isRecord } from '../core/json';
 import type { RateLimit } from '../core/model/rate-limit';
 import type { TaskRegistry } from './tasks/registry';
 
@@ -53,10 +54,6 @@ export function parseTaskLimits(
     });
   }
   return limits;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isPositiveInteger(value: unknown): value is number {

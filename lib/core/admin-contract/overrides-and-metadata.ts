@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../json';
 import { METADATA_KEY_PATTERN, METADATA_LIMITS } from '../model/metadata';
 import { presentOverrides, RUN_SETTING_BOUNDS, type RunSettingOverrides } from '../model/run-settings';
 import { wholeNumber } from './fields';
@@ -54,10 +55,6 @@ const metadataRecord = z
   );
 
 export const metadata = noProtoKey.pipe(metadataRecord);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export const MAX_DESCRIPTION_LENGTH = 512;
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ValidationIssue } from '../errors';
+import { isRecord } from '../json';
 import { quote, shorten } from '../quote';
 import { formatPath, joinPath } from './path';
 
@@ -87,10 +88,6 @@ function unknownFieldMessage(schema: unknown): string {
   return allowed.length > 0
     ? `is not a known field; allowed fields: ${allowed.join(', ')}`
     : 'is not a known field; no fields are allowed here';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A value a caller sent, as a message repeats it: strings quoted and shortened, containers by kind. */
