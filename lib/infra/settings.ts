@@ -1,6 +1,6 @@
 import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
+import { DEFAULT_SHARDS, MAX_SHARDS } from '../adapters/dynamodb/table-design';
 import { LIMITS, LOG_LEVELS } from '../core/limits';
 import { resolveBilling } from './billing';
 import {
@@ -146,7 +146,7 @@ export function resolveSettings(
     problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
 
-  const shards = check.integer('shards', props.shards, DEFAULT_SHARDS, 1, 1_000);
+  const shards = check.integer('shards', props.shards, DEFAULT_SHARDS, 1, MAX_SHARDS);
   const dispatchers = check.integer('dispatchers', props.dispatchers, DEFAULT_DISPATCHERS, 0, 1_000);
   if (isKnown(shards) && isKnown(dispatchers) && dispatchers > shards) {
     problems.push(

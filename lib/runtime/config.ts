@@ -1,4 +1,4 @@
-import { DEFAULT_SHARDS } from '../adapters/dynamodb/table-design';
+import { DEFAULT_SHARDS, MAX_SHARDS } from '../adapters/dynamodb/table-design';
 import { LIMITS, LOG_LEVELS, type LogLevel } from '../core/limits';
 import type { PlanLimits } from '../core/planning';
 import {
@@ -83,7 +83,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     criticalQueueUrl: reader.optional('SUNDIAL_CRITICAL_QUEUE_URL'),
     deadLetterQueueUrl: reader.optional('SUNDIAL_DEAD_LETTER_QUEUE_URL'),
     eventBusName: reader.optional('SUNDIAL_EVENT_BUS_NAME'),
-    shards: reader.integer('SUNDIAL_SHARDS', DEFAULT_SHARDS, 1, 1_000),
+    shards: reader.integer('SUNDIAL_SHARDS', DEFAULT_SHARDS, 1, MAX_SHARDS),
     dispatchers: reader.integer('SUNDIAL_DISPATCHERS', 0, 0, 1_000),
     dispatcherFunctionName: reader.optional('SUNDIAL_DISPATCHER_FUNCTION'),
     lookaheadSeconds: reader.integer('SUNDIAL_LOOKAHEAD_SECONDS', 90, 1, LIMITS.maxQueueDelaySeconds),

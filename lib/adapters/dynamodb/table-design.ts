@@ -23,6 +23,8 @@ export interface GlobalSecondaryIndexDesign {
 }
 
 export const DEFAULT_SHARDS = 16;
+/** The most shards a deployment may have (the construct's and the runtime's bound). */
+export const MAX_SHARDS = 1_000;
 
 /**
  * DynamoDB TTL attribute, in epoch SECONDS: when an item may be deleted. For a job that ended, that is when

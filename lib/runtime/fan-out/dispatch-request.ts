@@ -1,3 +1,4 @@
+import { MAX_SHARDS } from '../../adapters/dynamodb/table-design';
 import type { DispatchRequest } from '../../core/ports/dispatcher-invoker';
 
 /** The longest owner a tick writes (`tick-<uuid>`), with room to spare. */
@@ -12,11 +13,13 @@ export class InvalidDispatchRequestError extends Error {
 }
 
 /**
- * Checks an event as a `DispatchRequest` of a due index with `dueShards` shards: `owner` a non-empty
- * string of at most 200 characters, `shards` distinct whole numbers from 0 to `dueShards − 1` (at least
- * one), `leaseUntil` an epoch time in ms.
+ * Checks an event as a `DispatchRequest`: `owner` a non-empty string of at most 200 characters,
+ * `shards` distinct whole numbers below `MAX_SHARDS` (at least one), `leaseUntil` an epoch time in ms.
+ * Shards at or above this deployment's own count are accepted: while a deploy raises the count, a tick
+ * of the new code may hand them to a dispatcher of the old one, which reads their partitions as well
+ * (ADR 0006, "Changing the shard count").
  */
-export function parseDispatchRequest(event: unknown, dueShards: number): DispatchRequest {
+export function parseDispatchRequest(event: unknown): DispatchRequest {
   const problems: string[] = [];
   const fields = typeof event === 'object' && event !== null ? (event as Record<string, unknown>) : {};
   const { owner, shards, leaseUntil } = fields;
@@ -26,11 +29,13 @@ export function parseDispatchRequest(event: unknown, dueShards: number): Dispatc
   const validShards =
     Array.isArray(shards) &&
     shards.length > 0 &&
-    shards.length <= dueShards &&
+    shards.length <= MAX_SHARDS &&
     new Set(shards).size === shards.length &&
-    shards.every((shard) => Number.isInteger(shard) && shard >= 0 && shard < dueShards);
+    shards.every((shard) => Number.isInteger(shard) && shard >= 0 && shard < MAX_SHARDS);
   if (!validShards) {
-    problems.push(`shards must be a list of distinct whole numbers from 0 to ${dueShards - 1}, at least one`);
+    problems.push(
+      `shards must be a list of distinct whole numbers from 0 to ${MAX_SHARDS - 1}, at least one`,
+    );
   }
   if (typeof leaseUntil !== 'number' || !Number.isSafeInteger(leaseUntil) || leaseUntil < 0) {
     problems.push('leaseUntil must be an epoch time in milliseconds');

@@ -27,7 +27,7 @@ export function createDispatcherHandler(getDeps: () => RuntimeDeps): DispatcherH
     const deps = getDeps();
     const { clock, logger } = deps;
     const startedAt = clock.now();
-    const request = parseDispatchRequest(event, deps.scheduleStore.dueShards);
+    const request = parseDispatchRequest(event);
     const { fireLagMs, finished, ...outcome } = await runDispatcher(deps, request);
     const published = await publishBestEffort(
       deps.events,

@@ -8,7 +8,7 @@ describe('parseDispatchRequest', () => {
   it('accepts what the tick sends', () => {
     const request = { owner: 'tick-1', shards: [0, 5, 15], leaseUntil: 1_700_000_000_000 };
 
-    expect(parseDispatchRequest(request, 16)).toEqual(request);
+    expect(parseDispatchRequest(request)).toEqual(request);
   });
 
   it.each([
@@ -18,34 +18,34 @@ describe('parseDispatchRequest', () => {
       ['owner must be a string of 1 to 200 characters'],
     ],
     [
-      { owner: 't', shards: [16], leaseUntil: 1 },
-      ['shards must be a list of distinct whole numbers from 0 to 15, at least one'],
+      { owner: 't', shards: [1_000], leaseUntil: 1 },
+      ['shards must be a list of distinct whole numbers from 0 to 999, at least one'],
     ],
     [
       { owner: 't', shards: [1, 1], leaseUntil: 1 },
-      ['shards must be a list of distinct whole numbers from 0 to 15, at least one'],
+      ['shards must be a list of distinct whole numbers from 0 to 999, at least one'],
     ],
     [
       { owner: 't', shards: [], leaseUntil: 1 },
-      ['shards must be a list of distinct whole numbers from 0 to 15, at least one'],
+      ['shards must be a list of distinct whole numbers from 0 to 999, at least one'],
     ],
     [
       { owner: 't', shards: [0.5], leaseUntil: 1 },
-      ['shards must be a list of distinct whole numbers from 0 to 15, at least one'],
+      ['shards must be a list of distinct whole numbers from 0 to 999, at least one'],
     ],
     [{ owner: 't', shards: [0], leaseUntil: '1' }, ['leaseUntil must be an epoch time in milliseconds']],
   ])('refuses %j, naming the field', (event, problems) => {
-    expect(() => parseDispatchRequest(event, 16)).toThrow(InvalidDispatchRequestError);
+    expect(() => parseDispatchRequest(event)).toThrow(InvalidDispatchRequestError);
     try {
-      parseDispatchRequest(event, 16);
+      parseDispatchRequest(event);
     } catch (error) {
       expect((error as InvalidDispatchRequestError).problems).toEqual(problems);
     }
   });
 
   it('names every wrong field of an event that is no request at all', () => {
-    expect(() => parseDispatchRequest('go', 4)).toThrow(
-      'invalid dispatch request: owner must be a string of 1 to 200 characters; shards must be a list of distinct whole numbers from 0 to 3, at least one; leaseUntil must be an epoch time in milliseconds',
+    expect(() => parseDispatchRequest('go')).toThrow(
+      'invalid dispatch request: owner must be a string of 1 to 200 characters; shards must be a list of distinct whole numbers from 0 to 999, at least one; leaseUntil must be an epoch time in milliseconds',
     );
   });
 });
