@@ -39,7 +39,6 @@ import type {
   ReleaseScheduleInput,
   ScheduleFilter,
   ScheduleStore,
-  TakeBackFiresInput,
 } from '../../core/ports/schedule-store';
 import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
 import type { CapacityMeter } from './capacity';
@@ -57,7 +56,6 @@ import * as jobReads from './job-reads';
 import * as retries from './job-retries';
 import * as noteConversion from './note-conversion';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
-import { takeBackFires } from './runs-take-back';
 import * as advances from './schedule-advances';
 import * as leases from './schedule-leases';
 import * as listing from './schedule-listing';
@@ -151,10 +149,6 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     firesFrom?: EpochMs,
   ): Promise<Schedule> {
     return scheduleWrites.resumeSchedule(this.context, id, nextFireAt, now, firesFrom);
-  }
-
-  takeBackFires(input: TakeBackFiresInput): Promise<Schedule | undefined> {
-    return takeBackFires(this.context, input);
   }
 
   removeSchedule(id: string): Promise<boolean> {

@@ -26,7 +26,6 @@ import type {
   ReleaseScheduleInput,
   ScheduleFilter,
   ScheduleStore,
-  TakeBackFiresInput,
 } from '../../core/ports/schedule-store';
 import { shardOf } from '../dynamodb/table-design';
 import { scheduleListing } from '../page-cursor';
@@ -44,8 +43,6 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
   private readonly schedules = new Map<string, Schedule>();
   /** Records left by `removeFinishedSchedule`: never schedules, so get and list do not see them. */
   private readonly removals = new Map<string, FinishedScheduleRemoval>();
-  /** The version of the last change whose cancelled fires `takeBackFires` took back, per schedule. */
-  private readonly takenBackFor = new Map<string, number>();
 
   async addSchedule(input: AddScheduleInput): Promise<AddScheduleOutcome> {
     const { schedule: definition, nextFireAt, now } = input;
@@ -137,21 +134,8 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
     return copy(schedule);
   }
 
-  async takeBackFires(input: TakeBackFiresInput): Promise<Schedule | undefined> {
-    const schedule = this.schedules.get(input.id);
-    if (!schedule || schedule.createdAt !== input.changed.createdAt) return undefined;
-    const takenBack = (this.takenBackFor.get(input.id) ?? 0) >= input.changed.version;
-    if (!takenBack && schedule.runs >= input.count) {
-      schedule.runs -= input.count;
-      if (schedule.lastFireAt === input.changed.lastFireAt) schedule.lastFireAt = input.lastCounted;
-      this.takenBackFor.set(input.id, input.changed.version);
-    }
-    return copy(schedule);
-  }
-
   async removeSchedule(id: string): Promise<boolean> {
     this.removals.delete(id);
-    this.takenBackFor.delete(id);
     return this.schedules.delete(id);
   }
 
@@ -170,7 +154,6 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
       schedule.lastFireAt === lastFireAt;
     if (!removable) return undefined;
     this.schedules.delete(id);
-    this.takenBackFor.delete(id);
     this.removals.set(id, {
       scheduleId: id,
       revision: revisionOf(schedule),

@@ -22,7 +22,6 @@ import type {
   ReleaseScheduleInput,
   ScheduleFilter,
   ScheduleStore,
-  TakeBackFiresInput,
 } from '../../core/ports/schedule-store';
 import { DEFAULT_SHARDS } from '../dynamodb/table-design';
 import { MemoryJobStore } from './memory-jobs';
@@ -77,10 +76,6 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     firesFrom?: EpochMs,
   ): Promise<Schedule> {
     return this.schedules.resumeSchedule(id, nextFireAt, now, firesFrom);
-  }
-
-  takeBackFires(input: TakeBackFiresInput): Promise<Schedule | undefined> {
-    return this.schedules.takeBackFires(input);
   }
 
   removeSchedule(id: string): Promise<boolean> {

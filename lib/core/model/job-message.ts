@@ -52,9 +52,7 @@ const jobMessageBody = z.object({
     createToken: z.string().min(1).max(64).optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
-  revision: z
-    .object({ createdAt: epochMs, version: z.number().int().positive(), firesFrom: epochMs.optional() })
-    .optional(),
+  revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
   finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
 });
@@ -121,11 +119,7 @@ export function encodeJobMessage(body: JobMessageBody): string {
     attempt: body.attempt,
     job: jobRequestFields(body.job),
     ...(body.revision && {
-      revision: {
-        createdAt: body.revision.createdAt,
-        version: body.revision.version,
-        ...(body.revision.firesFrom !== undefined && { firesFrom: body.revision.firesFrom }),
-      },
+      revision: { createdAt: body.revision.createdAt, version: body.revision.version },
     }),
     ...(body.finalFire && { finalFire: true }),
     ...(body.taskLogged && { taskLogged: true }),

@@ -92,20 +92,6 @@ export interface AdvanceScheduleInput {
 }
 
 /**
- * A change that cancelled fires sent ahead takes them back out of `runs` (`firesSentAhead`): they
- * never run, and the fires sent in their place are counted when they are dispatched.
- */
-export interface TakeBackFiresInput {
-  id: string;
-  /** The schedule as the change wrote it: its `createdAt`, `version` and `lastFireAt`. */
-  changed: Pick<Schedule, 'createdAt' | 'version' | 'lastFireAt'>;
-  /** Fires cancelled: subtracted from `runs` once for the change's version. */
-  count: number;
-  /** The latest fire time still counted: written unless a dispatch moved `lastFireAt` since the change. */
-  lastCounted: EpochMs | null;
-}
-
-/**
  * `advanced`: next and last fire times written, or found already written (an earlier try of this write
  * whose answer was lost, or an overlapping tick's identical plan: either way the schedule is where this
  * plan puts it).
@@ -172,13 +158,6 @@ export interface ScheduleStore extends DueShardLeases, DueNoteStore {
     now: EpochMs,
     firesFrom?: EpochMs,
   ): Promise<Schedule>;
-
-  /**
-   * Takes the fires a change cancelled back out of `runs`, once per change (an earlier try of the same
-   * write, or a repeat, changes nothing), even after a later change; never below zero. Returns the
-   * schedule as it is then, or undefined when it is gone (or was removed and added again).
-   */
-  takeBackFires(input: TakeBackFiresInput): Promise<Schedule | undefined>;
 
   /**
    * Deletes the schedule, and the removal record of its id if any (`getFinishedScheduleRemoval`): every

@@ -29,8 +29,6 @@ const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 const MAX_OWN_TURNS = 3;
 /** A rate-limited job's handler starts this long after its claim (see `runRateLimited`). */
 const RATE_START_ALIGN_MS = 100;
-/** A fire's message finding its job claimed less than this ago comes back in a second (`onClaimedElsewhere`). */
-const FRESH_CLAIM_MS = 3_000;
 /** How long a late start waits before trying again while its task is paused. */
 const PAUSED_RETAKE_WAIT_MS = 1_000;
 
@@ -243,13 +241,7 @@ async function onClaimedElsewhere(
 ): Promise<MessageOutcome> {
   if (stored?.status === 'running' && stored.attempt < attempt) return comeBackLater(ctx, record, logger);
   if (stored?.status === 'running' && !stored.holdsSlot && stored.leaseUntil !== null) {
-    const now = ctx.deps.clock.now();
-    const leaseLeftMs = stored.leaseUntil - now;
-    // A fire's other message claimed it a moment ago, and may be a stale one that its check is about
-    // to cancel (reclaimably) for this one to run: come back soon, not after the lease.
-    const claimedJustNow =
-      fire !== undefined && stored.startedAt !== null && now - stored.startedAt < FRESH_CLAIM_MS;
-    if (leaseLeftMs >= 0 && claimedJustNow) return comeBackAfter(ctx, record, 1, logger);
+    const leaseLeftMs = stored.leaseUntil - ctx.deps.clock.now();
     if (leaseLeftMs >= 0) return comeBackAfter(ctx, record, Math.ceil(leaseLeftMs / 1000) + 1, logger);
     logger.warn('taking over a run whose lease ended (its worker vanished)', {
       stoppedAttempt: stored.attempt,

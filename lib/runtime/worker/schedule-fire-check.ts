@@ -119,9 +119,6 @@ export function fireVerdict(
   }
   if (!wanted || fireTime === null)
     return cancelled('ScheduleChanged', `${changed}; its current trigger does not fire then`);
-  if (firesMovedSince(fire.revision, schedule)) {
-    return cancelled('ScheduleChanged', `${changed}; it dispatches the fires it runs again itself`);
-  }
   const grace = schedule.misfireGraceSeconds;
   const replacement = scheduleFireMessage(
     schedule,
@@ -139,24 +136,14 @@ export function fireVerdict(
 
 /**
  * The schedule's current definition fires at `fireTime`: one of its trigger's times, at or after
- * `firesFrom`, that it dispatched (counted in `runs`) or will dispatch. With `maxRuns`, only one it
- * dispatched: its limit may stop it before a later one, which then must not run in its place.
+ * `firesFrom`. With `maxRuns`, also one it dispatched (counted in `runs`, so `<= lastFireAt`): its limit
+ * may stop it before a later one (a tick's send whose advance lost to the change), which then must not
+ * run in its place.
  */
 function firesThen(schedule: Schedule, fireTime: EpochMs | null): boolean {
   if (fireTime === null || fireTime < schedule.firesFrom) return false;
   if (compileTrigger(schedule.trigger).next(fireTime) !== fireTime) return false;
-  const { lastFireAt, nextFireAt } = schedule;
-  if (lastFireAt !== null && fireTime <= lastFireAt) return true;
-  return schedule.maxRuns === null && nextFireAt !== null && nextFireAt <= fireTime;
-}
-
-/**
- * A new trigger, pause, resume or replace since the fire was sent: the schedule dispatches again every
- * fire it still runs (reclaiming this one's cancelled job), and skips those its coalesce policy or
- * `max_runs` leave out, so the fire is not sent again in its place.
- */
-function firesMovedSince(revision: ScheduleRevision | null, schedule: Schedule): boolean {
-  return revision?.firesFrom !== undefined && revision.firesFrom !== schedule.firesFrom;
+  return schedule.maxRuns === null || (schedule.lastFireAt !== null && fireTime <= schedule.lastFireAt);
 }
 
 /** The schedule as read has finished, and `fireTime` is its last fire. */

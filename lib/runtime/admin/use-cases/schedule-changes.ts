@@ -24,7 +24,6 @@ import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now'
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { finishedEvents, validIdParams } from './schedules';
-import { runsAfterChange, takeBackCancelledFires } from './take-back-fires';
 
 /** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
 const UPDATE_ATTEMPTS = 3;
@@ -63,15 +62,13 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     const changes = scheduleChangesOfRequest(params, resolved?.trigger, current);
     const nextFireAt = nextFireAfterUpdate(current, resolved?.nextFireAt, changes, context);
     try {
-      const written = await context.deps.scheduleStore.updateSchedule(
+      const updated = await context.deps.scheduleStore.updateSchedule(
         params.id,
         changes,
         nextFireAt,
         context.now,
         params.expected_version ?? current.version,
       );
-      const updated =
-        changes.trigger === undefined ? written : await takeBackCancelledFires(context, written, current);
       const restarted = nextFireAt !== null && current.nextFireAt === null;
       const dispatch =
         resolved || restarted
@@ -140,9 +137,7 @@ function nextFireAfterUpdate(
   context: ActionContext,
 ): number | null {
   const maxRuns = changes.maxRuns === undefined ? current.maxRuns : changes.maxRuns;
-  // A new trigger cancels the fires sent ahead: they leave `runs` (`takeBackCancelledFires`).
-  const runs = changes.trigger === undefined ? current.runs : runsAfterChange(current, context.now);
-  if (reachedMaxRuns(runs, maxRuns)) return null;
+  if (reachedMaxRuns(current.runs, maxRuns)) return null;
   if (newTriggerNext !== undefined) return newTriggerNext;
   const finishedByLimit =
     current.nextFireAt === null && reachedMaxRuns(current.runs, current.maxRuns) && !current.paused;

@@ -11,7 +11,6 @@ import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
 import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
-import { runsAfterChange, takeBackCancelledFires } from './take-back-fires';
 
 /**
  * `add_schedule`: stores a schedule and, when its first fire time is inside the lookahead window,
@@ -40,18 +39,13 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
   // A replace keeps the schedule's runs (ADR 0004): at its max_runs already, it is finished from the start
   const replaced =
     conflictPolicy === 'replace' ? await context.deps.scheduleStore.getSchedule(schedule.id) : undefined;
-  // (less the fires sent ahead that the replace cancels)
-  const finishedFromStart =
-    replaced !== undefined && reachedMaxRuns(runsAfterChange(replaced, context.now), schedule.maxRuns);
+  const finishedFromStart = replaced !== undefined && reachedMaxRuns(replaced.runs, schedule.maxRuns);
   const added = await context.deps.scheduleStore.addSchedule({
     schedule,
     nextFireAt: finishedFromStart ? null : trigger.nextFireAt,
     conflictPolicy,
     now: context.now,
   });
-  if (added.status === 'replaced' && replaced) {
-    added.schedule = await takeBackCancelledFires(context, added.schedule, replaced);
-  }
   const dispatch =
     added.status === 'kept'
       ? { schedule: added.schedule, jobsSent: 0 }
@@ -108,10 +102,9 @@ export const listSchedules: ActionHandler<'list_schedules'> = async (raw, contex
 export const pauseSchedule: ActionHandler<'pause_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
   const before = await context.deps.scheduleStore.getSchedule(params.id);
-  let schedule = await context.deps.scheduleStore.pauseSchedule(params.id, context.now);
+  const schedule = await context.deps.scheduleStore.pauseSchedule(params.id, context.now);
   // Pausing a paused schedule changes nothing (and is no event).
   if (before && !before.paused) {
-    schedule = await takeBackCancelledFires(context, schedule, { ...before, trigger: schedule.trigger });
     await publishAfterWrite(context, [scheduleEventNow(context, 'schedule.paused', schedule)]);
   }
   return { schedule: wireSchedule(schedule) };
