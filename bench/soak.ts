@@ -19,6 +19,7 @@ import type { RuntimeDeps } from '../lib/runtime/dependencies';
 import type { TickSummary } from '../lib/runtime/tick/run-tick';
 import { BACKLOG_FEED, backlogSchedules, isAddedBacklogJob, runBacklogFeed } from './soak/backlog';
 import { checkBacklog } from './soak/backlog-check';
+import { cappedFinished, cappedFireIds, checkCapped, runCapped } from './soak/capped';
 import { checkSoak } from './soak/checks';
 import { cancelledByStop, checkChurn, runChurn } from './soak/churn';
 import {
@@ -181,6 +182,7 @@ async function main(): Promise<number> {
     faults.startBursts();
     redrive.start(5_000);
     const feed = runBacklogFeed({ admin, startAt: firstFire, endAt, log });
+    const capped = runCapped(admin, firstFire, log);
     const churn = runChurn({
       admin,
       schedules,
@@ -192,6 +194,7 @@ async function main(): Promise<number> {
 
     await sleep(Math.max(0, endAt - Date.now()));
     const churnCalls = await churn;
+    const cappedRun = await capped;
     for (const id of await feed) expected.add(id);
     faults.stop();
     log(`window over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; faults off, draining…`);
@@ -203,7 +206,8 @@ async function main(): Promise<number> {
         [...expected, ...beforeDrain.mustRun].every((id) => recorder.executions.has(id)) &&
         (await depth(runtime.queue.dlqUrl)) === 0 &&
         (await depth(runtime.queue.queueUrl)) === 0 &&
-        [...(await runtime.store.runningCounts()).values()].every((running) => running === 0),
+        [...(await runtime.store.runningCounts()).values()].every((running) => running === 0) &&
+        (await cappedFinished(runtime.store, cappedRun)),
       drainMs,
     );
     const drainSeconds = (Date.now() - drainStarted) / 1000;
@@ -212,6 +216,8 @@ async function main(): Promise<number> {
     // Judged after the drain: how late fires were (and so how close to a change one may be cancelled) is known then.
     const churnChecks = checkChurn(schedules, churnCalls, recorder, trace);
     const mustRun = new Set([...expected, ...churnChecks.mustRun]);
+    const cappedUntil = endAt + drainMs;
+    const cappedChecks = await checkCapped(runtime.store, recorder, cappedRun, cappedUntil);
 
     const backlog = checkBacklog({
       task: BACKLOG_FEED.task,
@@ -230,7 +236,7 @@ async function main(): Promise<number> {
     });
     const verdict = await checkSoak({
       expected: mustRun,
-      allowed: churnChecks.mayRun,
+      allowed: new Set([...churnChecks.mayRun, ...cappedFireIds(cappedRun, cappedUntil)]),
       recorder,
       trace,
       store: runtime.store,
@@ -254,8 +260,10 @@ async function main(): Promise<number> {
       cancelledByChange: (jobId, job) =>
         cancelledByStop(churnCalls.get(jobId.slice(0, jobId.indexOf('@'))) ?? [], job),
     });
+    verdict.violations.push(...cappedChecks.violations);
     printSoak({
       verdict,
+      capped: cappedChecks.summary,
       faults,
       metrics,
       recorder,

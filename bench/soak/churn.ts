@@ -112,7 +112,7 @@ function requestOf(kind: ChurnKind, schedule: SoakSchedule, rev: number): Record
   return { action: `${kind}_schedule`, id: schedule.id };
 }
 
-async function callUntilAnswered(
+export async function callUntilAnswered(
   admin: AdminHandler,
   request: Record<string, unknown>,
   log: (line: string) => void,

@@ -10,6 +10,8 @@ import type { DeadLetterRedrive } from './redrive';
 /** Prints the soak's figures and its verdict (stdout). */
 export function printSoak(input: {
   verdict: SoakVerdict;
+  /** What the schedules with `max_runs` changed mid-run did (see `checkCapped`). */
+  capped: string;
   faults: Faults;
   metrics: MetricTotals;
   recorder: ExecutionRecorder;
@@ -45,6 +47,7 @@ export function printSoak(input: {
       .join(
         ', ',
       )}; fires due up to ${(input.inFlightMarginMs / 1000).toFixed(0)} s before a change may be cancelled by it (the latest first start of an unchanged schedule's fire)`,
+    input.capped,
     `backlog task (limit 2): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest wait with a slot free and no job woken for it ${input.backlog.longestFreeMs} ms, ended ${input.backlog.leastSlackMs} ms before the tick's fallback was due at the latest; crashes between giving a slot back and waking: ${faults.injected.crashBeforeWake}`,
     `fan-out: ${input.fanOut.shardsLeased} due-index shard leases taken by the ticks, ${input.fanOut.dispatchersStarted} dispatchers started`,
     `dead letters: ${input.redrive.copied} copied to the DLQ, ${input.redrive.redriven} redriven to the jobs queue`,

@@ -1,0 +1,130 @@
+import type { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
+import type { AdminHandler } from '../../lib/runtime/handlers/admin';
+import { sleep } from '../support/parallel';
+import { callUntilAnswered } from './churn';
+import { soakPayload } from './plan';
+import type { ExecutionRecorder } from './recorder';
+
+/**
+ * Schedules with `max_runs`, changed while the fires they sent ahead wait in the queue: a pause then a
+ * resume, a pause then a replay, a new trigger, a replace. Each must finish at `max_runs` and never run
+ * more fires. It may run fewer: the fires a change cancelled and the schedule sent again are counted
+ * twice (a known limit, ADR 0004), so how many fewer is reported, not judged.
+ */
+const MAX_RUNS = 20;
+const CHANGE_AT_MS = 5_000;
+const SECOND_CHANGE_AT_MS = 8_000;
+
+type CappedChange = 'pause' | 'resume' | 'replay' | 'trigger' | 'replace';
+
+const SCRIPTS: readonly (readonly { kind: CappedChange; atMs: number }[])[] = [
+  [
+    { kind: 'pause', atMs: CHANGE_AT_MS },
+    { kind: 'resume', atMs: SECOND_CHANGE_AT_MS },
+  ],
+  [
+    { kind: 'pause', atMs: CHANGE_AT_MS },
+    { kind: 'replay', atMs: SECOND_CHANGE_AT_MS },
+  ],
+  [{ kind: 'trigger', atMs: CHANGE_AT_MS }],
+  [{ kind: 'replace', atMs: CHANGE_AT_MS }],
+];
+
+export interface CappedRun {
+  ids: string[];
+  firstFire: number;
+  changes: number;
+}
+
+function addRequest(id: string, firstFire: number, seconds: number, conflictPolicy: string) {
+  return {
+    action: 'add_schedule',
+    id,
+    task: 'free',
+    trigger: { type: 'interval', seconds, start_at: new Date(firstFire).toISOString() },
+    payload: soakPayload({ id, payloadBytes: 60 }, 0),
+    max_runs: MAX_RUNS,
+    keep_finished: true,
+    coalesce: 'all',
+    misfire_grace_seconds: 3_600,
+    conflict_policy: conflictPolicy,
+  };
+}
+
+/** Adds the capped schedules (every second from `firstFire`), then makes their changes as the window runs. */
+export async function runCapped(
+  admin: AdminHandler,
+  firstFire: number,
+  log: (line: string) => void,
+): Promise<CappedRun> {
+  const ids = SCRIPTS.map((_, n) => `capped-${n}`);
+  for (const id of ids) await callUntilAnswered(admin, addRequest(id, firstFire, 1, 'exception'), log);
+  const run: CappedRun = { ids, firstFire, changes: 0 };
+  await Promise.all(
+    SCRIPTS.map(async (script, n) => {
+      const id = ids[n] as string;
+      for (const step of script) {
+        await sleep(Math.max(0, firstFire + step.atMs - Date.now()));
+        await callUntilAnswered(admin, changeRequest(step.kind, id, firstFire), log);
+        run.changes += 1;
+      }
+    }),
+  );
+  return run;
+}
+
+function changeRequest(kind: CappedChange, id: string, firstFire: number): Record<string, unknown> {
+  if (kind === 'pause') return { action: 'pause_schedule', id };
+  if (kind === 'resume') return { action: 'resume_schedule', id };
+  if (kind === 'replay') return { action: 'resume_schedule', id, replay_missed: true };
+  if (kind === 'trigger') {
+    const trigger = { type: 'interval', seconds: 2, start_at: new Date(firstFire).toISOString() };
+    return { action: 'update_schedule', id, trigger };
+  }
+  return addRequest(id, firstFire, 1, 'replace');
+}
+
+/** Every job id a capped schedule may run (each second from its first fire until `until`). */
+export function cappedFireIds(run: CappedRun, until: number): Set<string> {
+  const ids = new Set<string>();
+  for (const id of run.ids) {
+    for (let fire = run.firstFire; fire <= until; fire += 1_000) ids.add(`${id}@${fire}`);
+  }
+  return ids;
+}
+
+/** Whether every capped schedule has finished (it dispatched its last fire). */
+export async function cappedFinished(store: DynamoDbStore, run: CappedRun): Promise<boolean> {
+  const schedules = await Promise.all(run.ids.map((id) => store.getSchedule(id)));
+  return schedules.every(
+    (schedule) => schedule !== undefined && !schedule.paused && schedule.nextFireAt === null,
+  );
+}
+
+/**
+ * What the capped schedules did wrong: more fires than `max_runs`, or not finished at `max_runs`. The
+ * summary says how many fires each ran (fewer than `max_runs`: counted twice after a change).
+ */
+export async function checkCapped(
+  store: DynamoDbStore,
+  recorder: ExecutionRecorder,
+  run: CappedRun,
+  until: number,
+): Promise<{ violations: string[]; summary: string }> {
+  const violations: string[] = [];
+  const ran: number[] = [];
+  for (const id of run.ids) {
+    const fires = [...cappedFireIds({ ...run, ids: [id] }, until)];
+    const completed = fires.filter((jobId) => recorder.executions.has(jobId)).length;
+    ran.push(completed);
+    const schedule = await store.getSchedule(id);
+    if (completed > MAX_RUNS) violations.push(`${id}: ${completed} fires ran, max_runs ${MAX_RUNS}`);
+    if (!schedule || schedule.nextFireAt !== null || schedule.runs !== MAX_RUNS) {
+      violations.push(
+        `${id}: not finished at max_runs ${MAX_RUNS} (runs ${schedule?.runs}, next fire ${schedule?.nextFireAt})`,
+      );
+    }
+  }
+  const summary = `schedules with max_runs ${MAX_RUNS} changed while their fires waited (pause/resume, pause/replay, new trigger, replace): ${run.changes} changes, fires run ${ran.join('/')} (fewer than ${MAX_RUNS}: fires sent again after a change counted twice, a known limit)`;
+  return { violations, summary };
+}
