@@ -129,6 +129,17 @@ export class VersionConflictError extends SundialError {
   }
 }
 
+/**
+ * A change that takes back the fires sent ahead found the schedule dispatched further since it was read
+ * (its last fire time moved): what to take back changed. Read again and retry.
+ */
+export class ScheduleMovedError extends VersionConflictError {
+  constructor(scheduleId: string, expected: number) {
+    super(scheduleId, expected);
+    this.message = `schedule ${quoteId(scheduleId)} was dispatched further while it was changed (version ${expected})`;
+  }
+}
+
 /** The caller no longer owns the lease it tried to use (it expired and someone else took it). */
 export class LeaseLostError extends SundialError {
   constructor(kind: 'schedule' | 'job', id: string, owner: string) {

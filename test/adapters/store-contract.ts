@@ -11,6 +11,7 @@ import { jobParkingContract } from './job-parking-contract';
 import { listingCursorContract } from './listing-cursor-contract';
 import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
 import { rateLimitContract } from './rate-limit-contract';
+import { runsTakeBackContract } from './runs-take-back-contract';
 import { scheduleAdvanceContract } from './schedule-advance-contract';
 import { scheduleContract } from './schedule-contract';
 import { scheduleLeaseContract } from './schedule-lease-contract';
@@ -45,6 +46,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('due shard leases', () => dueShardLeaseContract(current));
     describe('due notes (ADR 0007)', () => dueNoteContract(current));
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
+    describe('runs taken back by a change', () => runsTakeBackContract(current));
     describe('jobs', () => jobContract(current));
     describe('jobs of schedule fires', () => fireJobsContract(current));
     describe('jobs of a task', () => taskListingContract(current));

@@ -34,6 +34,7 @@ import type {
   AddScheduleOutcome,
   AdvanceOutcome,
   AdvanceScheduleInput,
+  FiresTakenBack,
   ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
@@ -56,6 +57,7 @@ import * as jobReads from './job-reads';
 import * as retries from './job-retries';
 import * as noteConversion from './note-conversion';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
+import { giveBackRuns } from './runs-take-back';
 import * as advances from './schedule-advances';
 import * as leases from './schedule-leases';
 import * as listing from './schedule-listing';
@@ -134,12 +136,25 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     nextFireAt: EpochMs | null,
     now: EpochMs,
     expectedVersion?: number,
+    takeBack?: FiresTakenBack,
   ): Promise<Schedule> {
-    return scheduleWrites.updateSchedule(this.context, id, changes, nextFireAt, now, expectedVersion);
+    return scheduleWrites.updateSchedule(
+      this.context,
+      id,
+      changes,
+      nextFireAt,
+      now,
+      expectedVersion,
+      takeBack,
+    );
   }
 
-  pauseSchedule(id: string, now: EpochMs): Promise<Schedule> {
-    return scheduleWrites.pauseSchedule(this.context, id, now);
+  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule> {
+    return scheduleWrites.pauseSchedule(this.context, id, now, takeBack);
+  }
+
+  giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {
+    return giveBackRuns(this.context, id, count, createdAt);
   }
 
   resumeSchedule(

@@ -1,9 +1,15 @@
 import type { EpochMs } from '../../core/clock';
-import { ConflictingIdError, ScheduleNotFoundError, VersionConflictError } from '../../core/errors';
+import {
+  ConflictingIdError,
+  ScheduleMovedError,
+  ScheduleNotFoundError,
+  VersionConflictError,
+} from '../../core/errors';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
-import type { AddScheduleInput, AddScheduleOutcome } from '../../core/ports/schedule-store';
+import type { AddScheduleInput, AddScheduleOutcome, FiresTakenBack } from '../../core/ports/schedule-store';
 import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
+import { movedSince, withTakeBack } from './runs-take-back';
 import {
   definitionAttributes,
   dueShardOf,
@@ -68,13 +74,23 @@ async function replaceSchedule(context: StoreContext, input: AddScheduleInput): 
       `if_not_exists(${update.name('version')}, ${update.value(0)}) + ${update.value(1)}`,
     );
   setDueKeys(update, definition.id, definition.paused, nextFireAt, context.shards);
-  const output = await context.update('addSchedule', {
-    Key: scheduleKey(definition.id),
-    ...update.build(),
-    ReturnValues: 'ALL_NEW',
-  });
-  const schedule = itemToSchedule(output.Attributes ?? {});
-  return { status: schedule.version === 1 ? 'added' : 'replaced', schedule };
+  const { takeBack } = input;
+  try {
+    const output = await context.update('addSchedule', {
+      Key: scheduleKey(definition.id),
+      ...update.build(takeBack && `attribute_exists(pk)${withTakeBack(update, takeBack)}`),
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    const schedule = itemToSchedule(output.Attributes ?? {});
+    return { status: schedule.version === 1 ? 'added' : 'replaced', schedule };
+  } catch (error) {
+    const { old } = conditionFailure(error);
+    if (!takeBack) throw error;
+    const ourEarlierTry = old?.version === takeBack.seenVersion + 1 && old.updatedAt === now;
+    if (old && ourEarlierTry) return { status: 'replaced', schedule: itemToSchedule(old) };
+    throw new ScheduleMovedError(definition.id, takeBack.seenVersion);
+  }
 }
 
 export async function updateSchedule(
@@ -84,6 +100,7 @@ export async function updateSchedule(
   nextFireAt: EpochMs | null,
   now: EpochMs,
   expectedVersion?: number,
+  takeBack?: FiresTakenBack,
 ): Promise<Schedule> {
   // Whether the schedule belongs in the due index depends on its stored `paused`: guess "not paused"
   // (the common case) and make the guess part of the condition; a failed guess is corrected once.
@@ -99,6 +116,7 @@ export async function updateSchedule(
     let condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(paused)}`;
     if (expectedVersion !== undefined)
       condition += ` AND ${update.name('version')} = ${update.value(expectedVersion)}`;
+    if (takeBack) condition += withTakeBack(update, takeBack);
     try {
       const output = await context.update('updateSchedule', {
         Key: scheduleKey(id),
@@ -115,21 +133,30 @@ export async function updateSchedule(
         if (ourEarlierTry) return itemToSchedule(old);
         throw new VersionConflictError(id, expectedVersion);
       }
+      if (takeBack && (old.version !== takeBack.seenVersion || movedSince(old, takeBack))) {
+        throw new ScheduleMovedError(id, takeBack.seenVersion);
+      }
       paused = old.paused === true;
     }
   }
   throw new VersionConflictError(id, expectedVersion ?? -1);
 }
 
-export async function pauseSchedule(context: StoreContext, id: string, now: EpochMs): Promise<Schedule> {
+export async function pauseSchedule(
+  context: StoreContext,
+  id: string,
+  now: EpochMs,
+  takeBack?: FiresTakenBack,
+): Promise<Schedule> {
   const update = new Expressions()
     .set('paused', true)
     .set('updatedAt', now)
     .set('firesFrom', now)
     .remove('dueShard');
   update.setExpression('version', `${update.name('version')} + ${update.value(1)}`);
-  const condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(false)}`;
-  return changePausedState(context, id, update, condition);
+  let condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(false)}`;
+  if (takeBack) condition += withTakeBack(update, takeBack);
+  return changePausedState(context, id, update, condition, takeBack);
 }
 
 export async function resumeSchedule(
@@ -152,6 +179,7 @@ async function changePausedState(
   id: string,
   update: Expressions,
   condition: string,
+  takeBack?: FiresTakenBack,
 ): Promise<Schedule> {
   try {
     const output = await context.update('changePausedState', {
@@ -164,6 +192,8 @@ async function changePausedState(
   } catch (error) {
     const { old } = conditionFailure(error);
     if (!old) throw new ScheduleNotFoundError(id);
+    // Not yet paused, but not as read either: what to take back changed.
+    if (takeBack && old.paused !== true) throw new ScheduleMovedError(id, takeBack.seenVersion);
     return itemToSchedule(old);
   }
 }

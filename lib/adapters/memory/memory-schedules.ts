@@ -2,6 +2,7 @@ import type { EpochMs } from '../../core/clock';
 import {
   ConflictingIdError,
   LeaseLostError,
+  ScheduleMovedError,
   ScheduleNotFoundError,
   VersionConflictError,
 } from '../../core/errors';
@@ -21,6 +22,7 @@ import type {
   AddScheduleOutcome,
   AdvanceOutcome,
   AdvanceScheduleInput,
+  FiresTakenBack,
   ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
@@ -51,11 +53,15 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
       throw new ConflictingIdError('schedule', definition.id);
     if (existing && input.conflictPolicy === 'do_nothing')
       return { status: 'kept', schedule: copy(existing) };
+    const { takeBack } = input;
+    if (takeBack && (!existing || movedSince(existing, takeBack))) {
+      throw new ScheduleMovedError(definition.id, takeBack.seenVersion);
+    }
     const schedule: Schedule = {
       ...structuredClone(definition),
       nextFireAt,
-      lastFireAt: existing?.lastFireAt ?? null,
-      runs: existing?.runs ?? 0,
+      lastFireAt: takeBack ? takeBack.lastFireAt : (existing?.lastFireAt ?? null),
+      runs: (existing?.runs ?? 0) - (takeBack?.count ?? 0),
       firesFrom: now,
       version: (existing?.version ?? 0) + 1,
       createdAt: existing?.createdAt ?? now,
@@ -91,11 +97,14 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
     nextFireAt: EpochMs | null,
     now: EpochMs,
     expectedVersion?: number,
+    takeBack?: FiresTakenBack,
   ): Promise<Schedule> {
     const schedule = this.require(id);
     if (expectedVersion !== undefined && schedule.version !== expectedVersion) {
       throw new VersionConflictError(id, expectedVersion);
     }
+    if (takeBack && movedSince(schedule, takeBack)) throw new ScheduleMovedError(id, takeBack.seenVersion);
+    if (takeBack) takeBackFrom(schedule, takeBack);
     for (const [field, value] of Object.entries(structuredClone(changes))) {
       // `null` clears an optional field (absent means none), as DynamoDB's REMOVE does; fields whose
       // "none" is `null` in the model keep it.
@@ -107,9 +116,13 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
     return copy(schedule);
   }
 
-  async pauseSchedule(id: string, now: EpochMs): Promise<Schedule> {
+  async pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule> {
     const schedule = this.require(id);
+    if (!schedule.paused && takeBack && movedSince(schedule, takeBack)) {
+      throw new ScheduleMovedError(id, takeBack.seenVersion);
+    }
     if (!schedule.paused) {
+      if (takeBack) takeBackFrom(schedule, takeBack);
       Object.assign(schedule, {
         paused: true,
         updatedAt: now,
@@ -132,6 +145,11 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
       Object.assign(schedule, { paused: false, nextFireAt, firesFrom, updatedAt: now, version });
     }
     return copy(schedule);
+  }
+
+  async giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {
+    const schedule = this.schedules.get(id);
+    if (schedule?.createdAt === createdAt) schedule.runs += count;
   }
 
   async removeSchedule(id: string): Promise<boolean> {
@@ -267,6 +285,16 @@ function isFree(schedule: Schedule, now: EpochMs): boolean {
 
 function takeLease(schedule: Schedule, owner: string, now: EpochMs, leaseMs: number): void {
   Object.assign(schedule, { leaseOwner: owner, leaseUntil: now + leaseMs });
+}
+
+/** The schedule is no longer as a take-back read it (its version or last fire time moved). */
+function movedSince(schedule: Schedule, takeBack: FiresTakenBack): boolean {
+  return schedule.version !== takeBack.seenVersion || schedule.lastFireAt !== takeBack.seenLastFireAt;
+}
+
+function takeBackFrom(schedule: Schedule, takeBack: FiresTakenBack): void {
+  schedule.runs -= takeBack.count;
+  schedule.lastFireAt = takeBack.lastFireAt;
 }
 
 function copy(schedule: Schedule): Schedule {

@@ -17,6 +17,7 @@ import type {
   AddScheduleOutcome,
   AdvanceOutcome,
   AdvanceScheduleInput,
+  FiresTakenBack,
   ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
@@ -61,12 +62,17 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     nextFireAt: EpochMs | null,
     now: EpochMs,
     expectedVersion?: number,
+    takeBack?: FiresTakenBack,
   ): Promise<Schedule> {
-    return this.schedules.updateSchedule(id, changes, nextFireAt, now, expectedVersion);
+    return this.schedules.updateSchedule(id, changes, nextFireAt, now, expectedVersion, takeBack);
   }
 
-  pauseSchedule(id: string, now: EpochMs): Promise<Schedule> {
-    return this.schedules.pauseSchedule(id, now);
+  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule> {
+    return this.schedules.pauseSchedule(id, now, takeBack);
+  }
+
+  giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {
+    return this.schedules.giveBackRuns(id, count, createdAt);
   }
 
   resumeSchedule(

@@ -52,7 +52,9 @@ const jobMessageBody = z.object({
     createToken: z.string().min(1).max(64).optional(),
   }),
   /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
-  revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
+  revision: z
+    .object({ createdAt: epochMs, version: z.number().int().positive(), firesFrom: epochMs.optional() })
+    .optional(),
   finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
 });
@@ -119,7 +121,11 @@ export function encodeJobMessage(body: JobMessageBody): string {
     attempt: body.attempt,
     job: jobRequestFields(body.job),
     ...(body.revision && {
-      revision: { createdAt: body.revision.createdAt, version: body.revision.version },
+      revision: {
+        createdAt: body.revision.createdAt,
+        version: body.revision.version,
+        ...(body.revision.firesFrom !== undefined && { firesFrom: body.revision.firesFrom }),
+      },
     }),
     ...(body.finalFire && { finalFire: true }),
     ...(body.taskLogged && { taskLogged: true }),

@@ -8,10 +8,22 @@ import type { Schedule } from './schedule';
 export interface ScheduleRevision {
   createdAt: EpochMs;
   version: number;
+  /**
+   * The schedule's `firesFrom` under this revision: the changes that move it (a new trigger, pause,
+   * resume, replace) dispatch again every fire they run. Absent in messages sent before it was carried.
+   */
+  firesFrom?: EpochMs;
 }
 
 export function revisionOf(schedule: Pick<Schedule, 'createdAt' | 'version'>): ScheduleRevision {
   return { createdAt: schedule.createdAt, version: schedule.version };
+}
+
+/** The revision a fire is sent under: with the schedule's `firesFrom`. */
+export function fireRevisionOf(
+  schedule: Pick<Schedule, 'createdAt' | 'version' | 'firesFrom'>,
+): ScheduleRevision {
+  return { ...revisionOf(schedule), firesFrom: schedule.firesFrom };
 }
 
 export function sameRevision(a: ScheduleRevision, b: ScheduleRevision): boolean {

@@ -12,6 +12,22 @@ export interface AddScheduleInput {
   nextFireAt: EpochMs | null;
   conflictPolicy: ConflictPolicy;
   now: EpochMs;
+  /** With `replace`: the fires the replaced definition sent ahead, taken back in the same write. */
+  takeBack?: FiresTakenBack;
+}
+
+/**
+ * What a change that cancels the fires sent ahead (a pause, a new trigger, a replace) takes back out of
+ * `runs` in its own write (ADR 0004): the write applies only while the schedule's version and last fire
+ * time are as read, else it throws `ScheduleMovedError` (or `VersionConflictError`) and writes nothing.
+ */
+export interface FiresTakenBack {
+  seenVersion: number;
+  seenLastFireAt: EpochMs | null;
+  /** Subtracted from `runs`. */
+  count: number;
+  /** The new `lastFireAt`: the latest fire time still counted. */
+  lastFireAt: EpochMs | null;
 }
 
 export interface AddScheduleOutcome {
@@ -143,10 +159,20 @@ export interface ScheduleStore extends DueShardLeases, DueNoteStore {
     nextFireAt: EpochMs | null,
     now: EpochMs,
     expectedVersion?: number,
+    takeBack?: FiresTakenBack,
   ): Promise<Schedule>;
 
-  /** Sets `paused` (removing it from the due index) and `firesFrom = now`; bumps `version`. Idempotent. */
-  pauseSchedule(id: string, now: EpochMs): Promise<Schedule>;
+  /**
+   * Sets `paused` (removing it from the due index) and `firesFrom = now`; bumps `version`; takes back
+   * `takeBack` in the same write. Idempotent: a paused schedule is returned unchanged.
+   */
+  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule>;
+
+  /**
+   * Adds `count` to `runs` of the schedule added at `createdAt` (else nothing): gives back fires a
+   * change took back but that may have run, because its write landed later than it planned for.
+   */
+  giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void>;
 
   /**
    * Clears `paused` and sets the next fire time and `firesFrom` (default `now`) computed by the caller;

@@ -2,7 +2,7 @@ import type { EpochMs } from '../../core/clock';
 import type { Job } from '../../core/model/job';
 import { jobRequestFields } from '../../core/model/job-message';
 import type { Schedule } from '../../core/model/schedule';
-import { revisionOf } from '../../core/model/schedule-revision';
+import { fireRevisionOf } from '../../core/model/schedule-revision';
 import type { PlannedFire } from '../../core/planning';
 import { type JobMessage, queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
@@ -57,7 +57,7 @@ export function scheduleFireMessage(
       ...scheduleJobExtras(schedule),
     },
     attempt: 1,
-    revision: revisionOf(schedule),
+    revision: fireRevisionOf(schedule),
     ...(finalFire && { finalFire: true as const }),
     delaySeconds: queueDelaySeconds(fire.runAt, now),
   };

@@ -119,6 +119,12 @@ export function fireVerdict(
   }
   if (!wanted || fireTime === null)
     return cancelled('ScheduleChanged', `${changed}; its current trigger does not fire then`);
+  if (missedByMove(fire.revision, schedule, fireTime)) {
+    return cancelled(
+      'ScheduleChanged',
+      `${changed}; it decided itself which fires due before the change run`,
+    );
+  }
   const grace = schedule.misfireGraceSeconds;
   const replacement = scheduleFireMessage(
     schedule,
@@ -144,6 +150,18 @@ function firesThen(schedule: Schedule, fireTime: EpochMs | null): boolean {
   if (fireTime === null || fireTime < schedule.firesFrom) return false;
   if (compileTrigger(schedule.trigger).next(fireTime) !== fireTime) return false;
   return schedule.maxRuns === null || (schedule.lastFireAt !== null && fireTime <= schedule.lastFireAt);
+}
+
+/**
+ * The fire was sent before a change that moved the schedule's fire times (a new trigger, pause, resume,
+ * replace: `firesFrom` differs from the message's), and is due before the schedule's latest change. That
+ * change planned from then on itself (a replay coalesced the fires it missed, `max_runs` cut its plan),
+ * so the fire is not sent again in its place; one due after it is (the change may not have dispatched
+ * it yet).
+ */
+function missedByMove(revision: ScheduleRevision | null, schedule: Schedule, fireTime: EpochMs): boolean {
+  const moved = revision?.firesFrom !== undefined && revision.firesFrom !== schedule.firesFrom;
+  return moved && fireTime < schedule.updatedAt;
 }
 
 /** The schedule as read has finished, and `fireTime` is its last fire. */

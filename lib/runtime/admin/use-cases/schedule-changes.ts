@@ -5,7 +5,7 @@ import {
   wireSchedule,
 } from '../../../core/admin-contract';
 import { resumeScheduleParams, updateScheduleParams } from '../../../core/admin-contract/schedules';
-import { ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
+import { ScheduleMovedError, ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
 import { runNowJobId } from '../../../core/model/job-id';
 import {
   isFinished,
@@ -14,6 +14,7 @@ import {
   type ScheduleChanges,
 } from '../../../core/model/schedule';
 import type { JobRequest } from '../../../core/ports/job-store';
+import type { FiresTakenBack } from '../../../core/ports/schedule-store';
 import { compileTrigger } from '../../../core/triggers';
 import { scheduleJobExtras } from '../../scheduling/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
@@ -24,6 +25,7 @@ import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now'
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { finishedEvents, validIdParams } from './schedules';
+import { plannedFrom, runsAfter, settleTakeBack, takeBackOf } from './take-back-fires';
 
 /** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
 const UPDATE_ATTEMPTS = 3;
@@ -60,15 +62,20 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     if (!current) throw new ScheduleNotFoundError(params.id);
 
     const changes = scheduleChangesOfRequest(params, resolved?.trigger, current);
-    const nextFireAt = nextFireAfterUpdate(current, resolved?.nextFireAt, changes, context);
+    // A new trigger cancels the fires sent ahead: they leave `runs` in the same write (ADR 0004).
+    const limited = (changes.maxRuns === undefined ? current.maxRuns : changes.maxRuns) !== null;
+    const takeBack = changes.trigger === undefined ? undefined : takeBackOf(current, context, limited);
+    const nextFireAt = nextFireAfterUpdate(current, resolved?.nextFireAt, changes, context, takeBack);
     try {
-      const updated = await context.deps.scheduleStore.updateSchedule(
+      const written = await context.deps.scheduleStore.updateSchedule(
         params.id,
         changes,
         nextFireAt,
         context.now,
         params.expected_version ?? current.version,
+        takeBack,
       );
+      const updated = await settleTakeBack(context, written, current, takeBack);
       const restarted = nextFireAt !== null && current.nextFireAt === null;
       const dispatch =
         resolved || restarted
@@ -83,9 +90,10 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
       ]);
       return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
     } catch (error) {
+      // Moved on by a tick while changed: what to take back changed, whatever version was expected.
       const retry =
-        error instanceof VersionConflictError &&
-        params.expected_version === undefined &&
+        (error instanceof ScheduleMovedError ||
+          (error instanceof VersionConflictError && params.expected_version === undefined)) &&
         attempt < UPDATE_ATTEMPTS;
       if (!retry) throw error;
     }
@@ -105,7 +113,9 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   if (!current) throw new ScheduleNotFoundError(params.id);
   if (!current.paused) return { dispatched_jobs: 0, schedule: wireSchedule(current) };
 
-  const from = resumeFrom(current, params.replay_missed, context);
+  // With `max_runs`, after the fires its pause left counted (it took back those after them).
+  const replayOrNow = resumeFrom(current, params.replay_missed, context);
+  const from = current.maxRuns === null ? replayOrNow : plannedFrom(replayOrNow, current.lastFireAt);
   const nextFireAt = reachedMaxRuns(current.runs, current.maxRuns)
     ? null
     : (compileTrigger(current.trigger).next(from) ?? null);
@@ -135,9 +145,15 @@ function nextFireAfterUpdate(
   newTriggerNext: number | null | undefined,
   changes: ScheduleChanges,
   context: ActionContext,
+  takeBack: FiresTakenBack | undefined,
 ): number | null {
   const maxRuns = changes.maxRuns === undefined ? current.maxRuns : changes.maxRuns;
-  if (reachedMaxRuns(current.runs, maxRuns)) return null;
+  if (reachedMaxRuns(runsAfter(current, takeBack), maxRuns)) return null;
+  // With `max_runs`, after the fires still counted (also when a retried call finds nothing to take back).
+  if (newTriggerNext !== undefined && maxRuns !== null && changes.trigger) {
+    const lastCounted = takeBack ? takeBack.lastFireAt : current.lastFireAt;
+    return compileTrigger(changes.trigger).next(plannedFrom(context.now, lastCounted)) ?? null;
+  }
   if (newTriggerNext !== undefined) return newTriggerNext;
   const finishedByLimit =
     current.nextFireAt === null && reachedMaxRuns(current.runs, current.maxRuns) && !current.paused;

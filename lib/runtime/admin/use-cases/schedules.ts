@@ -4,13 +4,21 @@ import {
   listSchedulesParams,
   scheduleIdParams,
 } from '../../../core/admin-contract/schedules';
-import { ScheduleNotFoundError } from '../../../core/errors';
-import { isFinished, reachedMaxRuns } from '../../../core/model/schedule';
+import { ScheduleMovedError, ScheduleNotFoundError } from '../../../core/errors';
+import {
+  type ConflictPolicy,
+  isFinished,
+  reachedMaxRuns,
+  type Schedule,
+  type ScheduleDefinition,
+} from '../../../core/model/schedule';
+import { compileTrigger } from '../../../core/triggers';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
 import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
+import { MOVED_ATTEMPTS, plannedFrom, runsAfter, settleTakeBack, takeBackOf } from './take-back-fires';
 
 /**
  * `add_schedule`: stores a schedule and, when its first fire time is inside the lookahead window,
@@ -36,16 +44,12 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
     taskMisfireGraceSeconds: registered.definition.misfireGraceSeconds,
   });
   const conflictPolicy = params.conflict_policy ?? 'exception';
-  // A replace keeps the schedule's runs (ADR 0004): at its max_runs already, it is finished from the start
-  const replaced =
-    conflictPolicy === 'replace' ? await context.deps.scheduleStore.getSchedule(schedule.id) : undefined;
-  const finishedFromStart = replaced !== undefined && reachedMaxRuns(replaced.runs, schedule.maxRuns);
-  const added = await context.deps.scheduleStore.addSchedule({
+  const { replaced, finishedFromStart, added } = await writeSchedule(
+    context,
     schedule,
-    nextFireAt: finishedFromStart ? null : trigger.nextFireAt,
+    trigger.nextFireAt,
     conflictPolicy,
-    now: context.now,
-  });
+  );
   const dispatch =
     added.status === 'kept'
       ? { schedule: added.schedule, jobsSent: 0 }
@@ -75,6 +79,49 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
   };
 };
 
+/**
+ * Adds (or replaces) the schedule. A replace keeps the schedule's runs (ADR 0004), less the fires the
+ * replaced definition sent ahead (they are cancelled): at its max_runs already, it is finished from the
+ * start.
+ */
+async function writeSchedule(
+  context: ActionContext,
+  schedule: ScheduleDefinition,
+  nextFireAt: number | null,
+  conflictPolicy: ConflictPolicy,
+) {
+  const { scheduleStore } = context.deps;
+  for (let attempt = 1; ; attempt++) {
+    const replaced = conflictPolicy === 'replace' ? await scheduleStore.getSchedule(schedule.id) : undefined;
+    const takeBack =
+      replaced && takeBackOf(replaced, context, schedule.maxRuns !== null || replaced.maxRuns !== null);
+    const finishedFromStart =
+      replaced !== undefined && reachedMaxRuns(runsAfter(replaced, takeBack), schedule.maxRuns);
+    // With `max_runs`, after the fires the replaced definition still counts (also when a retried call
+    // finds nothing to take back): none is dispatched and counted twice.
+    const lastCounted = takeBack ? takeBack.lastFireAt : (replaced?.lastFireAt ?? null);
+    const firstFire =
+      replaced && schedule.maxRuns !== null
+        ? (compileTrigger(schedule.trigger).next(plannedFrom(context.now, lastCounted)) ?? null)
+        : nextFireAt;
+    try {
+      const added = await scheduleStore.addSchedule({
+        schedule,
+        nextFireAt: finishedFromStart ? null : firstFire,
+        conflictPolicy,
+        now: context.now,
+        ...(takeBack && { takeBack }),
+      });
+      if (replaced && added.status === 'replaced') {
+        added.schedule = await settleTakeBack(context, added.schedule, replaced, takeBack);
+      }
+      return { replaced, finishedFromStart, added };
+    } catch (error) {
+      if (!(error instanceof ScheduleMovedError) || attempt >= MOVED_ATTEMPTS) throw error;
+    }
+  }
+}
+
 export const getSchedule: ActionHandler<'get_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
   const schedule = await context.deps.scheduleStore.getSchedule(params.id);
@@ -101,14 +148,28 @@ export const listSchedules: ActionHandler<'list_schedules'> = async (raw, contex
 /** `pause_schedule`: no fire time is dispatched until it is resumed. Idempotent. */
 export const pauseSchedule: ActionHandler<'pause_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
-  const before = await context.deps.scheduleStore.getSchedule(params.id);
-  const schedule = await context.deps.scheduleStore.pauseSchedule(params.id, context.now);
+  const { scheduleStore } = context.deps;
+  for (let attempt = 1; ; attempt++) {
+    const before = await scheduleStore.getSchedule(params.id);
+    // The fires it sent ahead are cancelled when they come up: they leave `runs` (ADR 0004).
+    const takeBack = before && !before.paused ? takeBackOf(before, context) : undefined;
+    try {
+      const paused = await scheduleStore.pauseSchedule(params.id, context.now, takeBack);
+      const schedule = before ? await settleTakeBack(context, paused, before, takeBack) : paused;
+      return await pausedNow(context, schedule, before);
+    } catch (error) {
+      if (!(error instanceof ScheduleMovedError) || attempt >= MOVED_ATTEMPTS) throw error;
+    }
+  }
+};
+
+async function pausedNow(context: ActionContext, schedule: Schedule, before: Schedule | undefined) {
   // Pausing a paused schedule changes nothing (and is no event).
   if (before && !before.paused) {
     await publishAfterWrite(context, [scheduleEventNow(context, 'schedule.paused', schedule)]);
   }
   return { schedule: wireSchedule(schedule) };
-};
+}
 
 /** `remove_schedule`: deletes it; its jobs and results stay until they expire. */
 export const removeSchedule: ActionHandler<'remove_schedule'> = async (raw, context) => {

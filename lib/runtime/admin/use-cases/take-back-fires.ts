@@ -1,0 +1,84 @@
+import type { EpochMs } from '../../../core/clock';
+import type { Schedule } from '../../../core/model/schedule';
+import {
+  CHANGE_SETTLE_MS,
+  CLOCK_SKEW_MS,
+  firesBetween,
+  firesSentAhead,
+} from '../../../core/planning/fires-sent-ahead';
+import type { FiresTakenBack } from '../../../core/ports/schedule-store';
+import type { ActionContext } from '../context';
+
+/** How often a change re-reads a schedule that ticks kept dispatching further while it was changed. */
+export const MOVED_ATTEMPTS = 5;
+
+/**
+ * What a pause, a new trigger or a replace made now takes back out of `runs` in its own write (ADR
+ * 0004), for a schedule with `max_runs` (`limited`, as it is after the change): the fires `schedule`
+ * sent ahead that are due after the call's settle margin. They never run (their check reads the changed
+ * schedule), and the fires sent in their place are counted when they are dispatched. One due sooner may
+ * have run and stays counted: the changed schedule plans after it (`plannedFrom`). Undefined without
+ * a limit.
+ */
+export function takeBackOf(
+  schedule: Schedule,
+  context: ActionContext,
+  limited = schedule.maxRuns !== null,
+): FiresTakenBack | undefined {
+  if (!limited) return undefined;
+  const { count, lastCounted } = firesSentAhead(schedule, context.now + CHANGE_SETTLE_MS);
+  // Nothing to take back still pins the read: a tick that dispatches further before the write must
+  // make the change read again, or the fire it sends (and counts) would be cancelled and stay counted.
+  return {
+    seenVersion: schedule.version,
+    seenLastFireAt: schedule.lastFireAt,
+    count,
+    lastFireAt: count === 0 ? schedule.lastFireAt : lastCounted,
+  };
+}
+
+/**
+ * Where a changed schedule's plan starts: `from`, but after the fires still counted (`lastFireAt` of a
+ * take-back, or of a paused schedule whose pause took back), so none is dispatched and counted twice.
+ */
+export function plannedFrom(from: EpochMs, lastCounted: EpochMs | null): EpochMs {
+  return lastCounted === null ? from : Math.max(from, lastCounted + 1);
+}
+
+/** `runs` once `takeBack` is applied. */
+export function runsAfter(schedule: Schedule, takeBack: FiresTakenBack | undefined): number {
+  return schedule.runs - (takeBack?.count ?? 0);
+}
+
+/**
+ * A change that returned later than its take-back planned for may have landed after fires it took back
+ * were checked (and ran): those due up to its return (plus the clock skew) are given back to `runs`.
+ * Rare (the margin is seconds), and a give-back applied twice only makes the schedule finish earlier.
+ */
+export async function settleTakeBack(
+  context: ActionContext,
+  changed: Schedule,
+  before: Schedule,
+  takeBack: FiresTakenBack | undefined,
+): Promise<Schedule> {
+  // Only a write of this call took back (a pause that found the schedule paused by another did not).
+  const applied =
+    takeBack !== undefined &&
+    changed.version === takeBack.seenVersion + 1 &&
+    changed.updatedAt === context.now;
+  if (!takeBack || takeBack.count === 0 || !applied || before.lastFireAt === null) return changed;
+  const planned = context.now + CHANGE_SETTLE_MS;
+  const settled = context.deps.clock.now() + CLOCK_SKEW_MS;
+  if (settled <= planned) return changed;
+  const count = firesBetween(before.trigger, planned, Math.min(settled, before.lastFireAt));
+  if (count === 0) return changed;
+  context.deps.logger.warn(
+    'a change took longer than its settle margin; fires due meanwhile are counted again',
+    {
+      scheduleId: changed.id,
+      fires: count,
+    },
+  );
+  await context.deps.scheduleStore.giveBackRuns(changed.id, count, changed.createdAt);
+  return (await context.deps.scheduleStore.getSchedule(changed.id)) ?? changed;
+}
