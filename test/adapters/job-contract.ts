@@ -1,12 +1,8 @@
 import { beforeEach, expect, it } from 'vitest';
 import { ConflictingIdError, LeaseLostError, ValidationError } from '../../lib/core/errors';
-import type { JsonValue } from '../../lib/core/json';
 import { LIMITS } from '../../lib/core/limits';
-import { JOB_HISTORY_LIMIT, type JobResult } from '../../lib/core/model/job';
-import { isJobId, MAX_JOB_ID_LENGTH } from '../../lib/core/model/job-id';
-import { METADATA_LIMITS } from '../../lib/core/model/metadata';
+import type { JobResult } from '../../lib/core/model/job';
 import { parksBeyondQueueDelay } from '../../lib/core/ports/job-queue';
-import { payloadProblem, STORABLE_MAX_DEPTH } from '../../lib/core/storable-json';
 import {
   failure,
   jobRequest,
@@ -19,7 +15,13 @@ import {
   T0,
 } from './store-fixtures';
 
-const claim = (id: string, attempt: number, owner: string, extra: { now?: number; limit?: number } = {}) => ({
+/** A claim of attempt `attempt` of `id` by `owner` (at T0 unless `now`), with a task limit when given. */
+export const claim = (
+  id: string,
+  attempt: number,
+  owner: string,
+  extra: { now?: number; limit?: number } = {},
+) => ({
   job: jobRequest(id),
   attempt,
   owner,
@@ -159,140 +161,6 @@ export function jobContract(fixture: () => StoreFixture): void {
     );
   });
 
-  it('cancels a job that has not started, so that its claim comes back cancelled', async () => {
-    const cancelled = await store.cancelJob('in-queue', T0, T0 + MINUTE, jobRequest('in-queue'));
-    const claimAfterCancel = await store.claimJob(claim('in-queue', 1, 'w'));
-    await store.claimJob(claim('started', 1, 'w'));
-    const tooLate = await store.cancelJob('started', T0, T0 + MINUTE);
-
-    expect(cancelled).toMatchObject({
-      id: 'in-queue',
-      status: 'cancelled',
-      task: 'send-report',
-      result: { outcome: 'cancelled' },
-    });
-    expect(claimAfterCancel.status).toBe('cancelled');
-    expect(tooLate).toBeUndefined();
-  });
-
-  /** Claims attempt 1 of `id` and finishes it as a schedule check does when the schedule changed. */
-  const cancelledByCheck = async (id: string, limit?: number) => {
-    await store.claimJob(claim(id, 1, 'checker', limit === undefined ? {} : { limit }));
-    return store.finishJob({
-      jobId: id,
-      owner: 'checker',
-      result: {
-        outcome: 'cancelled',
-        error: { type: 'ScheduleChanged', message: 'changed' },
-        startedAt: null,
-        finishedAt: T0,
-        attempt: 1,
-      },
-      expiresAt: T0 + MINUTE,
-      reclaimable: true,
-    });
-  };
-
-  it('lets a re-checking fire delivery claim a job a schedule check cancelled, until cancelJob makes it final', async () => {
-    const first = await cancelledByCheck('fire', 2);
-    await cancelledByCheck('user-cancelled');
-    const userCancel = await store.cancelJob('user-cancelled', T0 + 1, T0 + MINUTE);
-
-    const plainClaim = await store.claimJob(claim('fire', 2, 'w'));
-    const reclaim = await store.claimJob({
-      ...claim('fire', 1, 'rechecker', { limit: 2 }),
-      reclaimCancelledFire: true,
-    });
-    const secondReclaim = await store.claimJob({ ...claim('fire', 1, 'late'), reclaimCancelledFire: true });
-    const afterUserCancel = await store.claimJob({
-      ...claim('user-cancelled', 1, 'w'),
-      reclaimCancelledFire: true,
-    });
-
-    expect(first).toMatchObject({
-      status: 'cancelled',
-      startedAt: null,
-      result: { error: { type: 'ScheduleChanged' } },
-    });
-    expect(plainClaim.status).toBe('cancelled');
-    expect(reclaim).toMatchObject({
-      status: 'claimed',
-      job: {
-        status: 'running',
-        attempt: 1,
-        leaseOwner: 'rechecker',
-        holdsSlot: true,
-        result: null,
-        expiresAt: null,
-      },
-    });
-    expect(secondReclaim).toMatchObject({ status: 'duplicate', job: { leaseOwner: 'rechecker' } });
-    expect(userCancel).toMatchObject({ status: 'cancelled', result: { outcome: 'cancelled' } });
-    expect(userCancel?.result?.error).toBeUndefined();
-    expect(afterUserCancel.status).toBe('cancelled');
-    expect((await store.runningCounts()).get('send-report')).toBe(1);
-  });
-
-  it('reports a claim that took back a cancellation of a schedule check, and no other claim', async () => {
-    // Prepare: `fire` and `limited` cancelled by a check; `queued` created; `fresh` has no item
-    await cancelledByCheck('fire');
-    await cancelledByCheck('limited', 2);
-    await store.createJob({
-      job: jobRequest('queued'),
-      conflictPolicy: 'exception',
-      now: T0,
-      parkUntilDue: false,
-    });
-
-    // Act
-    const reclaim = await store.claimJob({ ...claim('fire', 1, 'again'), reclaimCancelledFire: true });
-    const limitedReclaim = await store.claimJob({
-      ...claim('limited', 1, 'again', { limit: 2 }),
-      reclaimCancelledFire: true,
-    });
-    const fresh = await store.claimJob({ ...claim('fresh', 1, 'w'), reclaimCancelledFire: true });
-    const queued = await store.claimJob({ ...claim('queued', 1, 'w'), reclaimCancelledFire: true });
-
-    // Assess
-    expect(reclaim).toMatchObject({ status: 'claimed', reclaimed: true, job: { leaseOwner: 'again' } });
-    expect(limitedReclaim).toMatchObject({ status: 'claimed', reclaimed: true, job: { holdsSlot: true } });
-    expect(fresh).toMatchObject({ status: 'claimed' });
-    expect(fresh).not.toHaveProperty('reclaimed');
-    expect(queued).toMatchObject({ status: 'claimed' });
-    expect(queued).not.toHaveProperty('reclaimed');
-  });
-
-  it('never lets a reclaim start an attempt again: a cancelled takeover is reclaimed only as its own attempt', async () => {
-    // Prepare: attempt 1 claimed (its handler may have started); attempt 2 takes it over and its check cancels
-    await store.claimJob(claim('fire', 1, 'vanished'));
-    await store.claimJob(claim('fire', 2, 'takeover', { now: T0 + MINUTE + 1 }));
-    await store.finishJob({
-      jobId: 'fire',
-      owner: 'takeover',
-      result: {
-        outcome: 'cancelled',
-        error: { type: 'ScheduleRemoved', message: 'removed' },
-        startedAt: null,
-        finishedAt: T0 + MINUTE,
-        attempt: 2,
-      },
-      expiresAt: T0 + 2 * MINUTE,
-      reclaimable: true,
-    });
-
-    // Act
-    const asFirstAttempt = await store.claimJob({ ...claim('fire', 1, 'first'), reclaimCancelledFire: true });
-    const asItsAttempt = await store.claimJob({ ...claim('fire', 2, 'second'), reclaimCancelledFire: true });
-
-    // Assess
-    expect(asFirstAttempt).toMatchObject({ status: 'cancelled', reclaimAsAttempt: 2 });
-    expect(asItsAttempt).toMatchObject({
-      status: 'claimed',
-      reclaimed: true,
-      job: { attempt: 2, leaseOwner: 'second' },
-    });
-  });
-
   it('retries a failed attempt: the next attempt claims, a late duplicate of the old attempt loses', async () => {
     await store.claimJob(claim('j', 1, 'w1'));
     const error = { type: 'Error', message: 'boom' };
@@ -371,76 +239,6 @@ export function jobContract(fixture: () => StoreFixture): void {
     expect(parksBeyondQueueDelay(retryAt.near, T0)).toBe(false);
     expect(parksBeyondQueueDelay(retryAt.far, T0)).toBe(true);
     expect(due.map((job) => job.id)).toEqual(['far']);
-  });
-
-  it('keeps a job whose id is as long as the job-id grammar allows', async () => {
-    const id = `${'s'.repeat(LIMITS.idLength)}@${'r'.repeat(MAX_JOB_ID_LENGTH - LIMITS.idLength - 1)}`;
-
-    await store.createJob({ job: jobRequest(id), conflictPolicy: 'exception', now: T0, parkUntilDue: false });
-
-    expect(isJobId(id)).toBe(true);
-    expect((await store.getJob(id, T0))?.id).toBe(id);
-  });
-
-  it('keeps a payload at the edges of the core storability rule unchanged', async () => {
-    let nested: JsonValue = 'deepest';
-    for (let depth = 1; depth < STORABLE_MAX_DEPTH; depth++) nested = { n: nested };
-    const payload: JsonValue = {
-      largest: Number.MAX_SAFE_INTEGER,
-      smallest: -Number.MAX_SAFE_INTEGER,
-      tiny: 1e-130,
-      zero: 0,
-      nested,
-      ['k'.repeat(65_535)]: true,
-      text: 'x'.repeat(LIMITS.payloadBytes - 65_535 - 1_000),
-    };
-
-    await store.createJob({
-      job: jobRequest('edges', { payload }),
-      conflictPolicy: 'exception',
-      now: T0,
-      parkUntilDue: false,
-    });
-
-    expect(payloadProblem(payload)).toBeUndefined();
-    expect((await store.getJob('edges', T0))?.payload).toEqual(payload);
-  });
-
-  it('stores a success whose payload and return value are at their limits, beside full metadata and history', async () => {
-    // The largest list of small numbers both rules accept (3 bytes each as stored, 2 as JSON)
-    const ones = (limit: number) => Array.from({ length: Math.floor((limit - 3) / 3) }, () => 1);
-    const payload = ones(LIMITS.payloadBytes);
-    const returnValue = ones(LIMITS.returnValueBytes);
-    const metadata = Object.fromEntries(
-      range(METADATA_LIMITS.keys).map((n) => [
-        `${n}`.padStart(METADATA_LIMITS.keyLength, 'k'),
-        '€'.repeat(METADATA_LIMITS.valueLength),
-      ]),
-    );
-    expect([payloadProblem(payload), payloadProblem(returnValue)]).toEqual([undefined, undefined]);
-    const job = jobRequest('big', { payload, metadata });
-    let now = T0;
-    // retry_job after each failed attempt keeps a history entry, its message cut at 1,000 characters
-    for (const attempt of range(JOB_HISTORY_LIMIT + 1).map((n) => n + 1)) {
-      await store.claimJob({ job, attempt, owner: 'w', now, leaseUntil: now + MINUTE });
-      const error = { type: 'Error', message: '€'.repeat(4_000) };
-      const result = { outcome: 'error' as const, startedAt: now, finishedAt: now + 1, attempt, error };
-      await store.finishJob({ jobId: 'big', owner: 'w', result, expiresAt: now + 60 * MINUTE });
-      now += SECOND;
-      await store.retryEndedJob({ jobId: 'big', now, owner: 'admin', leaseUntil: now + 1 });
-      await store.markJobSent('big', 'admin');
-      now += SECOND;
-    }
-
-    const attempt = JOB_HISTORY_LIMIT + 2;
-    await store.claimJob({ job, attempt, owner: 'w', now, leaseUntil: now + MINUTE });
-    const result = { outcome: 'success' as const, startedAt: now, finishedAt: now + 1, attempt, returnValue };
-    await store.finishJob({ jobId: 'big', owner: 'w', result, expiresAt: now + 60 * MINUTE });
-
-    const stored = await store.getJob('big', now);
-    expect(stored?.result?.returnValue).toEqual(returnValue);
-    expect(stored?.payload).toEqual(payload);
-    expect(stored?.history).toHaveLength(JOB_HISTORY_LIMIT);
   });
 
   it('creates admin jobs with conflict policies, parked until due when asked', async () => {

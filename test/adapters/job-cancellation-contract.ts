@@ -1,0 +1,148 @@
+import { beforeEach, expect, it } from 'vitest';
+import { claim } from './job-contract';
+import { jobRequest, MINUTE, type Store, type StoreFixture, T0 } from './store-fixtures';
+
+/**
+ * Cancelled jobs: `cancelJob` before a start is final; a schedule check's cancellation is reclaimable by
+ * a delivery that checks again (ADR 0002 §3), which the claim reports, until `cancelJob` makes it final.
+ */
+export function jobCancellationContract(fixture: () => StoreFixture): void {
+  let store: Store;
+  beforeEach(() => {
+    ({ store } = fixture());
+  });
+
+  it('cancels a job that has not started, so that its claim comes back cancelled', async () => {
+    const cancelled = await store.cancelJob('in-queue', T0, T0 + MINUTE, jobRequest('in-queue'));
+    const claimAfterCancel = await store.claimJob(claim('in-queue', 1, 'w'));
+    await store.claimJob(claim('started', 1, 'w'));
+    const tooLate = await store.cancelJob('started', T0, T0 + MINUTE);
+
+    expect(cancelled).toMatchObject({
+      id: 'in-queue',
+      status: 'cancelled',
+      task: 'send-report',
+      result: { outcome: 'cancelled' },
+    });
+    expect(claimAfterCancel.status).toBe('cancelled');
+    expect(tooLate).toBeUndefined();
+  });
+
+  /** Claims attempt 1 of `id` and finishes it as a schedule check does when the schedule changed. */
+  const cancelledByCheck = async (id: string, limit?: number) => {
+    await store.claimJob(claim(id, 1, 'checker', limit === undefined ? {} : { limit }));
+    return store.finishJob({
+      jobId: id,
+      owner: 'checker',
+      result: {
+        outcome: 'cancelled',
+        error: { type: 'ScheduleChanged', message: 'changed' },
+        startedAt: null,
+        finishedAt: T0,
+        attempt: 1,
+      },
+      expiresAt: T0 + MINUTE,
+      reclaimable: true,
+    });
+  };
+
+  it('lets a re-checking fire delivery claim a job a schedule check cancelled, until cancelJob makes it final', async () => {
+    const first = await cancelledByCheck('fire', 2);
+    await cancelledByCheck('user-cancelled');
+    const userCancel = await store.cancelJob('user-cancelled', T0 + 1, T0 + MINUTE);
+
+    const plainClaim = await store.claimJob(claim('fire', 2, 'w'));
+    const reclaim = await store.claimJob({
+      ...claim('fire', 1, 'rechecker', { limit: 2 }),
+      reclaimCancelledFire: true,
+    });
+    const secondReclaim = await store.claimJob({ ...claim('fire', 1, 'late'), reclaimCancelledFire: true });
+    const afterUserCancel = await store.claimJob({
+      ...claim('user-cancelled', 1, 'w'),
+      reclaimCancelledFire: true,
+    });
+
+    expect(first).toMatchObject({
+      status: 'cancelled',
+      startedAt: null,
+      result: { error: { type: 'ScheduleChanged' } },
+    });
+    expect(plainClaim.status).toBe('cancelled');
+    expect(reclaim).toMatchObject({
+      status: 'claimed',
+      job: {
+        status: 'running',
+        attempt: 1,
+        leaseOwner: 'rechecker',
+        holdsSlot: true,
+        result: null,
+        expiresAt: null,
+      },
+    });
+    expect(secondReclaim).toMatchObject({ status: 'duplicate', job: { leaseOwner: 'rechecker' } });
+    expect(userCancel).toMatchObject({ status: 'cancelled', result: { outcome: 'cancelled' } });
+    expect(userCancel?.result?.error).toBeUndefined();
+    expect(afterUserCancel.status).toBe('cancelled');
+    expect((await store.runningCounts()).get('send-report')).toBe(1);
+  });
+
+  it('reports a claim that took back a cancellation of a schedule check, and no other claim', async () => {
+    // Prepare: `fire` and `limited` cancelled by a check; `queued` created; `fresh` has no item
+    await cancelledByCheck('fire');
+    await cancelledByCheck('limited', 2);
+    await store.createJob({
+      job: jobRequest('queued'),
+      conflictPolicy: 'exception',
+      now: T0,
+      parkUntilDue: false,
+    });
+
+    // Act
+    const reclaim = await store.claimJob({ ...claim('fire', 1, 'again'), reclaimCancelledFire: true });
+    const limitedReclaim = await store.claimJob({
+      ...claim('limited', 1, 'again', { limit: 2 }),
+      reclaimCancelledFire: true,
+    });
+    const fresh = await store.claimJob({ ...claim('fresh', 1, 'w'), reclaimCancelledFire: true });
+    const queued = await store.claimJob({ ...claim('queued', 1, 'w'), reclaimCancelledFire: true });
+
+    // Assess
+    expect(reclaim).toMatchObject({ status: 'claimed', reclaimed: true, job: { leaseOwner: 'again' } });
+    expect(limitedReclaim).toMatchObject({ status: 'claimed', reclaimed: true, job: { holdsSlot: true } });
+    expect(fresh).toMatchObject({ status: 'claimed' });
+    expect(fresh).not.toHaveProperty('reclaimed');
+    expect(queued).toMatchObject({ status: 'claimed' });
+    expect(queued).not.toHaveProperty('reclaimed');
+  });
+
+  it('never lets a reclaim start an attempt again: a cancelled takeover is reclaimed only as its own attempt', async () => {
+    // Prepare: attempt 1 claimed (its handler may have started); attempt 2 takes it over and its check cancels
+    await store.claimJob(claim('fire', 1, 'vanished'));
+    await store.claimJob(claim('fire', 2, 'takeover', { now: T0 + MINUTE + 1 }));
+    await store.finishJob({
+      jobId: 'fire',
+      owner: 'takeover',
+      result: {
+        outcome: 'cancelled',
+        error: { type: 'ScheduleRemoved', message: 'removed' },
+        startedAt: null,
+        finishedAt: T0 + MINUTE,
+        attempt: 2,
+      },
+      expiresAt: T0 + 2 * MINUTE,
+      reclaimable: true,
+    });
+
+    // Act
+    const asFirstAttempt = await store.claimJob({ ...claim('fire', 1, 'first'), reclaimCancelledFire: true });
+    const asItsAttempt = await store.claimJob({ ...claim('fire', 2, 'second'), reclaimCancelledFire: true });
+
+    // Assess
+    expect(asFirstAttempt).toMatchObject({ status: 'cancelled', reclaimAsAttempt: 2 });
+    expect(asItsAttempt).toMatchObject({
+      status: 'claimed',
+      reclaimed: true,
+      job: { attempt: 2, leaseOwner: 'second' },
+    });
+  });
+}
