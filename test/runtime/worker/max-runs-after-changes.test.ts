@@ -90,6 +90,23 @@ describe('max_runs across changes that cancel fires sent ahead', () => {
     expect(await p.stored('s')).toMatchObject({ runs: 2, lastFireAt: T0 + 10 * SECOND });
   });
 
+  it('runs a fire due within the margin of a pause when it comes up after the resume', async () => {
+    // Prepare: paused at 16 s, the fire at 20 s stays counted (within the 5 s margin); resumed at 17 s
+    const p = platform();
+    await addLimited(p);
+    await p.runUntil(16);
+    await p.admin({ action: 'pause_schedule', id: 's' });
+    p.clock.set(T0 + 17 * SECOND);
+
+    await p.admin({ action: 'resume_schedule', id: 's' });
+    await p.runUntil(600);
+
+    // Its old message comes up after the resume and runs in the resumed definition's place (one queue
+    // hop later), counted once
+    expect([...p.runs].sort((a, b) => a - b)).toEqual([0, 10, 20, 30, 40, 50]);
+    expect(await p.stored('s')).toMatchObject({ runs: 6, nextFireAt: null });
+  });
+
   it('replays what a pause cancelled, each fire counted once, up to max_runs', async () => {
     const p = platform();
     await addLimited(p);

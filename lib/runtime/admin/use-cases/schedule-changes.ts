@@ -25,7 +25,13 @@ import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now'
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { finishedEvents, validIdParams } from './schedules';
-import { plannedFrom, runsAfter, settleTakeBack, takeBackOf } from './take-back-fires';
+import {
+  lastCountedAfter,
+  nextFireAfterChange,
+  runsAfter,
+  settleTakeBack,
+  takeBackOf,
+} from './take-back-fires';
 
 /** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
 const UPDATE_ATTEMPTS = 3;
@@ -113,12 +119,13 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   if (!current) throw new ScheduleNotFoundError(params.id);
   if (!current.paused) return { dispatched_jobs: 0, schedule: wireSchedule(current) };
 
-  // With `max_runs`, after the fires its pause left counted (it took back those after them).
-  const replayOrNow = resumeFrom(current, params.replay_missed, context);
-  const from = current.maxRuns === null ? replayOrNow : plannedFrom(replayOrNow, current.lastFireAt);
+  const from = resumeFrom(current, params.replay_missed, context);
+  // With `max_runs`, the plan starts after the fires its pause left counted (it took back those after
+  // them); their old messages, due from `from` on, still run in its place (`firesFrom` stays `from`).
+  const lastCounted = current.maxRuns === null ? null : current.lastFireAt;
   const nextFireAt = reachedMaxRuns(current.runs, current.maxRuns)
     ? null
-    : (compileTrigger(current.trigger).next(from) ?? null);
+    : nextFireAfterChange(current.trigger, from, lastCounted);
   const resumed = await context.deps.scheduleStore.resumeSchedule(params.id, nextFireAt, context.now, from);
   const dispatch = await dispatchIfInsideWindow(context, resumed);
   await publishAfterWrite(context, [
@@ -151,8 +158,7 @@ function nextFireAfterUpdate(
   if (reachedMaxRuns(runsAfter(current, takeBack), maxRuns)) return null;
   // With `max_runs`, after the fires still counted (also when a retried call finds nothing to take back).
   if (newTriggerNext !== undefined && maxRuns !== null && changes.trigger) {
-    const lastCounted = takeBack ? takeBack.lastFireAt : current.lastFireAt;
-    return compileTrigger(changes.trigger).next(plannedFrom(context.now, lastCounted)) ?? null;
+    return nextFireAfterChange(changes.trigger, context.now, lastCountedAfter(current, takeBack));
   }
   if (newTriggerNext !== undefined) return newTriggerNext;
   const finishedByLimit =

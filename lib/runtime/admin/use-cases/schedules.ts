@@ -12,13 +12,19 @@ import {
   type Schedule,
   type ScheduleDefinition,
 } from '../../../core/model/schedule';
-import { compileTrigger } from '../../../core/triggers';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
 import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
-import { MOVED_ATTEMPTS, plannedFrom, runsAfter, settleTakeBack, takeBackOf } from './take-back-fires';
+import {
+  lastCountedAfter,
+  MOVED_ATTEMPTS,
+  nextFireAfterChange,
+  runsAfter,
+  settleTakeBack,
+  takeBackOf,
+} from './take-back-fires';
 
 /**
  * `add_schedule`: stores a schedule and, when its first fire time is inside the lookahead window,
@@ -99,10 +105,9 @@ async function writeSchedule(
       replaced !== undefined && reachedMaxRuns(runsAfter(replaced, takeBack), schedule.maxRuns);
     // With `max_runs`, after the fires the replaced definition still counts (also when a retried call
     // finds nothing to take back): none is dispatched and counted twice.
-    const lastCounted = takeBack ? takeBack.lastFireAt : (replaced?.lastFireAt ?? null);
     const firstFire =
       replaced && schedule.maxRuns !== null
-        ? (compileTrigger(schedule.trigger).next(plannedFrom(context.now, lastCounted)) ?? null)
+        ? nextFireAfterChange(schedule.trigger, context.now, lastCountedAfter(replaced, takeBack))
         : nextFireAt;
     try {
       const added = await scheduleStore.addSchedule({

@@ -7,6 +7,7 @@ import {
   firesSentAhead,
 } from '../../../core/planning/fires-sent-ahead';
 import type { FiresTakenBack } from '../../../core/ports/schedule-store';
+import { compileTrigger, type TriggerSpec } from '../../../core/triggers';
 import type { ActionContext } from '../context';
 
 /** How often a change re-reads a schedule that ticks kept dispatching further while it was changed. */
@@ -17,7 +18,7 @@ export const MOVED_ATTEMPTS = 5;
  * 0004), for a schedule with `max_runs` (`limited`, as it is after the change): the fires `schedule`
  * sent ahead that are due after the call's settle margin. They never run (their check reads the changed
  * schedule), and the fires sent in their place are counted when they are dispatched. One due sooner may
- * have run and stays counted: the changed schedule plans after it (`plannedFrom`). Undefined without
+ * have run and stays counted: the changed schedule plans after it (`nextFireAfterChange`). Undefined without
  * a limit.
  */
 export function takeBackOf(
@@ -37,12 +38,22 @@ export function takeBackOf(
   };
 }
 
+/** The latest fire time a changed schedule still counts: its take-back's, else the one it has. */
+export function lastCountedAfter(schedule: Schedule, takeBack: FiresTakenBack | undefined): EpochMs | null {
+  return takeBack ? takeBack.lastFireAt : schedule.lastFireAt;
+}
+
 /**
- * Where a changed schedule's plan starts: `from`, but after the fires still counted (`lastFireAt` of a
- * take-back, or of a paused schedule whose pause took back), so none is dispatched and counted twice.
+ * A changed schedule's next fire time: its trigger's first from `from`, but after the fires still
+ * counted (`lastCounted`, null for a schedule without a limit), so none is dispatched and counted twice.
  */
-export function plannedFrom(from: EpochMs, lastCounted: EpochMs | null): EpochMs {
-  return lastCounted === null ? from : Math.max(from, lastCounted + 1);
+export function nextFireAfterChange(
+  trigger: TriggerSpec,
+  from: EpochMs,
+  lastCounted: EpochMs | null,
+): EpochMs | null {
+  const start = lastCounted === null ? from : Math.max(from, lastCounted + 1);
+  return compileTrigger(trigger).next(start) ?? null;
 }
 
 /** `runs` once `takeBack` is applied. */
