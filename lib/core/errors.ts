@@ -121,11 +121,12 @@ export class TaskNotFoundError extends SundialError {
 
 /** A write expected this version of the schedule, but someone changed it first. Read again and retry. */
 export class VersionConflictError extends SundialError {
-  constructor(scheduleId: string, expected: number) {
-    super(
-      'version_conflict',
-      `schedule ${quoteId(scheduleId)} was changed concurrently (expected version ${expected})`,
-    );
+  constructor(
+    scheduleId: string,
+    expected: number,
+    message = `schedule ${quoteId(scheduleId)} was changed concurrently (expected version ${expected})`,
+  ) {
+    super('version_conflict', message);
   }
 }
 
@@ -135,8 +136,11 @@ export class VersionConflictError extends SundialError {
  */
 export class ScheduleMovedError extends VersionConflictError {
   constructor(scheduleId: string, expected: number) {
-    super(scheduleId, expected);
-    this.message = `schedule ${quoteId(scheduleId)} was dispatched further while it was changed (version ${expected})`;
+    super(
+      scheduleId,
+      expected,
+      `schedule ${quoteId(scheduleId)} was dispatched further while it was changed (version ${expected})`,
+    );
   }
 }
 

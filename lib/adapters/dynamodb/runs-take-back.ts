@@ -1,5 +1,5 @@
 import type { FiresTakenBack } from '../../core/ports/schedule-store';
-import type { Expressions } from './expressions';
+import { Expressions } from './expressions';
 import { optionalNumber } from './schedule-items';
 import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { scheduleKey } from './table-design';
@@ -34,13 +34,11 @@ export async function giveBackRuns(
   count: number,
   createdAt: number,
 ): Promise<void> {
+  const update = new Expressions().add('runs', count);
   try {
     await context.update('giveBackRuns', {
       Key: scheduleKey(id),
-      UpdateExpression: 'ADD #runs :count',
-      ConditionExpression: '#createdAt = :createdAt',
-      ExpressionAttributeNames: { '#runs': 'runs', '#createdAt': 'createdAt' },
-      ExpressionAttributeValues: { ':count': count, ':createdAt': createdAt },
+      ...update.buildUpdate(`${update.name('createdAt')} = ${update.value(createdAt)}`),
     });
   } catch (error) {
     // Removed (or removed and added again) since: nothing to give back to.

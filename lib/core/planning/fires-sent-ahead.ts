@@ -1,6 +1,6 @@
 import type { EpochMs } from '../clock';
 import type { Schedule } from '../model/schedule';
-import { compileTrigger } from '../triggers';
+import { compileTrigger, type FireTimeSource } from '../triggers';
 import type { TriggerSpec } from '../triggers/schema';
 import { latestFireTime } from './latest-fire';
 
@@ -33,14 +33,19 @@ export function firesSentAhead(
 ): FiresSentAhead {
   const { lastFireAt } = schedule;
   if (lastFireAt === null || lastFireAt <= after) return { count: 0, lastCounted: lastFireAt };
-  const count = firesBetween(schedule.trigger, after, lastFireAt);
   const source = compileTrigger(schedule.trigger);
-  return { count, lastCounted: latestFireTime(source, Math.min(schedule.createdAt, after), after) ?? null };
+  return {
+    count: countFires(source, after, lastFireAt),
+    lastCounted: latestFireTime(source, Math.min(schedule.createdAt, after), after) ?? null,
+  };
 }
 
 /** How many fire times `trigger` has in `(after, until]`. */
 export function firesBetween(trigger: TriggerSpec, after: EpochMs, until: EpochMs): number {
-  const source = compileTrigger(trigger);
+  return countFires(compileTrigger(trigger), after, until);
+}
+
+function countFires(source: FireTimeSource, after: EpochMs, until: EpochMs): number {
   let count = 0;
   for (let time = source.next(after + 1); time !== undefined && time <= until; time = source.next(time + 1)) {
     count++;
