@@ -55,6 +55,11 @@ export interface RuntimeConfig {
   failureDestinations: Readonly<Record<string, FailureDestinationConfig>>;
   /** Each task's limits as deployed (`SUNDIAL_TASK_LIMITS`), for the tick's wake-ups; null when unset. */
   taskLimits: ReadonlyMap<string, TaskLimits> | null;
+  /**
+   * Schedules without `max_runs` are moved on by due notes (ADR 0007) instead of a write of their own
+   * item, once a tick has advanced them. Off by default while ADR 0007 is being built.
+   */
+  dueNotes: boolean;
 }
 
 export type { LogLevel };
@@ -66,6 +71,9 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** The tick period (60 s) plus this budget plus two buckets must fit in a note chunk (ADR 0007). */
+export const MAX_TICK_BUDGET_WITH_NOTES_MS = 40_000;
 
 type Env = Record<string, string | undefined>;
 
@@ -109,6 +117,7 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     metricsNamespace: reader.optional('SUNDIAL_METRICS_NAMESPACE') ?? 'Sundial',
     failureDestinations: parseFailureDestinations(reader.optional(FAILURE_DESTINATIONS_VARIABLE), problems),
     taskLimits: parseTaskLimits(reader.optional(TASK_LIMITS_VARIABLE), problems),
+    dueNotes: reader.oneOf('SUNDIAL_DUE_NOTES', ['on', 'off'], 'off') === 'on',
   };
   const { lookaheadSeconds } = read;
   const config: RuntimeConfig = {
@@ -119,6 +128,13 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
   if (config.scheduleLeaseSeconds * 1000 <= config.tickBudgetMs) {
     problems.push(
       `SUNDIAL_SCHEDULE_LEASE_SECONDS (${config.scheduleLeaseSeconds}) must be longer than SUNDIAL_TICK_BUDGET_MS (${config.tickBudgetMs} ms)`,
+    );
+  }
+  // A note is read up to a tick period and the tick's budget after its bucket, and its successor must still
+  // land two buckets ahead of the reader: the grid's chunk (120 s) bounds the budget (ADR 0007).
+  if (config.dueNotes && config.tickBudgetMs > MAX_TICK_BUDGET_WITH_NOTES_MS) {
+    problems.push(
+      `SUNDIAL_TICK_BUDGET_MS (${config.tickBudgetMs}) must be at most ${MAX_TICK_BUDGET_WITH_NOTES_MS} when SUNDIAL_DUE_NOTES is on`,
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -24,7 +24,20 @@ describe('runtime config', () => {
       deadLetterQueueUrl: null,
       criticalQueueUrl: null,
       defaultResultTtlSeconds: 604_800,
+      dueNotes: false,
     });
+  });
+
+  it('moves schedules on by due notes only when told to, with a tick budget a note chunk can hold', () => {
+    expect(readConfig({ ...REQUIRED, SUNDIAL_DUE_NOTES: 'on' }).dueNotes).toBe(true);
+    expect(readConfig({ ...REQUIRED, SUNDIAL_DUE_NOTES: 'off' }).dueNotes).toBe(false);
+    expect(() => readConfig({ ...REQUIRED, SUNDIAL_DUE_NOTES: 'yes' })).toThrow(
+      "SUNDIAL_DUE_NOTES must be one of on, off, got 'yes'",
+    );
+    expect(() =>
+      readConfig({ ...REQUIRED, SUNDIAL_DUE_NOTES: 'on', SUNDIAL_TICK_BUDGET_MS: '50000' }),
+    ).toThrow('SUNDIAL_TICK_BUDGET_MS (50000) must be at most 40000 when SUNDIAL_DUE_NOTES is on');
+    expect(readConfig({ ...REQUIRED, SUNDIAL_TICK_BUDGET_MS: '50000' }).dueNotes).toBe(false);
   });
 
   it('reads the queue for critical jobs the stack sets', () => {
