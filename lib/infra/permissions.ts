@@ -5,6 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
+  DUE_NOTES_PREFIX,
   FIRE_JOB_PREFIX,
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
@@ -43,9 +44,11 @@ export interface TableAccess {
  *   retryJob, repairCounters: queries `due`, `running` and `by-kind`, and only updates items (every
  *   such write is a conditional update); logFiresToSend: puts only `TASKFIRES#` items (its tasks' fire
  *   logs, ADR 0001); wakes idle waiting lines (allTaskSlots, leaseLineHead, leaveLine): queries and
- *   deletes only in `TASK#` partitions.
+ *   deletes only in `TASK#` partitions; due notes (ADR 0007: writeDueNotes, readDueNotes, moveNoteCursor,
+ *   convertScheduleToNotes): puts and queries `DUENOTES#` partitions, updates `DUECURSOR#` items.
  * - dispatcher: readDueSchedules (its shards), advanceSchedule, leaseSchedule, releaseSchedule,
- *   releaseDueShard: queries only `due`; only updates items; puts only `TASKFIRES#` items (logFiresToSend).
+ *   releaseDueShard: queries only `due`; only updates items; puts only `TASKFIRES#` items (logFiresToSend);
+ *   its shards' due notes as the tick's: puts and queries `DUENOTES#` partitions.
  * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
  *   only job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items (LeadingKeys), never a
  *   schedule; its task's waiting line (joinLine, leaseLineHead, leaveLine, waitingCount): queries, puts and
@@ -54,8 +57,8 @@ export interface TableAccess {
  *   transaction, ADR 0004); which tasks are paused (allTaskSlots): queries `by-kind`.
  * - admin: the admin API (add/update/pause/resume/remove schedules, add/cancel jobs, results, counts):
  *   every index, and the partitions its listings read (`FIRES#`: a schedule's fires, `TASKFIRES#`: a
- *   task's fire log, `TASK#`: a waiting line's length); creates schedules and jobs; deletes schedules
- *   (removing a schedule).
+ *   task's fire log, `TASK#`: a waiting line's length, `DUENOTES#`: a schedule's live note, ADR 0007);
+ *   creates schedules and jobs; deletes schedules (removing a schedule).
  * The tick, the worker and the admin API publish events on the bus (`grantPublish`).
  * When a store operation starts using another call, update this table (docs/deploy.md, IAM summary):
  * `test/runtime/table-access.int.test.ts` runs each Lambda's operations under its grants.
@@ -64,14 +67,15 @@ export const TABLE_ACCESS = {
   tick: {
     queryIndexes: [INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind],
     writes: ['dynamodb:UpdateItem'],
-    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX],
+    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX, DUE_NOTES_PREFIX],
     deleteKeyPrefixes: [TASK_PREFIX],
-    queryKeyPrefixes: [TASK_PREFIX],
+    queryKeyPrefixes: [TASK_PREFIX, DUE_NOTES_PREFIX],
   },
   dispatcher: {
     queryIndexes: [INDEX_NAMES.due],
     writes: ['dynamodb:UpdateItem'],
-    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX],
+    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX, DUE_NOTES_PREFIX],
+    queryKeyPrefixes: [DUE_NOTES_PREFIX],
   },
   worker: {
     queryIndexes: [INDEX_NAMES.byKind],
@@ -84,7 +88,7 @@ export const TABLE_ACCESS = {
   admin: {
     queryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => index.indexName),
     writes: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-    queryKeyPrefixes: [FIRE_JOB_PREFIX, TASK_FIRE_LOG_PREFIX, TASK_PREFIX],
+    queryKeyPrefixes: [FIRE_JOB_PREFIX, TASK_FIRE_LOG_PREFIX, TASK_PREFIX, DUE_NOTES_PREFIX],
   },
 } as const satisfies Record<string, TableAccess>;
 

@@ -1,7 +1,11 @@
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { INDEX_NAMES, TASK_FIRE_LOG_PREFIX } from '../../lib/adapters/dynamodb/table-design';
+import {
+  DUE_NOTES_PREFIX,
+  INDEX_NAMES,
+  TASK_FIRE_LOG_PREFIX,
+} from '../../lib/adapters/dynamodb/table-design';
 import { Sundial } from '../../lib/infra/sundial';
 import {
   defaultStack,
@@ -82,11 +86,19 @@ describe('dispatcher (ADR 0006)', () => {
     }
   });
 
-  it('queries only the due index, updates items, puts only fire logs, sends to the two job queues and publishes on the bus', () => {
+  it('queries only the due index and due-note partitions, updates items, puts only fire logs and due notes, sends to the two job queues and publishes on the bus', () => {
     const statements = roleStatements(synth.template, 'Dispatcher');
 
-    expect(resourcesFor(statements, 'dynamodb:Query')).toEqual([
-      { 'Fn::Join': ['', [tableArn(), `/index/${INDEX_NAMES.due}`]] },
+    expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
+      expect.arrayContaining([{ 'Fn::Join': ['', [tableArn(), `/index/${INDEX_NAMES.due}`]] }, tableArn()]),
+    );
+    expect(resourcesFor(statements, 'dynamodb:Query')).toHaveLength(2);
+    // The table itself only in its shards' due-note partitions (ADR 0007)
+    const tableQueries = statements.filter(
+      (statement) => statement.actions.includes('dynamodb:Query') && statement.condition !== undefined,
+    );
+    expect(tableQueries.map((statement) => statement.condition)).toEqual([
+      { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${DUE_NOTES_PREFIX}*`] } },
     ]);
     expect(resourcesFor(statements, 'dynamodb:UpdateItem')).toEqual([tableArn()]);
     // A critical schedule's fires go to the critical queue.
@@ -96,10 +108,14 @@ describe('dispatcher (ADR 0006)', () => {
     );
     expect(resourcesFor(statements, 'events:PutEvents')).toEqual([{ 'Fn::GetAtt': [ids.bus, 'Arn'] }]);
     const actions = actionsOf(statements);
-    // Only its tasks' fire logs, noted before each round is sent (ADR 0001)
+    // Only its tasks' fire logs, noted before each round is sent (ADR 0001), and due notes (ADR 0007)
     const puts = statements.filter((statement) => statement.actions.includes('dynamodb:PutItem'));
     expect(puts.map((statement) => statement.condition)).toEqual([
-      { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TASK_FIRE_LOG_PREFIX}*`] } },
+      {
+        'ForAllValues:StringLike': {
+          'dynamodb:LeadingKeys': [`${TASK_FIRE_LOG_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
+        },
+      },
     ]);
     for (const forbidden of ['dynamodb:DeleteItem', 'dynamodb:Scan', 'sqs:ReceiveMessage']) {
       expect(actions).not.toContain(forbidden);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  DUE_NOTES_PREFIX,
   FIRE_JOB_PREFIX,
   GLOBAL_SECONDARY_INDEXES,
   INDEX_NAMES,
@@ -102,17 +103,22 @@ describe('every role', () => {
 });
 
 describe('tick', () => {
-  it('queries the due, running and by-kind indexes and task partitions, updates items, puts only fire logs', () => {
+  it('queries the due, running and by-kind indexes, task and due-note partitions, updates items, puts only fire logs and due notes', () => {
     const statements = statementsOf('Tick');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
       sorted([tableArn(), ...[INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind].map(indexArn)]),
     );
     // Idle waiting lines: their entries are read and, once woken, deleted (TASK#)
-    expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([[`${TASK_PREFIX}*`]]);
+    // and due notes after their cursors (ADR 0007)
+    expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([
+      [`${TASK_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
+    ]);
     expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([[`${TASK_PREFIX}*`]]);
-    // Its tasks' fire logs, noted before each round is sent (ADR 0001)
-    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([[`${TASK_FIRE_LOG_PREFIX}*`]]);
+    // Its tasks' fire logs, noted before each round is sent (ADR 0001), and the due notes it leaves (ADR 0007)
+    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([
+      [`${TASK_FIRE_LOG_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
+    ]);
     expect(partitionsFor(statements, 'dynamodb:UpdateItem')).toEqual(['any']);
   });
 
@@ -191,7 +197,7 @@ describe('admin', () => {
     );
     // The partitions its listings read: a schedule's fires, a task's fire log, a waiting line's length
     expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([
-      [`${FIRE_JOB_PREFIX}*`, `${TASK_FIRE_LOG_PREFIX}*`, `${TASK_PREFIX}*`],
+      [`${FIRE_JOB_PREFIX}*`, `${TASK_FIRE_LOG_PREFIX}*`, `${TASK_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
     ]);
     for (const action of [
       'dynamodb:GetItem',
