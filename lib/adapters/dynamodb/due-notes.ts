@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '../../core/errors';
 import type { NoteItemToWrite } from '../../core/ports/due-note-items';
 import { noteItemsToWrite } from '../../core/ports/due-note-items';
 import { type FetchNoteItems, findLiveNoteIn, readNotePage } from '../../core/ports/due-note-reads';
@@ -13,16 +14,49 @@ import { conditionFailure, type StoreContext, type StoredItem } from './store-co
 import { dueNotesPartition, shardOf, TTL_ATTRIBUTE, ttlSeconds } from './table-design';
 
 /**
+ * How long a write of due notes may take, its tries included. A note is placed two 10 s buckets after
+ * its writer's clock and read once its bucket starts; a write that took longer than this is given up,
+ * so a note counted as written landed before anyone read its bucket (ADR 0007, placement margin). One
+ * given up may still land: its writer counts it as lost and writes it again, and readers take the two
+ * as one.
+ */
+export const NOTE_WRITE_TIMEOUT_MS = 5_000;
+
+/**
  * Puts the note items of a write in parallel, each conditional on its key being free: an item is never
  * overwritten, and the retry of a put that had applied (its answer lost) finds its own item. Like a
  * fire log's items, a note item is billed by its size (1 WRU per KB, at most 25) and written to no index.
+ * Throws `StoreUnavailableError` when the puts do not all land within `timeoutMs`.
  */
-export async function writeDueNotes(context: StoreContext, input: WriteDueNotesInput): Promise<void> {
+export async function writeDueNotes(
+  context: StoreContext,
+  input: WriteDueNotesInput,
+  timeoutMs = NOTE_WRITE_TIMEOUT_MS,
+): Promise<void> {
   const items = noteItemsToWrite(input, (scheduleId) => shardOf(scheduleId, context.shards));
-  await Promise.all(items.map((item) => putNoteItem(context, item)));
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(
+        new StoreUnavailableError('writeDueNotes', {
+          cause: new Error(`the notes were not all written within ${timeoutMs} ms`),
+        }),
+      );
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([
+      Promise.all(items.map((item) => putNoteItem(context, item, abort.signal))),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
-async function putNoteItem(context: StoreContext, note: NoteItemToWrite): Promise<void> {
+async function putNoteItem(context: StoreContext, note: NoteItemToWrite, signal: AbortSignal): Promise<void> {
   const Item: StoredItem = {
     pk: dueNotesPartition(note.shard, note.bucket),
     sk: note.name,
@@ -30,11 +64,15 @@ async function putNoteItem(context: StoreContext, note: NoteItemToWrite): Promis
     [TTL_ATTRIBUTE]: ttlSeconds(note.expiresAt),
   };
   try {
-    await context.put('writeDueNotes', {
-      Item,
-      ConditionExpression: 'attribute_not_exists(pk)',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
+    await context.put(
+      'writeDueNotes',
+      {
+        Item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+      signal,
+    );
   } catch (error) {
     const { old } = conditionFailure(error);
     if (old && sameItem(old, Item)) return;

@@ -84,6 +84,11 @@ export interface DynamoDbStoreOptions {
   sleep?: Sleep;
   /** Receives the capacity consumed by every request (asks DynamoDB for `ReturnConsumedCapacity`). */
   capacityMeter?: CapacityMeter;
+  /**
+   * How long `writeDueNotes` may take, tries included, before it gives up (`StoreUnavailableError`): a note
+   * counted as written must land inside the placement margin (ADR 0007). @default NOTE_WRITE_TIMEOUT_MS
+   */
+  noteWriteTimeoutMs?: number;
 }
 
 /**
@@ -97,8 +102,10 @@ export interface DynamoDbStoreOptions {
  */
 export class DynamoDbStore implements ScheduleStore, JobStore {
   private readonly context: StoreContext;
+  private readonly noteWriteTimeoutMs: number;
 
   constructor(options: DynamoDbStoreOptions) {
+    this.noteWriteTimeoutMs = options.noteWriteTimeoutMs ?? dueNotes.NOTE_WRITE_TIMEOUT_MS;
     const client =
       options.client instanceof DynamoDBDocumentClient
         ? options.client
@@ -216,7 +223,7 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
   }
 
   writeDueNotes(input: WriteDueNotesInput): Promise<void> {
-    return dueNotes.writeDueNotes(this.context, input);
+    return dueNotes.writeDueNotes(this.context, input, this.noteWriteTimeoutMs);
   }
 
   readDueNotes(input: ReadDueNotesInput): Promise<DueNotesPage> {

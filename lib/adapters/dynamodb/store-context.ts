@@ -44,8 +44,11 @@ export class StoreContext {
     return this.run(operation, 'read', () => this.client.send(new GetCommand(this.withTable(input))));
   }
 
-  put(operation: string, input: WithoutTable<PutCommandInput>) {
-    return this.run(operation, 'write', () => this.client.send(new PutCommand(this.withTable(input))));
+  /** `abortSignal` ends the request in flight and every later try (an `AbortError`, not retried). */
+  put(operation: string, input: WithoutTable<PutCommandInput>, abortSignal?: AbortSignal) {
+    return this.run(operation, 'write', () =>
+      this.client.send(new PutCommand(this.withTable(input)), { ...(abortSignal && { abortSignal }) }),
+    );
   }
 
   update(operation: string, input: WithoutTable<UpdateCommandInput>) {

@@ -100,7 +100,8 @@ export interface DueNoteStore {
   /**
    * Writes notes into their shards' buckets (`DUENOTES#<shard>#<bucket>`), packed into items of at most
    * 25 KB, each expiring `NOTE_RETENTION_MS` after its bucket ends. Resolves once every item is written;
-   * a failure throws (a note is never counted as written when its put raised).
+   * a failure throws (a note is never counted as written when its put raised), and so does a write that
+   * takes longer than the placement margin allows (the DynamoDB store: 5 s). Read `now` just before.
    */
   writeDueNotes(input: WriteDueNotesInput): Promise<void>;
 
