@@ -296,17 +296,17 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
     ]);
   });
 
-  it('keeps a note item until a day after its bucket ends', async () => {
+  it('keeps a note item until two weeks after its bucket ends', async () => {
     const [a, b] = idsInShard(0, 2) as [string, string];
     await write([
       { bucket: B0 + 2, entry: entry(a) },
       { bucket: B0 + 3, entry: entry(b) },
     ]);
 
-    await fixture().expireRecords(startOf(B0 + 3) + DAY - 1);
-    const beforeItsExpiry = await read({ now: startOf(B0 + 3) + DAY });
-    await fixture().expireRecords(startOf(B0 + 3) + DAY);
-    const after = await read({ now: startOf(B0 + 3) + DAY });
+    await fixture().expireRecords(startOf(B0 + 3) + 14 * DAY - 1);
+    const beforeItsExpiry = await read({ now: startOf(B0 + 3) + 14 * DAY });
+    await fixture().expireRecords(startOf(B0 + 3) + 14 * DAY);
+    const after = await read({ now: startOf(B0 + 3) + 14 * DAY });
 
     expect(beforeItsExpiry.notes.map((note) => note.entry.scheduleId)).toEqual([a, b]);
     expect(after.notes.map((note) => note.entry.scheduleId)).toEqual([b]);

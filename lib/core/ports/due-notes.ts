@@ -88,8 +88,13 @@ export const DUE_NOTE_BOUNDS = {
   liveNoteBuckets: 12,
 } as const;
 
-/** How long a note item is kept after its bucket ends (its table TTL): read late rather than never. */
-export const NOTE_RETENTION_MS = 24 * 3600 * 1000;
+/**
+ * How long a note item is kept after its bucket ends (its table TTL): read late rather than never. A tick
+ * stopped for longer (a broken deploy left over a long weekend, a disabled rule) would find the notes of
+ * the buckets it skipped gone, and their schedules stopped; two weeks of notes cost little storage (an
+ * hourly schedule: 336 entries of ~45 bytes, 15 KB).
+ */
+export const NOTE_RETENTION_MS = 14 * 24 * 3600 * 1000;
 
 /**
  * Due notes (ADR 0007): schedules moved on by entries in shared, time-bucketed items instead of a write

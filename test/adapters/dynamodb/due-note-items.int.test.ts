@@ -46,7 +46,7 @@ describe('due note items in DynamoDB (ADR 0007): shared items billed by size, cu
     return output.Items ?? [];
   };
 
-  it('packs a bucket’s notes into items of at most 25 KB, named by writer and sequence, expiring a day after the bucket', async () => {
+  it('packs a bucket’s notes into items of at most 25 KB, named by writer and sequence, expiring two weeks after the bucket', async () => {
     const ids = Array.from({ length: 2_000 }, (_, n) => `${'long-id-'.repeat(24)}${n}`).filter(
       (id) => shardOf(id, SHARDS) === 1,
     );
