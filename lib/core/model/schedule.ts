@@ -60,6 +60,11 @@ export interface Schedule extends ScheduleDefinition {
   updatedAt: EpochMs;
   leaseOwner: string | null;
   leaseUntil: EpochMs | null;
+  /**
+   * Moved on by due notes (ADR 0007): a tick converted it, its next fire time lives in its live note and
+   * `nextFireAt` reads `null` though it has not finished. Absent on an item-indexed schedule.
+   */
+  onNotes?: boolean;
 }
 
 /** The optional fields of a schedule that `update_schedule` clears with `null`. */
