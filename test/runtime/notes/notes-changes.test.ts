@@ -23,11 +23,11 @@ describe('due notes: schedules changed, removed or ending while on notes (ADR 00
     await runtime.tickEveryMinuteUntil(T0 + 20 * MINUTE);
 
     // Assess: their old notes were read and skipped; the update's fires go out under its new version
-    const after = (id: string) => runtime.sentOf(id).filter((s) => s.at > changedAt);
-    expect(after('paused')).toEqual([]);
-    expect(after('removed')).toEqual([]);
-    expect(after('updated').length).toBeGreaterThan(0);
-    expect(after('updated').every((s) => s.message.revision?.version === 2)).toBe(true);
+    const sentAfter = (id: string) => runtime.sentOf(id).filter((s) => s.at > changedAt);
+    expect(sentAfter('paused')).toEqual([]);
+    expect(sentAfter('removed')).toEqual([]);
+    expect(sentAfter('updated').length).toBeGreaterThan(0);
+    expect(sentAfter('updated').every((s) => s.message.revision?.version === 2)).toBe(true);
     expectEveryFireOnce(runtime.sentOf('updated'), often, T0 + 20 * MINUTE);
     expectEveryFireOnce(runtime.sentOf('kept'), often, T0 + 20 * MINUTE);
     expect(await runtime.store.getSchedule('updated')).toMatchObject({ version: 2, nextFireAt: null });
