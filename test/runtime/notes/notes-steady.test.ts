@@ -46,6 +46,29 @@ describe('due notes: schedules moved on by notes after their first advance (ADR 
     );
   });
 
+  it('reads each shard once through dispatchers holding its lease (ADR 0006): every fire once, every cursor moved', async () => {
+    const runtime = notesRuntime({ dispatchers: 4 });
+    runtime.clock.set(T0 - 2 * MINUTE);
+    const often = interval(10);
+    const ids = Array.from({ length: 12 }, (_, n) => `s-${n}`);
+    for (const id of ids) await runtime.add(id, often);
+
+    await runtime.tickEveryMinuteUntil(T0 + 30 * MINUTE);
+
+    for (const id of ids) {
+      expectEveryFireOnce(runtime.sentOf(id), often, T0 + 30 * MINUTE);
+      const jobIds = runtime.sentOf(id).map((s) => s.message.job.id);
+      expect(jobIds.length).toBe(new Set(jobIds).size);
+      expect(await runtime.store.getSchedule(id)).toMatchObject({ onNotes: true });
+    }
+    for (let shard = 0; shard < runtime.store.dueShards; shard++) {
+      expect(await runtime.store.readNoteCursor(shard)).toBe(Math.floor((T0 + 30 * MINUTE) / 10_000));
+    }
+    expect(
+      runtime.summaries.every((summary) => summary.errors === 0 && summary.dispatchersStarted === 4),
+    ).toBe(true);
+  });
+
   it('writes no note and moves no cursor with due notes off: schedules stay in the due index', async () => {
     const runtime = notesRuntime({ dueNotes: false });
     runtime.clock.set(T0 - 5 * MINUTE);
