@@ -47,6 +47,20 @@ export function noteScheduleContract(fixture: () => StoreFixture): void {
     expect(await store.getSchedule('s')).toMatchObject({ nextFireAt: null, onNotes: true, paused: false });
   });
 
+  it('never removes a converted schedule as finished: its next fire is in its note', async () => {
+    await add('s');
+    await store.convertScheduleToNotes(conversionOf('s'));
+
+    const removed = await store.removeFinishedSchedule('s', T0 + 90 * SECOND, 1, T0 + MINUTE);
+
+    expect(removed).toBeUndefined();
+    expect(await store.getSchedule('s')).toMatchObject({ onNotes: true });
+    await store.finishScheduleOnNotes(finishOf('s'));
+    expect(await store.removeFinishedSchedule('s', T0 + 3 * MINUTE, 1, T0 + 4 * MINUTE)).toMatchObject({
+      id: 's',
+    });
+  });
+
   it('finishes a converted schedule: runs and last fire written, no longer on notes, as a finished item', async () => {
     await add('s');
     await store.convertScheduleToNotes(conversionOf('s'));

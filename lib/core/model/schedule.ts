@@ -75,9 +75,12 @@ export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused' |
   [Field in ClearableFields]?: ScheduleDefinition[Field] | null;
 };
 
-/** Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). */
-export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt'>): boolean {
-  return !schedule.paused && schedule.nextFireAt === null;
+/**
+ * Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). A
+ * schedule on due notes (ADR 0007) has no `nextFireAt` on its item either, and is not finished.
+ */
+export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt' | 'onNotes'>): boolean {
+  return !schedule.paused && schedule.nextFireAt === null && schedule.onNotes !== true;
 }
 
 /** Whether a schedule with `runs` fires so far has reached `maxRuns` (it then finishes). */
