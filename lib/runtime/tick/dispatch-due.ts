@@ -95,15 +95,18 @@ export async function dispatchDueSchedules(
   const withNotes: RoundOptions = { ...options, ...(noteRun && { noteRun }) };
   try {
     await noteRun?.prepareCursors(deps.scheduleStore, deps.clock.now(), options.concurrency, options.logger);
-    const [, notes] = await Promise.all([
+    // Both settle before the dispatch ends, even when one fails: nothing of it still writes afterwards.
+    const [rounds, notes] = await Promise.allSettled([
       dispatchRounds(deps, withNotes, totals, releaseAfterRounds),
       noteRun && readDueNotesOfShards(deps, noteRun, options),
     ]);
-    if (notes) {
-      addSummaries(totals, notes.summaries);
-      totals.errors += notes.errors;
-      totals.budgetExhausted ||= notes.budgetExhausted;
+    if (notes.status === 'fulfilled' && notes.value) {
+      addSummaries(totals, notes.value.summaries);
+      totals.errors += notes.value.errors;
+      totals.budgetExhausted ||= notes.value.budgetExhausted;
     }
+    if (rounds.status === 'rejected') throw rounds.reason;
+    if (notes.status === 'rejected') throw notes.reason;
   } finally {
     addSummaries(totals, await releaseEach(deps, releaseAfterRounds, options));
     if (noteRun) totals.notes = noteRun.totals;

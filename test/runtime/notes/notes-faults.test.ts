@@ -141,4 +141,28 @@ describe('due notes: a tick that fails part way redoes its bucket (ADR 0007)', (
     for (const id of ids) expectEveryFireOnce(runtime.sentOf(id), often, T0 + 20 * MINUTE);
     expect(runtime.summaries.every((s) => s.errors === 0)).toBe(true);
   });
+
+  it('ends a dispatch whose index rounds fail only once its note reads have ended', async () => {
+    const { runtime } = await converted();
+    const readNotes = runtime.store.readDueNotes.bind(runtime.store);
+    let readsInFlight = 0;
+    runtime.store.readDueNotes = async (input) => {
+      readsInFlight += 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      readsInFlight -= 1;
+      return readNotes(input);
+    };
+    runtime.store.readDueSchedules = async () => {
+      throw new Error('index unavailable');
+    };
+
+    const summary = await runtime.tick();
+
+    expect(summary.errors).toBe(1);
+    expect(readsInFlight).toBe(0);
+    // The notes were dispatched and every cursor moved before the tick returned
+    for (let shard = 0; shard < runtime.store.dueShards; shard++) {
+      expect(await runtime.store.readNoteCursor(shard)).toBe(Math.floor(runtime.clock.now() / 10_000));
+    }
+  });
 });
