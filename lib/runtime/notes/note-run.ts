@@ -18,7 +18,10 @@ export interface DueNoteOptions {
 export interface NoteTotals {
   /** Notes read from the shards (stale ones and duplicates included). */
   notesRead: number;
-  /** Notes read whose schedule no longer agrees (changed, paused, removed, finished). */
+  /**
+   * Notes read and skipped: their schedule no longer agrees (changed, paused, removed, finished), or a
+   * plan of this tick already covered them (a chain behind the one planned).
+   */
   staleNotes: number;
   /** Successor notes written (by the note reader and by conversions). */
   notesWritten: number;
