@@ -11,6 +11,7 @@ import type {
   DueNote,
   DueNotesPage,
   FindLiveNoteInput,
+  FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
@@ -56,6 +57,7 @@ import * as parking from './job-parking';
 import * as jobReads from './job-reads';
 import * as retries from './job-retries';
 import * as noteConversion from './note-conversion';
+import * as noteSchedules from './note-schedules';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
 import { giveBackRuns } from './runs-take-back';
 import * as advances from './schedule-advances';
@@ -244,6 +246,14 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
     return dueNotes.findLiveNote(this.context, input);
+  }
+
+  finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean> {
+    return noteSchedules.finishScheduleOnNotes(this.context, input);
+  }
+
+  readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>> {
+    return noteSchedules.readSchedules(this.context, ids);
   }
 
   createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {

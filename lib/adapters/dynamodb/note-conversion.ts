@@ -16,6 +16,7 @@ export async function convertScheduleToNotes(
 ): Promise<boolean> {
   const update = new Expressions();
   update.remove('dueAt', 'dueShard');
+  update.set('onNotes', true);
   update.setOrRemove('runs', input.runs > 0 ? input.runs : null);
   if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
   // `dueShard` is absent from a paused item, which keeps its `dueAt`.

@@ -101,6 +101,7 @@ export function itemToSchedule(item: StoredItem): Schedule {
     updatedAt: Number(item.updatedAt),
     leaseOwner: typeof item.leaseOwner === 'string' ? item.leaseOwner : null,
     leaseUntil: optionalNumber(item.leaseUntil),
+    ...(item.onNotes === true && { onNotes: true }),
   };
 }
 

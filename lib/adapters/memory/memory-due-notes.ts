@@ -1,4 +1,5 @@
 import type { EpochMs } from '../../core/clock';
+import type { Schedule } from '../../core/model/schedule';
 import { checkBucket, noteItemsToWrite } from '../../core/ports/due-note-items';
 import {
   checkShard,
@@ -12,6 +13,7 @@ import type {
   DueNoteStore,
   DueNotesPage,
   FindLiveNoteInput,
+  FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
@@ -34,6 +36,8 @@ export abstract class MemoryDueNotes extends MemoryDueShardLeases implements Due
   private readonly cursors = new Map<number, number>();
 
   abstract convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean>;
+  abstract finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean>;
+  abstract readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>>;
 
   async writeDueNotes(input: WriteDueNotesInput): Promise<void> {
     const items = noteItemsToWrite(input, (scheduleId) => shardOf(scheduleId, this.dueShards));

@@ -10,7 +10,7 @@ import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import { isFinished, type Schedule, type ScheduleChanges } from '../../core/model/schedule';
 import { revisionOf } from '../../core/model/schedule-revision';
-import type { ConvertScheduleToNotesInput } from '../../core/ports/due-notes';
+import type { ConvertScheduleToNotesInput, FinishScheduleOnNotesInput } from '../../core/ports/due-notes';
 import {
   type FinishedScheduleRemoval,
   keepsRemovedSchedule,
@@ -259,13 +259,38 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
     const schedule = this.schedules.get(input.id);
     if (schedule?.createdAt !== input.seenCreatedAt || schedule.version !== input.seenVersion) return false;
     if (schedule.nextFireAt === input.seenNextFireAt && !schedule.paused && isFree(schedule, input.now)) {
-      Object.assign(schedule, { nextFireAt: null, runs: input.runs });
+      Object.assign(schedule, { nextFireAt: null, runs: input.runs, onNotes: true });
       if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
       return true;
     }
     // Already as this write leaves it: an earlier try of the same conversion applied.
     const sameLastFire = input.lastFireAt === null || schedule.lastFireAt === input.lastFireAt;
     return schedule.nextFireAt === null && schedule.runs === input.runs && sameLastFire;
+  }
+
+  async finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean> {
+    const schedule = this.schedules.get(input.id);
+    if (schedule?.createdAt !== input.seenCreatedAt || schedule.version !== input.seenVersion) return false;
+    const sameLastFire = input.lastFireAt === null || schedule.lastFireAt === input.lastFireAt;
+    if (schedule.onNotes === true && !schedule.paused) {
+      delete schedule.onNotes;
+      schedule.runs = input.runs;
+      if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
+      return true;
+    }
+    // Already as this write leaves it: an earlier try of the same finish applied.
+    return (
+      isFinished(schedule) && schedule.onNotes === undefined && schedule.runs === input.runs && sameLastFire
+    );
+  }
+
+  async readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>> {
+    const found = new Map<string, Schedule>();
+    for (const id of ids) {
+      const schedule = this.schedules.get(id);
+      if (schedule) found.set(id, copy(schedule));
+    }
+    return found;
   }
 
   private require(id: string): Schedule {

@@ -6,6 +6,7 @@ import type {
   DueNote,
   DueNotesPage,
   FindLiveNoteInput,
+  FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
@@ -155,6 +156,14 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
     return this.schedules.findLiveNote(input);
+  }
+
+  finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean> {
+    return this.schedules.finishScheduleOnNotes(input);
+  }
+
+  readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>> {
+    return this.schedules.readSchedules(ids);
   }
 
   /** Puts a note item as given, valid or not (a test aid for corrupt entries; not part of the port). */

@@ -60,6 +60,11 @@ export interface Schedule extends ScheduleDefinition {
   updatedAt: EpochMs;
   leaseOwner: string | null;
   leaseUntil: EpochMs | null;
+  /**
+   * Moved on by due notes (ADR 0007): a tick converted it, its next fire time lives in its live note and
+   * `nextFireAt` reads `null` though it has not finished. Absent on an item-indexed schedule.
+   */
+  onNotes?: boolean;
 }
 
 /** The optional fields of a schedule that `update_schedule` clears with `null`. */
@@ -70,9 +75,12 @@ export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused' |
   [Field in ClearableFields]?: ScheduleDefinition[Field] | null;
 };
 
-/** Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). */
-export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt'>): boolean {
-  return !schedule.paused && schedule.nextFireAt === null;
+/**
+ * Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). A
+ * schedule on due notes (ADR 0007) has no `nextFireAt` on its item either, and is not finished.
+ */
+export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt' | 'onNotes'>): boolean {
+  return !schedule.paused && schedule.nextFireAt === null && schedule.onNotes !== true;
 }
 
 /** Whether a schedule with `runs` fires so far has reached `maxRuns` (it then finishes). */

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../clock';
 import type { DueNoteEntry, DueNoteIdentity } from '../model/due-note';
+import type { Schedule } from '../model/schedule';
 
 /** A due note and the bucket it is read in (ADR 0007). */
 export interface DueNote {
@@ -73,6 +74,18 @@ export interface ConvertScheduleToNotesInput {
   now: EpochMs;
 }
 
+/** A note-indexed schedule whose trigger ended: finished as the item-indexed path finishes one. */
+export interface FinishScheduleOnNotesInput {
+  id: string;
+  /** The version and creation time of the note read (and of the item): the write applies only if they still hold. */
+  seenVersion: number;
+  seenCreatedAt: EpochMs;
+  /** `runs` after the fires of the last plan (as a successor note would carry it). */
+  runs: number;
+  /** The latest fire time dispatched (unchanged when `null`). */
+  lastFireAt: EpochMs | null;
+}
+
 export interface FindLiveNoteInput extends DueNoteIdentity {
   /** The buckets its chain may be in, both included: at most `DUE_NOTE_BOUNDS.liveNoteBuckets`. */
   fromBucket: number;
@@ -133,6 +146,22 @@ export interface DueNoteStore {
    * identical conversion had: a retry whose answer was lost), false otherwise.
    */
   convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean>;
+
+  /**
+   * Finishes a note-indexed schedule whose trigger ended (its note had no successor): one conditional
+   * write that sets `runs` and `lastFireAt` and clears `onNotes`, leaving it as the item-indexed path
+   * leaves a finished schedule (no next fire time, out of the due index). Only while it is converted
+   * (`onNotes`, `dueShard` absent), not paused, and its version and creation time are as read. True when
+   * it applied (or an identical finish had), false otherwise: an item still indexed is the index path's
+   * to finish.
+   */
+  finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean>;
+
+  /**
+   * The schedules of these ids, strongly consistent, by id (absent ids are left out): what a note reader
+   * checks its notes against (DynamoDB: BatchGetItem, 100 keys a request).
+   */
+  readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>>;
 
   /**
    * The note a schedule's chain stands at, among the buckets given: the entry of its id, version and

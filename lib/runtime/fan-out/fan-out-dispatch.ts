@@ -1,5 +1,6 @@
 import type { DispatchRequest } from '../../core/ports/dispatcher-invoker';
 import type { RuntimeDeps } from '../dependencies';
+import { addNoteTotals, emptyNoteTotals } from '../notes/note-run';
 import { type DispatchDueTotals, emptyDispatchTotals } from '../tick/dispatch-due';
 import { leaseFreeShards, releaseShards } from './lease-shards';
 import { runDispatcher, shardLeaseMs } from './run-dispatcher';
@@ -81,4 +82,5 @@ function addTotals(into: DispatchDueTotals, from: DispatchDueTotals): void {
   into.fireLagMs.push(...from.fireLagMs);
   into.budgetExhausted ||= from.budgetExhausted;
   into.finished.push(...from.finished);
+  if (from.notes) into.notes = addNoteTotals(into.notes ?? emptyNoteTotals(), from.notes);
 }

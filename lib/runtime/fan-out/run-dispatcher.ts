@@ -54,6 +54,7 @@ export async function runDispatcher(
       concurrency: config.tickConcurrency,
       roundsInFlight: config.tickRoundsInFlight,
       logger,
+      ...(config.dueNotes && { dueNotes: { shardCount: config.shards } }),
       shards: request.shards,
     });
     return { ...totals, expired: false };

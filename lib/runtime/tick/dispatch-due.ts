@@ -1,6 +1,9 @@
 import { mapWithConcurrency } from '../../core/concurrency';
 import type { Schedule } from '../../core/model/schedule';
 import { dueWindowMs } from '../../core/planning';
+import { convertEachToNotes, convertsToNotes } from '../notes/convert-on-advance';
+import { readDueNotesOfShards } from '../notes/note-reader';
+import { type DueNoteOptions, NoteRun, type NoteTotals } from '../notes/note-run';
 import type { Logger } from '../observability/logger';
 import {
   type DispatchDeps,
@@ -27,6 +30,16 @@ export interface DispatchDueOptions {
   logger: Logger;
   /** Only these due-index shards (a dispatcher's share, ADR 0006); every shard when absent. */
   shards?: readonly number[];
+  /**
+   * Due notes (ADR 0007, `config.dueNotes`): the index path hands the schedules it moves on over to notes,
+   * and the notes of the same shards are read alongside it. Off when absent: nothing reads or writes notes.
+   */
+  dueNotes?: DueNoteOptions;
+}
+
+/** The options of a dispatch's rounds: with its note run when notes are on. */
+interface RoundOptions extends DispatchDueOptions {
+  noteRun?: NoteRun;
 }
 
 export interface DispatchDueTotals {
@@ -39,6 +52,8 @@ export interface DispatchDueTotals {
   budgetExhausted: boolean;
   /** The schedules this tick finished (as released), for their `schedule.finished` events. */
   finished: Schedule[];
+  /** What was done with due notes; present only when they are on. */
+  notes?: NoteTotals;
 }
 
 export function emptyDispatchTotals(): DispatchDueTotals {
@@ -76,10 +91,25 @@ export async function dispatchDueSchedules(
 ): Promise<DispatchDueTotals> {
   const totals = emptyDispatchTotals();
   const releaseAfterRounds: SentPlan[] = [];
+  const noteRun = options.dueNotes && new NoteRun(options.dueNotes, options.owner, options.shards);
+  const withNotes: RoundOptions = { ...options, ...(noteRun && { noteRun }) };
   try {
-    await dispatchRounds(deps, options, totals, releaseAfterRounds);
+    await noteRun?.prepareCursors(deps.scheduleStore, deps.clock.now(), options.concurrency, options.logger);
+    // Both settle before the dispatch ends, even when one fails: nothing of it still writes afterwards.
+    const [rounds, notes] = await Promise.allSettled([
+      dispatchRounds(deps, withNotes, totals, releaseAfterRounds),
+      noteRun && readDueNotesOfShards(deps, noteRun, options),
+    ]);
+    if (notes.status === 'fulfilled' && notes.value) {
+      addSummaries(totals, notes.value.summaries);
+      totals.errors += notes.value.errors;
+      totals.budgetExhausted ||= notes.value.budgetExhausted;
+    }
+    if (rounds.status === 'rejected') throw rounds.reason;
+    if (notes.status === 'rejected') throw notes.reason;
   } finally {
     addSummaries(totals, await releaseEach(deps, releaseAfterRounds, options));
+    if (noteRun) totals.notes = noteRun.totals;
   }
   return totals;
 }
@@ -93,7 +123,7 @@ export async function dispatchDueSchedules(
  */
 async function dispatchRounds(
   deps: DispatchDeps,
-  options: DispatchDueOptions,
+  options: RoundOptions,
   totals: DispatchDueTotals,
   releaseAfterRounds: SentPlan[],
 ): Promise<void> {
@@ -173,7 +203,7 @@ interface Round {
 async function dispatchRound(
   deps: DispatchDeps,
   read: readonly Schedule[],
-  options: DispatchDueOptions,
+  options: RoundOptions,
   leftForNextTick: Set<string>,
 ): Promise<Round> {
   const planned = planEach(deps, read, options, leftForNextTick);
@@ -193,7 +223,7 @@ async function dispatchRound(
   const withFailures = leasedPlans.filter(hasFailures).map((plan) => ({ plan, failed }));
   const sentInFull = leasedPlans.filter((plan) => !hasFailures(plan)).map((plan) => ({ plan, failed }));
   const [advanced, released] = await Promise.all([
-    advanceEach(deps, unleased, failed, options, leftForNextTick),
+    moveOnEach(deps, unleased, failed, options, leftForNextTick),
     releaseEach(deps, sentInFull, options),
   ]);
   return {
@@ -257,6 +287,29 @@ async function leaseEach(
     }
   });
   return { leased: leased.filter((schedule) => schedule !== undefined), failures };
+}
+
+/**
+ * With notes on, hands the sent plans that leave a next fire over to notes (ADR 0007) and moves the rest
+ * on as today; with them off, moves every one on.
+ */
+async function moveOnEach(
+  deps: DispatchDeps,
+  plans: readonly PlannedDispatch[],
+  failed: ReadonlySet<string>,
+  options: RoundOptions,
+  leftForNextTick: Set<string>,
+): Promise<(DispatchSummary | undefined)[]> {
+  const { noteRun } = options;
+  if (!noteRun?.mayConvert) return advanceEach(deps, plans, failed, options, leftForNextTick);
+  const toConvert = plans.filter((plan) => convertsToNotes(plan, failed));
+  const { converted, notWritten } = await convertEachToNotes(deps, toConvert, failed, noteRun, options);
+  for (const { plan, summary } of converted) {
+    if (summary?.release !== 'released') leftForNextTick.add(plan.schedule.id);
+  }
+  const rest = [...plans.filter((plan) => !convertsToNotes(plan, failed)), ...notWritten];
+  const advanced = await advanceEach(deps, rest, failed, options, leftForNextTick);
+  return [...converted.map((conversion) => conversion.summary), ...advanced];
 }
 
 /**

@@ -1,0 +1,146 @@
+import type { EpochMs } from '../../core/clock';
+import { mapWithConcurrency } from '../../core/concurrency';
+import { bucketOf, DEFAULT_NOTE_GRID, firstOpenBucket, type NoteGrid } from '../../core/planning/note-chunks';
+import { DUE_NOTE_BOUNDS, type DueNote } from '../../core/ports/due-notes';
+import type { ScheduleStore } from '../../core/ports/schedule-store';
+import type { Logger } from '../observability/logger';
+
+/** How a dispatch moves schedules on by due notes (ADR 0007); notes are off when absent. */
+export interface DueNoteOptions {
+  /** The due shards (`config.shards`): the tick dispatching alone reads the notes of every one. */
+  shardCount: number;
+  grid?: NoteGrid;
+  /** Note items per page of a shard (1 to `DUE_NOTE_BOUNDS.itemsPerPage`). */
+  itemsPerPage?: number;
+}
+
+/** What a dispatch did with notes; in the totals only when notes are on. */
+export interface NoteTotals {
+  /** Notes read from the shards (stale ones and duplicates included). */
+  notesRead: number;
+  /**
+   * Notes read and skipped: their schedule no longer agrees (changed, paused, removed, finished), or a
+   * plan of this tick already covered them (a chain behind the one planned).
+   */
+  staleNotes: number;
+  /** Successor notes written (by the note reader and by conversions). */
+  notesWritten: number;
+  /** Item-indexed schedules handed over to notes. */
+  conversions: number;
+  /** Cursor writes that moved a shard's cursor. */
+  cursorMoves: number;
+  /** Buckets a shard's cursor was held before (a failure in them: the next tick redoes them). */
+  bucketsHeld: number;
+}
+
+export function emptyNoteTotals(): NoteTotals {
+  return { notesRead: 0, staleNotes: 0, notesWritten: 0, conversions: 0, cursorMoves: 0, bucketsHeld: 0 };
+}
+
+/** `into` with `from` added, field by field (the totals of a tick's dispatchers). */
+export function addNoteTotals(into: NoteTotals, from: NoteTotals): NoteTotals {
+  for (const field of Object.keys(into) as (keyof NoteTotals)[]) into[field] += from[field];
+  return into;
+}
+
+/** One dispatch's use of notes: its options resolved, its writer names and its counts. */
+export class NoteRun {
+  readonly grid: NoteGrid;
+  readonly shardCount: number;
+  readonly itemsPerPage: number;
+  readonly totals = emptyNoteTotals();
+  /** Each shard's cursor as read (or created) by `prepareCursors`; absent when that failed. */
+  readonly cursors = new Map<number, number>();
+  /** Every shard of this dispatch has a cursor: only then may its index path write notes (see `prepareCursors`). */
+  mayConvert = false;
+  private readonly writerPrefix: string;
+  private writes = 0;
+
+  constructor(
+    options: DueNoteOptions,
+    owner: string,
+    private readonly shards?: readonly number[],
+  ) {
+    this.grid = options.grid ?? DEFAULT_NOTE_GRID;
+    this.shardCount = options.shardCount;
+    this.itemsPerPage = options.itemsPerPage ?? 20;
+    // Dispatchers of one tick share its owner: their first shard tells their writes apart.
+    const share = shards && shards.length > 0 ? `.d${Math.min(...shards)}` : '';
+    this.writerPrefix = `${owner.replace(/[^A-Za-z0-9._:-]/g, '_').slice(0, 80)}${share}`;
+  }
+
+  /** The shards whose notes this dispatch reads and writes. */
+  shardsToRead(): number[] {
+    const { shards } = this;
+    return shards ? [...shards] : Array.from({ length: this.shardCount }, (_, shard) => shard);
+  }
+
+  /**
+   * Reads the cursor of each shard, before this dispatch writes any note; a shard without one gets one
+   * at the bucket of `now`. So a note is only ever written into a shard that has a cursor, and a shard
+   * without one has no note anywhere: its reader may start at the current bucket rather than a day back
+   * (the notes' retention), whose empty buckets would cost a query each. A shard whose cursor could not
+   * be read or created is not read this tick, and no schedule is converted (its note could land in it).
+   */
+  async prepareCursors(
+    store: ScheduleStore,
+    now: EpochMs,
+    concurrency: number,
+    logger: Logger,
+  ): Promise<void> {
+    let ready = 0;
+    const shards = this.shardsToRead();
+    await mapWithConcurrency(shards, concurrency, async (shard) => {
+      try {
+        let cursor = await store.readNoteCursor(shard);
+        if (cursor === undefined && (await store.moveNoteCursor(shard, bucketOf(this.grid, now)))) {
+          cursor = bucketOf(this.grid, now);
+        }
+        cursor ??= await store.readNoteCursor(shard);
+        if (cursor === undefined) throw new Error(`the cursor of shard ${shard} could not be created`);
+        this.cursors.set(shard, cursor);
+        ready += 1;
+      } catch (error) {
+        logger.error('due-note cursor could not be read; its shard waits for the next tick', {
+          shard,
+          error,
+        });
+      }
+    });
+    this.mayConvert = ready === shards.length;
+  }
+
+  /** A writer name no other call of this dispatch (nor another tick's or dispatcher's) uses. */
+  nextWriter(): string {
+    this.writes += 1;
+    return `${this.writerPrefix}.${this.writes}`;
+  }
+
+  /**
+   * Writes notes in calls of at most `DUE_NOTE_BOUNDS.notesPerWrite`, each placed at least at the first
+   * open bucket of the clock read just before its put (the placement margin): the notes of the calls
+   * that failed are returned (none of them counts as written).
+   */
+  async write(
+    store: ScheduleStore,
+    notes: readonly DueNote[],
+    clock: { now(): EpochMs },
+  ): Promise<{ failed: DueNote[]; error?: unknown }> {
+    const failed: DueNote[] = [];
+    let error: unknown;
+    for (let start = 0; start < notes.length; start += DUE_NOTE_BOUNDS.notesPerWrite) {
+      const now = clock.now();
+      const open = firstOpenBucket(this.grid, now);
+      const chunk = notes.slice(start, start + DUE_NOTE_BOUNDS.notesPerWrite);
+      const placed = chunk.map((note) => ({ ...note, bucket: Math.max(note.bucket, open) }));
+      try {
+        await store.writeDueNotes({ writer: this.nextWriter(), notes: placed, now });
+        this.totals.notesWritten += placed.length;
+      } catch (caught) {
+        error ??= caught;
+        failed.push(...chunk);
+      }
+    }
+    return { failed, ...(error !== undefined && { error }) };
+  }
+}
