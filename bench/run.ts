@@ -64,6 +64,12 @@ async function main(): Promise<void> {
       log(`tick throughput and cost, ${size} due schedules…`);
       report.dispatch.push(await dispatchScenario(dynamo, sqs, { size, workers: flags.workers, log }));
     }
+    for (const size of sizes) {
+      log(`tick throughput and cost, ${size} due schedules on due notes…`);
+      report.dispatch.push(
+        await dispatchScenario(dynamo, sqs, { size, workers: flags.workers, log, notes: true }),
+      );
+    }
     if (flags.lagSchedules > 0) {
       log('fire lag…');
       report.fireLag = await fireLagScenario(dynamo, sqs, {

@@ -87,7 +87,7 @@ function rateLimitSection(run: RateLimitResult): string[] {
 /** The scenarios whose per-job costs are reported, with their labels. */
 export function costRows(report: BenchReport): { label: string; costs: JobCosts }[] {
   const rows = report.dispatch.map((result) => ({
-    label: `${n(result.size)} schedules, 1 fire per tick`,
+    label: `${n(result.size)} schedules${result.notes ? ' on due notes' : ''}, 1 fire per tick`,
     costs: result.costs,
   }));
   if (report.fireLag) {
@@ -129,7 +129,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
   for (const result of report.dispatch) {
     const percentOf = (ceiling: number) => n((100 * result.schedulesPerSecond) / ceiling);
     push(
-      `| ${n(result.size)} | ${result.ticks} | ${n(result.tickSeconds, 1)} s | ${n(result.schedulesPerSecond)} | **${percentOf(report.raw.writesPerSecond)} %** | ${percentOf(report.raw.advanceWritesPerSecond)} % |`,
+      `| ${n(result.size)}${result.notes ? ' on due notes' : ''} | ${result.ticks} | ${n(result.tickSeconds, 1)} s | ${n(result.schedulesPerSecond)} | **${percentOf(report.raw.writesPerSecond)} %** | ${percentOf(report.raw.advanceWritesPerSecond)} % |`,
     );
   }
   if (report.fireLag) {

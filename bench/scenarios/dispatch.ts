@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type JobCosts, jobCosts } from '../support/costs';
 import type { BenchDynamo } from '../support/dynamo';
+import { handOverToNotes } from '../support/noted-schedules';
 import { startPollers, waitFor } from '../support/pollers';
 import { benchRuntime } from '../support/runtime';
 import { type IntervalSchedule, seedSchedules } from '../support/schedules';
@@ -7,6 +9,8 @@ import { type BenchSqs, queueDepth } from '../support/sqs';
 
 export interface DispatchResult {
   size: number;
+  /** The schedules were on due notes (ADR 0007), as after their first advance; else item-indexed. */
+  notes: boolean;
   /** Tick invocations it took to dispatch every due schedule (each stops after its 40 s budget). */
   ticks: number;
   tickSeconds: number;
@@ -21,18 +25,25 @@ export interface DispatchResult {
  * `size` schedules, each due once (an hourly interval whose first fire has just passed): the tick
  * handler runs until every one is dispatched (timed: tick throughput), then worker pollers run every
  * job (cost per job, tick and workers together).
+ *
+ * With `notes`, the schedules are handed over to due notes first (ADR 0007: what a tick's first advance
+ * of a schedule does, paid once per admin change) and the tick reads them from their notes: the cost of
+ * an hourly schedule's every later fire. Their first fire is then a minute ahead, so the notes are
+ * written where a tick may read them.
  */
 export async function dispatchScenario(
   dynamo: BenchDynamo,
   sqs: BenchSqs,
-  options: { size: number; workers: number; log: (line: string) => void },
+  options: { size: number; workers: number; log: (line: string) => void; notes?: boolean },
 ): Promise<DispatchResult> {
   const { size, log } = options;
+  const notes = options.notes ?? false;
   let executed = 0;
   const runtime = await benchRuntime(dynamo, sqs, {
     tasks: { bench: { handler: () => void executed++ } },
+    ...(notes && { env: { SUNDIAL_DUE_NOTES: 'on' } }),
   });
-  const startAt = Date.now() - 60_000;
+  const startAt = notes ? Date.now() + 60_000 : Date.now() - 60_000;
   const schedules: IntervalSchedule[] = Array.from({ length: size }, (_, n) => ({
     id: `s-${n}`,
     task: 'bench',
@@ -44,6 +55,14 @@ export async function dispatchScenario(
   const seeding = performance.now();
   await seedSchedules(runtime.store, schedules);
   log(`  seeded ${size} schedules in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
+  if (notes) {
+    const readableAt = await handOverToNotes(
+      runtime.store,
+      schedules.map((schedule) => schedule.id),
+    );
+    log(`  handed ${size} schedules over to due notes`);
+    await sleep(Math.max(0, readableAt - Date.now()));
+  }
 
   runtime.meter.reset();
   sqs.resetCounts();
@@ -51,12 +70,13 @@ export async function dispatchScenario(
   let jobsEnqueued = 0;
   let ticks = 0;
   const ticking = performance.now();
+  // Each schedule has one fire to send: a schedule read from its note is counted by its job.
   while (processed < size && ticks < 50) {
     const summary = await runtime.tick();
     ticks += 1;
-    processed += summary.schedulesProcessed;
+    processed += notes ? summary.jobsEnqueued : summary.schedulesProcessed;
     jobsEnqueued += summary.jobsEnqueued;
-    if (summary.schedulesProcessed === 0)
+    if (summary.jobsEnqueued === 0)
       throw new Error(`tick ${ticks} dispatched nothing (${processed}/${size})`);
   }
   const tickMs = performance.now() - ticking;
@@ -81,6 +101,7 @@ export async function dispatchScenario(
   log(`  ran ${executed} jobs in ${drainSeconds.toFixed(1)} s`);
   return {
     size,
+    notes,
     ticks,
     tickSeconds: tickMs / 1000,
     schedulesPerSecond: processed / (tickMs / 1000),

@@ -9,6 +9,12 @@ const SCHEDULE_OPERATIONS = new Set([
   'leaseSchedule',
   'readDueSchedules',
   'advanceSchedule',
+  // Due notes (ADR 0007): the notes a tick reads and leaves, its shard's cursor, the hand-over
+  'readDueNotes',
+  'writeDueNotes',
+  'readNoteCursor',
+  'moveNoteCursor',
+  'convertScheduleToNotes',
 ]);
 /** The job's own writes, and its share of the task fire log that lists it (written by the tick, per round). */
 const JOB_OPERATIONS = new Set(['claimJob', 'finishJob', 'retryJob', 'logFiresToSend']);

@@ -52,4 +52,25 @@ describe('cost per job', () => {
       scheduleEndIndexWru: 0,
     });
   });
+
+  it('bills due notes, their cursors and the hand-over to the schedule, not to the job nor the rest', () => {
+    const noted = jobCosts({
+      jobs: 100,
+      capacity: {
+        total: units(200 + 4 + 2 + 1 + 20, 10),
+        claimJob: units(100),
+        finishJob: units(100),
+        writeDueNotes: units(4),
+        moveNoteCursor: units(2),
+        readNoteCursor: units(0),
+        readDueNotes: units(0),
+        convertScheduleToNotes: units(20, 10),
+        repairCounters: units(1),
+      },
+      sqs: {},
+      pollers: POLLERS,
+      tickMs: 0,
+    });
+    expect(noted).toMatchObject({ jobWru: 2, scheduleWru: 0.26, otherWru: 0.01 });
+  });
 });
