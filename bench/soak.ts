@@ -63,6 +63,8 @@ const FAULT_RATES = {
   unstorableReturn: 0.01,
   overrun: 0.25,
   crashBeforeWake: 0.1,
+  noteCrash: 0.05,
+  slowNotePut: 0.05,
 };
 /** Every 15 s, 3 s in which every DynamoDB request is throttled (the store gives up within ~1 s). */
 const THROTTLE_BURSTS = { everySeconds: 15, lastingSeconds: 3 };
@@ -81,6 +83,8 @@ const SOAK_ENV = {
   SUNDIAL_DISPATCHERS: '4',
   // One round at a time in each tick and dispatcher, as `npm start` runs them (LOCAL_TICK_ROUNDS_IN_FLIGHT).
   SUNDIAL_TICK_ROUNDS_IN_FLIGHT: String(LOCAL_TICK_ROUNDS_IN_FLIGHT),
+  // `--due-notes`: schedules without max_runs are moved on by due notes after their first advance (ADR 0007).
+  SUNDIAL_DUE_NOTES: flags.dueNotes ? 'on' : 'off',
 };
 
 async function main(): Promise<number> {

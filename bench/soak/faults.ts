@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { JobMessage, JobQueue } from '../../lib/core/ports/job-queue';
 import type { ScheduleStore } from '../../lib/core/ports/schedule-store';
@@ -32,6 +33,13 @@ export interface FaultRates {
    * next job of the line (per run: at the wake's first store call, `leaseLineHead`).
    */
   crashBeforeWake: number;
+  /**
+   * With due notes on (ADR 0007): a tick dies after sending a note's fires, before it writes the notes it
+   * leaves, or after writing them, before it moves the shard's cursor (per call of either).
+   */
+  noteCrash: number;
+  /** A due-note put takes 8 s to land, within the placement margin (per call). */
+  slowNotePut: number;
 }
 
 /** Bursts in which every DynamoDB request is throttled: longer than the store's retries (the SDK does not retry). */
@@ -57,6 +65,8 @@ export class Faults {
     unstorableReturn: 0,
     overrun: 0,
     crashBeforeWake: 0,
+    noteCrash: 0,
+    slowNotePut: 0,
     throttleBursts: 0,
     throttledInBursts: 0,
   };
@@ -120,23 +130,36 @@ export class InjectedCrash extends Error {
   }
 }
 
+/** How long a slow due-note put takes: inside the placement margin of two 10 s buckets (ADR 0007). */
+export const SLOW_NOTE_PUT_MS = 8_000;
+
 /**
  * A schedule store whose release (or lease-less advance) sometimes "dies" first: the tick has sent the
  * schedule's messages and never moves it on, so a later tick (once the lease expires, when there is one)
- * dispatches the same fires again.
+ * dispatches the same fires again. With due notes, a tick also dies before writing the notes it leaves
+ * (the next tick reads the same notes again) or before moving its cursor, and some note puts are slow.
  */
 export function crashingReleases(store: ScheduleStore, faults: Faults): ScheduleStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
       const movesOn = property === 'releaseSchedule' || property === 'advanceSchedule';
-      if (!movesOn || typeof value !== 'function') {
-        return typeof value === 'function' ? value.bind(target) : value;
+      const notes = property === 'writeDueNotes' || property === 'moveNoteCursor';
+      if (movesOn) {
+        return async (...args: unknown[]) => {
+          if (faults.strike('tickCrash')) throw new InjectedCrash('tick died between send and release');
+          return value.apply(target, args);
+        };
       }
-      return async (...args: unknown[]) => {
-        if (faults.strike('tickCrash')) throw new InjectedCrash('tick died between send and release');
-        return value.apply(target, args);
-      };
+      if (notes) {
+        return async (...args: unknown[]) => {
+          if (faults.strike('noteCrash')) throw new InjectedCrash(`tick died before ${String(property)}`);
+          if (property === 'writeDueNotes' && faults.strike('slowNotePut')) await sleep(SLOW_NOTE_PUT_MS);
+          return value.apply(target, args);
+        };
+      }
+      return value.bind(target);
     },
   });
 }

@@ -98,7 +98,11 @@ export function soakFlags() {
       wholeNumberFrom(0),
       360,
     )
-    .option('--ci', 'about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks');
+    .option('--ci', 'about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks')
+    .option(
+      '--due-notes',
+      'schedules without max_runs are moved on by due notes (SUNDIAL_DUE_NOTES=on), with note faults injected',
+    );
 }
 
 /** `1000,10000` → `[1000, 10000]`. */
