@@ -58,6 +58,7 @@ export async function dispatchScenario(
   if (notes) {
     const readableAt = await handOverToNotes(
       runtime.store,
+      runtime.deps.config.shards,
       schedules.map((schedule) => schedule.id),
     );
     log(`  handed ${size} schedules over to due notes`);

@@ -1,6 +1,11 @@
 import type { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import type { EpochMs } from '../../lib/core/clock';
-import { DEFAULT_NOTE_GRID, firstOpenBucket, naturalBucket } from '../../lib/core/planning/note-chunks';
+import {
+  bucketOf,
+  DEFAULT_NOTE_GRID,
+  firstOpenBucket,
+  naturalBucket,
+} from '../../lib/core/planning/note-chunks';
 import type { DueNote } from '../../lib/core/ports/due-notes';
 import { DUE_NOTE_BOUNDS } from '../../lib/core/ports/due-notes';
 import { compileTrigger } from '../../lib/core/triggers';
@@ -12,9 +17,19 @@ import { inParallel } from './parallel';
  * stand at have not been sent (runs 0). Resolves with the start of the last bucket written: a tick reads
  * the notes from then on.
  */
-export async function handOverToNotes(store: DynamoDbStore, ids: readonly string[]): Promise<EpochMs> {
+export async function handOverToNotes(
+  store: DynamoDbStore,
+  shards: number,
+  ids: readonly string[],
+): Promise<EpochMs> {
   const now = Date.now();
   const open = firstOpenBucket(DEFAULT_NOTE_GRID, now);
+  // As a tick does before it writes its first notes: every shard gets a cursor, before the notes' buckets.
+  await Promise.all(
+    Array.from({ length: shards }, (_, shard) =>
+      store.moveNoteCursor(shard, bucketOf(DEFAULT_NOTE_GRID, now)),
+    ),
+  );
   const schedules = await Promise.all(ids.map((id) => store.getSchedule(id)));
   const notes: DueNote[] = schedules.map((schedule, n) => {
     if (!schedule || schedule.nextFireAt === null) throw new Error(`schedule ${ids[n]} has no next fire`);

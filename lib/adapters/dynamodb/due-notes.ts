@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { StoreUnavailableError } from '../../core/errors';
 import type { NoteItemToWrite } from '../../core/ports/due-note-items';
 import { noteItemsToWrite } from '../../core/ports/due-note-items';
@@ -35,6 +36,8 @@ export async function writeDueNotes(
 ): Promise<void> {
   const items = noteItemsToWrite(input, (scheduleId) => shardOf(scheduleId, context.shards));
   const abort = new AbortController();
+  // One listener per put in flight: not a leak.
+  setMaxListeners(items.length + 1, abort.signal);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
