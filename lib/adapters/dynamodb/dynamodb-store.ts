@@ -35,6 +35,7 @@ import type {
   AdvanceOutcome,
   AdvanceScheduleInput,
   FiresTakenBack,
+  NotedState,
   ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
@@ -137,6 +138,7 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     now: EpochMs,
     expectedVersion?: number,
     takeBack?: FiresTakenBack,
+    noted?: NotedState,
   ): Promise<Schedule> {
     return scheduleWrites.updateSchedule(
       this.context,
@@ -146,11 +148,12 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
       now,
       expectedVersion,
       takeBack,
+      noted,
     );
   }
 
-  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule> {
-    return scheduleWrites.pauseSchedule(this.context, id, now, takeBack);
+  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack, noted?: NotedState): Promise<Schedule> {
+    return scheduleWrites.pauseSchedule(this.context, id, now, takeBack, noted);
   }
 
   giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {

@@ -18,6 +18,7 @@ import type {
   AdvanceOutcome,
   AdvanceScheduleInput,
   FiresTakenBack,
+  NotedState,
   ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
@@ -63,12 +64,13 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     now: EpochMs,
     expectedVersion?: number,
     takeBack?: FiresTakenBack,
+    noted?: NotedState,
   ): Promise<Schedule> {
-    return this.schedules.updateSchedule(id, changes, nextFireAt, now, expectedVersion, takeBack);
+    return this.schedules.updateSchedule(id, changes, nextFireAt, now, expectedVersion, takeBack, noted);
   }
 
-  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule> {
-    return this.schedules.pauseSchedule(id, now, takeBack);
+  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack, noted?: NotedState): Promise<Schedule> {
+    return this.schedules.pauseSchedule(id, now, takeBack, noted);
   }
 
   giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {
