@@ -1,6 +1,9 @@
 import { beforeEach, expect, it } from 'vitest';
+import { shardOf } from '../../lib/adapters/dynamodb/table-design';
 import { ScheduleMovedError } from '../../lib/core/errors';
+import type { DueNoteEntry } from '../../lib/core/model/due-note';
 import { isFinished } from '../../lib/core/model/schedule';
+import { bucketOf, DEFAULT_NOTE_GRID } from '../../lib/core/planning/note-chunks';
 import type { NotedState } from '../../lib/core/ports/schedule-store';
 import {
   conversionOf,
@@ -181,5 +184,49 @@ export function notedScheduleContract(fixture: () => StoreFixture): void {
 
     expect(await store.getSchedule('s')).toMatchObject({ version: 2, maxJitterSeconds: 2, runs: 7 });
     expect(await store.getSchedule('p')).toMatchObject({ paused: false, onNotes: true, version: 1 });
+  });
+
+  it('finds the live notes of many schedules of a shard, reading each bucket given once', async () => {
+    const B0 = bucketOf(DEFAULT_NOTE_GRID, T0);
+    const ids: string[] = [];
+    for (let n = 0; ids.length < 3; n++) if (shardOf(`n-${n}`, store.dueShards) === 1) ids.push(`n-${n}`);
+    const [a, b, c] = ids as [string, string, string];
+    const entry = (scheduleId: string, nextFireAt: number, version = 1): DueNoteEntry => ({
+      scheduleId,
+      version,
+      createdAt: T0,
+      nextFireAt,
+      runs: 1,
+      lastFireAt: null,
+    });
+    await store.writeDueNotes({
+      writer: 'w-1',
+      now: T0,
+      notes: [
+        { bucket: B0 + 2, entry: entry(a, T0 + 5 * MINUTE) },
+        { bucket: B0 + 9, entry: entry(a, T0 + 3 * MINUTE) },
+        { bucket: B0 + 2, entry: entry(b, T0 + 4 * MINUTE, 2) },
+        { bucket: B0 + 5, entry: entry(b, T0 + 6 * MINUTE) },
+        { bucket: B0 + 20, entry: entry(c, T0 + 7 * MINUTE) },
+      ],
+    });
+    const identities = ids.map((scheduleId) => ({ scheduleId, version: 1, createdAt: T0 }));
+
+    const found = await store.findLiveNotes({
+      shard: 1,
+      schedules: identities,
+      buckets: [B0 + 2, B0 + 5, B0 + 9],
+    });
+
+    expect([...found.entries()].map(([id, note]) => [id, note.bucket, note.entry.nextFireAt]).sort()).toEqual(
+      [
+        [a, B0 + 9, T0 + 3 * MINUTE],
+        [b, B0 + 5, T0 + 6 * MINUTE],
+      ].sort(),
+    );
+    const thirteen = Array.from({ length: 13 }, (_, n) => B0 + n);
+    await expect(
+      store.findLiveNotes({ shard: 1, schedules: identities, buckets: thirteen }),
+    ).rejects.toBeInstanceOf(RangeError);
   });
 }

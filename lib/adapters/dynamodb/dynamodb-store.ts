@@ -11,6 +11,7 @@ import type {
   DueNote,
   DueNotesPage,
   FindLiveNoteInput,
+  FindLiveNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
@@ -240,6 +241,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
     return dueNotes.findLiveNote(this.context, input);
+  }
+
+  findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>> {
+    return dueNotes.findLiveNotes(this.context, input);
   }
 
   createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {

@@ -6,6 +6,7 @@ import type {
   DueNote,
   DueNotesPage,
   FindLiveNoteInput,
+  FindLiveNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
@@ -157,6 +158,10 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
     return this.schedules.findLiveNote(input);
+  }
+
+  findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>> {
+    return this.schedules.findLiveNotes(input);
   }
 
   /** Puts a note item as given, valid or not (a test aid for corrupt entries; not part of the port). */

@@ -79,6 +79,16 @@ export interface FindLiveNoteInput extends DueNoteIdentity {
   throughBucket: number;
 }
 
+/** The live notes of many schedules of one shard, found in one read of each bucket (an admin page). */
+export interface FindLiveNotesInput {
+  /** The due shard of every schedule given. */
+  shard: number;
+  /** At most `DUE_NOTE_BOUNDS.liveNoteSchedules`. */
+  schedules: readonly DueNoteIdentity[];
+  /** The buckets to read (any, not only consecutive ones): at most `DUE_NOTE_BOUNDS.liveNoteBuckets`. */
+  buckets: readonly number[];
+}
+
 /** Every input is bounded: a call outside these bounds throws a `RangeError` before reading or writing. */
 export const DUE_NOTE_BOUNDS = {
   notesPerWrite: 5_000,
@@ -86,6 +96,7 @@ export const DUE_NOTE_BOUNDS = {
   /** Buckets (empty ones included: one query each) a page reads at most; a long outage takes pages. */
   bucketsPerPage: 60,
   liveNoteBuckets: 12,
+  liveNoteSchedules: 1_000,
 } as const;
 
 /** How long a note item is kept after its bucket ends (its table TTL): read late rather than never. */
@@ -134,4 +145,11 @@ export interface DueNoteStore {
    * skipped (the bucket's reader reports them).
    */
   findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined>;
+
+  /**
+   * `findLiveNote` for many schedules of one shard at once: each bucket given is read once (every item,
+   * strongly consistent), whatever the number of schedules. Answers the live note of each schedule that
+   * has one among those buckets, by schedule id.
+   */
+  findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>>;
 }
