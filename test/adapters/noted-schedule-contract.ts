@@ -124,7 +124,7 @@ export function notedScheduleContract(fixture: () => StoreFixture): void {
   });
 
   it('replaces from the live note, a take-back subtracted from the note’s runs', async () => {
-    await noted('s', { maxRuns: 100 });
+    await noted('s');
     const takeBack = {
       seenVersion: 1,
       seenLastFireAt: fromNote.lastFireAt,
@@ -150,6 +150,19 @@ export function notedScheduleContract(fixture: () => StoreFixture): void {
     });
     expect(replaced.schedule.onNotes).toBeUndefined();
     expect(await dueIds()).toEqual(['s']);
+  });
+
+  it('converts no schedule with max_runs: its limit needs the item’s fire times current', async () => {
+    await store.addSchedule({
+      schedule: definition('capped', { maxRuns: 10 }),
+      nextFireAt: FIRST,
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+
+    expect(await store.convertScheduleToNotes(conversionOf('capped'))).toBe(false);
+    expect(await store.getSchedule('capped')).toMatchObject({ runs: 0 });
+    expect(await dueIds()).toEqual(['capped']);
   });
 
   it('refuses a write that read the schedule before its conversion, or one whose note is no longer its', async () => {

@@ -20,8 +20,10 @@ export async function convertScheduleToNotes(
   update.remove('dueShard');
   update.setOrRemove('runs', input.runs > 0 ? input.runs : null);
   if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
-  // `dueShard` is absent from a paused item and from one converted already (the condition's own).
-  const condition = unchangedSinceRead(update, input);
+  // `dueShard` is absent from a paused item and from one converted already (the condition's own). A
+  // schedule with `maxRuns` stays item-indexed (ADR 0007): its limit and the worker's check of a fire
+  // against it (`lastFireAt`) need the item's fire times current.
+  const condition = `${unchangedSinceRead(update, input)} AND attribute_not_exists(${update.name('maxRuns')})`;
   try {
     await context.update('convertScheduleToNotes', {
       Key: scheduleKey(input.id),

@@ -269,7 +269,9 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
   async convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean> {
     const schedule = this.schedules.get(input.id);
     if (schedule?.createdAt !== input.seenCreatedAt || schedule.version !== input.seenVersion) return false;
-    const asRead = schedule.nextFireAt === input.seenNextFireAt && !schedule.paused;
+    // A schedule with `maxRuns` stays item-indexed (ADR 0007).
+    const asRead =
+      schedule.nextFireAt === input.seenNextFireAt && !schedule.paused && schedule.maxRuns === null;
     if (asRead && !schedule.onNotes && isFree(schedule, input.now)) {
       // It keeps its next fire time (the one read): on notes, not finished (ADR 0007).
       Object.assign(schedule, { onNotes: true, runs: input.runs });

@@ -134,7 +134,8 @@ export interface DueNoteStore {
   /**
    * Hands an item-indexed schedule over to notes with one conditional write (`REMOVE dueAt, dueShard`,
    * `SET runs, lastFireAt`): only while its version, creation time and next fire time are as read, it is
-   * not paused and no live lease holds it. Write its successor note first. True when it applied (or an
+   * not paused, has no `maxRuns` (those stay item-indexed) and no live lease holds it. It keeps `dueAt`
+   * and reads as `onNotes` from then on. Write its successor note first. True when it applied (or an
    * identical conversion had: a retry whose answer was lost), false otherwise.
    */
   convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean>;
