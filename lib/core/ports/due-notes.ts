@@ -132,7 +132,7 @@ export interface DueNoteStore {
   moveNoteCursor(shard: number, toBucket: number): Promise<boolean>;
 
   /**
-   * Hands an item-indexed schedule over to notes with one conditional write (`REMOVE dueAt, dueShard`,
+   * Hands an item-indexed schedule over to notes with one conditional write (`REMOVE dueShard`,
    * `SET runs, lastFireAt`): only while its version, creation time and next fire time are as read, it is
    * not paused, has no `maxRuns` (those stay item-indexed) and no live lease holds it. It keeps `dueAt`
    * and reads as `onNotes` from then on. Write its successor note first. True when it applied (or an
