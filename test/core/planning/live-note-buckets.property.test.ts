@@ -112,4 +112,77 @@ describe('liveNoteBuckets (ADR 0007)', () => {
       { numRuns: 300 },
     );
   });
+
+  it('holds the bucket of the earliest unread note when a second reader overlaps a tick and leaves a second chain', () => {
+    const policies = { coalesce: 'all' as const, misfireGraceSeconds: null, maxJitterSeconds: 0 };
+    fc.assert(
+      fc.property(
+        triggerArb,
+        fc.array(
+          fc.record({
+            gap: fc.integer({ min: 0, max: 4 }),
+            lateSeconds: fc.option(fc.integer({ min: 1, max: 58 })),
+          }),
+          {
+            minLength: 20,
+            maxLength: 20,
+          },
+        ),
+        (spec, ticks) => {
+          const source = compileTrigger(spec);
+          const chainFrom = source.next(T0);
+          if (chainFrom === undefined) return;
+          let next: EpochMs | undefined = chainFrom;
+          while (next !== undefined && next <= T0 + LOOKAHEAD) next = source.next(next + 1);
+          if (next === undefined) return;
+          const plan = (nextFireAt: EpochMs, now: EpochMs, maxFires = 100_000) =>
+            planNoteChunk({
+              scheduleId: 's',
+              source,
+              nextFireAt,
+              policies,
+              grid,
+              maxFires,
+              now,
+              random: () => 0.5,
+            });
+          const first = plan(next, T0, 0).successor;
+          if (!first) return;
+          let notes = [{ nextFireAt: next, bucket: first.bucket }];
+          let cursor = bucketOf(grid, T0) - 1;
+          let now = T0;
+          for (const { gap, lateSeconds } of ticks) {
+            now += (1 + gap) * MINUTE;
+            const readThrough = bucketOf(grid, now);
+            const read = notes.filter((note) => note.bucket > cursor && note.bucket <= readThrough);
+            const written = read.flatMap((note) => plan(note.nextFireAt, now).successor ?? []);
+            // A second reader of the same bucket, later, before the cursor moves: its successors too.
+            const second = lateSeconds === null ? now : now + lateSeconds * SECOND;
+            if (lateSeconds !== null)
+              written.push(...read.flatMap((note) => plan(note.nextFireAt, second).successor ?? []));
+            // Identical successors (the readers' plans agreed) are one note, as a reader reads them.
+            const kept = [...notes.filter((note) => note.bucket > readThrough), ...written];
+            notes = [...new Map(kept.map((note) => [`${note.nextFireAt}:${note.bucket}`, note])).values()];
+            cursor = readThrough;
+            // Queried once both readers wrote, before the next tick.
+            const queryAt = Math.max(second, now) + SECOND;
+            const earliest = notes.reduce<(typeof notes)[number] | undefined>(
+              (found, note) => (found === undefined || note.nextFireAt < found.nextFireAt ? note : found),
+              undefined,
+            );
+            if (!earliest) return;
+            const search = liveNoteBuckets(grid, source, {
+              cursor,
+              now: queryAt,
+              chainFrom,
+              writtenAfter: T0 - MINUTE,
+            });
+            expect(search.truncated).toBe(false);
+            expect(search.buckets).toContain(earliest.bucket);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
