@@ -169,8 +169,10 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
     const retried = await convert('s');
 
     expect([converted, retried]).toEqual([true, true]);
+    // It keeps its `dueAt` (the next fire it was read with): on notes, not finished (ADR 0007).
     expect(await store.getSchedule('s')).toMatchObject({
-      nextFireAt: null,
+      nextFireAt: T0 + 10 * SECOND,
+      onNotes: true,
       runs: 2,
       lastFireAt: T0 + 90 * SECOND,
       version: 1,
@@ -219,7 +221,7 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
 
     expect(outcomes.filter(Boolean)).toHaveLength(1);
     expect(await store.getSchedule('s')).toMatchObject({
-      nextFireAt: null,
+      onNotes: true,
       runs: 2 + outcomes.indexOf(true),
     });
   });

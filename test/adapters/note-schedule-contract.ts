@@ -38,15 +38,6 @@ export function noteScheduleContract(fixture: () => StoreFixture): void {
     ...overrides,
   });
 
-  it('marks a converted schedule as on notes, which tells it from a finished one', async () => {
-    await add('s');
-    expect((await store.getSchedule('s'))?.onNotes).toBeUndefined();
-
-    await store.convertScheduleToNotes(conversionOf('s'));
-
-    expect(await store.getSchedule('s')).toMatchObject({ nextFireAt: null, onNotes: true, paused: false });
-  });
-
   it('never removes a converted schedule as finished: its next fire is in its note', async () => {
     await add('s');
     await store.convertScheduleToNotes(conversionOf('s'));
@@ -80,10 +71,12 @@ export function noteScheduleContract(fixture: () => StoreFixture): void {
     for (const id of ['updated', 'again', 'paused', 'removed']) {
       await store.convertScheduleToNotes(conversionOf(id));
     }
-    await store.updateSchedule('updated', { maxJitterSeconds: 1 }, T0 + 10 * SECOND, T0);
+    // As the admin API changes a schedule on notes: from its live note's state (here, its conversion's)
+    const noted = { seenVersion: 1, nextFireAt: T0 + 10 * SECOND, runs: 5, lastFireAt: T0 + 3 * MINUTE };
+    await store.updateSchedule('updated', { maxJitterSeconds: 1 }, T0 + 10 * SECOND, T0, 1, undefined, noted);
     await store.removeSchedule('again');
     await add('again', false, T0 + 1);
-    await store.pauseSchedule('paused', T0);
+    await store.pauseSchedule('paused', T0, undefined, noted);
     await store.removeSchedule('removed');
 
     const outcomes = await Promise.all(
@@ -94,7 +87,7 @@ export function noteScheduleContract(fixture: () => StoreFixture): void {
 
     expect(outcomes).toEqual([false, false, false, false, false]);
     expect(await store.getSchedule('indexed')).toMatchObject({ nextFireAt: T0 + 10 * SECOND, runs: 0 });
-    expect(await store.getSchedule('paused')).toMatchObject({ paused: true, runs: 2 });
+    expect(await store.getSchedule('paused')).toMatchObject({ paused: true, runs: 5 });
     expect(await store.getSchedule('again')).toMatchObject({ nextFireAt: T0 + 10 * SECOND, runs: 0 });
     expect(await store.getSchedule('removed')).toBeUndefined();
   });

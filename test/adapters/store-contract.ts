@@ -12,6 +12,7 @@ import { jobParkingContract } from './job-parking-contract';
 import { jobSizeContract } from './job-size-contract';
 import { listingCursorContract } from './listing-cursor-contract';
 import { noteScheduleContract } from './note-schedule-contract';
+import { notedScheduleContract } from './noted-schedule-contract';
 import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
 import { rateLimitContract } from './rate-limit-contract';
 import { runsTakeBackContract } from './runs-take-back-contract';
@@ -49,6 +50,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('due shard leases', () => dueShardLeaseContract(current));
     describe('due notes (ADR 0007)', () => dueNoteContract(current));
     describe('schedules moved on by due notes (ADR 0007)', () => noteScheduleContract(current));
+    describe('schedules on due notes (ADR 0007)', () => notedScheduleContract(current));
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
     describe('runs taken back by a change', () => runsTakeBackContract(current));
     describe('jobs', () => jobContract(current));

@@ -2,11 +2,17 @@ import { setMaxListeners } from 'node:events';
 import { StoreUnavailableError } from '../../core/errors';
 import type { NoteItemToWrite } from '../../core/ports/due-note-items';
 import { noteItemsToWrite } from '../../core/ports/due-note-items';
-import { type FetchNoteItems, findLiveNoteIn, readNotePage } from '../../core/ports/due-note-reads';
+import {
+  type FetchNoteItems,
+  findLiveNoteIn,
+  findLiveNotesIn,
+  readNotePage,
+} from '../../core/ports/due-note-reads';
 import type {
   DueNote,
   DueNotesPage,
   FindLiveNoteInput,
+  FindLiveNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
@@ -94,6 +100,14 @@ export function readDueNotes(context: StoreContext, input: ReadDueNotesInput): P
 export function findLiveNote(context: StoreContext, input: FindLiveNoteInput): Promise<DueNote | undefined> {
   const shard = shardOf(input.scheduleId, context.shards);
   return findLiveNoteIn(input, shard, fetchNoteItems(context, 'findLiveNote'));
+}
+
+/** The live notes of many schedules of one shard: each bucket given read once, strongly consistent. */
+export function findLiveNotes(
+  context: StoreContext,
+  input: FindLiveNotesInput,
+): Promise<Map<string, DueNote>> {
+  return findLiveNotesIn(input, context.shards, fetchNoteItems(context, 'findLiveNotes'));
 }
 
 function fetchNoteItems(context: StoreContext, operation: string): FetchNoteItems {

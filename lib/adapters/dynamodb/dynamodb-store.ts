@@ -11,6 +11,7 @@ import type {
   DueNote,
   DueNotesPage,
   FindLiveNoteInput,
+  FindLiveNotesInput,
   FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
@@ -36,6 +37,7 @@ import type {
   AdvanceOutcome,
   AdvanceScheduleInput,
   FiresTakenBack,
+  NotedState,
   ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
@@ -146,6 +148,7 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     now: EpochMs,
     expectedVersion?: number,
     takeBack?: FiresTakenBack,
+    noted?: NotedState,
   ): Promise<Schedule> {
     return scheduleWrites.updateSchedule(
       this.context,
@@ -155,11 +158,12 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
       now,
       expectedVersion,
       takeBack,
+      noted,
     );
   }
 
-  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule> {
-    return scheduleWrites.pauseSchedule(this.context, id, now, takeBack);
+  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack, noted?: NotedState): Promise<Schedule> {
+    return scheduleWrites.pauseSchedule(this.context, id, now, takeBack, noted);
   }
 
   giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {
@@ -254,6 +258,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>> {
     return noteSchedules.readSchedules(this.context, ids);
+  }
+
+  findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>> {
+    return dueNotes.findLiveNotes(this.context, input);
   }
 
   createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {

@@ -30,8 +30,6 @@ export async function removeFinishedSchedule(
   const condition = [
     `${names.name('paused')} = ${names.value(false)}`,
     `attribute_not_exists(${names.name('dueAt')})`,
-    // On due notes (ADR 0007): its next fire is in its note, it has not finished
-    `attribute_not_exists(${names.name('onNotes')})`,
     `(attribute_not_exists(${names.name('keepFinished')}) OR ${names.name('keepFinished')} = ${names.value(false)})`,
     `${names.name('version')} = ${names.value(version)}`,
     `${names.name('createdAt')} = ${names.value(schedule.createdAt)}`,

@@ -7,20 +7,23 @@ import { scheduleKey } from './table-design';
 
 /**
  * Hands an item-indexed schedule over to notes (ADR 0007): one conditional update that takes it out of
- * the due index (`REMOVE dueAt, dueShard`: the item and the index delete, 2 WRU, once per admin change)
- * and writes what its first advance dispatched. Its next fire time lives in its note from then on.
+ * the due index (`REMOVE dueShard`: the item and the index delete, 2 WRU, once per admin change) and
+ * writes what its first advance dispatched. It keeps `dueAt` (the next fire time read), so it is not read
+ * as finished: not paused, `dueAt` without `dueShard` reads as `onNotes`. Its current next fire time lives
+ * in its note from then on.
  */
 export async function convertScheduleToNotes(
   context: StoreContext,
   input: ConvertScheduleToNotesInput,
 ): Promise<boolean> {
   const update = new Expressions();
-  update.remove('dueAt', 'dueShard');
-  update.set('onNotes', true);
+  update.remove('dueShard');
   update.setOrRemove('runs', input.runs > 0 ? input.runs : null);
   if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
-  // `dueShard` is absent from a paused item, which keeps its `dueAt`.
-  const condition = `${unchangedSinceRead(update, input)} AND attribute_exists(${update.name('dueShard')})`;
+  // `dueShard` is absent from a paused item and from one converted already (the condition's own). A
+  // schedule with `maxRuns` stays item-indexed (ADR 0007): its limit and the worker's check of a fire
+  // against it (`lastFireAt`) need the item's fire times current.
+  const condition = `${unchangedSinceRead(update, input)} AND attribute_not_exists(${update.name('maxRuns')})`;
   try {
     await context.update('convertScheduleToNotes', {
       Key: scheduleKey(input.id),
@@ -33,7 +36,9 @@ export async function convertScheduleToNotes(
     // Already as this write leaves it: an earlier try of it applied (its answer was lost).
     return (
       old !== undefined &&
-      old.dueAt === undefined &&
+      old.dueShard === undefined &&
+      old.paused !== true &&
+      optionalNumber(old.dueAt) === input.seenNextFireAt &&
       old.version === input.seenVersion &&
       old.createdAt === input.seenCreatedAt &&
       Number(old.runs ?? 0) === input.runs &&

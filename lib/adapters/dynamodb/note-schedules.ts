@@ -7,20 +7,22 @@ import { itemKeyString, scheduleKey } from './table-design';
 
 /**
  * Finishes a note-indexed schedule whose trigger ended (ADR 0007): one conditional update that writes
- * what its last plan dispatched and clears `onNotes`. With `dueAt` and `dueShard` already absent, the item
- * is then as the item-indexed path leaves a finished schedule (1 WRU: no index entry moves).
+ * what its last plan dispatched and removes the `dueAt` its conversion kept. With `dueShard` already
+ * absent, the item is then as the item-indexed path leaves a finished schedule (1 WRU: no index entry
+ * moves).
  */
 export async function finishScheduleOnNotes(
   context: StoreContext,
   input: FinishScheduleOnNotesInput,
 ): Promise<boolean> {
   const update = new Expressions();
-  update.remove('onNotes');
+  update.remove('dueAt');
   update.setOrRemove('runs', input.runs > 0 ? input.runs : null);
   if (input.lastFireAt !== null) update.set('lastFireAt', input.lastFireAt);
   const paused = update.name('paused');
   const condition =
-    `${update.name('onNotes')} = ${update.value(true)}` +
+    // On notes: out of the due index with its `dueAt` kept (a paused item is out of it too: below).
+    `attribute_exists(${update.name('dueAt')})` +
     ` AND attribute_not_exists(${update.name('dueShard')})` +
     ` AND (attribute_not_exists(${paused}) OR ${paused} = ${update.value(false)})` +
     ` AND ${update.name('version')} = ${update.value(input.seenVersion)}` +
@@ -37,8 +39,8 @@ export async function finishScheduleOnNotes(
     // Already as this write leaves it: an earlier try of it applied (its answer was lost).
     return (
       old !== undefined &&
-      old.onNotes === undefined &&
       old.dueAt === undefined &&
+      old.dueShard === undefined &&
       old.paused !== true &&
       old.version === input.seenVersion &&
       old.createdAt === input.seenCreatedAt &&

@@ -69,7 +69,9 @@ export async function advanceSchedule(
 
 /**
  * The condition of a write planned from a schedule read without a lease: its next fire time, version
- * and creation time as read, and no live lease (a tick on the leased path owns it until it releases it).
+ * and creation time as read, still in the due index (a paused item, or one converted to due notes since,
+ * keeps its `dueAt` without `dueShard`: ADR 0007), and no live lease (a tick on the leased path owns it
+ * until it releases it).
  */
 export function unchangedSinceRead(
   update: Expressions,
@@ -80,6 +82,7 @@ export function unchangedSinceRead(
     `${update.name('dueAt')} = ${update.value(seen.seenNextFireAt)}` +
     ` AND ${update.name('version')} = ${update.value(seen.seenVersion)}` +
     ` AND ${update.name('createdAt')} = ${update.value(seen.seenCreatedAt)}` +
+    ` AND attribute_exists(${update.name('dueShard')})` +
     ` AND (attribute_not_exists(${lease}) OR ${lease} < ${update.value(seen.now)})`
   );
 }

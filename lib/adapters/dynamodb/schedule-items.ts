@@ -18,8 +18,9 @@ import {
 
 /**
  * A schedule item stores each fact once: the id lives in `pk`, the next fire time in `dueAt` (the due
- * index's sort key), and `dueShard` is present only while the schedule is active (not paused, has a next fire).
- * Absent optional fields mean `null`.
+ * index's sort key), and `dueShard` is present only while the schedule is active (not paused, has a next fire)
+ * and item-indexed: a schedule on due notes (ADR 0007) keeps `dueAt` without `dueShard` (`onNotes`, derived
+ * when read; written only by the conversion). Absent optional fields mean `null`.
  */
 export function scheduleToItem(schedule: Schedule, shards: number): StoredItem {
   const item: StoredItem = {
@@ -101,8 +102,14 @@ export function itemToSchedule(item: StoredItem): Schedule {
     updatedAt: Number(item.updatedAt),
     leaseOwner: typeof item.leaseOwner === 'string' ? item.leaseOwner : null,
     leaseUntil: optionalNumber(item.leaseUntil),
-    ...(item.onNotes === true && { onNotes: true }),
+    // Derived, never stored: out of the due index with its `dueAt` kept and not paused (ADR 0007).
+    ...(isNotedItem(item) && { onNotes: true }),
   };
+}
+
+/** A schedule item on due notes: not paused, its `dueAt` kept, out of the due index (no `dueShard`). */
+export function isNotedItem(item: StoredItem): boolean {
+  return item.paused !== true && item.dueAt !== undefined && item.dueShard === undefined;
 }
 
 export function isActive(paused: boolean, nextFireAt: EpochMs | null): boolean {

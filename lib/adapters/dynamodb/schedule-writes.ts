@@ -6,10 +6,16 @@ import {
   VersionConflictError,
 } from '../../core/errors';
 import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
-import type { AddScheduleInput, AddScheduleOutcome, FiresTakenBack } from '../../core/ports/schedule-store';
+import type {
+  AddScheduleInput,
+  AddScheduleOutcome,
+  FiresTakenBack,
+  NotedState,
+} from '../../core/ports/schedule-store';
 import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
-import { movedSince, withTakeBack } from './runs-take-back';
+import { notedClauses, notesMoved } from './noted-writes';
+import { movedSince } from './runs-take-back';
 import {
   definitionAttributes,
   dueShardOf,
@@ -74,11 +80,14 @@ async function replaceSchedule(context: StoreContext, input: AddScheduleInput): 
       `if_not_exists(${update.name('version')}, ${update.value(0)}) + ${update.value(1)}`,
     );
   setDueKeys(update, definition.id, definition.paused, nextFireAt, context.shards);
-  const { takeBack } = input;
+  const { takeBack, noted } = input;
+  const clauses = notedClauses(update, noted, takeBack);
+  // Without a take-back or a note to carry it is an upsert (an absent item is not on notes).
+  if (takeBack || noted) clauses.unshift('attribute_exists(pk)');
   try {
     const output = await context.update('addSchedule', {
       Key: scheduleKey(definition.id),
-      ...update.build(takeBack && `attribute_exists(pk)${withTakeBack(update, takeBack)}`),
+      ...update.build(clauses.join(' AND ')),
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
@@ -86,10 +95,12 @@ async function replaceSchedule(context: StoreContext, input: AddScheduleInput): 
     return { status: schedule.version === 1 ? 'added' : 'replaced', schedule };
   } catch (error) {
     const { old } = conditionFailure(error);
-    if (!takeBack) throw error;
-    const ourEarlierTry = old?.version === takeBack.seenVersion + 1 && old.updatedAt === now;
+    const seenVersion = noted?.seenVersion ?? takeBack?.seenVersion;
+    const ourEarlierTry =
+      seenVersion !== undefined && old?.version === seenVersion + 1 && old.updatedAt === now;
     if (old && ourEarlierTry) return { status: 'replaced', schedule: itemToSchedule(old) };
-    throw new ScheduleMovedError(definition.id, takeBack.seenVersion);
+    if (!takeBack && !noted && !(old && notesMoved(old, undefined))) throw error;
+    throw new ScheduleMovedError(definition.id, seenVersion ?? Number(old?.version));
   }
 }
 
@@ -101,6 +112,7 @@ export async function updateSchedule(
   now: EpochMs,
   expectedVersion?: number,
   takeBack?: FiresTakenBack,
+  noted?: NotedState,
 ): Promise<Schedule> {
   // Whether the schedule belongs in the due index depends on its stored `paused`: guess "not paused"
   // (the common case) and make the guess part of the condition; a failed guess is corrected once.
@@ -116,7 +128,7 @@ export async function updateSchedule(
     let condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(paused)}`;
     if (expectedVersion !== undefined)
       condition += ` AND ${update.name('version')} = ${update.value(expectedVersion)}`;
-    if (takeBack) condition += withTakeBack(update, takeBack);
+    for (const clause of notedClauses(update, noted, takeBack)) condition += ` AND ${clause}`;
     try {
       const output = await context.update('updateSchedule', {
         Key: scheduleKey(id),
@@ -133,7 +145,9 @@ export async function updateSchedule(
         if (ourEarlierTry) return itemToSchedule(old);
         throw new VersionConflictError(id, expectedVersion);
       }
-      if (takeBack && (old.version !== takeBack.seenVersion || movedSince(old, takeBack))) {
+      if (noted && old.version === noted.seenVersion + 1 && old.updatedAt === now) return itemToSchedule(old);
+      if (notesMoved(old, noted)) throw new ScheduleMovedError(id, noted?.seenVersion ?? Number(old.version));
+      if (takeBack && !noted && (old.version !== takeBack.seenVersion || movedSince(old, takeBack))) {
         throw new ScheduleMovedError(id, takeBack.seenVersion);
       }
       paused = old.paused === true;
@@ -147,6 +161,7 @@ export async function pauseSchedule(
   id: string,
   now: EpochMs,
   takeBack?: FiresTakenBack,
+  noted?: NotedState,
 ): Promise<Schedule> {
   const update = new Expressions()
     .set('paused', true)
@@ -154,9 +169,11 @@ export async function pauseSchedule(
     .set('firesFrom', now)
     .remove('dueShard');
   update.setExpression('version', `${update.name('version')} + ${update.value(1)}`);
+  // Paused from its live note: it keeps the note's next fire time (the one it shows while paused).
+  if (noted) update.set('dueAt', noted.nextFireAt);
   let condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(false)}`;
-  if (takeBack) condition += withTakeBack(update, takeBack);
-  return changePausedState(context, id, update, condition, takeBack);
+  for (const clause of notedClauses(update, noted, takeBack)) condition += ` AND ${clause}`;
+  return changePausedState(context, id, update, condition, takeBack !== undefined || noted !== undefined);
 }
 
 export async function resumeSchedule(
@@ -179,7 +196,7 @@ async function changePausedState(
   id: string,
   update: Expressions,
   condition: string,
-  takeBack?: FiresTakenBack,
+  pinned = false,
 ): Promise<Schedule> {
   try {
     const output = await context.update('changePausedState', {
@@ -192,8 +209,11 @@ async function changePausedState(
   } catch (error) {
     const { old } = conditionFailure(error);
     if (!old) throw new ScheduleNotFoundError(id);
-    // Not yet paused, but not as read either: what to take back changed.
-    if (takeBack && old.paused !== true) throw new ScheduleMovedError(id, takeBack.seenVersion);
+    // Not yet paused, but not as read either: what to take back, or the note to carry, changed (or it
+    // was converted to due notes since it was read).
+    if (old.paused !== true && (pinned || notesMoved(old, undefined))) {
+      throw new ScheduleMovedError(id, Number(old.version));
+    }
     return itemToSchedule(old);
   }
 }

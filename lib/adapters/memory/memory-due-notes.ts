@@ -5,6 +5,7 @@ import {
   checkShard,
   type FetchNoteItems,
   findLiveNoteIn,
+  findLiveNotesIn,
   readNotePage,
 } from '../../core/ports/due-note-reads';
 import type {
@@ -13,6 +14,7 @@ import type {
   DueNoteStore,
   DueNotesPage,
   FindLiveNoteInput,
+  FindLiveNotesInput,
   FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
@@ -74,6 +76,10 @@ export abstract class MemoryDueNotes extends MemoryDueShardLeases implements Due
 
   findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
     return findLiveNoteIn(input, shardOf(input.scheduleId, this.dueShards), this.fetchNoteItems);
+  }
+
+  findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>> {
+    return findLiveNotesIn(input, this.dueShards, this.fetchNoteItems);
   }
 
   /** Puts a note item as given, valid or not (a test aid for corrupt entries; not part of the port). */

@@ -23,6 +23,7 @@ import type {
   AdvanceOutcome,
   AdvanceScheduleInput,
   FiresTakenBack,
+  NotedState,
   ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
@@ -53,15 +54,17 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
       throw new ConflictingIdError('schedule', definition.id);
     if (existing && input.conflictPolicy === 'do_nothing')
       return { status: 'kept', schedule: copy(existing) };
-    const { takeBack } = input;
-    if (takeBack && (!existing || movedSince(existing, takeBack))) {
-      throw new ScheduleMovedError(definition.id, takeBack.seenVersion);
+    const { takeBack, noted } = input;
+    if (existing) checkNotes(existing, noted, takeBack);
+    else if (takeBack || noted) {
+      throw new ScheduleMovedError(definition.id, noted?.seenVersion ?? takeBack?.seenVersion ?? 0);
     }
+    const counted = noted ?? existing;
     const schedule: Schedule = {
       ...structuredClone(definition),
       nextFireAt,
-      lastFireAt: takeBack ? takeBack.lastFireAt : (existing?.lastFireAt ?? null),
-      runs: (existing?.runs ?? 0) - (takeBack?.count ?? 0),
+      lastFireAt: takeBack ? takeBack.lastFireAt : (counted?.lastFireAt ?? null),
+      runs: (counted?.runs ?? 0) - (takeBack?.count ?? 0),
       firesFrom: now,
       version: (existing?.version ?? 0) + 1,
       createdAt: existing?.createdAt ?? now,
@@ -98,12 +101,14 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
     now: EpochMs,
     expectedVersion?: number,
     takeBack?: FiresTakenBack,
+    noted?: NotedState,
   ): Promise<Schedule> {
     const schedule = this.require(id);
     if (expectedVersion !== undefined && schedule.version !== expectedVersion) {
       throw new VersionConflictError(id, expectedVersion);
     }
-    if (takeBack && movedSince(schedule, takeBack)) throw new ScheduleMovedError(id, takeBack.seenVersion);
+    checkNotes(schedule, noted, takeBack);
+    carryNote(schedule, noted);
     if (takeBack) takeBackFrom(schedule, takeBack);
     for (const [field, value] of Object.entries(structuredClone(changes))) {
       // `null` clears an optional field (absent means none), as DynamoDB's REMOVE does; fields whose
@@ -116,12 +121,18 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
     return copy(schedule);
   }
 
-  async pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule> {
+  async pauseSchedule(
+    id: string,
+    now: EpochMs,
+    takeBack?: FiresTakenBack,
+    noted?: NotedState,
+  ): Promise<Schedule> {
     const schedule = this.require(id);
-    if (!schedule.paused && takeBack && movedSince(schedule, takeBack)) {
-      throw new ScheduleMovedError(id, takeBack.seenVersion);
-    }
+    if (!schedule.paused) checkNotes(schedule, noted, takeBack);
     if (!schedule.paused) {
+      carryNote(schedule, noted);
+      // Paused from its live note: it keeps the note's next fire time (the one it shows while paused).
+      if (noted) schedule.nextFireAt = noted.nextFireAt;
       if (takeBack) takeBackFrom(schedule, takeBack);
       Object.assign(schedule, {
         paused: true,
@@ -243,7 +254,7 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
     const schedule = this.schedules.get(input.id);
     if (!schedule || schedule.createdAt !== input.seenCreatedAt) return 'gone';
     if (schedule.version !== input.seenVersion) return 'superseded';
-    if (schedule.nextFireAt === input.seenNextFireAt && isFree(schedule, input.now)) {
+    if (schedule.nextFireAt === input.seenNextFireAt && !schedule.onNotes && isFree(schedule, input.now)) {
       schedule.nextFireAt = input.nextFireAt;
       if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
       schedule.runs += input.firesDispatched;
@@ -258,14 +269,18 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
   async convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean> {
     const schedule = this.schedules.get(input.id);
     if (schedule?.createdAt !== input.seenCreatedAt || schedule.version !== input.seenVersion) return false;
-    if (schedule.nextFireAt === input.seenNextFireAt && !schedule.paused && isFree(schedule, input.now)) {
-      Object.assign(schedule, { nextFireAt: null, runs: input.runs, onNotes: true });
+    // A schedule with `maxRuns` stays item-indexed (ADR 0007).
+    const asRead =
+      schedule.nextFireAt === input.seenNextFireAt && !schedule.paused && schedule.maxRuns === null;
+    if (asRead && !schedule.onNotes && isFree(schedule, input.now)) {
+      // It keeps its next fire time (the one read): on notes, not finished (ADR 0007).
+      Object.assign(schedule, { onNotes: true, runs: input.runs });
       if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
       return true;
     }
     // Already as this write leaves it: an earlier try of the same conversion applied.
     const sameLastFire = input.lastFireAt === null || schedule.lastFireAt === input.lastFireAt;
-    return schedule.nextFireAt === null && schedule.runs === input.runs && sameLastFire;
+    return asRead && schedule.onNotes === true && schedule.runs === input.runs && sameLastFire;
   }
 
   async finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean> {
@@ -274,6 +289,7 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
     const sameLastFire = input.lastFireAt === null || schedule.lastFireAt === input.lastFireAt;
     if (schedule.onNotes === true && !schedule.paused) {
       delete schedule.onNotes;
+      schedule.nextFireAt = null;
       schedule.runs = input.runs;
       if (input.lastFireAt !== null) schedule.lastFireAt = input.lastFireAt;
       return true;
@@ -300,8 +316,35 @@ export class MemoryScheduleStore extends MemoryDueNotes implements ScheduleStore
   }
 }
 
+/** In the due index: not paused, a next fire time, not on due notes (ADR 0007). */
 function isDue(schedule: Schedule, dueBefore: EpochMs): boolean {
-  return !schedule.paused && schedule.nextFireAt !== null && schedule.nextFireAt <= dueBefore;
+  return (
+    !schedule.paused && !schedule.onNotes && schedule.nextFireAt !== null && schedule.nextFireAt <= dueBefore
+  );
+}
+
+/**
+ * A write carrying a live note's state applies only to the schedule still on notes at the version read;
+ * one without it only to a schedule not on notes (`NotedState`); a take-back without a note only while
+ * its version and last fire time are as read.
+ */
+function checkNotes(schedule: Schedule, noted: NotedState | undefined, takeBack: FiresTakenBack | undefined) {
+  const moved = noted
+    ? !schedule.onNotes || schedule.version !== noted.seenVersion
+    : schedule.onNotes === true || (takeBack !== undefined && movedSince(schedule, takeBack));
+  if (moved)
+    throw new ScheduleMovedError(
+      schedule.id,
+      noted?.seenVersion ?? takeBack?.seenVersion ?? schedule.version,
+    );
+}
+
+/** Makes a schedule on notes item-indexed again, with its live note's count and last fire time. */
+function carryNote(schedule: Schedule, noted: NotedState | undefined): void {
+  delete schedule.onNotes;
+  if (!noted) return;
+  schedule.runs = noted.runs;
+  schedule.lastFireAt = noted.lastFireAt;
 }
 
 function isFree(schedule: Schedule, now: EpochMs): boolean {

@@ -6,6 +6,7 @@ import type {
   DueNote,
   DueNotesPage,
   FindLiveNoteInput,
+  FindLiveNotesInput,
   FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
@@ -19,6 +20,7 @@ import type {
   AdvanceOutcome,
   AdvanceScheduleInput,
   FiresTakenBack,
+  NotedState,
   ReadDueSchedulesInput,
   ReleaseOutcome,
   ReleaseScheduleInput,
@@ -64,12 +66,13 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     now: EpochMs,
     expectedVersion?: number,
     takeBack?: FiresTakenBack,
+    noted?: NotedState,
   ): Promise<Schedule> {
-    return this.schedules.updateSchedule(id, changes, nextFireAt, now, expectedVersion, takeBack);
+    return this.schedules.updateSchedule(id, changes, nextFireAt, now, expectedVersion, takeBack, noted);
   }
 
-  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule> {
-    return this.schedules.pauseSchedule(id, now, takeBack);
+  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack, noted?: NotedState): Promise<Schedule> {
+    return this.schedules.pauseSchedule(id, now, takeBack, noted);
   }
 
   giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {
@@ -164,6 +167,10 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>> {
     return this.schedules.readSchedules(ids);
+  }
+
+  findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>> {
+    return this.schedules.findLiveNotes(input);
   }
 
   /** Puts a note item as given, valid or not (a test aid for corrupt entries; not part of the port). */

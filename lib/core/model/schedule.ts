@@ -41,7 +41,10 @@ export interface ScheduleDefinition {
 
 /** A schedule as stored. */
 export interface Schedule extends ScheduleDefinition {
-  /** The next fire time not yet dispatched; `null` when paused-and-unknown or finished. */
+  /**
+   * The next fire time not yet dispatched; `null` when paused-and-unknown or finished. Of a schedule
+   * `onNotes`, the one at its conversion (its live note holds the current one).
+   */
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched. */
   lastFireAt: EpochMs | null;
@@ -61,8 +64,9 @@ export interface Schedule extends ScheduleDefinition {
   leaseOwner: string | null;
   leaseUntil: EpochMs | null;
   /**
-   * Moved on by due notes (ADR 0007): a tick converted it, its next fire time lives in its live note and
-   * `nextFireAt` reads `null` though it has not finished. Absent on an item-indexed schedule.
+   * True while the schedule is moved on by due notes (ADR 0007): out of the due index, its `nextFireAt`,
+   * `lastFireAt` and `runs` are those at its conversion and its live note holds the current ones. Never
+   * paused nor finished. Absent otherwise; every admin write makes the schedule item-indexed again.
    */
   onNotes?: boolean;
 }

@@ -7,6 +7,7 @@ import {
   type DueNote,
   type DueNotesPage,
   type FindLiveNoteInput,
+  type FindLiveNotesInput,
   type ReadDueNotesInput,
 } from './due-notes';
 
@@ -104,6 +105,40 @@ export async function findLiveNoteIn(
     } while (after !== undefined);
   }
   return liveNoteOf(found, input);
+}
+
+/** `findLiveNotes`: every item of each bucket given, read once; the earliest note of each schedule. */
+export async function findLiveNotesIn(
+  input: FindLiveNotesInput,
+  shards: number,
+  fetch: FetchNoteItems,
+): Promise<Map<string, DueNote>> {
+  checkShard(input.shard, shards);
+  checkCount('buckets of a live-note lookup', input.buckets.length, DUE_NOTE_BOUNDS.liveNoteBuckets);
+  checkCount('schedules of a live-note lookup', input.schedules.length, DUE_NOTE_BOUNDS.liveNoteSchedules);
+  for (const bucket of input.buckets) checkBucket('bucket', bucket);
+  const identities = new Map(input.schedules.map((identity) => [identity.scheduleId, identity]));
+  const found = new Map<string, DueNote>();
+  for (const bucket of new Set(input.buckets)) {
+    let after: string | undefined;
+    do {
+      const fetched = await fetch(input.shard, bucket, after, DUE_NOTE_BOUNDS.itemsPerPage);
+      for (const item of fetched.items) {
+        for (const note of notesOfItem(bucket, item).notes) {
+          const identity = identities.get(note.entry.scheduleId);
+          const earlier =
+            identity && liveNoteOf([note, ...optional(found.get(identity.scheduleId))], identity);
+          if (earlier) found.set(note.entry.scheduleId, earlier);
+        }
+      }
+      after = fetched.lastItem;
+    } while (after !== undefined);
+  }
+  return found;
+}
+
+function optional<T>(value: T | undefined): T[] {
+  return value === undefined ? [] : [value];
 }
 
 export function checkShard(shard: number, shards: number): void {

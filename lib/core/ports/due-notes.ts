@@ -92,6 +92,16 @@ export interface FindLiveNoteInput extends DueNoteIdentity {
   throughBucket: number;
 }
 
+/** The live notes of many schedules of one shard, found in one read of each bucket (an admin page). */
+export interface FindLiveNotesInput {
+  /** The due shard of every schedule given. */
+  shard: number;
+  /** At most `DUE_NOTE_BOUNDS.liveNoteSchedules`. */
+  schedules: readonly DueNoteIdentity[];
+  /** The buckets to read (any, not only consecutive ones): at most `DUE_NOTE_BOUNDS.liveNoteBuckets`. */
+  buckets: readonly number[];
+}
+
 /** Every input is bounded: a call outside these bounds throws a `RangeError` before reading or writing. */
 export const DUE_NOTE_BOUNDS = {
   notesPerWrite: 5_000,
@@ -99,6 +109,7 @@ export const DUE_NOTE_BOUNDS = {
   /** Buckets (empty ones included: one query each) a page reads at most; a long outage takes pages. */
   bucketsPerPage: 60,
   liveNoteBuckets: 12,
+  liveNoteSchedules: 1_000,
 } as const;
 
 /**
@@ -140,9 +151,10 @@ export interface DueNoteStore {
   moveNoteCursor(shard: number, toBucket: number): Promise<boolean>;
 
   /**
-   * Hands an item-indexed schedule over to notes with one conditional write (`REMOVE dueAt, dueShard`,
+   * Hands an item-indexed schedule over to notes with one conditional write (`REMOVE dueShard`,
    * `SET runs, lastFireAt`): only while its version, creation time and next fire time are as read, it is
-   * not paused and no live lease holds it. Write its successor note first. True when it applied (or an
+   * not paused, has no `maxRuns` (those stay item-indexed) and no live lease holds it. It keeps `dueAt`
+   * and reads as `onNotes` from then on. Write its successor note first. True when it applied (or an
    * identical conversion had: a retry whose answer was lost), false otherwise.
    */
   convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean>;
@@ -169,4 +181,11 @@ export interface DueNoteStore {
    * skipped (the bucket's reader reports them).
    */
   findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined>;
+
+  /**
+   * `findLiveNote` for many schedules of one shard at once: each bucket given is read once (every item,
+   * strongly consistent), whatever the number of schedules. Answers the live note of each schedule that
+   * has one among those buckets, by schedule id.
+   */
+  findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>>;
 }

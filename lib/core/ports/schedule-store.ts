@@ -14,6 +14,8 @@ export interface AddScheduleInput {
   now: EpochMs;
   /** With `replace`: the fires the replaced definition sent ahead, taken back in the same write. */
   takeBack?: FiresTakenBack;
+  /** With `replace`, of a schedule read `onNotes`: its live note's state (`NotedState`). */
+  noted?: NotedState;
 }
 
 /**
@@ -27,6 +29,22 @@ export interface FiresTakenBack {
   /** Subtracted from `runs`. */
   count: number;
   /** The new `lastFireAt`: the latest fire time still counted. */
+  lastFireAt: EpochMs | null;
+}
+
+/**
+ * The live note's state (ADR 0007) that an admin write of a schedule `onNotes` carries onto its item,
+ * making it item-indexed again: `runs` (less a take-back's count) and `lastFireAt` (a take-back's when
+ * given) are set from it, and a pause keeps its `nextFireAt`. The write applies only while the item is
+ * still on notes at `seenVersion`, else it throws `ScheduleMovedError` and writes nothing. (A note-indexed
+ * item moves only by admin writes, which bump the version: the take-back's condition on the item's last
+ * fire time, stale on such an item, is replaced by this one.) A write without it throws
+ * `ScheduleMovedError` on an item on notes: its plan rested on the item's stale fire times.
+ */
+export interface NotedState {
+  seenVersion: number;
+  nextFireAt: EpochMs;
+  runs: number;
   lastFireAt: EpochMs | null;
 }
 
@@ -160,13 +178,14 @@ export interface ScheduleStore extends DueShardLeases, DueNoteStore {
     now: EpochMs,
     expectedVersion?: number,
     takeBack?: FiresTakenBack,
+    noted?: NotedState,
   ): Promise<Schedule>;
 
   /**
    * Sets `paused` (removing it from the due index) and `firesFrom = now`; bumps `version`; takes back
    * `takeBack` in the same write. Idempotent: a paused schedule is returned unchanged.
    */
-  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack): Promise<Schedule>;
+  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack, noted?: NotedState): Promise<Schedule>;
 
   /**
    * Adds `count` to `runs` of the schedule added at `createdAt` (else nothing): gives back fires a

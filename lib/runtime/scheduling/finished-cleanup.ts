@@ -55,12 +55,16 @@ export interface CleanupOutcome {
   releasePendingMs?: number;
 }
 
-/** As `removeFinishedAfterLastFire`, telling apart a release still pending (see `CleanupOutcome`). */
+/**
+ * As `removeFinishedAfterLastFire`, telling apart a release still pending (see `CleanupOutcome`).
+ * `finalFire`: the fire that ended was sent as its schedule's last (a retry of another fire is not).
+ */
 export async function cleanUpAfterFire(
   deps: FinishedCleanupDeps,
   scheduleId: string,
   endedFireTime: EpochMs | null,
   recordKeptMs = Number.POSITIVE_INFINITY,
+  finalFire = true,
 ): Promise<CleanupOutcome> {
   const schedule = await deps.scheduleStore.getSchedule(scheduleId);
   if (!schedule) return {};
@@ -75,11 +79,14 @@ export async function cleanUpAfterFire(
   // Sent without a lease (ADR 0005): the tick moves the schedule past its fires right after sending
   // them, so a fire due at once can end first. Look again shortly while that write can still come; after
   // that its tick died, and the next tick sends the fire again, whose delivery tries the cleanup again.
+  // A schedule on due notes (ADR 0007) keeps its conversion's next fire time, behind every fire since:
+  // only its last fire waits for the write that finishes it (a retry of any other has nothing to wait for).
   const advancePending =
     endedFireTime !== null &&
     !isFinished(schedule) &&
     schedule.nextFireAt !== null &&
-    schedule.nextFireAt <= endedFireTime;
+    schedule.nextFireAt <= endedFireTime &&
+    (schedule.onNotes !== true || finalFire);
   if (
     advancePending &&
     deps.clock.now() < (await claimedAt(deps, schedule.id, endedFireTime)) + ADVANCE_WAIT_MS

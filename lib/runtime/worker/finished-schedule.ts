@@ -32,10 +32,17 @@ export async function cleanUpFinishedSchedule(
   record: SQSRecord,
   job: JobRequest,
   logger: Logger,
+  finalFire = true,
 ): Promise<MessageOutcome> {
   if (job.scheduleId === null) return 'done';
   try {
-    const { removed, releasePendingMs } = await cleanUpAfterFire(ctx.deps, job.scheduleId, job.fireTime);
+    const { removed, releasePendingMs } = await cleanUpAfterFire(
+      ctx.deps,
+      job.scheduleId,
+      job.fireTime,
+      Number.POSITIVE_INFINITY,
+      finalFire,
+    );
     if (releasePendingMs !== undefined) {
       // The job ended before the tick that sent it released the schedule: look again shortly.
       logger.debug('the schedule is not released yet; the message comes back to clean it up');

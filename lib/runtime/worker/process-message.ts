@@ -45,7 +45,8 @@ export async function processMessage(ctx: WorkerContext, record: SQSRecord): Pro
     const fire = scheduleFireOf(decoded.message);
     const outcome = await processJob(ctx, record, job, attempt, logger, fire);
     if (outcome !== 'done' || !mayEndItsSchedule(decoded.message, fire)) return outcome;
-    return await cleanUpFinishedSchedule(ctx, record, job, logger);
+    const finalFire = decoded.message.finalFire === true || fire?.finalFire === true;
+    return await cleanUpFinishedSchedule(ctx, record, job, logger, finalFire);
   } catch (error) {
     logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
     return 'retry_later';

@@ -144,7 +144,9 @@ export function fireVerdict(
  * The schedule's current definition fires at `fireTime`: one of its trigger's times, at or after
  * `firesFrom`. With `maxRuns`, also one it dispatched (counted in `runs`, so `<= lastFireAt`): its limit
  * may stop it before a later one (a tick's send whose advance lost to the change), which then must not
- * run in its place.
+ * run in its place. (A schedule on due notes, whose item's `lastFireAt` is its conversion's, never has
+ * `maxRuns`: the conversion refuses one, ADR 0007. Nothing else here reads its stale fire times: it is
+ * not finished, so no fire is taken for its last.)
  */
 function firesThen(schedule: Schedule, fireTime: EpochMs | null): boolean {
   if (fireTime === null || fireTime < schedule.firesFrom) return false;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createAdminHandler } from '../../../lib/runtime/handlers/admin';
+import { testTasks } from '../admin/support/harness';
 import { SECOND, T0 } from '../support';
 import { expectEveryFireOnce, fireTimes, interval, MINUTE, notesRuntime } from './notes-harness';
 
@@ -12,13 +14,18 @@ describe('due notes: schedules changed, removed or ending while on notes (ADR 00
     await runtime.tickEveryMinuteUntil(T0 + 5 * MINUTE);
     expect(await runtime.store.getSchedule('paused')).toMatchObject({ onNotes: true, version: 1 });
 
-    // Act: the admin writes between two ticks (an update bumps the version and indexes the item again)
+    // Act: the admin API's changes between two ticks (each bumps the version; an update indexes the item again)
     const changedAt = runtime.clock.now() - 30 * SECOND;
     runtime.clock.set(changedAt);
-    await runtime.store.pauseSchedule('paused', changedAt);
-    await runtime.store.removeSchedule('removed');
-    const resumeAt = fireTimes(often, changedAt + 1, changedAt + MINUTE)[0] as number;
-    await runtime.store.updateSchedule('updated', { payload: { n: 2 } }, resumeAt, changedAt);
+    const admin = createAdminHandler(() => runtime.deps, testTasks({ echo: { handler: () => undefined } }));
+    for (const request of [
+      { action: 'pause_schedule', id: 'paused' },
+      { action: 'remove_schedule', id: 'removed' },
+      { action: 'update_schedule', id: 'updated', payload: { n: 2 } },
+    ]) {
+      const answer = await admin(request, { awsRequestId: request.action });
+      expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
+    }
     runtime.clock.set(changedAt + 30 * SECOND);
     await runtime.tickEveryMinuteUntil(T0 + 20 * MINUTE);
 
@@ -30,7 +37,7 @@ describe('due notes: schedules changed, removed or ending while on notes (ADR 00
     expect(sentAfter('updated').every((s) => s.message.revision?.version === 2)).toBe(true);
     expectEveryFireOnce(runtime.sentOf('updated'), often, T0 + 20 * MINUTE);
     expectEveryFireOnce(runtime.sentOf('kept'), often, T0 + 20 * MINUTE);
-    expect(await runtime.store.getSchedule('updated')).toMatchObject({ version: 2, nextFireAt: null });
+    expect(await runtime.store.getSchedule('updated')).toMatchObject({ version: 2, onNotes: true });
     // The old version's chain ended at its first note read after the change: none noted beyond it
     const oldChain = (await runtime.allNotes(T0 + 30 * MINUTE)).filter(
       (note) => note.entry.scheduleId !== 'kept' && note.entry.version === 1,

@@ -6,6 +6,7 @@ import { compileTrigger } from '../../../core/triggers';
 import { scheduleJobExtras } from '../../scheduling/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../../tasks/define-task';
 import type { ActionContext } from '../context';
+import { readWithLiveNote } from './live-notes';
 
 /**
  * A fire the tick sent to the queue exists only as a message until a worker claims it: writing a job
@@ -68,7 +69,8 @@ export async function dispatchedFireJob(jobId: string, context: ActionContext): 
   const fire = parseFireJobId(jobId);
   if (!fire) return undefined;
   const { scheduleId, fireTime } = fire;
-  const schedule = await context.deps.scheduleStore.getSchedule(scheduleId);
+  // The fires dispatched run to the live note's last fire of a schedule on due notes (ADR 0007).
+  const schedule = await readWithLiveNote(context, scheduleId);
   if (!schedule) return undefined;
   const range = dispatchedRange(schedule, context.now, context);
   const dispatched =

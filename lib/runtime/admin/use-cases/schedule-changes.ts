@@ -24,6 +24,7 @@ import { checkTimeoutOverride } from '../validation/timeout-override';
 import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
+import { notedStateOf, readWithLiveNote } from './live-notes';
 import { finishedEvents, validIdParams } from './schedules';
 import {
   lastCountedAfter,
@@ -52,7 +53,8 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     }
     const resolved = check.trigger(raw.trigger, 'trigger', context.now);
     const newTask = raw.task === undefined ? undefined : check.task(raw.task);
-    const current = parsed ? await context.deps.scheduleStore.getSchedule(parsed.id) : undefined;
+    // On due notes: its live note's fire times and runs, carried onto the item by the write (ADR 0007).
+    const current = parsed ? await readWithLiveNote(context, parsed.id) : undefined;
     if (current && (raw.task !== undefined || raw.payload !== undefined)) {
       const task = raw.task === undefined ? check.task(current.task) : newTask;
       check.payload(task, InputCheck.payloadToCheck(raw.payload, current.payload));
@@ -80,6 +82,7 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
         context.now,
         params.expected_version ?? current.version,
         takeBack,
+        notedStateOf(current),
       );
       const updated = await settleTakeBack(context, written, current, takeBack);
       const restarted = nextFireAt !== null && current.nextFireAt === null;
@@ -115,7 +118,8 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
 export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
   const { params } = check.valid({ params: check.params(resumeScheduleParams, raw) });
-  const current = await context.deps.scheduleStore.getSchedule(params.id);
+  // Read with its live note: a schedule on due notes is never paused, and answers as it stands.
+  const current = await readWithLiveNote(context, params.id);
   if (!current) throw new ScheduleNotFoundError(params.id);
   if (!current.paused) return { dispatched_jobs: 0, schedule: wireSchedule(current) };
 

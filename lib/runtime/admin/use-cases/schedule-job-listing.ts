@@ -5,6 +5,7 @@ import type { Page, PageRequest } from '../../../core/model/page';
 import type { JobFilter } from '../../../core/ports/job-store';
 import type { ActionContext } from '../context';
 import { dispatchedFireTimes, queuedFireJob } from './dispatched-fires';
+import { readWithLiveNote } from './live-notes';
 
 /** Stored jobs are read in pages of this size while looking for the records of dispatched fires. */
 const RECORD_PAGE = 500;
@@ -19,7 +20,7 @@ export async function listJobsWithDispatchedFires(
   filter: JobFilter,
   page: PageRequest,
 ): Promise<Page<Job>> {
-  const { jobStore, scheduleStore } = context.deps;
+  const { jobStore } = context.deps;
   const fromStore = (request: PageRequest) => jobStore.listJobs(filter, request, context.now);
   const firesCursor = page.cursor === undefined ? undefined : decodeFiresCursor(page.cursor, filter);
   const withFires =
@@ -29,7 +30,7 @@ export async function listJobsWithDispatchedFires(
     (page.cursor === undefined || firesCursor !== undefined);
   if (!withFires || filter.scheduleId === undefined) return fromStore(page);
 
-  const schedule = await scheduleStore.getSchedule(filter.scheduleId);
+  const schedule = await readWithLiveNote(context, filter.scheduleId);
   const times = schedule
     ? dispatchedFireTimes(schedule, context, firesCursor ?? Number.POSITIVE_INFINITY)
     : [];

@@ -17,6 +17,7 @@ import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
 import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
+import { notedStateOf, readWithLiveNote, withLiveNote, withLiveNotes } from './live-notes';
 import {
   lastCountedAfter,
   MOVED_ATTEMPTS,
@@ -58,7 +59,7 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
   );
   const dispatch =
     added.status === 'kept'
-      ? { schedule: added.schedule, jobsSent: 0 }
+      ? { schedule: await withLiveNote(context, added.schedule), jobsSent: 0 }
       : await dispatchIfInsideWindow(context, added.schedule);
   if (added.status !== 'kept') {
     await publishAfterWrite(context, [
@@ -98,7 +99,9 @@ async function writeSchedule(
 ) {
   const { scheduleStore } = context.deps;
   for (let attempt = 1; ; attempt++) {
-    const replaced = conflictPolicy === 'replace' ? await scheduleStore.getSchedule(schedule.id) : undefined;
+    // Read with its live note: a replace carries the note's runs and last fire (ADR 0007).
+    const replaced = conflictPolicy === 'replace' ? await readWithLiveNote(context, schedule.id) : undefined;
+    const noted = replaced && notedStateOf(replaced);
     const takeBack =
       replaced && takeBackOf(replaced, context, schedule.maxRuns !== null || replaced.maxRuns !== null);
     const finishedFromStart =
@@ -116,6 +119,7 @@ async function writeSchedule(
         conflictPolicy,
         now: context.now,
         ...(takeBack && { takeBack }),
+        ...(noted && { noted }),
       });
       if (replaced && added.status === 'replaced') {
         added.schedule = await settleTakeBack(context, added.schedule, replaced, takeBack);
@@ -129,7 +133,7 @@ async function writeSchedule(
 
 export const getSchedule: ActionHandler<'get_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
-  const schedule = await context.deps.scheduleStore.getSchedule(params.id);
+  const schedule = await readWithLiveNote(context, params.id);
   if (!schedule) throw new ScheduleNotFoundError(params.id);
   return { schedule: wireSchedule(schedule) };
 };
@@ -147,7 +151,9 @@ export const listSchedules: ActionHandler<'list_schedules'> = async (raw, contex
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );
-  return { schedules: page.items.map(wireSchedule), cursor: page.cursor ?? null };
+  // Those on due notes answer from their live notes, looked up bucket by bucket for the whole page.
+  const schedules = await withLiveNotes(context, page.items);
+  return { schedules: schedules.map(wireSchedule), cursor: page.cursor ?? null };
 };
 
 /** `pause_schedule`: no fire time is dispatched until it is resumed. Idempotent. */
@@ -155,11 +161,12 @@ export const pauseSchedule: ActionHandler<'pause_schedule'> = async (raw, contex
   const { params } = validIdParams(raw, context);
   const { scheduleStore } = context.deps;
   for (let attempt = 1; ; attempt++) {
-    const before = await scheduleStore.getSchedule(params.id);
+    const before = await readWithLiveNote(context, params.id);
     // The fires it sent ahead are cancelled when they come up: they leave `runs` (ADR 0004).
     const takeBack = before && !before.paused ? takeBackOf(before, context) : undefined;
+    const noted = before && notedStateOf(before);
     try {
-      const paused = await scheduleStore.pauseSchedule(params.id, context.now, takeBack);
+      const paused = await scheduleStore.pauseSchedule(params.id, context.now, takeBack, noted);
       const schedule = before ? await settleTakeBack(context, paused, before, takeBack) : paused;
       return await pausedNow(context, schedule, before);
     } catch (error) {
@@ -180,7 +187,7 @@ async function pausedNow(context: ActionContext, schedule: Schedule, before: Sch
 export const removeSchedule: ActionHandler<'remove_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
   // Read first, for the event: the store's delete answers only whether there was a schedule.
-  const before = await context.deps.scheduleStore.getSchedule(params.id);
+  const before = await readWithLiveNote(context, params.id);
   const removed = await context.deps.scheduleStore.removeSchedule(params.id);
   if (!removed) throw new ScheduleNotFoundError(params.id);
   if (before) {
