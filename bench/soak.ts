@@ -16,6 +16,7 @@
 import { LOCAL_TICK_ROUNDS_IN_FLIGHT } from '../lib/local/platform';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
+import { addNoteTotals, emptyNoteTotals, type NoteTotals } from '../lib/runtime/notes/note-run';
 import type { TickSummary } from '../lib/runtime/tick/run-tick';
 import { BACKLOG_FEED, backlogSchedules, isAddedBacklogJob, runBacklogFeed } from './soak/backlog';
 import { checkBacklog } from './soak/backlog-check';
@@ -63,7 +64,7 @@ const FAULT_RATES = {
   unstorableReturn: 0.01,
   overrun: 0.25,
   crashBeforeWake: 0.1,
-  noteCrash: 0.05,
+  noteCrash: 0.15,
   slowNotePut: 0.05,
 };
 /** Every 15 s, 3 s in which every DynamoDB request is throttled (the store gives up within ~1 s). */
@@ -86,6 +87,15 @@ const SOAK_ENV = {
   // `--due-notes`: schedules without max_runs are moved on by due notes after their first advance (ADR 0007).
   SUNDIAL_DUE_NOTES: flags.dueNotes ? 'on' : 'off',
 };
+
+/** With `--due-notes`, schedules must have gone on notes and been sent from them, through the faults on notes. */
+function notesUnused(on: boolean, notes: NoteTotals): string[] {
+  if (!on) return [];
+  const problems: string[] = [];
+  if (notes.conversions === 0) problems.push('due notes on, but no schedule was handed over to notes');
+  if (notes.notesRead === 0) problems.push('due notes on, but the ticks read no note');
+  return problems;
+}
 
 async function main(): Promise<number> {
   const startedAt = Date.now();
@@ -150,6 +160,7 @@ async function main(): Promise<number> {
     /** Each tick's run [start, end): the backlog check's fallback is due by the end of a tick. */
     const tickRuns: [number, number][] = [];
     const fanOut = { shardsLeased: 0, dispatchersStarted: 0 };
+    const notes = emptyNoteTotals();
     const tickLoop = async (tick: () => Promise<TickSummary>, offsetMs: number) => {
       await sleep(offsetMs);
       while (ticking) {
@@ -161,6 +172,7 @@ async function main(): Promise<number> {
         tickRuns.push([started, Date.now()]);
         fanOut.shardsLeased += summary?.shardsLeased ?? 0;
         fanOut.dispatchersStarted += summary?.dispatchersStarted ?? 0;
+        if (summary?.notes) addNoteTotals(notes, summary.notes);
         await sleep(Math.max(0, 1000 - (Date.now() - started)) + Math.random() * 200);
       }
     };
@@ -254,6 +266,7 @@ async function main(): Promise<number> {
       backlogViolations: [
         ...backlog.violations,
         ...(fanOut.dispatchersStarted === 0 ? ['the ticks never handed shards to a dispatcher'] : []),
+        ...notesUnused(flags.dueNotes === true, notes),
       ],
       callsOf: (jobId) => {
         const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
@@ -279,6 +292,7 @@ async function main(): Promise<number> {
         fed: [...expected].filter((id) => id.startsWith('backlog-')).length,
       },
       fanOut,
+      ...(flags.dueNotes && { notes }),
       inFlightMarginMs: churnChecks.inFlightMarginMs,
       payloadBytes: schedules.map((schedule) => schedule.payloadBytes),
       drainSeconds,

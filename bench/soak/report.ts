@@ -1,3 +1,4 @@
+import type { NoteTotals } from '../../lib/runtime/notes/note-run';
 import type { PollerStats } from '../support/pollers';
 import type { BacklogVerdict } from './backlog-check';
 import type { SoakVerdict } from './checks';
@@ -21,6 +22,8 @@ export function printSoak(input: {
   backlog: BacklogVerdict & { fed: number };
   /** What the two ticks handed to dispatchers (ADR 0006), summed over their runs. */
   fanOut: { shardsLeased: number; dispatchersStarted: number };
+  /** With `--due-notes`: what the ticks did with due notes (ADR 0007), summed over their runs. */
+  notes?: NoteTotals;
   inFlightMarginMs: number;
   payloadBytes: readonly number[];
   drainSeconds: number;
@@ -50,6 +53,11 @@ export function printSoak(input: {
     input.capped,
     `backlog task (limit 2): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest wait with a slot free and no job woken for it ${input.backlog.longestFreeMs} ms, ended ${input.backlog.leastSlackMs} ms before the tick's fallback was due at the latest; crashes between giving a slot back and waking: ${faults.injected.crashBeforeWake}`,
     `fan-out: ${input.fanOut.shardsLeased} due-index shard leases taken by the ticks, ${input.fanOut.dispatchersStarted} dispatchers started`,
+    ...(input.notes
+      ? [
+          `due notes: ${input.notes.conversions} schedules handed over, ${input.notes.notesRead} notes read (${input.notes.staleNotes} skipped), ${input.notes.notesWritten} written, ${input.notes.cursorMoves} cursor moves, ${input.notes.bucketsHeld} buckets held back for a redo`,
+        ]
+      : []),
     `dead letters: ${input.redrive.copied} copied to the DLQ, ${input.redrive.redriven} redriven to the jobs queue`,
     `runtime: succeeded ${metrics.get('JobsSucceeded')}, reaped ${metrics.get('JobsReaped')}, retried ${metrics.get('JobsRetried')}, deferred (no slot / attempt still running) ${metrics.get('JobsDeferred')}, failed ${metrics.get('JobsFailed')}, missed ${metrics.get('JobsMissed')}, tick errors ${metrics.get('TickErrors')}, send failures ${metrics.get('SendFailures')}`,
     `worker invocations ${input.pollers.invocations} (${input.pollers.messages} messages)`,

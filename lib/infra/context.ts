@@ -26,6 +26,7 @@ export interface SundialContext {
   readonly alarmTopicArn?: string;
   readonly eventBusName?: string;
   readonly tracing?: boolean;
+  readonly dueNotes?: boolean;
   readonly fireLagP99ThresholdMs?: number;
   /** Relative to the project root. */
   readonly functionsDir?: string;
@@ -59,6 +60,7 @@ const KNOWN_KEYS = new Set<string>([
   'alarmTopicArn',
   'eventBusName',
   'tracing',
+  'dueNotes',
   'functionsDir',
   'tickReservedConcurrency',
   'logRetentionDays',
@@ -97,6 +99,7 @@ export function propsFromContext(scope: Construct, context: unknown, projectRoot
     alarmTopicArn,
     eventBusName,
     tracing,
+    dueNotes,
     functionsDir,
     tickReservedConcurrency,
     logRetentionDays,
@@ -119,6 +122,8 @@ export function propsFromContext(scope: Construct, context: unknown, projectRoot
   else if (eventBusName !== undefined) problems.push(`"sundial" context 'eventBusName' must be a string`);
   if (typeof tracing === 'boolean') props.tracing = tracing;
   else if (tracing !== undefined) problems.push(`"sundial" context 'tracing' must be true or false`);
+  if (typeof dueNotes === 'boolean') props.dueNotes = dueNotes;
+  else if (dueNotes !== undefined) problems.push(`"sundial" context 'dueNotes' must be true or false`);
   if (typeof functionsDir === 'string') props.functionsDir = `${projectRoot}/${functionsDir}`;
   else if (functionsDir !== undefined) problems.push(`"sundial" context 'functionsDir' must be a string`);
   if (tickReservedConcurrency === null || typeof tickReservedConcurrency === 'number') {

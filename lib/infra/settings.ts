@@ -17,6 +17,7 @@ export interface SundialSettings {
   readonly lookaheadSeconds: number;
   readonly earlySendSeconds: number;
   readonly tickRate: number;
+  readonly dueNotes: boolean;
   readonly workerBatchSize: number;
   readonly workerMaxConcurrency: number;
   readonly criticalWorkerMaxConcurrency: number;
@@ -146,6 +147,12 @@ export function resolveSettings(
     problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
 
+  const dueNotes = props.dueNotes ?? false;
+  // A note is read up to a tick period after its bucket, and its chunk holds one period (ADR 0007).
+  if (dueNotes && isKnown(tickRate) && tickRate !== 1) {
+    problems.push(`dueNotes needs tickRate 1 (a tick a minute), got tickRate ${tickRate}`);
+  }
+
   const shards = check.integer('shards', props.shards, DEFAULT_SHARDS, 1, MAX_SHARDS);
   const dispatchers = check.integer('dispatchers', props.dispatchers, DEFAULT_DISPATCHERS, 0, 1_000);
   if (isKnown(shards) && isKnown(dispatchers) && dispatchers > shards) {
@@ -160,6 +167,7 @@ export function resolveSettings(
     lookaheadSeconds,
     earlySendSeconds,
     tickRate,
+    dueNotes,
     workerBatchSize: check.integer('workerBatchSize', props.workerBatchSize, 10, 1, 10),
     workerMaxConcurrency: check.integer('workerMaxConcurrency', props.workerMaxConcurrency, 10, 2, 1_000),
     criticalWorkerMaxConcurrency: check.integer(

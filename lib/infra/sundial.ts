@@ -282,6 +282,7 @@ export class Sundial extends Construct {
       SUNDIAL_SHARDS: String(settings.shards),
       SUNDIAL_LOOKAHEAD_SECONDS: String(settings.lookaheadSeconds),
       SUNDIAL_EARLY_SEND_SECONDS: String(settings.earlySendSeconds),
+      SUNDIAL_DUE_NOTES: settings.dueNotes ? 'on' : 'off',
       SUNDIAL_LOG_LEVEL: settings.logLevel,
       SUNDIAL_METRICS_NAMESPACE: EMF.defaultNamespace,
       ...(settings.defaultResultTtlSeconds === null

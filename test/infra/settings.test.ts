@@ -17,6 +17,7 @@ describe('resolveSettings', () => {
       lookaheadSeconds: 90,
       earlySendSeconds: 900,
       tickRate: 1,
+      dueNotes: false,
       workerBatchSize: 10,
       workerMaxConcurrency: 10,
       criticalWorkerMaxConcurrency: 2,
@@ -135,6 +136,13 @@ describe('resolveSettings', () => {
     ]);
   });
 
+  it('moves schedules on by due notes only when asked, and only with a tick a minute', () => {
+    expect(resolveSettings({ dueNotes: true }, []).dueNotes).toBe(true);
+    expect(
+      problemsOf(() => resolveSettings({ dueNotes: true, tickRate: 2, lookaheadSeconds: 180 }, [])),
+    ).toEqual(['dueNotes needs tickRate 1 (a tick a minute), got tickRate 2']);
+  });
+
   it('rejects a lookahead that does not reach the next tick', () => {
     const problems = problemsOf(() => resolveSettings({ tickRate: 2, lookaheadSeconds: 120 }, []));
 
@@ -208,6 +216,7 @@ describe('propsFromContext (cdk.json "sundial")', () => {
       stack,
       {
         shards: 8,
+        dueNotes: true,
         removalPolicy: 'destroy',
         logRetentionDays: 7,
         tickReservedConcurrency: null,
@@ -219,6 +228,7 @@ describe('propsFromContext (cdk.json "sundial")', () => {
 
     expect(props).toMatchObject({
       shards: 8,
+      dueNotes: true,
       billing: { mode: 'provisioned', readCapacity: { min: 1, max: 2 }, writeCapacity: { min: 1, max: 2 } },
       removalPolicy: RemovalPolicy.DESTROY,
       logRetention: 7,
@@ -244,7 +254,7 @@ describe('propsFromContext (cdk.json "sundial")', () => {
     const problems = problemsOf(() =>
       propsFromContext(
         stack,
-        { shard: 8, lookaheadSeconds: '90', removalPolicy: 'keep', tracing: 'yes' },
+        { shard: 8, lookaheadSeconds: '90', removalPolicy: 'keep', tracing: 'yes', dueNotes: 'on' },
         '/project',
       ),
     );
@@ -254,6 +264,7 @@ describe('propsFromContext (cdk.json "sundial")', () => {
       '"sundial" context \'lookaheadSeconds\' must be a number, got "90"',
       '"sundial" context \'removalPolicy\' must be "retain" or "destroy", got "keep"',
       '"sundial" context \'tracing\' must be true or false',
+      '"sundial" context \'dueNotes\' must be true or false',
     ]);
   });
 });

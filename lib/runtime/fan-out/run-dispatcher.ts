@@ -54,7 +54,7 @@ export async function runDispatcher(
       concurrency: config.tickConcurrency,
       roundsInFlight: config.tickRoundsInFlight,
       logger,
-      ...(config.dueNotes && { dueNotes: { shardCount: config.shards } }),
+      dueNotes: { shardCount: config.shards, convert: config.dueNotes },
       shards: request.shards,
     });
     return { ...totals, expired: false };

@@ -24,7 +24,7 @@ export async function dispatchForTick(
     concurrency: config.tickConcurrency,
     roundsInFlight: config.tickRoundsInFlight,
     logger,
-    ...(config.dueNotes && { dueNotes: { shardCount: config.shards } }),
+    dueNotes: { shardCount: config.shards, convert: config.dueNotes },
   });
   return { ...totals, shardsLeased: 0, dispatchersStarted: 0 };
 }

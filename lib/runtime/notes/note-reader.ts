@@ -33,7 +33,8 @@ export async function readDueNotesOfShards(
   await mapWithConcurrency(run.shardsToRead(), options.concurrency, async (shard) => {
     const cursor = run.cursors.get(shard);
     if (cursor === undefined) {
-      outcome.errors += 1; // logged when its cursor was read
+      // Notes off and never on in this shard; or its cursor could not be read (logged then)
+      if (run.convert) outcome.errors += 1;
       return;
     }
     try {

@@ -9,6 +9,12 @@ import type { Logger } from '../observability/logger';
 export interface DueNoteOptions {
   /** The due shards (`config.shards`): the tick dispatching alone reads the notes of every one. */
   shardCount: number;
+  /**
+   * Hand item-indexed schedules over to notes (`config.dueNotes`). Off, a dispatch still reads the notes
+   * of every shard that has a cursor (notes were on once), so turning notes off stops no schedule: those
+   * on notes go on by notes until their next change makes them item-indexed again.
+   */
+  convert: boolean;
   grid?: NoteGrid;
   /** Note items per page of a shard (1 to `DUE_NOTE_BOUNDS.itemsPerPage`). */
   itemsPerPage?: number;
@@ -53,6 +59,7 @@ export class NoteRun {
   readonly cursors = new Map<number, number>();
   /** Every shard of this dispatch has a cursor: only then may its index path write notes (see `prepareCursors`). */
   mayConvert = false;
+  readonly convert: boolean;
   private readonly writerPrefix: string;
   private writes = 0;
 
@@ -63,6 +70,7 @@ export class NoteRun {
   ) {
     this.grid = options.grid ?? DEFAULT_NOTE_GRID;
     this.shardCount = options.shardCount;
+    this.convert = options.convert;
     this.itemsPerPage = options.itemsPerPage ?? 20;
     // Dispatchers of one tick share its owner: their first shard tells their writes apart.
     const share = shards && shards.length > 0 ? `.d${Math.min(...shards)}` : '';
@@ -93,6 +101,8 @@ export class NoteRun {
     await mapWithConcurrency(shards, concurrency, async (shard) => {
       try {
         let cursor = await store.readNoteCursor(shard);
+        // Notes off: a shard without a cursor never had notes; it is neither read nor given a cursor.
+        if (cursor === undefined && !this.convert) return;
         if (cursor === undefined && (await store.moveNoteCursor(shard, bucketOf(this.grid, now)))) {
           cursor = bucketOf(this.grid, now);
         }
@@ -107,7 +117,7 @@ export class NoteRun {
         });
       }
     });
-    this.mayConvert = ready === shards.length;
+    this.mayConvert = this.convert && ready === shards.length;
   }
 
   /** A writer name no other call of this dispatch (nor another tick's or dispatcher's) uses. */

@@ -31,8 +31,9 @@ export interface DispatchDueOptions {
   /** Only these due-index shards (a dispatcher's share, ADR 0006); every shard when absent. */
   shards?: readonly number[];
   /**
-   * Due notes (ADR 0007, `config.dueNotes`): the index path hands the schedules it moves on over to notes,
-   * and the notes of the same shards are read alongside it. Off when absent: nothing reads or writes notes.
+   * Due notes (ADR 0007): the notes of the same shards are read alongside the index, and with `convert`
+   * (`config.dueNotes`) the index path hands the schedules it moves on over to notes. Absent: nothing
+   * reads or writes notes (dispatches outside the tick's).
    */
   dueNotes?: DueNoteOptions;
 }
@@ -109,7 +110,7 @@ export async function dispatchDueSchedules(
     if (notes.status === 'rejected') throw notes.reason;
   } finally {
     addSummaries(totals, await releaseEach(deps, releaseAfterRounds, options));
-    if (noteRun) totals.notes = noteRun.totals;
+    if (noteRun && (noteRun.convert || noteRun.cursors.size > 0)) totals.notes = noteRun.totals;
   }
   return totals;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SECOND, T0 } from '../support';
-import { expectEveryFireOnce, HOUR, interval, MINUTE, notesRuntime } from './notes-harness';
+import { expectEveryFireOnce, fireTimes, HOUR, interval, MINUTE, notesRuntime } from './notes-harness';
 
 describe('due notes: schedules moved on by notes after their first advance (ADR 0007)', () => {
   it('keeps an hourly and a per-10-seconds schedule firing, each fire sent once and ahead of its time', async () => {
@@ -83,5 +83,29 @@ describe('due notes: schedules moved on by notes after their first advance (ADR 
     expect(schedule?.onNotes).toBeUndefined();
     expect(schedule?.nextFireAt).not.toBeNull();
     expect(runtime.summaries.every((summary) => summary.notes === undefined)).toBe(true);
+  });
+
+  it('goes on reading notes once they are turned off: no schedule on notes stops, none more is converted', async () => {
+    const runtime = notesRuntime();
+    runtime.clock.set(T0 - 2 * MINUTE);
+    const often = interval(10);
+    await runtime.add('noted', often);
+    await runtime.tickEveryMinuteUntil(T0 + 10 * MINUTE);
+    expect(await runtime.store.getSchedule('noted')).toMatchObject({ onNotes: true });
+
+    // Act: notes turned off (a deploy with SUNDIAL_DUE_NOTES off), and a schedule added after
+    runtime.deps.config = { ...runtime.deps.config, dueNotes: false };
+    const addedAt = runtime.clock.now();
+    await runtime.add('later', often);
+    await runtime.tickEveryMinuteUntil(T0 + HOUR);
+
+    expectEveryFireOnce(runtime.sentOf('noted'), often, T0 + HOUR);
+    const later = new Set(runtime.sentOf('later').map((s) => s.message.job.fireTime));
+    expect([...later].filter((time) => (time as number) <= T0 + HOUR).sort()).toEqual(
+      fireTimes(often, addedAt, T0 + HOUR),
+    );
+    expect(await runtime.store.getSchedule('noted')).toMatchObject({ onNotes: true });
+    expect((await runtime.store.getSchedule('later'))?.onNotes).toBeUndefined();
+    expect(runtime.summaries.every((summary) => summary.errors === 0)).toBe(true);
   });
 });
