@@ -55,7 +55,7 @@ export function printSoak(input: {
     `fan-out: ${input.fanOut.shardsLeased} due-index shard leases taken by the ticks, ${input.fanOut.dispatchersStarted} dispatchers started`,
     ...(input.notes
       ? [
-          `due notes: ${input.notes.conversions} schedules handed over, ${input.notes.notesRead} notes read (${input.notes.staleNotes} skipped), ${input.notes.notesWritten} written, ${input.notes.cursorMoves} cursor moves, ${input.notes.bucketsHeld} buckets held back for a redo`,
+          `due notes: ${input.notes.conversions} schedules handed over, ${input.notes.notesRead} notes read (${input.notes.staleNotes} skipped), ${input.notes.notesWritten} written, ${input.notes.cursorMoves} cursor moves, ${input.notes.bucketsHeld} buckets held back for a redo, ${input.notes.notesRetried} notes of failed sends retried`,
         ]
       : []),
     `dead letters: ${input.redrive.copied} copied to the DLQ, ${input.redrive.redriven} redriven to the jobs queue`,

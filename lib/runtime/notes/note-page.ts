@@ -52,9 +52,11 @@ export interface PageOptions {
 /**
  * Dispatches one page of a shard's notes: checks each against its schedule's item (read strongly
  * consistent), plans the ones that stand as chunks, sends their fires together, then writes their
- * successor notes and finishes the schedules whose trigger ended. Nothing here moves the cursor: the
- * caller moves it to before `heldAt`, the first bucket with a failure (a send that failed, a write that
- * raised, an item read that failed), so the next tick redoes that bucket with the same job ids.
+ * successor notes and finishes the schedules whose trigger ended. A schedule whose plan raised or whose
+ * send failed has its note written again a few buckets on (retried alone, with the same job ids). Nothing
+ * here moves the cursor: the caller moves it to before `heldAt`, the first bucket with a failure that
+ * could not be noted again (a write that raised, an item read that failed), so the next tick redoes
+ * that bucket with the same job ids.
  * `planned`: what this tick already planned per schedule, across the pages of a shard.
  */
 export async function dispatchNotePage(
@@ -83,6 +85,10 @@ export async function dispatchNotePage(
   }
   const now = deps.clock.now();
   const plans: NotePlan[] = [];
+  // Notes of schedules that failed on their own (a plan that raised, a send the queue refused): noted
+  // again a few buckets on, so the next tick retries them alone instead of the whole shard holding its
+  // cursor (and sending every later bucket again) behind one schedule that keeps failing.
+  const retried: NoteGroup[] = [];
   for (const group of groups) {
     const { entry } = group.note;
     const schedule = items.get(entry.scheduleId);
@@ -105,7 +111,7 @@ export async function dispatchNotePage(
         scheduleId: entry.scheduleId,
         error,
       });
-      hold(group.firstBucket);
+      retried.push(group);
     }
   }
   const failed = new Set(
@@ -116,13 +122,17 @@ export async function dispatchNotePage(
   );
   const sent = plans.filter((p) => {
     if (!p.messages.some((message) => failed.has(message.job.id))) return true;
-    hold(p.group.firstBucket);
+    retried.push(p.group);
     return false;
   });
   for (const p of plans) outcome.summaries.push(summaryOf(p, failed, now));
   const continuing = sent.filter((p) => p.plan.successor !== null);
   const [written, finished] = await Promise.all([
-    run.write(deps.scheduleStore, continuing.map(successorOf), deps.clock),
+    run.write(
+      deps.scheduleStore,
+      [...continuing.map(successorOf), ...retried.map((group) => group.note)],
+      deps.clock,
+    ),
     finishEach(
       deps,
       sent.filter((p) => p.plan.successor === null),
@@ -137,7 +147,10 @@ export async function dispatchNotePage(
     });
   }
   const unwritten = new Set(written.failed.map((note) => identityKey(note.entry)));
-  for (const p of continuing) if (unwritten.has(identityKey(p.group.note.entry))) hold(p.group.firstBucket);
+  for (const group of [...continuing.map((p) => p.group), ...retried]) {
+    if (unwritten.has(identityKey(group.note.entry))) hold(group.firstBucket);
+  }
+  run.totals.notesRetried += retried.filter((group) => !unwritten.has(identityKey(group.note.entry))).length;
   for (const summary of outcome.summaries) {
     const schedule = finished.get(summary.scheduleId);
     if (schedule) summary.finished = schedule;

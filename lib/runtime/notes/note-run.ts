@@ -37,10 +37,20 @@ export interface NoteTotals {
   cursorMoves: number;
   /** Buckets a shard's cursor was held before (a failure in them: the next tick redoes them). */
   bucketsHeld: number;
+  /** Notes of schedules that failed alone (a plan that raised, a refused send), written again to retry. */
+  notesRetried: number;
 }
 
 export function emptyNoteTotals(): NoteTotals {
-  return { notesRead: 0, staleNotes: 0, notesWritten: 0, conversions: 0, cursorMoves: 0, bucketsHeld: 0 };
+  return {
+    notesRead: 0,
+    staleNotes: 0,
+    notesWritten: 0,
+    conversions: 0,
+    cursorMoves: 0,
+    bucketsHeld: 0,
+    notesRetried: 0,
+  };
 }
 
 /** `into` with `from` added, field by field (the totals of a tick's dispatchers). */
@@ -86,7 +96,7 @@ export class NoteRun {
   /**
    * Reads the cursor of each shard, before this dispatch writes any note; a shard without one gets one
    * at the bucket of `now`. So a note is only ever written into a shard that has a cursor, and a shard
-   * without one has no note anywhere: its reader may start at the current bucket rather than a day back
+   * without one has no note anywhere: its reader may start at the current bucket rather than two weeks back
    * (the notes' retention), whose empty buckets would cost a query each. A shard whose cursor could not
    * be read or created is not read this tick, and no schedule is converted (its note could land in it).
    */

@@ -65,7 +65,7 @@ describe('due notes: a tick that fails part way redoes its bucket (ADR 0007)', (
     });
   }
 
-  it('redoes the bucket of a schedule whose send failed, and moves the others of the shard on', async () => {
+  it('retries a schedule whose send failed on its own, and moves its shard on', async () => {
     const { runtime, ids } = await converted();
     const [failing, fine] = ids;
     let failures = 0;
@@ -82,10 +82,27 @@ describe('due notes: a tick that fails part way redoes its bucket (ADR 0007)', (
     await runtime.tickEveryMinuteUntil(T0 + 15 * MINUTE);
 
     expect(tick.sendFailures).toBe(1);
-    expect(tick.notes?.bucketsHeld).toBe(1);
+    expect(tick.notes).toMatchObject({ bucketsHeld: 0, notesRetried: 1 });
     expect(sentByFailingTick.some((s) => s.message.job.scheduleId === fine)).toBe(true);
     expectEveryFireOnce(runtime.sentOf(failing), often, T0 + 15 * MINUTE);
     expectEveryFireOnce(runtime.sentOf(fine), often, T0 + 15 * MINUTE);
+  });
+
+  it('keeps sending the rest of a shard once each while one schedule in it fails every tick', async () => {
+    const { runtime, ids } = await converted();
+    const [failing, fine] = ids;
+    runtime.queue.failWhen = (message) => message.job.scheduleId === failing;
+
+    await runtime.tickEveryMinuteUntil(T0 + 15 * MINUTE);
+    runtime.queue.failWhen = () => false;
+    await runtime.tickEveryMinuteUntil(T0 + 25 * MINUTE);
+
+    // Holding the shard's cursor behind the failing schedule would send its later notes again every tick
+    const fineIds = runtime.sentOf(fine).map((s) => s.message.job.id);
+    expect(fineIds.length).toBe(new Set(fineIds).size);
+    expectEveryFireOnce(runtime.sentOf(fine), often, T0 + 25 * MINUTE);
+    expectEveryFireOnce(runtime.sentOf(failing), often, T0 + 25 * MINUTE);
+    expect(runtime.summaries.every((summary) => (summary.notes?.bucketsHeld ?? 0) === 0)).toBe(true);
   });
 
   it('keeps every fire through two overlapping ticks a minute for a while; afterwards each fire is sent once', async () => {

@@ -20,7 +20,7 @@ import type { ActionContext } from '../context';
  * it for a schedule that is not on notes (every schedule while `dueNotes` is off).
  *
  * No live note found (a tick further behind than the search, a note lost to the placement margin or to
- * its TTL after a day-long outage, or the chain's last fire sent and the item not yet finished by the tick):
+ * its TTL after an outage longer than two weeks, or the chain's last fire sent and the item not yet finished by the tick):
  * the item's own values answer, logged. They are the conversion's: `runs` and `lastFireAt` as they were,
  * `nextFireAt` a fire already sent. A write from them makes the schedule item-indexed again from there:
  * the fires since its conversion are planned again under the same job ids (dropped at claim while their
