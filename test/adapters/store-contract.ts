@@ -11,7 +11,7 @@ import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
 import { jobSizeContract } from './job-size-contract';
 import { listingCursorContract } from './listing-cursor-contract';
-import { noteScheduleContract } from './note-schedule-contract';
+import { noteFinishContract } from './note-finish-contract';
 import { notedScheduleContract } from './noted-schedule-contract';
 import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
 import { rateLimitContract } from './rate-limit-contract';
@@ -49,8 +49,10 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('schedule advances without a lease', () => scheduleAdvanceContract(current));
     describe('due shard leases', () => dueShardLeaseContract(current));
     describe('due notes (ADR 0007)', () => dueNoteContract(current));
-    describe('schedules moved on by due notes (ADR 0007)', () => noteScheduleContract(current));
-    describe('schedules on due notes (ADR 0007)', () => notedScheduleContract(current));
+    describe('schedules on due notes: their finish, their batch read (ADR 0007)', () =>
+      noteFinishContract(current));
+    describe('schedules on due notes: admin reads and writes (ADR 0007)', () =>
+      notedScheduleContract(current));
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
     describe('runs taken back by a change', () => runsTakeBackContract(current));
     describe('jobs', () => jobContract(current));

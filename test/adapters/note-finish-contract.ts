@@ -16,7 +16,7 @@ import {
  * from a finished one (`onNotes`), the finish of a note-indexed schedule whose trigger ended, and the
  * strongly consistent batch read it checks its notes against.
  */
-export function noteScheduleContract(fixture: () => StoreFixture): void {
+export function noteFinishContract(fixture: () => StoreFixture): void {
   let store: Store;
   beforeEach(() => {
     store = fixture().store;
