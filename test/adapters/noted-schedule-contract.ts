@@ -170,17 +170,19 @@ export function notedScheduleContract(fixture: () => StoreFixture): void {
     await noted('p');
 
     // Read item-indexed (no note carried), written after the conversion: it would resend from the item.
+    // One at a time: each is awaited before the next starts (none rejects unobserved).
     const stale = [
-      store.updateSchedule('s', { maxJitterSeconds: 1 }, FIRST, T0 + MINUTE, 1),
-      store.pauseSchedule('p', T0 + MINUTE),
-      store.addSchedule({
-        schedule: definition('s'),
-        nextFireAt: FIRST,
-        conflictPolicy: 'replace',
-        now: T0 + MINUTE,
-      }),
+      () => store.updateSchedule('s', { maxJitterSeconds: 1 }, FIRST, T0 + MINUTE, 1),
+      () => store.pauseSchedule('p', T0 + MINUTE),
+      () =>
+        store.addSchedule({
+          schedule: definition('s'),
+          nextFireAt: FIRST,
+          conflictPolicy: 'replace',
+          now: T0 + MINUTE,
+        }),
     ];
-    for (const write of stale) await expect(write).rejects.toBeInstanceOf(ScheduleMovedError);
+    for (const write of stale) await expect(write()).rejects.toBeInstanceOf(ScheduleMovedError);
     // A note of version 1 carried onto version 2 (changed meanwhile) is not its.
     await store.updateSchedule('s', { maxJitterSeconds: 2 }, FIRST, T0 + MINUTE, 1, undefined, fromNote);
     await expect(
