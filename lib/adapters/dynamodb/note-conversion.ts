@@ -1,8 +1,9 @@
+import type { EpochMs } from '../../core/clock';
 import type { ConvertScheduleToNotesInput } from '../../core/ports/due-notes';
 import { Expressions } from './expressions';
 import { unchangedSinceRead } from './schedule-advances';
 import { optionalNumber } from './schedule-items';
-import { conditionFailure, type StoreContext } from './store-context';
+import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { scheduleKey } from './table-design';
 
 /**
@@ -35,14 +36,26 @@ export async function convertScheduleToNotes(
     const { old } = conditionFailure(error);
     // Already as this write leaves it: an earlier try of it applied (its answer was lost).
     return (
-      old !== undefined &&
-      old.dueShard === undefined &&
-      old.paused !== true &&
-      optionalNumber(old.dueAt) === input.seenNextFireAt &&
-      old.version === input.seenVersion &&
-      old.createdAt === input.seenCreatedAt &&
-      Number(old.runs ?? 0) === input.runs &&
-      (input.lastFireAt === null || optionalNumber(old.lastFireAt) === input.lastFireAt)
+      old !== undefined && leftOutOfIndex(old, input) && optionalNumber(old.dueAt) === input.seenNextFireAt
     );
   }
+}
+
+/**
+ * Whether `old` is as a write of a schedule on notes (its conversion, its finish) leaves it: out of the
+ * due index, not paused, at the version and creation read, with the `runs` and last fire written. A
+ * failed condition that finds this is a retry whose earlier try applied.
+ */
+export function leftOutOfIndex(
+  old: StoredItem,
+  input: { seenVersion: number; seenCreatedAt: EpochMs; runs: number; lastFireAt: EpochMs | null },
+): boolean {
+  return (
+    old.dueShard === undefined &&
+    old.paused !== true &&
+    old.version === input.seenVersion &&
+    old.createdAt === input.seenCreatedAt &&
+    Number(old.runs ?? 0) === input.runs &&
+    (input.lastFireAt === null || optionalNumber(old.lastFireAt) === input.lastFireAt)
+  );
 }

@@ -1,7 +1,8 @@
 import type { Schedule } from '../../core/model/schedule';
 import type { FinishScheduleOnNotesInput } from '../../core/ports/due-notes';
 import { Expressions } from './expressions';
-import { itemToSchedule, optionalNumber } from './schedule-items';
+import { leftOutOfIndex } from './note-conversion';
+import { itemToSchedule } from './schedule-items';
 import { conditionFailure, type StoreContext } from './store-context';
 import { itemKeyString, scheduleKey } from './table-design';
 
@@ -37,16 +38,7 @@ export async function finishScheduleOnNotes(
   } catch (error) {
     const { old } = conditionFailure(error);
     // Already as this write leaves it: an earlier try of it applied (its answer was lost).
-    return (
-      old !== undefined &&
-      old.dueAt === undefined &&
-      old.dueShard === undefined &&
-      old.paused !== true &&
-      old.version === input.seenVersion &&
-      old.createdAt === input.seenCreatedAt &&
-      Number(old.runs ?? 0) === input.runs &&
-      (input.lastFireAt === null || optionalNumber(old.lastFireAt) === input.lastFireAt)
-    );
+    return old !== undefined && old.dueAt === undefined && leftOutOfIndex(old, input);
   }
 }
 
