@@ -14,6 +14,7 @@ const SCHEDULE_OPERATIONS = new Set([
   'writeDueNotes',
   'readNoteCursor',
   'moveNoteCursor',
+  'createNoteCursor',
   'convertScheduleToNotes',
 ]);
 /** The job's own writes, and its share of the task fire log that lists it (written by the tick, per round). */

@@ -156,6 +156,20 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
     expect(await store.readNoteCursor(1)).toBeUndefined();
   });
 
+  it('creates a cursor only where there is none: an existing one stays where it stands', async () => {
+    const created = await store.createNoteCursor(0, B0 + 5);
+    const again = await store.createNoteCursor(0, B0 + 9);
+    await store.moveNoteCursor(1, B0 + 12);
+    const behind = await store.createNoteCursor(1, B0 + 3);
+    const ahead = await store.createNoteCursor(1, B0 + 30);
+
+    expect([created, again, behind, ahead]).toEqual([B0 + 5, B0 + 5, B0 + 12, B0 + 12]);
+    expect(await store.readNoteCursor(0)).toBe(B0 + 5);
+    expect(await store.readNoteCursor(1)).toBe(B0 + 12);
+    // Notes of a schedule go where the note reads of this contract look for them
+    expect(['s', 'a', 'b-2'].map((id) => store.noteShardOf(id))).toEqual(['s', 'a', 'b-2'].map(shardOfId));
+  });
+
   const add = (id: string, nextFireAt: number, paused = false, now = T0) =>
     store.addSchedule({ schedule: definition(id, { paused }), nextFireAt, conflictPolicy: 'exception', now });
   const convert = (id: string, overrides: Partial<ConvertScheduleToNotesInput> = {}) =>

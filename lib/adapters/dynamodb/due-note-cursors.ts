@@ -38,3 +38,32 @@ export async function moveNoteCursor(
     return optionalNumber(old?.bucket) === toBucket;
   }
 }
+
+/**
+ * Creates a shard's cursor at `atBucket` unless it has one (1 WRU): a cursor is never moved back, nor
+ * forward past buckets its reader has not processed. Returns where the cursor stands.
+ */
+export async function createNoteCursor(
+  context: StoreContext,
+  shard: number,
+  atBucket: number,
+): Promise<number> {
+  checkShard(shard, context.shards);
+  checkBucket('atBucket', atBucket);
+  try {
+    await context.update('createNoteCursor', {
+      Key: dueCursorKey(shard),
+      UpdateExpression: 'SET #bucket = :at',
+      ConditionExpression: 'attribute_not_exists(#bucket)',
+      ExpressionAttributeNames: { '#bucket': 'bucket' },
+      ExpressionAttributeValues: { ':at': atBucket },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return atBucket;
+  } catch (error) {
+    const { old } = conditionFailure(error);
+    const standing = optionalNumber(old?.bucket);
+    if (standing === null) throw error;
+    return standing;
+  }
+}

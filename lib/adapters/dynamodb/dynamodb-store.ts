@@ -68,7 +68,7 @@ import * as listing from './schedule-listing';
 import * as scheduleWrites from './schedule-writes';
 import * as startGate from './start-gate';
 import { StoreContext } from './store-context';
-import { DEFAULT_SHARDS } from './table-design';
+import { DEFAULT_SHARDS, shardOf } from './table-design';
 import * as waitingLine from './waiting-line';
 
 export interface DynamoDbStoreOptions {
@@ -238,6 +238,14 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   readNoteCursor(shard: number): Promise<number | undefined> {
     return noteCursors.readNoteCursor(this.context, shard);
+  }
+
+  createNoteCursor(shard: number, atBucket: number): Promise<number> {
+    return noteCursors.createNoteCursor(this.context, shard, atBucket);
+  }
+
+  noteShardOf(scheduleId: string): number {
+    return shardOf(scheduleId, this.context.shards);
   }
 
   moveNoteCursor(shard: number, toBucket: number): Promise<boolean> {

@@ -65,6 +65,18 @@ export abstract class MemoryDueNotes extends MemoryDueShardLeases implements Due
     return this.cursors.get(shard);
   }
 
+  async createNoteCursor(shard: number, atBucket: number): Promise<number> {
+    checkShard(shard, this.dueShards);
+    checkBucket('atBucket', atBucket);
+    const at = this.cursors.get(shard) ?? atBucket;
+    this.cursors.set(shard, at);
+    return at;
+  }
+
+  noteShardOf(scheduleId: string): number {
+    return shardOf(scheduleId, this.dueShards);
+  }
+
   async moveNoteCursor(shard: number, toBucket: number): Promise<boolean> {
     checkShard(shard, this.dueShards);
     checkBucket('toBucket', toBucket);

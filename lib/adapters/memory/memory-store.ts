@@ -149,6 +149,14 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     return this.schedules.readNoteCursor(shard);
   }
 
+  createNoteCursor(shard: number, atBucket: number): Promise<number> {
+    return this.schedules.createNoteCursor(shard, atBucket);
+  }
+
+  noteShardOf(scheduleId: string): number {
+    return this.schedules.noteShardOf(scheduleId);
+  }
+
   moveNoteCursor(shard: number, toBucket: number): Promise<boolean> {
     return this.schedules.moveNoteCursor(shard, toBucket);
   }

@@ -144,6 +144,15 @@ export interface DueNoteStore {
   readNoteCursor(shard: number): Promise<number | undefined>;
 
   /**
+   * Creates the shard's cursor at `atBucket` when it has none (one conditional write); an existing
+   * cursor is left where it stands. Returns where the cursor stands.
+   */
+  createNoteCursor(shard: number, atBucket: number): Promise<number>;
+
+  /** The shard a note of this schedule is written into (its due shard under the store's shard count). */
+  noteShardOf(scheduleId: string): number;
+
+  /**
    * Moves the shard's cursor to `toBucket`, only forward, with one conditional write. True when the
    * cursor now stands at `toBucket` (this call moved it, or it stood there already); false when it
    * stood further ahead (a concurrent reader got further): nothing was written.

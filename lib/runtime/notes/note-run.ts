@@ -69,6 +69,8 @@ export class NoteRun {
   readonly cursors = new Map<number, number>();
   /** Every shard of this dispatch has a cursor: only then may its index path write notes (see `prepareCursors`). */
   mayConvert = false;
+  /** Shards outside this dispatch that its notes went into, whose cursors it made sure of. */
+  private readonly cursorsOutside = new Set<number>();
   readonly convert: boolean;
   private readonly writerPrefix: string;
   private writes = 0;
@@ -113,11 +115,7 @@ export class NoteRun {
         let cursor = await store.readNoteCursor(shard);
         // Notes off: a shard without a cursor never had notes; it is neither read nor given a cursor.
         if (cursor === undefined && !this.convert) return;
-        if (cursor === undefined && (await store.moveNoteCursor(shard, bucketOf(this.grid, now)))) {
-          cursor = bucketOf(this.grid, now);
-        }
-        cursor ??= await store.readNoteCursor(shard);
-        if (cursor === undefined) throw new Error(`the cursor of shard ${shard} could not be created`);
+        cursor ??= await store.createNoteCursor(shard, bucketOf(this.grid, now));
         this.cursors.set(shard, cursor);
         ready += 1;
       } catch (error) {
@@ -140,6 +138,11 @@ export class NoteRun {
    * Writes notes in calls of at most `DUE_NOTE_BOUNDS.notesPerWrite`, each placed at least at the first
    * open bucket of the clock read just before its put (the placement margin): the notes of the calls
    * that failed are returned (none of them counts as written).
+   *
+   * A note goes into its schedule's shard under the store's shard count, which is not always a shard of
+   * this dispatch: after the count was raised (ADR 0006), a schedule read from an old shard is noted in
+   * its new one, which may never have had a cursor. That shard's cursor is created first, at the bucket
+   * of the same clock, so the note lands after it; a reader starting there would skip it otherwise.
    */
   async write(
     store: ScheduleStore,
@@ -154,6 +157,7 @@ export class NoteRun {
       const chunk = notes.slice(start, start + DUE_NOTE_BOUNDS.notesPerWrite);
       const placed = chunk.map((note) => ({ ...note, bucket: Math.max(note.bucket, open) }));
       try {
+        await this.createCursorsOutside(store, placed, bucketOf(this.grid, now));
         await store.writeDueNotes({ writer: this.nextWriter(), notes: placed, now });
         this.totals.notesWritten += placed.length;
       } catch (caught) {
@@ -162,5 +166,19 @@ export class NoteRun {
       }
     }
     return { failed, ...(error !== undefined && { error }) };
+  }
+
+  /** Creates the cursor of every shard `notes` go into that this dispatch did not prepare (see `write`). */
+  private async createCursorsOutside(
+    store: ScheduleStore,
+    notes: readonly DueNote[],
+    atBucket: number,
+  ): Promise<void> {
+    const shards = new Set(notes.map((note) => store.noteShardOf(note.entry.scheduleId)));
+    for (const shard of shards) {
+      if (this.cursors.has(shard) || this.cursorsOutside.has(shard)) continue;
+      await store.createNoteCursor(shard, atBucket);
+      this.cursorsOutside.add(shard);
+    }
   }
 }

@@ -1,4 +1,3 @@
-import { shardOf } from '../../../adapters/dynamodb/table-design';
 import { type DueNoteIdentity, liveNoteOf } from '../../../core/model/due-note';
 import type { Schedule } from '../../../core/model/schedule';
 import { liveNoteBuckets } from '../../../core/planning/live-note-buckets';
@@ -35,7 +34,7 @@ export async function withLiveNotes(
   const store = context.deps.scheduleStore;
   const byShard = new Map<number, Schedule[]>();
   for (const schedule of noted) {
-    const shard = shardOf(schedule.id, store.dueShards);
+    const shard = store.noteShardOf(schedule.id);
     byShard.set(shard, [...(byShard.get(shard) ?? []), schedule]);
   }
   const found = new Map<string, DueNote>();
