@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../lib/adapters/memory/memory-store';
 import type { ReleaseOutcome, ReleaseScheduleInput } from '../../../lib/core/ports/schedule-store';
@@ -152,5 +153,45 @@ describe('a change of a schedule whose last dispatch sent fires but was not rele
     // dead tick's lease lasts until 510 s: the plan then coalesces the fires missed since 410 s to 510 s
     expect(p.runs).toEqual([...firesUpTo(80), 390, 400, 510]);
     expect(await p.store.getSchedule('s')).toMatchObject({ runs: 12, nextFireAt: null });
+  });
+
+  it('never runs more than max_runs, whatever the change, its time and the fate of the last release', async () => {
+    const change = fc.constantFrom('replace', 'pause', 'trigger');
+    const coalesce = fc.constantFrom('all', 'latest', 'earliest');
+    await fc.assert(
+      fc.asyncProperty(
+        change,
+        coalesce,
+        fc.integer({ min: 1, max: 120 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.boolean(),
+        async (kind, policy, tickAt, changeAfter, crash) => {
+          // A tick at `tickAt` sends what is due and dies before its release (or releases); the change
+          // comes `changeAfter` s later, once the fires due by then ran
+          const p = await platform(policy);
+          p.clock.set(T0 + tickAt * SECOND);
+          p.store.crashNextRelease = crash;
+          await p.tick();
+          const changeAt = tickAt + changeAfter;
+          await p.deliverDue(changeAt);
+          if (kind === 'replace') {
+            await p.admin({ action: 'add_schedule', ...definition(policy), conflict_policy: 'replace' });
+          } else if (kind === 'trigger') {
+            const trigger = { type: 'interval', seconds: 5, start_at: iso(T0) };
+            await p.admin({ action: 'update_schedule', id: 's', trigger });
+          } else {
+            await p.admin({ action: 'pause_schedule', id: 's' });
+            p.clock.set(T0 + (changeAt + 1) * SECOND);
+            await p.admin({ action: 'resume_schedule', id: 's' });
+          }
+          await runToTheEnd(p, changeAt + 1);
+
+          expect(new Set(p.runs).size).toBeLessThanOrEqual(12);
+          expect(p.runs.length).toBe(new Set(p.runs).size);
+          expect(await p.store.getSchedule('s')).toMatchObject({ runs: 12, nextFireAt: null });
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
