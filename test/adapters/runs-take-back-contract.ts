@@ -118,6 +118,23 @@ export function runsTakeBackContract(fixture: () => StoreFixture): void {
     expect(replaced).toMatchObject({ status: 'replaced', schedule: { runs: 0, lastFireAt: null } });
   });
 
+  it('a replace counts in its write the fires an unreleased dispatch sent (a negative count)', async () => {
+    const read = await afterFiveFires();
+
+    const replaced = await store.addSchedule({
+      schedule: definition('s', { maxRuns: 10 }),
+      nextFireAt: T0 + 80 * SECOND,
+      conflictPolicy: 'replace',
+      now: T0 + 75 * SECOND,
+      takeBack: { ...takeBackOf(read), count: -2, lastFireAt: T0 + 70 * SECOND },
+    });
+
+    expect(replaced).toMatchObject({
+      status: 'replaced',
+      schedule: { runs: 7, lastFireAt: T0 + 70 * SECOND, nextFireAt: T0 + 80 * SECOND },
+    });
+  });
+
   it('gives runs back only to the schedule added at the time given', async () => {
     const read = await afterFiveFires();
 

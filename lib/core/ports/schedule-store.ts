@@ -26,7 +26,7 @@ export interface AddScheduleInput {
 export interface FiresTakenBack {
   seenVersion: number;
   seenLastFireAt: EpochMs | null;
-  /** Subtracted from `runs`. */
+  /** Subtracted from `runs`; negative for fires an unreleased dispatch sent that the change counts. */
   count: number;
   /** The new `lastFireAt`: the latest fire time still counted. */
   lastFireAt: EpochMs | null;

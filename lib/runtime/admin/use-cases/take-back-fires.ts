@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../../core/clock';
 import type { Schedule } from '../../../core/model/schedule';
+import { capAtMaxRuns, planFires } from '../../../core/planning';
 import {
   CHANGE_SETTLE_MS,
   CLOCK_SKEW_MS,
@@ -28,6 +29,16 @@ export function takeBackOf(
 ): FiresTakenBack | undefined {
   if (!limited) return undefined;
   const { count, lastCounted } = firesSentAhead(schedule, context.now + CHANGE_SETTLE_MS);
+  // Fires an unreleased dispatch sent, due before the call: counted here (a negative take-back).
+  const unreleased = count === 0 ? firesSentUnreleased(schedule, context) : [];
+  if (unreleased.length > 0) {
+    return {
+      seenVersion: schedule.version,
+      seenLastFireAt: schedule.lastFireAt,
+      count: -unreleased.length,
+      lastFireAt: unreleased.at(-1) ?? null,
+    };
+  }
   // Nothing to take back still pins the read: a tick that dispatches further before the write must
   // make the change read again, or the fire it sends (and counts) would be cancelled and stay counted.
   return {
@@ -36,6 +47,36 @@ export function takeBackOf(
     count,
     lastFireAt: count === 0 ? schedule.lastFireAt : lastCounted,
   };
+}
+
+/**
+ * The fires that a dispatch holding the schedule's lease (or that held it and died before its release)
+ * sent and that were due before the call began, as a plan made when the lease was taken sends them
+ * from the stored next fire time (its coalesce policy, lookahead and the runs left). They may have run,
+ * checked against the schedule before this change, yet nothing else counts them: that dispatch's
+ * release, superseded by a change of the fire times, counts nothing (ADR 0004), and the changed schedule
+ * plans from the call on. Counting them may finish the schedule early (one that had not run is cancelled
+ * by its check), never late.
+ */
+function firesSentUnreleased(schedule: Schedule, context: ActionContext): EpochMs[] {
+  const { nextFireAt, leaseUntil, maxRuns } = schedule;
+  if (schedule.leaseOwner === null || leaseUntil === null || maxRuns === null || schedule.paused) return [];
+  if (nextFireAt === null || nextFireAt >= context.now) return [];
+  const plan = planFires({
+    scheduleId: schedule.id,
+    source: compileTrigger(schedule.trigger),
+    nextFireAt,
+    policies: {
+      coalesce: schedule.coalesce,
+      misfireGraceSeconds: schedule.misfireGraceSeconds,
+      maxJitterSeconds: 0,
+    },
+    limits: context.deps.planLimits,
+    now: Math.min(leaseUntil - context.deps.scheduleLeaseMs, context.now),
+    random: () => 0,
+  });
+  const sent = capAtMaxRuns(plan, schedule.runs, maxRuns).fires.map((fire) => fire.fireTime);
+  return sent.filter((fireTime) => fireTime < context.now);
 }
 
 /** The latest fire time a changed schedule still counts: its take-back's, else the one it has. */
@@ -77,7 +118,7 @@ export async function settleTakeBack(
     takeBack !== undefined &&
     changed.version === takeBack.seenVersion + 1 &&
     changed.updatedAt === context.now;
-  if (!takeBack || takeBack.count === 0 || !applied || before.lastFireAt === null) return changed;
+  if (!takeBack || takeBack.count <= 0 || !applied || before.lastFireAt === null) return changed;
   const planned = context.now + CHANGE_SETTLE_MS;
   const settled = context.deps.clock.now() + CLOCK_SKEW_MS;
   if (settled <= planned) return changed;
