@@ -14,6 +14,15 @@ const iso = (instant: number) => new Date(instant).toISOString();
  */
 class CrashingStore extends MemoryStore {
   crashNextRelease = false;
+  /** Runs inside the next pause's write, before it lands (a slow write). */
+  beforePause: (() => Promise<void>) | undefined;
+
+  override async pauseSchedule(...args: Parameters<MemoryStore['pauseSchedule']>) {
+    const inside = this.beforePause;
+    this.beforePause = undefined;
+    await inside?.();
+    return super.pauseSchedule(...args);
+  }
   releaseHeld: Promise<void> | undefined;
   releaseReached: (() => void) | undefined;
 
@@ -131,6 +140,33 @@ describe('a change of a schedule whose last dispatch sent fires but was not rele
     await runToTheEnd(p, 93);
 
     // Assess
+    expect(p.runs).toEqual(firesUpTo(110));
+    expect(await p.store.getSchedule('s')).toMatchObject({ runs: 12, nextFireAt: null });
+  });
+
+  it.each([
+    ['lands within its settle margin', 88],
+    ['lands after its settle margin (a slow write)', 80],
+  ])('counts a fire that dispatch sent and that ran while a pause was landing: it %s', async (_, pauseAt) => {
+    // Prepare: the tick at 1 s sent 90 s and died before its release; the pause begins at `pauseAt`,
+    // and 90 s runs (its revision still current) before the pause's write lands at 97 s
+    const p = await platform();
+    p.clock.set(T0 + SECOND);
+    p.store.crashNextRelease = true;
+    await p.tick();
+    await p.deliverDue(pauseAt);
+    p.store.beforePause = async () => {
+      await p.deliverDue(97);
+    };
+
+    // Act
+    p.clock.set(T0 + pauseAt * SECOND);
+    await p.admin({ action: 'pause_schedule', id: 's' });
+    p.clock.set(T0 + 98 * SECOND);
+    await p.admin({ action: 'resume_schedule', id: 's' });
+    await runToTheEnd(p, 99);
+
+    // Assess: 90 s ran once and was counted (by the pause, or by its give-back once it landed late)
     expect(p.runs).toEqual(firesUpTo(110));
     expect(await p.store.getSchedule('s')).toMatchObject({ runs: 12, nextFireAt: null });
   });

@@ -29,8 +29,10 @@ export function takeBackOf(
 ): FiresTakenBack | undefined {
   if (!limited) return undefined;
   const { count, lastCounted } = firesSentAhead(schedule, context.now + CHANGE_SETTLE_MS);
-  // Fires an unreleased dispatch sent, due before the call: counted here (a negative take-back).
-  const unreleased = count === 0 ? firesSentUnreleased(schedule, context) : [];
+  // Fires an unreleased dispatch sent, due within the settle margin: counted here (a negative take-back).
+  const unreleased = (count === 0 ? firesSentUnreleased(schedule, context) : []).filter(
+    (fireTime) => fireTime <= context.now + CHANGE_SETTLE_MS,
+  );
   if (unreleased.length > 0) {
     return {
       seenVersion: schedule.version,
@@ -51,17 +53,17 @@ export function takeBackOf(
 
 /**
  * The fires that a dispatch holding the schedule's lease (or that held it and died before its release)
- * sent and that were due before the call began, as a plan made when the lease was taken sends them
- * from the stored next fire time (its coalesce policy, lookahead and the runs left). They may have run,
+ * sent, as a plan made when the lease was taken sends them from the stored next fire time (its coalesce
+ * policy, lookahead and the runs left). Those due within the change's settle margin may have run,
  * checked against the schedule before this change, yet nothing else counts them: that dispatch's
  * release, superseded by a change of the fire times, counts nothing (ADR 0004), and the changed schedule
- * plans from the call on. Counting them may finish the schedule early (one that had not run is cancelled
- * by its check), never late.
+ * plans after the fires it counts. Counting them may finish the schedule early (one that had not run is
+ * cancelled by its check, or sent again in its place as a counted fire), never late.
  */
 function firesSentUnreleased(schedule: Schedule, context: ActionContext): EpochMs[] {
   const { nextFireAt, leaseUntil, maxRuns } = schedule;
   if (schedule.leaseOwner === null || leaseUntil === null || maxRuns === null || schedule.paused) return [];
-  if (nextFireAt === null || nextFireAt >= context.now) return [];
+  if (nextFireAt === null) return [];
   const plan = planFires({
     scheduleId: schedule.id,
     source: compileTrigger(schedule.trigger),
@@ -75,8 +77,7 @@ function firesSentUnreleased(schedule: Schedule, context: ActionContext): EpochM
     now: Math.min(leaseUntil - context.deps.scheduleLeaseMs, context.now),
     random: () => 0,
   });
-  const sent = capAtMaxRuns(plan, schedule.runs, maxRuns).fires.map((fire) => fire.fireTime);
-  return sent.filter((fireTime) => fireTime < context.now);
+  return capAtMaxRuns(plan, schedule.runs, maxRuns).fires.map((fire) => fire.fireTime);
 }
 
 /** The latest fire time a changed schedule still counts: its take-back's, else the one it has. */
@@ -103,9 +104,10 @@ export function runsAfter(schedule: Schedule, takeBack: FiresTakenBack | undefin
 }
 
 /**
- * A change that returned later than its take-back planned for may have landed after fires it took back
- * were checked (and ran): those due up to its return (plus the clock skew) are given back to `runs`.
- * Rare (the margin is seconds), and a give-back applied twice only makes the schedule finish earlier.
+ * A change that returned later than its take-back planned for may have landed after fires it took back,
+ * or fires an unreleased dispatch sent, were checked (and ran): those due up to its return (plus the
+ * clock skew) are given back to `runs`. Rare (the margin is seconds), and a give-back applied twice only
+ * makes the schedule finish earlier.
  */
 export async function settleTakeBack(
   context: ActionContext,
@@ -118,11 +120,13 @@ export async function settleTakeBack(
     takeBack !== undefined &&
     changed.version === takeBack.seenVersion + 1 &&
     changed.updatedAt === context.now;
-  if (!takeBack || takeBack.count <= 0 || !applied || before.lastFireAt === null) return changed;
+  // The latest fire sent before the change: counted, or sent by a dispatch that did not release it.
+  const sentThrough = Math.max(before.lastFireAt ?? 0, ...firesSentUnreleased(before, context));
+  if (!takeBack || !applied || sentThrough === 0) return changed;
   const planned = context.now + CHANGE_SETTLE_MS;
   const settled = context.deps.clock.now() + CLOCK_SKEW_MS;
   if (settled <= planned) return changed;
-  const count = firesBetween(before.trigger, planned, Math.min(settled, before.lastFireAt));
+  const count = firesBetween(before.trigger, planned, Math.min(settled, sentThrough));
   if (count === 0) return changed;
   context.deps.logger.warn(
     'a change took longer than its settle margin; fires due meanwhile are counted again',
