@@ -98,4 +98,64 @@ describe('due notes: the conversion on advance (ADR 0007)', () => {
     expectEveryFireOnce(runtime.sentOf('s'), often, T0 + 10 * MINUTE);
     expect(await runtime.store.getSchedule('s')).toMatchObject({ onNotes: true });
   });
+
+  it('finishes a schedule whose trigger ends in the chunk of a note read while its conversion was in flight', async () => {
+    // Prepare: every 10 s through T0 + 100 s. A, at T0 − 60 s, sends through T0 + 30 s, notes the chunk
+    // of T0 + 40 s (readable from T0 − 40 s, the placement margin) and stalls before its conversion.
+    // B, 20 s later, reads that note (the trigger ends in its chunk) and the item, still indexed, at once:
+    // A's conversion lands after B's finish of the note and before B's own conversion of the item
+    const runtime = notesRuntime();
+    runtime.clock.set(T0 - 2 * MINUTE);
+    const ending = interval(10, T0 + 100 * SECOND);
+    await runtime.add('s', ending);
+    const { store } = runtime;
+    const convert = store.convertScheduleToNotes.bind(store);
+    const finish = store.finishScheduleOnNotes.bind(store);
+    const step = { reachedByA: deferred(), finishedByB: deferred(), convertedByA: deferred() };
+    const conversions: boolean[] = [];
+    let calls = 0;
+    store.convertScheduleToNotes = async (input) => {
+      const byA = calls++ === 0;
+      if (byA) step.reachedByA.resolve();
+      await (byA ? step.finishedByB.promise : step.convertedByA.promise);
+      const outcome = await convert(input);
+      conversions.push(outcome);
+      if (byA) step.convertedByA.resolve();
+      return outcome;
+    };
+    const finishes: boolean[] = [];
+    store.finishScheduleOnNotes = async (input) => {
+      const outcome = await finish(input);
+      finishes.push(outcome);
+      step.finishedByB.resolve();
+      return outcome;
+    };
+    runtime.clock.set(T0 - 60 * SECOND);
+    const a = runtime.tick();
+    await step.reachedByA.promise;
+
+    // Act
+    runtime.clock.advance(20 * SECOND);
+    await Promise.all([runtime.tick(), a]);
+    runtime.clock.advance(MINUTE);
+    await runtime.tickEveryMinuteUntil(T0 + 10 * MINUTE);
+
+    // Assess: B's finish was refused (the item was still indexed) and A's conversion applied, but B's
+    // index path had read the item too and noted its chunk before its own conversion was refused: a
+    // later tick read that note and finished the schedule. It reads finished, not on notes without a note
+    expect(finishes).toEqual([false, true]);
+    expect(conversions).toEqual([true, false]);
+    const schedule = await store.getSchedule('s');
+    expect(schedule).toMatchObject({ nextFireAt: null, runs: 11, lastFireAt: T0 + 100 * SECOND });
+    expect(schedule?.onNotes).toBeUndefined();
+    expectEveryFireOnce(runtime.sentOf('s'), ending, T0 + 10 * MINUTE);
+  });
 });
+
+function deferred() {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve: () => resolve() };
+}
