@@ -57,7 +57,7 @@ export interface SundialProps {
    * schedule's `next_fire_at`, `last_fire_at` and `runs` from its note (a few queries more per call).
    * Needs `tickRate` 1. Turning it off again stops no schedule: those on notes go on by notes until
    * their next change.
-   * @default false
+   * @default true with `tickRate` 1 (the default), else false
    */
   readonly dueNotes?: boolean;
 

@@ -147,9 +147,10 @@ export function resolveSettings(
     problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
 
-  const dueNotes = props.dueNotes ?? false;
-  // A note is read up to a tick period after its bucket, and its chunk holds one period (ADR 0007).
-  if (dueNotes && isKnown(tickRate) && tickRate !== 1) {
+  // A note is read up to a tick period after its bucket, and its chunk holds one period (ADR 0007):
+  // on by default with a tick a minute, refused when asked for with a slower tick.
+  const dueNotes = props.dueNotes ?? (isKnown(tickRate) && tickRate === 1);
+  if (props.dueNotes === true && isKnown(tickRate) && tickRate !== 1) {
     problems.push(`dueNotes needs tickRate 1 (a tick a minute), got tickRate ${tickRate}`);
   }
 

@@ -162,6 +162,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       // Isolated fires (hourly, daily, one-off) go to the queue up to 15 minutes early, as in AWS.
       SUNDIAL_EARLY_SEND_SECONDS: String(LIMITS.maxQueueDelaySeconds),
       SUNDIAL_TICK_ROUNDS_IN_FLIGHT: String(LOCAL_TICK_ROUNDS_IN_FLIGHT),
+      // Schedules go on due notes as the construct's default puts them (ADR 0007).
+      SUNDIAL_DUE_NOTES: 'on',
       ...(env.SUNDIAL_LOOKAHEAD_SECONDS === undefined && {
         SUNDIAL_DUE_AHEAD_SECONDS: String(LOCAL_DUE_AHEAD_SECONDS),
       }),

@@ -226,7 +226,7 @@ describe('functions', () => {
             SUNDIAL_CRITICAL_QUEUE_URL: { Ref: critical },
             SUNDIAL_SHARDS: '16',
             SUNDIAL_LOOKAHEAD_SECONDS: '90',
-            SUNDIAL_DUE_NOTES: 'off',
+            SUNDIAL_DUE_NOTES: 'on',
             SUNDIAL_LOG_LEVEL: 'info',
             SUNDIAL_METRICS_NAMESPACE: 'Sundial',
           }),

@@ -17,7 +17,7 @@ describe('resolveSettings', () => {
       lookaheadSeconds: 90,
       earlySendSeconds: 900,
       tickRate: 1,
-      dueNotes: false,
+      dueNotes: true,
       workerBatchSize: 10,
       workerMaxConcurrency: 10,
       criticalWorkerMaxConcurrency: 2,
@@ -136,8 +136,10 @@ describe('resolveSettings', () => {
     ]);
   });
 
-  it('moves schedules on by due notes only when asked, and only with a tick a minute', () => {
-    expect(resolveSettings({ dueNotes: true }, []).dueNotes).toBe(true);
+  it('moves schedules on by due notes by default with a tick a minute, and never with a slower tick', () => {
+    expect(resolveSettings({}, []).dueNotes).toBe(true);
+    expect(resolveSettings({ dueNotes: false }, []).dueNotes).toBe(false);
+    expect(resolveSettings({ tickRate: 2, lookaheadSeconds: 180 }, []).dueNotes).toBe(false);
     expect(
       problemsOf(() => resolveSettings({ dueNotes: true, tickRate: 2, lookaheadSeconds: 180 }, [])),
     ).toEqual(['dueNotes needs tickRate 1 (a tick a minute), got tickRate 2']);
