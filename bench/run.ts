@@ -31,11 +31,14 @@ async function main(): Promise<void> {
   const lagSeconds = flags.quick ? 30 : flags.lagSeconds;
   const environment = [
     `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, DynamoDB Local 1.25.1 (in-memory), fauxqs 1.9.2 (in a process of its own) — client and emulators share the cores`,
+    `due notes ${flags.dueNotes} (SUNDIAL_DUE_NOTES) in every run but the tick-throughput ones, which run each size both ways`,
     `load average when the run started: ${loadavg()
       .map((value) => value.toFixed(2))
       .join(', ')} (other engineers' work on the same machine)`,
   ];
   benchEnvironment.SUNDIAL_SEND_PHASE_TOLERANCE_MS = String(flags.sendPhaseTolerance);
+  // As deployed: the construct turns due notes on with its default one-minute tick (ADR 0007).
+  benchEnvironment.SUNDIAL_DUE_NOTES = flags.dueNotes;
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
   try {
     log('raw conditional-write ceiling…');

@@ -41,7 +41,8 @@ export async function dispatchScenario(
   let executed = 0;
   const runtime = await benchRuntime(dynamo, sqs, {
     tasks: { bench: { handler: () => void executed++ } },
-    ...(notes && { env: { SUNDIAL_DUE_NOTES: 'on' } }),
+    // Either mode whatever the run's default: item-indexed is a schedule's first advance after a change.
+    env: { SUNDIAL_DUE_NOTES: notes ? 'on' : 'off' },
   });
   const startAt = notes ? Date.now() + 60_000 : Date.now() - 60_000;
   const schedules: IntervalSchedule[] = Array.from({ length: size }, (_, n) => ({

@@ -58,6 +58,14 @@ export function benchFlags() {
       900,
     )
     .option('--herd-dispatchers <n>', 'dispatchers per tick in the herd run', wholeNumberFrom(1), 4)
+    .addOption(
+      new Option(
+        '--due-notes <mode>',
+        'SUNDIAL_DUE_NOTES of the fire-lag, spread, limited and herd runs (the tick-throughput runs measure both)',
+      )
+        .choices(['on', 'off'] as const)
+        .default('on' as const, "on, the construct's default"),
+    )
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
     .option('--raw-writes <n>', 'writes of the raw-ceiling run', wholeNumberFrom(1), 10_000)
     .addOption(
