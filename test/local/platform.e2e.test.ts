@@ -58,6 +58,10 @@ afterAll(async () => {
 });
 
 describe('the local platform (npm start), end to end through the admin Lambda endpoint', () => {
+  it('moves schedules on by due notes, as the construct deploys them (ADR 0007)', () => {
+    expect(platform.deps.config.dueNotes).toBe(true);
+  });
+
   it('runs each fire of a 2-second interval schedule once, never before its fire time', async () => {
     // Prepare / Act
     const added = await admin({
