@@ -32,6 +32,7 @@ import {
 } from './soak/faults';
 import { SOAK_TIMEOUT_SECONDS, soakHandler } from './soak/handlers';
 import { JobTrace } from './soak/job-trace';
+import { adminThatDiesAfterStoring } from './soak/lost-adds';
 import { MetricTotals } from './soak/metric-totals';
 import { expectedJobIds, SOAK_TASKS, type SoakTask, soakPayload, soakSchedules } from './soak/plan';
 import { ExecutionRecorder } from './soak/recorder';
@@ -66,6 +67,7 @@ const FAULT_RATES = {
   crashBeforeWake: 0.1,
   noteCrash: 0.15,
   slowNotePut: 0.05,
+  lostAdd: 0.25,
 };
 /** Every 15 s, 3 s in which every DynamoDB request is throttled (the store gives up within ~1 s). */
 const THROTTLE_BURSTS = { everySeconds: 15, lastingSeconds: 3 };
@@ -78,6 +80,8 @@ const SOAK_ENV = {
   SUNDIAL_SCHEDULE_LEASE_SECONDS: '10',
   SUNDIAL_TICK_BUDGET_MS: '5000',
   SUNDIAL_JOB_LEASE_MARGIN_SECONDS: '10',
+  // An added job whose send was lost (\`lostAdd\`) is sent by the tick 15 s after its run time, within the drain.
+  SUNDIAL_UNCLAIMED_RESEND_SECONDS: '15',
   SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS: '2',
   // Each of the two overlapping ticks leases due-index shards and fans them out to dispatchers in this
   // process (ADR 0006), as `npm start` does: the injected crashes and throttles then strike inside them.
@@ -139,7 +143,7 @@ async function main(): Promise<number> {
       metricsSink: (line) => metrics.add(line),
     };
     crashes = new CrashableWorkers(faulty, faults, recorder, trace, new Set([BACKLOG_FEED.task]));
-    const admin = runtime.newAdmin(() => faulty);
+    const admin = adminThatDiesAfterStoring(runtime.newAdmin, faulty, faults);
 
     const firstFire = Math.ceil(Date.now() / 1000) * 1000 + 10_000 + scheduleCount * 5;
     const endAt = firstFire + windowMs - 1;

@@ -40,6 +40,11 @@ export interface FaultRates {
   noteCrash: number;
   /** A due-note put takes 8 s to land, within the placement margin (per call). */
   slowNotePut: number;
+  /**
+   * An `add_jobs` call of the admin API dies after storing its jobs and before sending them (per call
+   * that sends): nothing is sent or parked, and the caller gets an error and adds them again.
+   */
+  lostAdd: number;
 }
 
 /** Bursts in which every DynamoDB request is throttled: longer than the store's retries (the SDK does not retry). */
@@ -67,6 +72,7 @@ export class Faults {
     crashBeforeWake: 0,
     noteCrash: 0,
     slowNotePut: 0,
+    lostAdd: 0,
     throttleBursts: 0,
     throttledInBursts: 0,
   };

@@ -40,7 +40,7 @@ export interface TableAccess {
 
 /**
  * The table access of each Lambda, from the store operations its code calls:
- * - tick: leaseDueShard, releaseDueShard, readDueSchedules, advanceSchedule, leaseSchedule, releaseSchedule, acquireDueJobs, markJobSent, findExpiredJobLeases,
+ * - tick: leaseDueShard, releaseDueShard, readDueSchedules, advanceSchedule, leaseSchedule, releaseSchedule, acquireDueJobs, isWaiting, markJobSent, findExpiredJobLeases,
  *   retryJob, repairCounters: queries `due`, `running` and `by-kind`, and only updates items (every
  *   such write is a conditional update); logFiresToSend: puts only `TASKFIRES#` items (its tasks' fire
  *   logs, ADR 0001); wakes idle waiting lines (allTaskSlots, leaseLineHead, leaveLine): queries and

@@ -1,6 +1,7 @@
 import { DEFAULT_SHARDS, MAX_SHARDS } from '../adapters/dynamodb/table-design';
 import { LIMITS, LOG_LEVELS, type LogLevel } from '../core/limits';
 import type { PlanLimits } from '../core/planning';
+import { DEFAULT_UNCLAIMED_RESEND_MS } from '../core/ports/job-store';
 import {
   FAILURE_DESTINATIONS_VARIABLE,
   type FailureDestinationConfig,
@@ -46,6 +47,8 @@ export interface RuntimeConfig {
   reapBatchSize: number;
   counterRepairIntervalSeconds: number;
   jobLeaseMarginSeconds: number;
+  /** How long after its run time an added job nobody claimed is sent again by the tick (its send may have been lost). */
+  unclaimedResendSeconds: number;
   workerSafetyMarginMs: number;
   /** How long results are kept for tasks that do not set `resultTtlSeconds`. */
   defaultResultTtlSeconds: number;
@@ -106,6 +109,12 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     reapBatchSize: reader.integer('SUNDIAL_REAP_BATCH_SIZE', 100, 1, 1_000),
     counterRepairIntervalSeconds: reader.integer('SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS', 600, 0, 86_400),
     jobLeaseMarginSeconds: reader.integer('SUNDIAL_JOB_LEASE_MARGIN_SECONDS', 30, 1, 3_600),
+    unclaimedResendSeconds: reader.integer(
+      'SUNDIAL_UNCLAIMED_RESEND_SECONDS',
+      DEFAULT_UNCLAIMED_RESEND_MS / 1000,
+      5,
+      86_400,
+    ),
     workerSafetyMarginMs: reader.integer('SUNDIAL_WORKER_SAFETY_MARGIN_MS', 3_000, 0, 60_000),
     defaultResultTtlSeconds: reader.integer(
       'SUNDIAL_DEFAULT_RESULT_TTL_SECONDS',

@@ -1,4 +1,5 @@
-import { beforeEach, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { CreateJobInput } from '../../lib/core/ports/job-store';
 import { jobRequest, MINUTE, SECOND, type Store, type StoreFixture, T0 } from './store-fixtures';
 
 /** `parkUnclaimedJob`: what the admin API does with a job whose send failed or may have failed. */
@@ -8,12 +9,13 @@ export function jobParkingContract(fixture: () => StoreFixture): void {
     store = fixture().store;
   });
 
-  const create = (id: string) =>
+  const create = (id: string, options: Partial<CreateJobInput> = {}) =>
     store.createJob({
       job: jobRequest(id, { runAt: T0 + 10 * SECOND }),
       conflictPolicy: 'exception',
       now: T0,
       parkUntilDue: false,
+      ...options,
     });
   const claim = (id: string) =>
     store.claimJob({
@@ -71,6 +73,45 @@ export function jobParkingContract(fixture: () => StoreFixture): void {
     );
     expect(after).toEqual(before);
     expect(await dueIds()).toEqual([]);
+  });
+
+  describe('a job added for now, in case its send is lost (resendIfUnclaimedAt)', () => {
+    const RESEND_AT = T0 + 10 * MINUTE;
+    const createWithNet = (id: string) =>
+      create(id, { conflictPolicy: 'do_nothing', resendIfUnclaimedAt: RESEND_AT });
+    const dueAt = async (at: number) =>
+      (await store.acquireDueJobs('tick', at, at, MINUTE, 10)).map((job) => [job.id, job.attempt]);
+
+    it('waits for the tick from then on while nobody claims it, and is sent as first added', async () => {
+      const { job } = await createWithNet('lost');
+
+      const early = await dueAt(RESEND_AT - 1);
+      const due = await store.acquireDueJobs('tick', RESEND_AT, RESEND_AT, MINUTE, 10);
+
+      expect(early).toEqual([]);
+      expect(due).toEqual([
+        expect.objectContaining({ id: 'lost', status: 'queued', attempt: 0, createToken: job.createToken }),
+      ]);
+    });
+
+    it('leaves the index when a delivery claims it or it is cancelled, and is parked earlier after a failed send', async () => {
+      for (const id of ['claimed', 'cancelled', 'refused']) await createWithNet(id);
+      await claim('claimed');
+      await store.cancelJob('cancelled', T0, T0 + 60 * MINUTE);
+
+      await store.parkUnclaimedJob('refused');
+
+      expect(await dueIds()).toEqual(['refused']);
+      expect(await dueAt(RESEND_AT + MINUTE)).toEqual([['refused', 0]]);
+    });
+
+    it('keeps the net when the same job is added again and kept', async () => {
+      await createWithNet('twice');
+      const again = await createWithNet('twice');
+
+      expect(again.status).toBe('kept');
+      expect(await dueAt(RESEND_AT)).toEqual([['twice', 0]]);
+    });
   });
 
   it('creates nothing for an unknown job', async () => {

@@ -57,6 +57,10 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(rest).toEqual([{ task: 'limited', position: linePosition(fire), message: fire, joinedAt: T0 }]);
     expect(await store.waitingCount('limited')).toBe(4);
     expect(await store.waitingCount('other')).toBe(1);
+    expect(await store.isWaiting('limited', linePosition(fire))).toBe(true);
+    expect(await store.isWaiting('limited', head[0]?.position ?? '')).toBe(true);
+    expect(await store.isWaiting('other', linePosition(fire))).toBe(false);
+    expect(await store.isWaiting('absent', linePosition(fire))).toBe(false);
   });
 
   it('keeps one entry per job: joining again keeps its place and the higher attempt, and ends a hold on it', async () => {

@@ -354,6 +354,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return waitingLine.waitingCount(this.context, task);
   }
 
+  isWaiting(task: string, position: string): Promise<boolean> {
+    return waitingLine.isWaiting(this.context, task, position);
+  }
+
   taskSlots(task: string): Promise<TaskSlots | undefined> {
     return waitingLine.taskSlots(this.context, task);
   }

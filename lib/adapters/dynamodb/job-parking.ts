@@ -12,7 +12,7 @@ import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } fr
 
 /**
  * Records a job accepted by the admin API (status `queued`), parked in the due index when it waits
- * longer than the queue can delay it. An id whose result expired counts as free (a schedule fire's only
+ * longer than the queue can delay it, else entered there at `resendIfUnclaimedAt` (if given). An id whose result expired counts as free (a schedule fire's only
  * once its dedupe record ended, see `JobStore.createJob`). `replace` overwrites
  * anything but a running job (a running job cannot be replaced: `ConflictingIdError`).
  */
@@ -23,9 +23,10 @@ export async function createJob(
   // Unique per call, so that only our own earlier try (a retried put) counts as "already written": an
   // identical job added by another call in the same millisecond is a conflict.
   const item: StoredItem = { ...newJobItem(input.job, input.now), createToken: randomUUID() };
-  if (input.parkUntilDue) {
+  const dueAt = input.parkUntilDue ? input.job.runAt : input.resendIfUnclaimedAt;
+  if (dueAt !== undefined) {
     item.dueShard = shardKeys.dueJob(shardOf(input.job.id, context.shards));
-    item.dueAt = input.job.runAt;
+    item.dueAt = dueAt;
   }
   const job = itemToJob(item);
   const expressions = new Expressions();

@@ -169,6 +169,15 @@ export async function waitingCount(context: StoreContext, task: string): Promise
   return count;
 }
 
+export async function isWaiting(context: StoreContext, task: string, position: string): Promise<boolean> {
+  const output = await context.get('isWaiting', {
+    Key: waitingEntryKey(task, position),
+    ConsistentRead: true,
+    ProjectionExpression: 'pk',
+  });
+  return output.Item !== undefined;
+}
+
 export async function taskSlots(context: StoreContext, task: string): Promise<TaskSlots | undefined> {
   const output = await context.get('taskSlots', { Key: taskCounterKey(task), ConsistentRead: true });
   return output.Item && slotsOf(task, output.Item);

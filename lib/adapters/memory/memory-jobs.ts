@@ -60,7 +60,7 @@ export class MemoryJobStore implements JobStore {
     const job: StoredJob = {
       ...newJob(input.job, input.now),
       createToken: randomUUID(),
-      parkedUntil: input.parkUntilDue ? input.job.runAt : null,
+      parkedUntil: input.parkUntilDue ? input.job.runAt : (input.resendIfUnclaimedAt ?? null),
       recordExpiresAt: null,
       reclaimable: false,
     };
@@ -330,6 +330,10 @@ export class MemoryJobStore implements JobStore {
 
   async waitingCount(task: string): Promise<number> {
     return this.lines.count(task);
+  }
+
+  async isWaiting(task: string, position: string): Promise<boolean> {
+    return this.lines.has(task, position);
   }
 
   async taskSlots(task: string): Promise<TaskSlots | undefined> {

@@ -57,6 +57,10 @@ export class MemoryWaitingLines {
     if (line?.get(position)?.wakeOwner === owner) line.delete(position);
   }
 
+  has(task: string, position: string): boolean {
+    return this.lines.get(task)?.has(position) ?? false;
+  }
+
   count(task: string): number {
     return this.lines.get(task)?.size ?? 0;
   }

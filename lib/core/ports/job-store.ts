@@ -54,7 +54,20 @@ export interface CreateJobInput {
   now: EpochMs;
   /** When the job waits longer than the queue can delay it, it is parked in the due index until then. */
   parkUntilDue: boolean;
+  /**
+   * For a job sent now (not `parkUntilDue`): when it enters the due index anyway, in case its send never
+   * happens (the caller dies between this write and the send, or the send and `parkUnclaimedJob` after it
+   * both fail). Its claim (or cancellation) takes it out; a job still unclaimed then is sent again by the
+   * tick, which is harmless if the first send did go out. Absent: the job is stored without this net.
+   */
+  resendIfUnclaimedAt?: EpochMs;
 }
+
+/**
+ * How long after its run time the tick sends again a job stored by the admin API that nobody claimed
+ * (`CreateJobInput.resendIfUnclaimedAt`): long enough that a healthy queue has delivered it by then.
+ */
+export const DEFAULT_UNCLAIMED_RESEND_MS = 5 * 60_000;
 
 export interface ClaimJobInput {
   job: JobRequest;

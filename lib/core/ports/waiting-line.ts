@@ -89,6 +89,9 @@ export interface WaitingLineStore {
   /** How many jobs wait in the task's line. */
   waitingCount(task: string): Promise<number>;
 
+  /** Whether an entry waits at `position` of the task's line (held by a waker or not), read consistently. */
+  isWaiting(task: string, position: string): Promise<boolean>;
+
   /** The task's slot counter read consistently, or undefined when it has none. */
   taskSlots(task: string): Promise<TaskSlots | undefined>;
 

@@ -30,6 +30,12 @@ export interface AdminDeps {
   planLimits: PlanLimits;
   /** How long the call holds a schedule's lease while it dispatches it (as the tick does). */
   scheduleLeaseMs: number;
+  /**
+   * How long after its run time a job this API stored but may not have sent (see
+   * `CreateJobInput.resendIfUnclaimedAt`) is sent again by the tick, unless a worker claimed it.
+   * @default DEFAULT_UNCLAIMED_RESEND_MS (5 minutes)
+   */
+  unclaimedResendMs?: number;
   /** How long results of tasks without `resultTtlSeconds` are kept. @default TASK_DEFAULTS.resultTtlSeconds (7 days) */
   defaultResultTtlSeconds?: number;
   logger: AdminLogger;

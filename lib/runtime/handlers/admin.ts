@@ -54,6 +54,7 @@ export function adminDependencies(deps: RuntimeDeps, registry: TaskRegistry): Ad
       maxFiresPerPlan: deps.config.maxFiresPerPlan,
     },
     scheduleLeaseMs: deps.config.scheduleLeaseSeconds * 1000,
+    unclaimedResendMs: deps.config.unclaimedResendSeconds * 1000,
     defaultResultTtlSeconds: deps.config.defaultResultTtlSeconds,
     logger: deps.logger,
     events: deps.events,

@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock';
 import type { Job } from '../../core/model/job';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
+import { linePosition } from '../../core/ports/waiting-line';
 import type { Logger } from '../observability/logger';
 import { parkedJobMessage } from '../scheduling/job-messages';
 
@@ -23,8 +24,12 @@ export interface ParkedJobsOptions {
 }
 
 /**
- * Sends the jobs parked in the due index (they wait longer than the queue's 15-minute delay) once they
- * come within the lookahead, then takes them out of the index. Works in rounds of `limit` until a round
+ * Sends the jobs parked in the due index (they wait longer than the queue's 15-minute delay, or their
+ * send failed) once they come within the lookahead, then takes them out of the index. A job added for
+ * now is in the index too, from well after its run time until its claim, in case its send was lost
+ * (`CreateJobInput.resendIfUnclaimedAt`): one that waits in its task's line (it was delivered and
+ * found no slot) is only taken out; any other is sent again, and a copy of a message that did go out
+ * is dropped at its claim. Works in rounds of `limit` until a round
  * leases none, the budget is spent, or the queue fails as a whole. A job whose send failed stays parked
  * and leased, so this tick does not lease it again; the next tick after its lease expires sends it again.
  */
@@ -58,11 +63,16 @@ async function sendRound(
   owner: string,
 ): Promise<{ sent: number; failed: number }> {
   const now = deps.clock.now();
-  const { failed } = await deps.queue.send(due.map((job) => parkedJobMessage(job, now)));
+  const waiting = await waitingInLine(deps, due, now);
+  const toSend = due.filter((job) => !waiting.has(job.id));
+  const { failed } =
+    toSend.length > 0
+      ? await deps.queue.send(toSend.map((job) => parkedJobMessage(job, now)))
+      : { failed: [] };
   const failedIds = new Set(failed);
-  const sent = due.filter((job) => !failedIds.has(job.id));
+  const sent = toSend.filter((job) => !failedIds.has(job.id));
   await Promise.all(
-    sent.map((job) =>
+    [...sent, ...due.filter((job) => waiting.has(job.id))].map((job) =>
       deps.jobStore.markJobSent(job.id, owner).catch((error: unknown) => {
         // Sent but still parked: sent again later and dropped at claim as a duplicate.
         deps.logger.warn('parked job sent but not unparked', { jobId: job.id, error });
@@ -70,4 +80,16 @@ async function sendRound(
     ),
   );
   return { sent: sent.length, failed: failedIds.size };
+}
+
+/** The ids of `due` jobs, first attempts whose run time came, that wait in their task's line. */
+async function waitingInLine(deps: ParkedJobsDeps, due: readonly Job[], now: number): Promise<Set<string>> {
+  const delivered = due.filter((job) => job.status === 'queued' && job.runAt <= now);
+  const checks = await Promise.all(
+    delivered.map(async (job) => ({
+      id: job.id,
+      waiting: await deps.jobStore.isWaiting(job.task, linePosition({ job })).catch(() => false),
+    })),
+  );
+  return new Set(checks.filter((check) => check.waiting).map((check) => check.id));
 }

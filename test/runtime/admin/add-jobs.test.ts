@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../lib/core/limits';
 import type { AdminResponse } from '../../../lib/runtime/admin';
-import { createHarness, errorOf, MINUTE, SECOND, T0 } from './support/harness';
+import { createHarness, errorOf, type Harness, MINUTE, SECOND, T0 } from './support/harness';
 
 interface AddedJob {
   status: string;
@@ -161,6 +161,66 @@ describe('add_job', () => {
     expect(result).toMatchObject({ status: 'added', queued: 'parked', job: { status: 'queued' } });
     const due = await h.store.acquireDueJobs('tick', T0, T0 + MINUTE, MINUTE, 10);
     expect(due.map((job) => job.id)).toEqual(['unsent']);
+  });
+
+  describe('a stored job whose send may be lost', () => {
+    // The harness's tick looks 90 s ahead: a job still unclaimed 5 minutes after its run time is sent.
+    const acquiredAt = async (h: Harness, at: number) =>
+      (await h.store.acquireDueJobs('tick', at, at + 90 * SECOND, MINUTE, 10)).map((job) => job.id);
+
+    it('is sent by the tick once overdue and unclaimed, when neither its send nor its parking went through', async () => {
+      // Prepare: the send throws before the queue takes the job, and parking it fails too
+      const h = createHarness();
+      h.queue.refuse = 'throw';
+      h.store.parkUnclaimedJob = async () => {
+        throw new Error('throttled');
+      };
+
+      // Act
+      const result = await h.ok<AddedJob>({ action: 'add_job', task: 'cleanup', job_id: 'stranded' });
+
+      // Assess: accepted, and the tick sends it 5 minutes after its run time, not before
+      expect(result).toMatchObject({ status: 'added', queued: 'parked', job: { status: 'queued' } });
+      expect(await acquiredAt(h, T0 + 5 * MINUTE - SECOND)).toEqual([]);
+      expect(await acquiredAt(h, T0 + 5 * MINUTE)).toEqual(['stranded']);
+      expect(h.logs.map((line) => line.message)).toContain(
+        'job neither sent nor parked; the tick sends it if still unclaimed',
+      );
+    });
+
+    it('is sent by the tick when its write applied but the answer was lost, and the retry with do_nothing kept it', async () => {
+      // Prepare: the store applies the first write of the job and then fails, as a lost answer does
+      const h = createHarness();
+      const createJob = h.store.createJob.bind(h.store);
+      let calls = 0;
+      h.store.createJob = async (input) => {
+        const created = await createJob(input);
+        calls += 1;
+        if (calls === 1) throw new Error('the write was applied, but its answer was lost');
+        return created;
+      };
+      const add = { action: 'add_job', task: 'cleanup', job_id: 'once', conflict_policy: 'do_nothing' };
+
+      // Act
+      const failed = await h.call(add);
+      const kept = await h.ok<AddedJob>(add);
+
+      // Assess: nothing was sent, yet the job is not lost
+      expect(failed.ok).toBe(false);
+      expect(kept).toMatchObject({ status: 'kept', queued: 'not_sent' });
+      expect(h.queue.messages).toEqual([]);
+      expect(await acquiredAt(h, T0 + 5 * MINUTE)).toEqual(['once']);
+    });
+
+    it('is not sent again once a worker claimed it', async () => {
+      const h = createHarness();
+      await h.ok({ action: 'add_job', task: 'cleanup', job_id: 'claimed' });
+      const [message] = h.queue.messages;
+      if (!message) throw new Error('no message');
+      await h.store.claimJob({ job: message.job, attempt: 1, owner: 'w', now: T0, leaseUntil: T0 + MINUTE });
+
+      expect(await acquiredAt(h, T0 + 60 * MINUTE)).toEqual([]);
+    });
   });
 
   describe('conflict policies', () => {

@@ -109,3 +109,55 @@ describe('tick: parked jobs keep their overrides and metadata', () => {
     ]);
   });
 });
+
+describe('tick: jobs added for now whose send may have been lost', () => {
+  const RESEND_AT = T0 + 5 * 60 * SECOND;
+
+  /** A job added for T0 as the admin API stores it, with no message sent for it. */
+  async function addUnsent(runtime: ReturnType<typeof testRuntime>, id: string) {
+    const { job } = await runtime.store.createJob({
+      job: jobRequest(id, { task: 'limited' }),
+      conflictPolicy: 'exception',
+      now: T0,
+      parkUntilDue: false,
+      resendIfUnclaimedAt: RESEND_AT,
+    });
+    return job;
+  }
+
+  it('sends one still unclaimed, as it was added: its delivery claims it', async () => {
+    const runtime = testRuntime();
+    await addUnsent(runtime, 'lost');
+    runtime.clock.set(RESEND_AT);
+
+    const summary = await createTickHandler(() => runtime.deps)();
+
+    expect(summary.parkedJobsSent).toBe(1);
+    const [message] = runtime.queue.sent;
+    if (!message) throw new Error('nothing sent');
+    const claim = await runtime.store.claimJob({
+      job: message.job,
+      attempt: message.attempt,
+      owner: 'worker',
+      now: RESEND_AT,
+      leaseUntil: RESEND_AT + 60 * SECOND,
+    });
+    expect(claim.status).toBe('claimed');
+    expect(await runtime.store.acquireDueJobs('tick', RESEND_AT, RESEND_AT * 2, 1, 10)).toEqual([]);
+  });
+
+  it('only takes one that waits in its task’s line out of the index: its line wakes it', async () => {
+    const runtime = testRuntime();
+    const waiting = await addUnsent(runtime, 'in-line');
+    await addUnsent(runtime, 'lost');
+    await runtime.store.joinLine({ message: { job: waiting, attempt: 1 }, now: T0 });
+    runtime.clock.set(RESEND_AT);
+
+    const summary = await createTickHandler(() => runtime.deps)();
+
+    expect(runtime.queue.sent.map((message) => message.job.id)).toEqual(['lost']);
+    expect(summary.parkedJobsSent).toBe(1);
+    expect(await runtime.store.acquireDueJobs('tick', RESEND_AT, RESEND_AT * 2, 1, 10)).toEqual([]);
+    expect(await runtime.store.waitingCount('limited')).toBe(1);
+  });
+});

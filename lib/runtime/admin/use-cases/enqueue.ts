@@ -1,11 +1,9 @@
 import type { AddedJob } from '../../../core/admin-contract';
 import { mapWithConcurrency } from '../../../core/concurrency';
-import { SundialError } from '../../../core/errors';
 import type { Job } from '../../../core/model/job';
 import type { ConflictPolicy } from '../../../core/model/schedule';
 import { type JobMessage, parksBeyondQueueDelay, queueDelaySeconds } from '../../../core/ports/job-queue';
-import type { JobRequest } from '../../../core/ports/job-store';
-import { quoteId } from '../../../core/quote';
+import { DEFAULT_UNCLAIMED_RESEND_MS, type JobRequest } from '../../../core/ports/job-store';
 import type { ActionContext } from '../context';
 
 export interface EnqueueRequest {
@@ -19,17 +17,6 @@ export type EnqueueOutcome =
   | { ok: false; error: unknown };
 
 const STORE_CONCURRENCY = 16;
-
-/** Jobs not sent because the queue failed are given to the tick this way; they must say so. */
-export class JobNotQueuedError extends SundialError {
-  constructor(jobId: string, options?: { cause?: unknown }) {
-    super(
-      'unavailable',
-      `job ${quoteId(jobId)} was stored but could not be queued; add it again with conflict_policy 'replace'`,
-      options,
-    );
-  }
-}
 
 /**
  * Stores and sends jobs as {@link enqueueDistinct} does. A job id given more than once is handled as
@@ -70,9 +57,11 @@ function roundsOfDistinctIds(requests: readonly EnqueueRequest[]): number[][] {
 
 /**
  * Stores each job (status `queued`), then sends the ones due within the queue's longest delay in one
- * batch; later ones are parked in the due index for the tick. A job the queue refuses is parked too,
- * so an accepted job is never lost, unless a worker already claimed it (a send that throws may have
- * delivered). Items fail independently: one item's error never stops another.
+ * batch; later ones are parked in the due index for the tick. A job the queue refuses is parked at its
+ * run time, unless a worker already claimed it (a send that throws may have delivered). A stored job is
+ * never lost: whatever happens after its write (this call dies, or the send and the parking both fail,
+ * or the write applied but its answer was lost and the caller retries with `do_nothing`), it waits in
+ * the due index from `resendIfUnclaimedAt` on, and its claim takes it out. Items fail independently.
  */
 async function enqueueDistinct(
   context: ActionContext,
@@ -80,13 +69,22 @@ async function enqueueDistinct(
 ): Promise<EnqueueOutcome[]> {
   const { jobStore, queue } = context.deps;
   const { now } = context;
+  const unclaimedResendMs = context.deps.unclaimedResendMs ?? DEFAULT_UNCLAIMED_RESEND_MS;
+  // The tick sends parked jobs a lookahead before they are due: the net is that much later, so that it
+  // only ever catches a job still unclaimed `unclaimedResendMs` after its run time.
+  const resendAfterMs = unclaimedResendMs + context.deps.planLimits.lookaheadMs;
   const outcomes = await mapWithConcurrency(
     requests,
     STORE_CONCURRENCY,
     async (request): Promise<EnqueueOutcome> => {
       const parkUntilDue = parksBeyondQueueDelay(request.job.runAt, now);
       try {
-        const created = await jobStore.createJob({ ...request, now, parkUntilDue });
+        const created = await jobStore.createJob({
+          ...request,
+          now,
+          parkUntilDue,
+          resendIfUnclaimedAt: request.job.runAt + resendAfterMs,
+        });
         const queued = created.status === 'kept' ? 'not_sent' : parkUntilDue ? 'parked' : 'sent';
         return { ok: true, status: created.status, queued, job: created.job };
       } catch (error) {
@@ -131,14 +129,18 @@ async function enqueueDistinct(
     });
   }
   await mapWithConcurrency(unsent, STORE_CONCURRENCY, async ({ index, status, request }) => {
-    try {
-      // Only a job nobody claimed: a send that threw may still have delivered the message, and a
-      // claimed job stays `sent`.
-      const parked = await jobStore.parkUnclaimedJob(request.job.id);
-      if (parked) outcomes[index] = { ok: true, status, queued: 'parked', job: parked };
-    } catch (error) {
-      outcomes[index] = { ok: false, error: new JobNotQueuedError(request.job.id, { cause: error }) };
-    }
+    // Only a job nobody claimed: a send that threw may still have delivered the message, and a
+    // claimed job stays `sent`.
+    const parked = await jobStore.parkUnclaimedJob(request.job.id).catch((error: unknown) => {
+      context.deps.logger.warn('job neither sent nor parked; the tick sends it if still unclaimed', {
+        requestId: context.requestId,
+        jobId: request.job.id,
+        resendAt: new Date(request.job.runAt + unclaimedResendMs).toISOString(),
+        error,
+      });
+      return outcomes[index]?.ok ? outcomes[index].job : undefined;
+    });
+    if (parked) outcomes[index] = { ok: true, status, queued: 'parked', job: parked };
   });
   return outcomes;
 }
