@@ -12,9 +12,10 @@ import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } fr
 
 /**
  * Records a job accepted by the admin API (status `queued`), parked in the due index when it waits
- * longer than the queue can delay it, else entered there at `resendIfUnclaimedAt` (if given). An id whose result expired counts as free (a schedule fire's only
- * once its dedupe record ended, see `JobStore.createJob`). `replace` overwrites
- * anything but a running job (a running job cannot be replaced: `ConflictingIdError`).
+ * longer than the queue can delay it, else entered there at `resendIfUnclaimedAt` (if given). An id
+ * whose result expired counts as free (a schedule fire's only once its dedupe record ended, see
+ * `JobStore.createJob`). `replace` overwrites anything but a running job (a running job cannot be
+ * replaced: `ConflictingIdError`).
  */
 export async function createJob(
   context: StoreContext,
