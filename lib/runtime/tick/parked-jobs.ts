@@ -29,9 +29,9 @@ export interface ParkedJobsOptions {
  * now is in the index too, from well after its run time until its claim, in case its send was lost
  * (`CreateJobInput.resendIfUnclaimedAt`): one that waits in its task's line (it was delivered and
  * found no slot) is only taken out; any other is sent again, and a copy of a message that did go out
- * is dropped at its claim. Works in rounds of `limit` until a round
- * leases none, the budget is spent, or the queue fails as a whole. A job whose send failed stays parked
- * and leased, so this tick does not lease it again; the next tick after its lease expires sends it again.
+ * is dropped at its claim. Works in rounds of `limit` until a round leases none, the budget is spent,
+ * or the queue fails as a whole. A job whose send failed stays parked and leased, so this tick does not
+ * lease it again; the next tick after its lease expires sends it again.
  */
 export async function sendParkedJobs(
   deps: ParkedJobsDeps,
@@ -65,21 +65,19 @@ async function sendRound(
   const now = deps.clock.now();
   const waiting = await waitingInLine(deps, due, now);
   const toSend = due.filter((job) => !waiting.has(job.id));
-  const { failed } =
-    toSend.length > 0
-      ? await deps.queue.send(toSend.map((job) => parkedJobMessage(job, now)))
-      : { failed: [] };
+  const { failed } = await deps.queue.send(toSend.map((job) => parkedJobMessage(job, now)));
   const failedIds = new Set(failed);
-  const sent = toSend.filter((job) => !failedIds.has(job.id));
+  // Sent now, or delivered before and waiting in its line: either way it leaves the index
+  const unparked = due.filter((job) => !failedIds.has(job.id));
   await Promise.all(
-    [...sent, ...due.filter((job) => waiting.has(job.id))].map((job) =>
+    unparked.map((job) =>
       deps.jobStore.markJobSent(job.id, owner).catch((error: unknown) => {
         // Sent but still parked: sent again later and dropped at claim as a duplicate.
         deps.logger.warn('parked job sent but not unparked', { jobId: job.id, error });
       }),
     ),
   );
-  return { sent: sent.length, failed: failedIds.size };
+  return { sent: toSend.length - failedIds.size, failed: failedIds.size };
 }
 
 /** The ids of `due` jobs, first attempts whose run time came, that wait in their task's line. */

@@ -100,6 +100,7 @@ async function enqueueDistinct(
           {
             index,
             status: outcome.status,
+            stored: outcome.job,
             request: withToken(requests[index] as EnqueueRequest, outcome.job),
           },
         ]
@@ -128,9 +129,9 @@ async function enqueueDistinct(
       error: sendError,
     });
   }
-  await mapWithConcurrency(unsent, STORE_CONCURRENCY, async ({ index, status, request }) => {
+  await mapWithConcurrency(unsent, STORE_CONCURRENCY, async ({ index, status, stored, request }) => {
     // Only a job nobody claimed: a send that threw may still have delivered the message, and a
-    // claimed job stays `sent`.
+    // claimed job stays `sent`. Should parking fail too, the job's net in the due index holds it.
     const parked = await jobStore.parkUnclaimedJob(request.job.id).catch((error: unknown) => {
       context.deps.logger.warn('job neither sent nor parked; the tick sends it if still unclaimed', {
         requestId: context.requestId,
@@ -138,7 +139,7 @@ async function enqueueDistinct(
         resendAt: new Date(request.job.runAt + unclaimedResendMs).toISOString(),
         error,
       });
-      return outcomes[index]?.ok ? outcomes[index].job : undefined;
+      return stored;
     });
     if (parked) outcomes[index] = { ok: true, status, queued: 'parked', job: parked };
   });
