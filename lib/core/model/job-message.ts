@@ -57,6 +57,7 @@ const jobMessageBody = z.object({
     .optional(),
   finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
+  wokenBy: z.string().min(1).max(100).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -75,6 +76,12 @@ export interface JobMessageBody {
    * job can be listed by task from there, without an index entry of its own.
    */
   taskLogged?: true;
+  /**
+   * Sent by a waker that held the job's line entry as this owner: the delivery that claims the job
+   * takes that entry out, should the waker have died before it could (its hold would count as a job on
+   * its way, keeping a free slot from the tick's fallback until the hold ends).
+   */
+  wokenBy?: string;
 }
 
 /**
@@ -129,6 +136,7 @@ export function encodeJobMessage(body: JobMessageBody): string {
     }),
     ...(body.finalFire && { finalFire: true }),
     ...(body.taskLogged && { taskLogged: true }),
+    ...(body.wokenBy && { wokenBy: body.wokenBy }),
   });
 }
 
@@ -150,7 +158,7 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job: decoded, revision, finalFire, taskLogged } = parsed.data;
+  const { attempt, job: decoded, revision, finalFire, taskLogged, wokenBy } = parsed.data;
   const { overrides, metadata, ...job } = decoded;
   const extras = {
     ...(overrides && { overrides: overrides as RunSettingOverrides }),
@@ -164,6 +172,7 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
       ...(revision && { revision }),
       ...(finalFire && { finalFire }),
       ...(taskLogged && { taskLogged }),
+      ...(wokenBy && { wokenBy }),
     },
   };
 }

@@ -42,7 +42,9 @@ export async function wakeWaitingJobs(
     leased,
   });
   if (entries.length === 0) return 0;
-  const { failed } = await deps.queue.send(entries.map((entry) => ({ ...entry.message, delaySeconds })));
+  const { failed } = await deps.queue.send(
+    entries.map((entry) => ({ ...entry.message, delaySeconds, wokenBy: owner })),
+  );
   const failedIds = new Set(failed);
   const sent = entries.filter((entry) => !failedIds.has(entry.message.job.id));
   if (failedIds.size > 0) {

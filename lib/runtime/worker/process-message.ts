@@ -7,6 +7,7 @@ import { RATE_START_TOLERANCE_MS } from '../../core/model/rate-limit';
 import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
+import { linePosition } from '../../core/ports/waiting-line';
 import { joinWaitingLine } from '../flow/join-line';
 import type { Logger } from '../observability/logger';
 import { jobRequestOf } from '../scheduling/job-messages';
@@ -43,7 +44,7 @@ export async function processMessage(ctx: WorkerContext, record: SQSRecord): Pro
   const logger = ctx.deps.logger.child({ jobId: job.id, task: job.task, attempt });
   try {
     const fire = scheduleFireOf(decoded.message);
-    const outcome = await processJob(ctx, record, job, attempt, logger, fire);
+    const outcome = await processJob(ctx, record, job, attempt, logger, fire, decoded.message.wokenBy);
     if (outcome !== 'done' || !mayEndItsSchedule(decoded.message, fire)) return outcome;
     const finalFire = decoded.message.finalFire === true || fire?.finalFire === true;
     return await cleanUpFinishedSchedule(ctx, record, job, logger, finalFire);
@@ -60,6 +61,7 @@ async function processJob(
   attempt: number,
   logger: Logger,
   fire?: ScheduleFire,
+  wokenBy?: string,
   ownTurns = 0,
 ): Promise<MessageOutcome> {
   const { clock } = ctx.deps;
@@ -182,6 +184,7 @@ async function processJob(
   }
   switch (claim.status) {
     case 'claimed': {
+      if (wokenBy !== undefined) await leaveLineOfWaker(ctx, message, wokenBy, logger);
       const run = {
         job,
         attempt,
@@ -210,12 +213,12 @@ async function processJob(
         logger,
         ownTurns >= MAX_OWN_TURNS
           ? undefined
-          : () => processJob(ctx, record, job, attempt, logger, fire, ownTurns + 1),
+          : () => processJob(ctx, record, job, attempt, logger, fire, undefined, ownTurns + 1),
       );
     case 'cancelled':
       if (claim.reclaimAsAttempt !== undefined) {
         // A takeover after this attempt was cancelled by its check: this delivery carries on as that attempt.
-        return processJob(ctx, record, job, claim.reclaimAsAttempt, logger, fire);
+        return processJob(ctx, record, job, claim.reclaimAsAttempt, logger, fire, wokenBy);
       }
       logger.info('job was cancelled; dropping the message');
       return passWakeOn('done');
@@ -356,4 +359,22 @@ async function waitUntil(ctx: WorkerContext, at: number): Promise<void> {
     await ctx.sleep(wait);
     wait = at - ctx.deps.clock.now();
   }
+}
+
+/**
+ * A woken job claimed: its line entry goes, as its waker would have taken it out after the send. A
+ * waker that died in between would otherwise leave the entry held, counted as a job on its way, until
+ * its hold ends (`WAKE_LEASE_MS`), while the tick's fallback wakes nobody for that slot.
+ */
+async function leaveLineOfWaker(
+  ctx: WorkerContext,
+  message: JobMessageBody,
+  wokenBy: string,
+  logger: Logger,
+): Promise<void> {
+  await ctx.deps.jobStore
+    .leaveLine(message.job.task, linePosition(message), wokenBy)
+    .catch((error: unknown) => {
+      logger.warn('woken job not taken out of its line; its hold ends on its own', { error });
+    });
 }

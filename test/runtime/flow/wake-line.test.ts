@@ -53,7 +53,7 @@ describe('waking waiting jobs when a waker dies', () => {
     expect(await worker.store.waitingCount('limited')).toBe(0);
   });
 
-  it('drops the second message of a job woken twice (a waker died after sending, before taking it out)', async () => {
+  it('takes the entry out at the claim when the waker died after sending, before taking it out', async () => {
     // Prepare: the waker sent the message but never took the entry out of the line
     const { worker, runs, tick } = await lineWithFreeSlot();
     const leaveLine = worker.store.leaveLine.bind(worker.store);
@@ -64,16 +64,56 @@ describe('waking waiting jobs when a waker dies', () => {
     worker.store.leaveLine = leaveLine;
     const first = worker.queuedRecords();
 
-    // Act: the first message runs the job; after the hold the tick wakes the entry again
+    // Act: the first message runs the job; after the hold a tick finds nothing left to wake
     await worker.deliver(first);
+    const afterRun = await worker.store.waitingCount('limited');
     worker.clock.advance(WAKE_LEASE_MS + 1);
     const again = await tick();
     await worker.deliver(worker.queuedRecords());
 
-    // Assess: the job ran once, and the line keeps no entry that would wake it again
+    // Assess: the job ran once, and its claim took its entry out of the line
     expect(first).toHaveLength(1);
-    expect(again.jobsWoken).toBe(1);
+    expect(afterRun).toBe(0);
+    expect(again.jobsWoken).toBe(0);
     expect(runs.get('waiter')).toBe(1);
-    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it('wakes the next job at the next tick, not after the hold, when the waker died after sending', async () => {
+    // Prepare: two jobs wait; the waker of the first sends its message and dies before taking it out
+    const { worker, runs, tick } = await lineWithFreeSlot();
+    await worker.store.claimJob({
+      job: { ...JSON.parse(recordFor('holder-2', 'limited').body).job },
+      attempt: 1,
+      owner: 'someone',
+      now: T0,
+      leaseUntil: T0 + 60_000,
+      concurrencyLimit: 1,
+    });
+    await worker.deliver([recordFor('zz-next', 'limited')]);
+    await worker.store.finishJob({
+      jobId: 'holder-2',
+      owner: 'someone',
+      result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+      expiresAt: T0 + 60_000,
+    });
+    const leaveLine = worker.store.leaveLine.bind(worker.store);
+    worker.store.leaveLine = async () => {
+      throw new Error('process died');
+    };
+    await wakeNextWaitingJob(worker.deps, 'limited');
+    const first = worker.queuedRecords();
+    worker.store.leaveLine = leaveLine;
+
+    // Act: the woken job runs (its worker dies too before waking anyone); a tick within the hold
+    worker.store.leaseLineHead = async () => [];
+    await worker.deliver(first);
+    delete (worker.store as { leaseLineHead?: unknown }).leaseLineHead;
+    const withinHold = await tick();
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(first.map((record) => JSON.parse(record.body).job.id)).toEqual(['waiter']);
+    expect(withinHold.jobsWoken).toBe(1);
+    expect(runs.get('zz-next')).toBe(1);
   });
 });
