@@ -5,6 +5,27 @@ import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { T0 } from '../support';
 import { recordFor, workerHarness } from '../worker/harness';
 
+type Worker = ReturnType<typeof workerHarness>;
+
+/** Job `waiter` joins the line of task `limited` (limited to 1) while `holder` runs, which then ends. */
+async function joinWhileHeld(worker: Worker, holder: string, waiter: string) {
+  await worker.store.claimJob({
+    job: { ...JSON.parse(recordFor(holder, 'limited').body).job },
+    attempt: 1,
+    owner: 'someone',
+    now: T0,
+    leaseUntil: T0 + 60_000,
+    concurrencyLimit: 1,
+  });
+  await worker.deliver([recordFor(waiter, 'limited')]);
+  await worker.store.finishJob({
+    jobId: holder,
+    owner: 'someone',
+    result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+    expiresAt: T0 + 60_000,
+  });
+}
+
 /** A task limited to 1 with job `waiter` in its line and its slot free; counts runs per job. */
 async function lineWithFreeSlot() {
   const runs = new Map<string, number>();
@@ -14,21 +35,7 @@ async function lineWithFreeSlot() {
       handler: (_payload, { jobId }) => void runs.set(jobId, (runs.get(jobId) ?? 0) + 1),
     },
   });
-  await worker.store.claimJob({
-    job: { ...JSON.parse(recordFor('holder', 'limited').body).job },
-    attempt: 1,
-    owner: 'someone',
-    now: T0,
-    leaseUntil: T0 + 60_000,
-    concurrencyLimit: 1,
-  });
-  await worker.deliver([recordFor('waiter', 'limited')]);
-  await worker.store.finishJob({
-    jobId: 'holder',
-    owner: 'someone',
-    result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
-    expiresAt: T0 + 60_000,
-  });
+  await joinWhileHeld(worker, 'holder', 'waiter');
   return { worker, runs, tick: createTickHandler(() => worker.deps) };
 }
 
@@ -81,21 +88,7 @@ describe('waking waiting jobs when a waker dies', () => {
   it('wakes the next job at the next tick, not after the hold, when the waker died after sending', async () => {
     // Prepare: two jobs wait; the waker of the first sends its message and dies before taking it out
     const { worker, runs, tick } = await lineWithFreeSlot();
-    await worker.store.claimJob({
-      job: { ...JSON.parse(recordFor('holder-2', 'limited').body).job },
-      attempt: 1,
-      owner: 'someone',
-      now: T0,
-      leaseUntil: T0 + 60_000,
-      concurrencyLimit: 1,
-    });
-    await worker.deliver([recordFor('zz-next', 'limited')]);
-    await worker.store.finishJob({
-      jobId: 'holder-2',
-      owner: 'someone',
-      result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
-      expiresAt: T0 + 60_000,
-    });
+    await joinWhileHeld(worker, 'holder-2', 'zz-next');
     const leaveLine = worker.store.leaveLine.bind(worker.store);
     worker.store.leaveLine = async () => {
       throw new Error('process died');
