@@ -105,8 +105,11 @@ async function processJob(
   }
   const definition = definitionForJob(task.definition, job.overrides);
   const limited = definition.maxRunningJobs !== null || definition.rateLimit !== null;
-  // A limited task's job that ends here took no slot: a wake-up that brought it is passed on.
+  // A limited task's job that ends here took no slot: a wake-up that brought it is passed on, after its
+  // entry leaves the line (a waker that died after sending left it held, which the count takes for a job
+  // on its way: the wake-up passed on, and the tick's, would wake nobody until the hold ended).
   const passWakeOn = async (outcome: MessageOutcome): Promise<MessageOutcome> => {
+    if (wokenBy !== undefined) await leaveLineOfWaker(ctx, message, wokenBy, logger);
     if (limited) await wakeForFreeSlotsOf(ctx, job.task, logger, { passOn: true });
     return outcome;
   };
@@ -362,9 +365,10 @@ async function waitUntil(ctx: WorkerContext, at: number): Promise<void> {
 }
 
 /**
- * A woken job claimed: its line entry goes, as its waker would have taken it out after the send. A
- * waker that died in between would otherwise leave the entry held, counted as a job on its way, until
- * its hold ends (`WAKE_LEASE_MS`), while the tick's fallback wakes nobody for that slot.
+ * A woken job claimed (or ended without a run): its line entry goes, as its waker would have taken it
+ * out after the send. A waker that died in between would otherwise leave the entry held, counted as a
+ * job on its way, until its hold ends (`WAKE_LEASE_MS`), while the tick's fallback wakes nobody for
+ * that slot.
  */
 async function leaveLineOfWaker(
   ctx: WorkerContext,

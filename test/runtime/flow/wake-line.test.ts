@@ -39,6 +39,17 @@ async function lineWithFreeSlot() {
   return { worker, runs, tick: createTickHandler(() => worker.deps) };
 }
 
+/** A waker wakes the head of the line, sends its message and dies before taking the entry out. */
+async function wakeAndDieBeforeLeaving(worker: Worker) {
+  const leaveLine = worker.store.leaveLine.bind(worker.store);
+  worker.store.leaveLine = async () => {
+    throw new Error('process died');
+  };
+  await wakeNextWaitingJob(worker.deps, 'limited');
+  worker.store.leaveLine = leaveLine;
+  return worker.queuedRecords();
+}
+
 describe('waking waiting jobs when a waker dies', () => {
   it('wakes a job again after the hold of a waker that died before sending; it runs once', async () => {
     // Prepare: the waker holds the entry, then its send never happens (its process died)
@@ -63,13 +74,7 @@ describe('waking waiting jobs when a waker dies', () => {
   it('takes the entry out at the claim when the waker died after sending, before taking it out', async () => {
     // Prepare: the waker sent the message but never took the entry out of the line
     const { worker, runs, tick } = await lineWithFreeSlot();
-    const leaveLine = worker.store.leaveLine.bind(worker.store);
-    worker.store.leaveLine = async () => {
-      throw new Error('process died');
-    };
-    await wakeNextWaitingJob(worker.deps, 'limited');
-    worker.store.leaveLine = leaveLine;
-    const first = worker.queuedRecords();
+    const first = await wakeAndDieBeforeLeaving(worker);
 
     // Act: the first message runs the job; after the hold a tick finds nothing left to wake
     await worker.deliver(first);
@@ -89,13 +94,7 @@ describe('waking waiting jobs when a waker dies', () => {
     // Prepare: two jobs wait; the waker of the first sends its message and dies before taking it out
     const { worker, runs, tick } = await lineWithFreeSlot();
     await joinWhileHeld(worker, 'holder-2', 'zz-next');
-    const leaveLine = worker.store.leaveLine.bind(worker.store);
-    worker.store.leaveLine = async () => {
-      throw new Error('process died');
-    };
-    await wakeNextWaitingJob(worker.deps, 'limited');
-    const first = worker.queuedRecords();
-    worker.store.leaveLine = leaveLine;
+    const first = await wakeAndDieBeforeLeaving(worker);
 
     // Act: the woken job runs (its worker dies too before waking anyone); a tick within the hold
     worker.store.leaseLineHead = async () => [];
@@ -108,5 +107,24 @@ describe('waking waiting jobs when a waker dies', () => {
     expect(first.map((record) => JSON.parse(record.body).job.id)).toEqual(['waiter']);
     expect(withinHold.jobsWoken).toBe(1);
     expect(runs.get('zz-next')).toBe(1);
+  });
+
+  it('takes the entry out when the woken job already ran elsewhere, so the next job is woken at once', async () => {
+    // Prepare: `waiter` ran through another copy of its message (finished here) while its entry stayed
+    // in the line; `zz-next` waits behind it. The waker of `waiter` sends and dies before taking it out.
+    const { worker, runs } = await lineWithFreeSlot();
+    await joinWhileHeld(worker, 'holder-2', 'zz-next');
+    await joinWhileHeld(worker, 'waiter', 'zz-next');
+    const first = await wakeAndDieBeforeLeaving(worker);
+
+    // Act: the woken copy is a duplicate; whatever it wakes runs, all within the dead waker's hold
+    await worker.deliver(first);
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess: the duplicate took its entry out and passed the wake-up on to the next job
+    expect(first.map((record) => JSON.parse(record.body).job.id)).toEqual(['waiter']);
+    expect(runs.get('waiter')).toBeUndefined();
+    expect(runs.get('zz-next')).toBe(1);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
   });
 });
