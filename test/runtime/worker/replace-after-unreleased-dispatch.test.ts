@@ -14,6 +14,15 @@ const iso = (instant: number) => new Date(instant).toISOString();
  */
 class CrashingStore extends MemoryStore {
   crashNextRelease = false;
+  /** The next lease applies, but its answer is lost: its tick sends nothing and leaves it leased. */
+  loseNextLeaseAnswer = false;
+
+  override async leaseSchedule(...args: Parameters<MemoryStore['leaseSchedule']>) {
+    const leased = await super.leaseSchedule(...args);
+    if (!this.loseNextLeaseAnswer) return leased;
+    this.loseNextLeaseAnswer = false;
+    throw new Error('the lease applied, but its answer was lost');
+  }
   /** Runs inside the next pause's write, before it lands (a slow write). */
   beforePause: (() => Promise<void>) | undefined;
 
@@ -65,6 +74,16 @@ function definition(coalesce = 'all') {
 }
 
 const firesUpTo = (last: number) => Array.from({ length: last / 10 + 1 }, (_, n) => n * 10);
+
+/** How many fires of the schedule (every 5 s up to 600 s) ended cancelled. */
+async function cancelledFires(p: Awaited<ReturnType<typeof platform>>) {
+  let cancelled = 0;
+  for (let at = 0; at <= 600; at += 5) {
+    const job = await p.store.getJob(`s@${T0 + at * SECOND}`, p.clock.now());
+    if (job?.status === 'cancelled') cancelled += 1;
+  }
+  return cancelled;
+}
 
 /** Ticks and delivers every 10 s from `from` until the schedule has long finished. */
 async function runToTheEnd(p: Awaited<ReturnType<typeof platform>>, from: number) {
@@ -171,6 +190,35 @@ describe('a change of a schedule whose last dispatch sent fires but was not rele
     expect(await p.store.getSchedule('s')).toMatchObject({ runs: 12, nextFireAt: null });
   });
 
+  it.each([
+    ['a new trigger', [...firesUpTo(80), 90, 95, 100]],
+    ['a pause and a resume', [...firesUpTo(80), 90, 100, 110]],
+  ])('runs the fires it counts for a dispatch that leased and sent nothing, after %s', async (kind, runs) => {
+    // Prepare: at 1 s a tick's lease of it applies, but its answer is lost: nothing is sent, and the
+    // lease (until 121 s) makes a change count 90 s as a fire that dispatch may have sent
+    const p = await platform();
+    p.clock.set(T0 + SECOND);
+    p.store.loseNextLeaseAnswer = true;
+    await p.tick();
+    expect(p.store.loseNextLeaseAnswer).toBe(false);
+    await p.deliverDue(86);
+
+    // Act: the change at 86 s, then everything runs to the end
+    if (kind === 'a new trigger') {
+      const trigger = { type: 'interval', seconds: 5, start_at: iso(T0) };
+      await p.admin({ action: 'update_schedule', id: 's', trigger });
+    } else {
+      await p.admin({ action: 'pause_schedule', id: 's' });
+      p.clock.set(T0 + 87 * SECOND);
+      await p.admin({ action: 'resume_schedule', id: 's' });
+    }
+    await runToTheEnd(p, 87);
+
+    // Assess: 90 s, counted by the change, ran in place of the changed schedule's; twelve fires ran
+    expect(p.runs).toEqual(runs);
+    expect(await p.store.getSchedule('s')).toMatchObject({ runs: 12, nextFireAt: null });
+  });
+
   it('counts only the fire a coalescing plan sent, not every fire it missed', async () => {
     // Prepare: coalesce latest; no tick for 300 s, then one leases it at 390 s (it sends the latest
     // missed fire, 390 s, and 400 s … 470 s) and dies before its release
@@ -191,7 +239,7 @@ describe('a change of a schedule whose last dispatch sent fires but was not rele
     expect(await p.store.getSchedule('s')).toMatchObject({ runs: 12, nextFireAt: null });
   });
 
-  it('never runs more than max_runs, whatever the change, its time and the fate of the last release', async () => {
+  it('never runs more than max_runs, whatever the change, its time and the fate of the last dispatch', async () => {
     const change = fc.constantFrom('replace', 'pause', 'trigger');
     const coalesce = fc.constantFrom('all', 'latest', 'earliest');
     await fc.assert(
@@ -200,13 +248,15 @@ describe('a change of a schedule whose last dispatch sent fires but was not rele
         coalesce,
         fc.integer({ min: 1, max: 120 }),
         fc.integer({ min: 0, max: 60 }),
-        fc.boolean(),
-        async (kind, policy, tickAt, changeAfter, crash) => {
-          // A tick at `tickAt` sends what is due and dies before its release (or releases); the change
-          // comes `changeAfter` s later, once the fires due by then ran
+        fc.constantFrom('released', 'died before its release', 'lease answer lost'),
+        async (kind, policy, tickAt, changeAfter, fate) => {
+          // A tick at `tickAt` sends what is due and dies before its release (or releases, or sends
+          // nothing: its lease applied but the answer was lost); the change comes `changeAfter` s later,
+          // once the fires due by then ran
           const p = await platform(policy);
           p.clock.set(T0 + tickAt * SECOND);
-          p.store.crashNextRelease = crash;
+          p.store.crashNextRelease = fate === 'died before its release';
+          p.store.loseNextLeaseAnswer = fate === 'lease answer lost';
           await p.tick();
           const changeAt = tickAt + changeAfter;
           await p.deliverDue(changeAt);
@@ -225,6 +275,8 @@ describe('a change of a schedule whose last dispatch sent fires but was not rele
           expect(new Set(p.runs).size).toBeLessThanOrEqual(12);
           expect(p.runs.length).toBe(new Set(p.runs).size);
           expect(await p.store.getSchedule('s')).toMatchObject({ runs: 12, nextFireAt: null });
+          // Finishing early only by fires cancelled while counted: no counted fire vanishes unsent
+          expect(p.runs.length + (await cancelledFires(p))).toBeGreaterThanOrEqual(12);
         },
       ),
       { numRuns: 150 },

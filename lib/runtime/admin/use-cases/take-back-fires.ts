@@ -1,14 +1,17 @@
 import type { EpochMs } from '../../../core/clock';
 import type { Schedule } from '../../../core/model/schedule';
 import { capAtMaxRuns, planFires } from '../../../core/planning';
+import type { PlannedFire } from '../../../core/planning/fire-choices';
 import {
   CHANGE_SETTLE_MS,
   CLOCK_SKEW_MS,
   firesBetween,
   firesSentAhead,
 } from '../../../core/planning/fires-sent-ahead';
+import type { FirePlan } from '../../../core/planning/plan-fires';
 import type { FiresTakenBack } from '../../../core/ports/schedule-store';
 import { compileTrigger, type TriggerSpec } from '../../../core/triggers';
+import { scheduleFireMessage } from '../../scheduling/job-messages';
 import type { ActionContext } from '../context';
 
 /** How often a change re-reads a schedule that ticks kept dispatching further while it was changed. */
@@ -30,9 +33,8 @@ export function takeBackOf(
   if (!limited) return undefined;
   const { count, lastCounted } = firesSentAhead(schedule, context.now + CHANGE_SETTLE_MS);
   // Fires an unreleased dispatch sent, due within the settle margin: counted here (a negative take-back).
-  const unreleased = (count === 0 ? firesSentUnreleased(schedule, context) : []).filter(
-    (fireTime) => fireTime <= context.now + CHANGE_SETTLE_MS,
-  );
+  const unreleased =
+    count === 0 ? unreleasedFiresCounted(schedule, context).map((fire) => fire.fireTime) : [];
   if (unreleased.length > 0) {
     return {
       seenVersion: schedule.version,
@@ -61,9 +63,15 @@ export function takeBackOf(
  * cancelled by its check, or sent again in its place as a counted fire), never late.
  */
 function firesSentUnreleased(schedule: Schedule, context: ActionContext): EpochMs[] {
+  return unreleasedPlan(schedule, context).fires.map((fire) => fire.fireTime);
+}
+
+/** `firesSentUnreleased`'s plan, as that dispatch made it (its fires and where it would have resumed). */
+function unreleasedPlan(schedule: Schedule, context: ActionContext): FirePlan {
+  const none: FirePlan = { fires: [], nextFireAt: null, lastFireAt: null, coalesced: false };
   const { nextFireAt, leaseUntil, maxRuns } = schedule;
-  if (schedule.leaseOwner === null || leaseUntil === null || maxRuns === null || schedule.paused) return [];
-  if (nextFireAt === null) return [];
+  if (schedule.leaseOwner === null || leaseUntil === null || maxRuns === null || schedule.paused) return none;
+  if (nextFireAt === null) return none;
   const plan = planFires({
     scheduleId: schedule.id,
     source: compileTrigger(schedule.trigger),
@@ -77,7 +85,39 @@ function firesSentUnreleased(schedule: Schedule, context: ActionContext): EpochM
     now: Math.min(leaseUntil - context.deps.scheduleLeaseMs, context.now),
     random: () => 0,
   });
-  return capAtMaxRuns(plan, schedule.runs, maxRuns).fires.map((fire) => fire.fireTime);
+  return capAtMaxRuns(plan, schedule.runs, maxRuns);
+}
+
+/** The fires of `unreleasedPlan` that a change made now counts: those due within its settle margin. */
+function unreleasedFiresCounted(schedule: Schedule, context: ActionContext): PlannedFire[] {
+  return unreleasedPlan(schedule, context).fires.filter(
+    (fire) => fire.fireTime <= context.now + CHANGE_SETTLE_MS,
+  );
+}
+
+/**
+ * Sends again, as the dispatch that held the lease would have, the fires a change counted for it (a
+ * negative take-back). That dispatch may have died before its send (its lease write applied, but its
+ * answer was lost, and so it sent nothing), and a fire counted but never sent is lost without a trace:
+ * the soak found a schedule with `max_runs: 20` that ran 18, two fires with no job. Sent here, each ends
+ * visibly: its check cancels it, or runs it in place of the changed schedule's, as it would any fire
+ * sent before the change; one the dispatch did send is deduplicated at claim. A failed send is logged:
+ * the change stands.
+ */
+async function sendUnreleasedFires(context: ActionContext, before: Schedule): Promise<void> {
+  const plan = unreleasedPlan(before, context);
+  const counted = unreleasedFiresCounted(before, context);
+  const finalFire = plan.nextFireAt === null ? plan.fires.at(-1) : undefined;
+  const now = context.deps.clock.now();
+  const messages = counted.map((fire) => scheduleFireMessage(before, fire, now, fire === finalFire));
+  const { failed } = await context.deps.queue
+    .send(messages)
+    .catch(() => ({ failed: messages.map((message) => message.job.id) }));
+  if (failed.length === 0) return;
+  context.deps.logger.warn('fires counted for a dispatch that held the lease could not be sent again', {
+    scheduleId: before.id,
+    fires: failed.length,
+  });
 }
 
 /** The latest fire time a changed schedule still counts: its take-back's, else the one it has. */
@@ -120,6 +160,7 @@ export async function settleTakeBack(
     takeBack !== undefined &&
     changed.version === takeBack.seenVersion + 1 &&
     changed.updatedAt === context.now;
+  if (applied && takeBack.count < 0) await sendUnreleasedFires(context, before);
   // The latest fire sent before the change: counted, or sent by a dispatch that did not release it.
   const sentThrough = Math.max(before.lastFireAt ?? 0, ...firesSentUnreleased(before, context));
   if (!takeBack || !applied || sentThrough === 0) return changed;
