@@ -221,23 +221,26 @@ async function main(): Promise<number> {
     const drainStarted = Date.now();
     const beforeDrain = checkChurn(schedules, churnCalls, recorder, trace);
     const depth = async (url: string) => (await queueDepth(sqs.client, url)).total;
-    await waitFor(
-      async () =>
+    const readJob = (jobId: string) => runtime.store.getJob(jobId, Date.now());
+    await waitFor(async () => {
+      await recorder.restoreWrittenResults(readJob);
+      return (
         [...expected, ...beforeDrain.mustRun].every((id) => recorder.executions.has(id)) &&
         (await depth(runtime.queue.dlqUrl)) === 0 &&
         (await depth(runtime.queue.queueUrl)) === 0 &&
         [...(await runtime.store.runningCounts()).values()].every((running) => running === 0) &&
-        (await cappedFinished(runtime.store, cappedRun)),
-      drainMs,
-    );
+        (await cappedFinished(runtime.store, cappedRun))
+      );
+    }, drainMs);
     const drainSeconds = (Date.now() - drainStarted) / 1000;
     ticking = false;
     await Promise.all([...ticks, pollers.stop(), redrive.stop()]);
     // Judged after the drain: how late fires were (and so how close to a change one may be cancelled) is known then.
+    await recorder.restoreWrittenResults(readJob);
     const churnChecks = checkChurn(schedules, churnCalls, recorder, trace);
     const mustRun = new Set([...expected, ...churnChecks.mustRun]);
     const cappedUntil = endAt + drainMs;
-    const cappedChecks = await checkCapped(runtime.store, recorder, cappedRun, cappedUntil);
+    const cappedChecks = await checkCapped(runtime.store, recorder, cappedRun, cappedUntil, trace);
 
     const backlog = checkBacklog({
       task: BACKLOG_FEED.task,
@@ -251,6 +254,7 @@ async function main(): Promise<number> {
       claimedBefore: (jobId, at) => trace.claimedBefore(jobId, at),
       isOfTask: (jobId) => jobId.startsWith('backlog-'),
       ticks: tickRuns,
+      lineWakes: trace.lineWakes,
       bursts: faults.burstPeriods,
       until: Date.now(),
     });

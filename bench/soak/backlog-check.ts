@@ -51,6 +51,8 @@ export function checkBacklog(input: {
   isOfTask: (jobId: string) => boolean;
   /** Each tick's run, [start, end). */
   ticks: readonly Period[];
+  /** Every wake of a line, for the report of a violation. */
+  lineWakes?: readonly { at: number; who: string; task: string; what: string }[];
   bursts: readonly Period[];
   until: number;
 }): BacklogVerdict {
@@ -70,6 +72,7 @@ export function checkBacklog(input: {
   const violations: string[] = [];
   let longestFreeMs = 0;
   let leastSlackMs = Number.POSITIVE_INFINITY;
+  let firstStall: Period | undefined;
   for (const wait of waits) {
     for (const period of free) {
       const [from, to] = overlap(wait.period, period);
@@ -83,12 +86,14 @@ export function checkBacklog(input: {
       const allowed = fallbackDue(input.ticks, counted);
       leastSlackMs = Math.min(leastSlackMs, allowed - to);
       if (to > allowed) {
+        firstStall ??= [counted, to];
         violations.push(
           `${wait.jobId} waited ${to - counted} ms with a slot of '${input.task}' free and no job woken for it (from ${counted}; the fallback was due by ${allowed})`,
         );
       }
     }
   }
+  if (firstStall) violations[0] = [violations[0], ...stallContext(input, firstStall)].join('\n');
   return {
     waited: new Set(waits.map((wait) => wait.jobId)).size,
     maxWaiting: mostAtOnce(waits.map((wait) => wait.period)),
@@ -188,4 +193,17 @@ function mostAtOnce(periods: readonly Period[]): number {
     most = Math.max(most, now);
   }
   return most;
+}
+
+/** What the ticks and wakers did around the first stall: the ticks' runs and every wake of the line. */
+function stallContext(input: Parameters<typeof checkBacklog>[0], [from, to]: Period): string[] {
+  const window: Period = [from - 1_500, to + 200];
+  const inWindow = (at: number) => at >= window[0] && at <= window[1];
+  const ticks = input.ticks
+    .filter(([start, end]) => inWindow(start) || inWindow(end))
+    .map(([start, end]) => `+${start - from}…+${end - from}`);
+  const wakes = (input.lineWakes ?? [])
+    .filter((wake) => wake.task === input.task && inWindow(wake.at))
+    .map((wake) => `    +${wake.at - from} ms ${wake.who}: ${wake.what}`);
+  return [`  around the first stall (from ${from}): ticks ${ticks.join(', ') || 'none'}`, ...wakes];
 }

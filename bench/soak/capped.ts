@@ -3,6 +3,7 @@ import { CHANGE_SETTLE_MS, CLOCK_SKEW_MS } from '../../lib/core/planning/fires-s
 import type { AdminHandler } from '../../lib/runtime/handlers/admin';
 import { sleep } from '../support/parallel';
 import { callUntilAnswered } from './churn';
+import type { JobTrace } from './job-trace';
 import { soakPayload } from './plan';
 import type { ExecutionRecorder } from './recorder';
 
@@ -38,6 +39,8 @@ export interface CappedRun {
   /** Per schedule: the latest fire time a change of it may have cancelled while it stayed counted. */
   countedCutoff: Map<string, number>;
   changes: number;
+  /** Per schedule: each change made, as `kind +calledAt…+returnedAt` (ms from the first fire). */
+  calls: Map<string, string[]>;
 }
 
 function addRequest(id: string, firstFire: number, seconds: number, conflictPolicy: string) {
@@ -63,7 +66,7 @@ export async function runCapped(
 ): Promise<CappedRun> {
   const ids = SCRIPTS.map((_, n) => `capped-${n}`);
   for (const id of ids) await callUntilAnswered(admin, addRequest(id, firstFire, 1, 'exception'), log);
-  const run: CappedRun = { ids, firstFire, countedCutoff: new Map(), changes: 0 };
+  const run: CappedRun = { ids, firstFire, countedCutoff: new Map(), changes: 0, calls: new Map() };
   await Promise.all(
     SCRIPTS.map(async (script, n) => {
       const id = ids[n] as string;
@@ -75,6 +78,9 @@ export async function runCapped(
         const cutoff = call.returnedAt + Math.max(CHANGE_SETTLE_MS, CLOCK_SKEW_MS);
         run.countedCutoff.set(id, Math.max(run.countedCutoff.get(id) ?? 0, cutoff));
         run.changes += 1;
+        const calls = run.calls.get(id) ?? [];
+        calls.push(`${step.kind} +${call.calledAt - firstFire}…+${call.returnedAt - firstFire} ms`);
+        run.calls.set(id, calls);
       }
     }),
   );
@@ -119,6 +125,7 @@ export async function checkCapped(
   recorder: ExecutionRecorder,
   run: CappedRun,
   until: number,
+  trace?: JobTrace,
 ): Promise<{ violations: string[]; summary: string }> {
   const violations: string[] = [];
   const ran: string[] = [];
@@ -138,8 +145,10 @@ export async function checkCapped(
       if (Number(jobId.slice(jobId.indexOf('@') + 1)) > cutoff) break;
       if ((await store.getJob(jobId, Date.now()))?.status === 'cancelled') cancelledCounted += 1;
     }
+    const early = completed + cancelledCounted < MAX_RUNS;
+    if (early) violations.push(...(await describeFires(store, recorder, run, id, fires, schedule, trace)));
     ran.push(`${completed}${cancelledCounted > 0 ? ` (+${cancelledCounted} cancelled)` : ''}`);
-    if (completed + cancelledCounted < MAX_RUNS) {
+    if (early) {
       violations.push(
         `${id}: finished early: ${completed} fires ran and ${cancelledCounted} were cancelled while counted, max_runs ${MAX_RUNS}`,
       );
@@ -147,4 +156,30 @@ export async function checkCapped(
   }
   const summary = `schedules with max_runs ${MAX_RUNS} changed while their fires waited (pause/resume, pause/replay, new trigger, replace): ${run.changes} changes, fires run ${ran.join(' / ')}`;
   return { violations, summary };
+}
+
+/** What became of each fire of a schedule that finished early, to find which fires it counted but never ran. */
+async function describeFires(
+  store: DynamoDbStore,
+  recorder: ExecutionRecorder,
+  run: CappedRun,
+  id: string,
+  fires: string[],
+  schedule: Awaited<ReturnType<DynamoDbStore['getSchedule']>>,
+  trace: JobTrace | undefined,
+): Promise<string[]> {
+  const lines = [
+    `${id}: changes ${(run.calls.get(id) ?? []).join(', ')}; counted cutoff +${(run.countedCutoff.get(id) ?? 0) - run.firstFire} ms; runs ${schedule?.runs}, last fire +${(schedule?.lastFireAt ?? run.firstFire) - run.firstFire} ms`,
+  ];
+  for (const jobId of fires) {
+    const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
+    if (schedule?.lastFireAt != null && fire > schedule.lastFireAt) break;
+    const job = await store.getJob(jobId, Date.now());
+    const outcome = recorder.executions.has(jobId) ? 'ran' : job ? job.status : 'no job';
+    lines.push(
+      `  +${fire - run.firstFire} ms: ${outcome}${job?.result?.error ? ` (${job.result.error.type})` : ''}`,
+    );
+    if (outcome !== 'ran' && trace) lines.push(...trace.describe(jobId, fire).map((line) => `      ${line}`));
+  }
+  return lines;
 }

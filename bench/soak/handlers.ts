@@ -63,7 +63,7 @@ export function soakHandler(
     // A well-behaved handler honours its signal: past its deadline it gives up rather than completing.
     if (context.signal.aborted) throw context.signal.reason;
     if (first && faults.strike('handlerThrows')) throw new Error('injected: the handler failed');
-    crashes?.completed(context.jobId);
+    crashes?.completed(context.jobId, context.attempt);
     if (first && faults.strike('unstorableReturn')) return UNSTORABLE;
     return { ok: true };
   };

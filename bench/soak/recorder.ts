@@ -38,7 +38,13 @@ export class ExecutionRecorder {
   readonly startedAfterCompletion = new Set<string>();
   /** Jobs whose same attempt started twice: double executions too. */
   readonly attemptStartedTwice = new Set<string>();
+  /** Completions taken back whose result was written after all (its writer never saw the answer). */
+  resultsWrittenUnseen = 0;
   private readonly running = new Map<string, number>();
+  /** The attempt of each job's latest completed execution. */
+  private readonly completedAttempt = new Map<string, number>();
+  /** Completions taken back (crash or unwritten result), by job id: the attempt that completed. */
+  private readonly takenBack = new Map<string, number>();
   private readonly attemptStarts = new Set<string>();
   private readonly cutOff = new Set<string>();
 
@@ -68,8 +74,37 @@ export class ExecutionRecorder {
     this.spans.set(task, spans);
   }
 
-  complete(jobId: string): void {
+  complete(jobId: string, attempt: number): void {
+    this.completedAttempt.set(jobId, attempt);
+    this.restore(jobId);
+  }
+
+  /** Counts an execution of `jobId` whose result was written (again, if it had been taken back). */
+  restore(jobId: string): void {
     this.executions.set(jobId, (this.executions.get(jobId) ?? 0) + 1);
+    this.takenBack.delete(jobId);
+  }
+
+  /**
+   * Completions taken back whose result the store holds after all: a write that applied though its
+   * caller saw it fail (its answer lost, then its retries throttled), in an invocation that then died or
+   * let the run go. The platform keeps that result and never runs the job again, so the execution
+   * stands. A later start of the job is a double execution. `readJob` reads the stored job.
+   */
+  async restoreWrittenResults(
+    readJob: (jobId: string) => Promise<{ status: string; result: { attempt: number } | null } | undefined>,
+  ): Promise<void> {
+    for (const [jobId, attempt] of [...this.takenBack]) {
+      if (this.executions.has(jobId)) continue;
+      const job = await readJob(jobId);
+      if (job?.status !== 'success' || job.result?.attempt !== attempt) continue;
+      this.restore(jobId);
+      this.resultsWrittenUnseen += 1;
+      const at = jobId.indexOf('@');
+      const starts = this.starts.get(at < 0 ? jobId : jobId.slice(0, at)) ?? [];
+      if (starts.filter((start) => start.jobId === jobId && start.attempt >= attempt).length > 1)
+        this.startedAfterCompletion.add(jobId);
+    }
   }
 
   /** A run of `jobId` died with its worker: its next start is a retry of a cut-off run, not a double. */
@@ -93,6 +128,7 @@ export class ExecutionRecorder {
       const count = (this.executions.get(jobId) ?? 0) - 1;
       if (count > 0) this.executions.set(jobId, count);
       else this.executions.delete(jobId);
+      this.takenBack.set(jobId, this.completedAttempt.get(jobId) ?? 0);
       this.discardedByCrash += 1;
       this.cutOff.add(jobId);
     }

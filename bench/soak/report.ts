@@ -35,7 +35,7 @@ export function printSoak(input: {
     `soak finished in ${input.seconds.toFixed(0)} s (drain ${input.drainSeconds.toFixed(0)} s)`,
     `fires that had to complete once ${verdict.expected}, completed ${verdict.executed}; missing ${verdict.missing.length} (late fires cancelled by a pause or removal: ${verdict.cancelledByChange}), completed twice ${verdict.twice.length}, started again after completing ${verdict.doubleStarts.length}, unexpected ${verdict.unexpected.length}`,
     `runs cut off by a worker crash and retried: ${input.recorder.rerunsAfterCrash} (completions taken back: ${input.recorder.discardedByCrash}) — not double executions`,
-    `runs whose result could not be written while their lease lasted (retried like a crash): ${input.recorder.resultsNotWritten}`,
+    `runs whose result could not be written while their lease lasted (retried like a crash): ${input.recorder.resultsNotWritten}; results written though their writer saw the write fail (kept, not run again): ${input.recorder.resultsWrittenUnseen}`,
     `faults injected: ${Object.entries(faults.injected)
       .map(([kind, count]) => `${kind} ${count}`)
       .join(', ')}`,

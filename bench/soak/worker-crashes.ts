@@ -97,8 +97,8 @@ export class CrashableWorkers {
   }
 
   /** For a task handler that completed: counted unless its process dies before the result is written. */
-  completed(jobId: string): void {
-    this.recorder.complete(jobId);
+  completed(jobId: string, attempt: number): void {
+    this.recorder.complete(jobId, attempt);
     this.context.getStore()?.unacknowledged.add(jobId);
   }
 
@@ -223,17 +223,33 @@ export class CrashableWorkers {
       leaseUntil?: number;
     };
     if (property === 'claimJob' && fields.job && fields.concurrencyLimit !== undefined) {
-      if ((answer as { status?: string }).status === 'claimed')
-        invocation.slots.set(fields.job.id, { task: fields.job.task, leaseUntil: Number(fields.leaseUntil) });
+      if ((answer as { status?: string }).status === 'claimed') {
+        const slot = { task: fields.job.task, leaseUntil: Number(fields.leaseUntil) };
+        invocation.slots.set(fields.job.id, slot);
+        // A claim that lands after its process died holds the slot until the run's lease ends too.
+        if (invocation.crashed)
+          this.deadHolds.push({
+            task: slot.task,
+            jobId: fields.job.id,
+            from: Date.now(),
+            to: slot.leaseUntil,
+          });
+      }
     }
-    if ((property === 'finishJob' || property === 'retryJob') && fields.jobId)
+    if ((property === 'finishJob' || property === 'retryJob') && fields.jobId) {
       invocation.slots.delete(fields.jobId);
+      // A result written after the process died gave the slot back then, not at the lease's end.
+      if (invocation.crashed) {
+        const hold = this.deadHolds.findLast((dead) => dead.jobId === fields.jobId);
+        if (hold) hold.to = Math.min(hold.to, Date.now());
+      }
+    }
   }
 
   /** The result is written: the execution stands even if the process dies right after. */
   private acknowledge(invocation: Invocation, input: { jobId: string }): void {
     invocation.unacknowledged.delete(input.jobId);
-    if (invocation.discarded.delete(input.jobId)) this.recorder.complete(input.jobId);
+    if (invocation.discarded.delete(input.jobId)) this.recorder.restore(input.jobId);
   }
 }
 
