@@ -76,13 +76,16 @@ export class ExecutionRecorder {
 
   complete(jobId: string, attempt: number): void {
     this.completedAttempt.set(jobId, attempt);
-    this.restore(jobId);
+    this.executions.set(jobId, (this.executions.get(jobId) ?? 0) + 1);
   }
 
-  /** Counts an execution of `jobId` whose result was written (again, if it had been taken back). */
+  /**
+   * Counts again a completion of `jobId` that was taken back, once its result is known to be written
+   * (its late answer came, or the store holds it): once, whichever learns it first.
+   */
   restore(jobId: string): void {
+    if (!this.takenBack.delete(jobId)) return;
     this.executions.set(jobId, (this.executions.get(jobId) ?? 0) + 1);
-    this.takenBack.delete(jobId);
   }
 
   /**

@@ -38,6 +38,15 @@ describe('ExecutionRecorder.restoreWrittenResults: a result written though its w
     expect(recorder.resultsWrittenUnseen).toBe(0);
   });
 
+  it('counts it once when the late answer of that write comes after the store was read', async () => {
+    const recorder = completedThenTakenBack();
+
+    await recorder.restoreWrittenResults(storedAs({ status: 'success', result: { attempt: 1 } }));
+    recorder.restore('job@1');
+
+    expect(recorder.executions.get('job@1')).toBe(1);
+  });
+
   it('flags a double execution when the job started again after the result it wrote', async () => {
     const recorder = completedThenTakenBack();
     recorder.start('free', { jobId: 'job@1', attempt: 2, at: 5, rev: 0 });
