@@ -32,6 +32,7 @@ import {
 } from './soak/faults';
 import { SOAK_TIMEOUT_SECONDS, soakHandler } from './soak/handlers';
 import { JobTrace } from './soak/job-trace';
+import { heldEntriesProbe } from './soak/line-probe';
 import { adminThatDiesAfterStoring } from './soak/lost-adds';
 import { MetricTotals } from './soak/metric-totals';
 import { expectedJobIds, SOAK_TASKS, type SoakTask, soakPayload, soakSchedules } from './soak/plan';
@@ -134,6 +135,7 @@ async function main(): Promise<number> {
       maxReceiveCount: 100,
       dynamoClient,
     });
+    trace.probeLine = heldEntriesProbe(dynamo.newClient(), runtime.deps.config.tableName);
     const redrive = new DeadLetterRedrive(sqs.client, runtime.queue.queueUrl, runtime.queue.dlqUrl);
     const faulty: RuntimeDeps = {
       ...runtime.deps,

@@ -33,6 +33,8 @@ export class JobTrace {
   readonly claimAnswers = new Map<string, number[]>();
   /** When a run of each job wrote its result or its retry (which gives a slot back), by job id. */
   readonly runEnds = new Map<string, number[]>();
+  /** Lists the held entries of a task's line, for a wake that found free slots and held nothing. */
+  probeLine: ((task: string) => Promise<string>) | undefined;
   /** Every wake of a line (`leaseLineHead`): when, by whom, for which task, how many asked and held. */
   readonly lineWakes: { at: number; who: string; task: string; what: string }[] = [];
   /** Successful claims per job id: attempt and the `started_at` the claim wrote. */
@@ -112,18 +114,24 @@ export class JobTrace {
   /** `leaseLineHead`, recording the jobs it holds to wake (the entries of a task's line). */
   private tracedWake(target: JobStore, call: (...args: unknown[]) => unknown, who: () => string) {
     return async (...args: unknown[]) => {
-      const { leased, task, count, only } = args[0] as {
+      const { leased, task, count, only, owner } = args[0] as {
         leased?: string;
         task?: string;
         count?: number;
         only?: string;
+        owner?: string;
       };
       const entries = (await call.apply(target, args)) as { message: JobMessage }[];
+      const at = Date.now();
+      const held =
+        entries.length === 0 && only === undefined && this.probeLine
+          ? ` (held: ${await this.probeLine(String(task))})`
+          : '';
       this.lineWakes.push({
-        at: Date.now(),
+        at,
         who: who(),
         task: String(task),
-        what: `${only === undefined ? 'wake' : 'own turn'} ${leased} ${count} → ${entries.map((entry) => entry.message.job.id).join(' ') || 'none'}`,
+        what: `${only === undefined ? 'wake' : 'own turn'} by ${String(owner).slice(-6)} ${leased} ${count} → ${entries.map((entry) => entry.message.job.id).join(' ') || 'none'}${held}`,
       });
       for (const entry of entries) addTime(this.wakes, entry.message.job.id);
       for (const entry of entries)

@@ -86,11 +86,16 @@ async function holdEntry(
       Key: { pk: String(item.pk), sk: String(item.sk) },
       ...update.buildUpdate(condition),
       ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     return entryOf(input.task, output.Attributes ?? item);
   } catch (error) {
-    conditionFailure(error); // another waker took it, or it left the line
-    return undefined;
+    // Another waker took it, or it left the line; or this hold applied and its answer was lost (the
+    // store retried it): it is ours. Read as another's, it was a hold no message followed, which every
+    // count of free slots took for a job on its way until it ended (the soak found such stalls).
+    const { old } = conditionFailure(error);
+    const ours = old?.wakeOwner === input.owner && Number(old.wakeUntil) === input.now + input.leaseMs;
+    return ours ? entryOf(input.task, old) : undefined;
   }
 }
 

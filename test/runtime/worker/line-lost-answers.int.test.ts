@@ -1,0 +1,100 @@
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
+import { wakeNextWaitingJob } from '../../../lib/runtime/flow/wake-line';
+import { createTestTable, type TestTable } from '../../support/dynamodb';
+import { losingFirstAnswer } from '../../support/lost-answers';
+import { jobRequest, T0 } from '../support';
+import { recordFor, workerHarness } from './harness';
+
+let table: TestTable;
+beforeAll(async () => {
+  table = await createTestTable('line-answers');
+});
+afterAll(() => table.drop());
+
+/** The first own-turn delete (a conditional delete of a WAIT# entry, not a waker's) is applied, but its answer is lost. */
+const isOwnTurn = (command: unknown) =>
+  command instanceof DeleteCommand &&
+  String(command.input.Key?.sk).startsWith('WAIT#') &&
+  !String(command.input.ConditionExpression).includes('wakeOwner');
+
+/**
+ * A worker of task `limited` (limited to 1) over a DynamoDB store whose first command that `matches`
+ * loses its answer, with the one slot held by job `holder` (ids are unique per test: the table is shared).
+ */
+async function limitedTaskWithSlotHeld(matches: (command: unknown) => boolean, holder = 'holder') {
+  const faulty = losingFirstAnswer(table.documentClient, matches);
+  const store = new DynamoDbStore({
+    client: faulty.client,
+    tableName: table.tableName,
+    sleep: async () => {},
+  });
+  const started: string[] = [];
+  const worker = workerHarness(
+    { limited: { maxRunningJobs: 1, handler: (_p, { jobId }) => void started.push(jobId) } },
+    {},
+    { jobStore: store, scheduleStore: store },
+  );
+  await store.claimJob({
+    job: jobRequest(holder, { task: 'limited' }),
+    attempt: 1,
+    owner: 'someone',
+    now: T0,
+    leaseUntil: T0 + 60_000,
+    concurrencyLimit: 1,
+  });
+  const holderEnds = () =>
+    store.finishJob({
+      jobId: holder,
+      owner: 'someone',
+      result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+      expiresAt: T0 + 60_000,
+    });
+  return { faulty, store, started, worker, holderEnds };
+}
+
+describe('a job taking its own turn in its line while the store loses an answer', () => {
+  it('runs the job when the delete of its own entry is retried after it applied (never losing it)', async () => {
+    // The one slot is held; it comes back right as the waiter joins the line (the join race)
+    const { faulty, store, started, worker, holderEnds } = await limitedTaskWithSlotHeld(isOwnTurn);
+    const join = store.joinLine.bind(store);
+    store.joinLine = async (input) => {
+      await holderEnds();
+      store.joinLine = join;
+      await join(input);
+    };
+
+    const response = await worker.deliver([recordFor('waiter', 'limited')]);
+
+    const job = await store.getJob('waiter', worker.clock.now());
+    expect(faulty.faults).toBe(1);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(started).toEqual(['waiter']);
+    expect(job?.status).toBe('success');
+    expect(await store.waitingCount('limited')).toBe(0);
+  });
+});
+
+/** A waker's hold of a line entry (a conditional update of a WAIT# item). */
+const isHold = (command: unknown) =>
+  command instanceof UpdateCommand && String(command.input.Key?.sk).startsWith('WAIT#');
+
+describe('a waker whose hold of a line entry applied but whose answer was lost', () => {
+  it('wakes the job it holds, rather than leaving a hold that no message follows', async () => {
+    // Prepare: `waiter-2` joins the line while `holder-2` runs, which then ends
+    const { faulty, store, started, worker, holderEnds } = await limitedTaskWithSlotHeld(isHold, 'holder-2');
+    await worker.deliver([recordFor('waiter-2', 'limited')]);
+    await holderEnds();
+
+    // Act: the slot given back wakes the head of the line; its hold's answer is lost and retried
+    const woken = await wakeNextWaitingJob(worker.deps, 'limited');
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess
+    expect(faulty.faults).toBe(1);
+    expect(woken).toBe(1);
+    expect(started).toEqual(['waiter-2']);
+    expect(await store.waitingCount('limited')).toBe(0);
+  });
+});
