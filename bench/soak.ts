@@ -1,3 +1,4 @@
+import type { SQSEvent } from 'aws-lambda';
 /**
  * `npm run soak`: second-level schedules run for a few minutes on DynamoDB Local and fauxqs while
  * faults are injected — tick crashes between send and release, worker crashes mid-job, duplicated and
@@ -193,13 +194,21 @@ async function main(): Promise<number> {
         300,
       ),
     ];
-    const worker = runtime.newWorker(crashes.deps);
+    // One worker process per invocation at a time, as a Lambda container: a process that died takes its
+    // state with it (a cache read it left unanswered would otherwise stall every later invocation).
+    const idleWorkers: ReturnType<typeof runtime.newWorker>[] = [];
+    const invokeWorker = async (event: SQSEvent) => {
+      const worker = idleWorkers.pop() ?? runtime.newWorker(crashes.deps);
+      const response = await (crashes as CrashableWorkers).invoke(worker, event);
+      idleWorkers.push(worker);
+      return response;
+    };
     const pollers = startPollers({
       client: sqs.client,
       queueUrl: runtime.queue.queueUrl,
       queueArn: runtime.queue.queueArn,
       count: flags.workers,
-      handler: (event) => (crashes as CrashableWorkers).invoke(worker, event),
+      handler: invokeWorker,
     });
     faults.startBursts();
     redrive.start(5_000);
