@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { nextStartAfter, type RateLimit } from '../../core/model/rate-limit';
 import type { ClaimOutcome } from '../../core/ports/job-store';
@@ -80,21 +81,28 @@ export async function retakeRateStart(
 
 /** Books the wake-up for start time `at` on the counter (see `WaitingLineStore.bookRateWake`). */
 export async function bookRateWake(context: StoreContext, task: string, at: EpochMs): Promise<boolean> {
-  const update = new Expressions().set('rateWakeAt', at);
+  // The token tells this booking from another's for the same start when the store retries it after
+  // its answer was lost: read as another's, nobody was woken for that start.
+  const token = randomUUID();
+  const update = new Expressions().set('rateWakeAt', at).set('rateWakeBy', token);
   const wakeAt = update.name('rateWakeAt');
   const condition = `attribute_exists(pk) AND (attribute_not_exists(${wakeAt}) OR ${wakeAt} < ${update.value(at)})`;
   try {
-    await context.update('bookRateWake', { Key: taskCounterKey(task), ...update.buildUpdate(condition) });
+    await context.update('bookRateWake', {
+      Key: taskCounterKey(task),
+      ...update.buildUpdate(condition),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
     return true;
   } catch (error) {
-    conditionFailure(error);
-    return false;
+    const { old } = conditionFailure(error);
+    return old?.rateWakeBy === token && Number(old.rateWakeAt) === at;
   }
 }
 
 /** Removes the booking for `at` (see `WaitingLineStore.releaseRateWake`). */
 export async function releaseRateWake(context: StoreContext, task: string, at: EpochMs): Promise<void> {
-  const update = new Expressions().remove('rateWakeAt');
+  const update = new Expressions().remove('rateWakeAt', 'rateWakeBy');
   const condition = `${update.name('rateWakeAt')} = ${update.value(at)}`;
   try {
     await context.update('releaseRateWake', { Key: taskCounterKey(task), ...update.buildUpdate(condition) });

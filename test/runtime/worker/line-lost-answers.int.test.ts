@@ -98,3 +98,30 @@ describe('a waker whose hold of a line entry applied but whose answer was lost',
     expect(await store.waitingCount('limited')).toBe(0);
   });
 });
+
+/** The booking of a rate-limited task's wake-up (a conditional update of its counter). */
+const isRateBooking = (command: unknown) =>
+  command instanceof UpdateCommand &&
+  Object.values(command.input.ExpressionAttributeNames ?? {}).includes('rateWakeAt');
+
+describe('a booking of a rate-limited wake-up that applied but whose answer was lost', () => {
+  it('is its booker’s, and still the only booking for that start', async () => {
+    // Prepare: the task has a counter; the first booking's answer is lost and retried
+    const faulty = losingFirstAnswer(table.documentClient, isRateBooking);
+    const store = new DynamoDbStore({
+      client: faulty.client,
+      tableName: table.tableName,
+      sleep: async () => {},
+    });
+    await store.setTaskPaused('rated', false);
+
+    // Act
+    const first = await store.bookRateWake('rated', T0 + 1_000);
+    const second = await store.bookRateWake('rated', T0 + 1_000);
+
+    // Assess
+    expect(faulty.faults).toBe(1);
+    expect(first).toBe(true);
+    expect(second).toBe(false);
+  });
+});
