@@ -125,7 +125,7 @@ export async function checkCapped(
   recorder: ExecutionRecorder,
   run: CappedRun,
   until: number,
-  trace?: JobTrace,
+  trace: JobTrace,
 ): Promise<{ violations: string[]; summary: string }> {
   const violations: string[] = [];
   const ran: string[] = [];
@@ -166,7 +166,7 @@ async function describeFires(
   id: string,
   fires: string[],
   schedule: Awaited<ReturnType<DynamoDbStore['getSchedule']>>,
-  trace: JobTrace | undefined,
+  trace: JobTrace,
 ): Promise<string[]> {
   const lines = [
     `${id}: changes ${(run.calls.get(id) ?? []).join(', ')}; counted cutoff +${(run.countedCutoff.get(id) ?? 0) - run.firstFire} ms; runs ${schedule?.runs}, last fire +${(schedule?.lastFireAt ?? run.firstFire) - run.firstFire} ms`,
@@ -179,7 +179,7 @@ async function describeFires(
     lines.push(
       `  +${fire - run.firstFire} ms: ${outcome}${job?.result?.error ? ` (${job.result.error.type})` : ''}`,
     );
-    if (outcome !== 'ran' && trace) lines.push(...trace.describe(jobId, fire).map((line) => `      ${line}`));
+    if (outcome !== 'ran') lines.push(...trace.describe(jobId, fire).map((line) => `      ${line}`));
   }
   return lines;
 }

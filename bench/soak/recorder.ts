@@ -115,7 +115,6 @@ export class ExecutionRecorder {
     this.cutOff.add(jobId);
   }
 
-  /** An invocation died: the executions it completed never got their results written. */
   /**
    * Executions whose result could not be written at all (the store unavailable for the whole lease):
    * to the platform that is a run cut off, retried by the next delivery, like a crash.
@@ -126,6 +125,7 @@ export class ExecutionRecorder {
     this.resultsNotWritten += jobIds.length;
   }
 
+  /** An invocation died: the executions it completed never got their results written. */
   discard(jobIds: readonly string[]): void {
     for (const jobId of jobIds) {
       const count = (this.executions.get(jobId) ?? 0) - 1;

@@ -1,14 +1,12 @@
 import type { EpochMs } from '../../../core/clock';
 import type { Schedule } from '../../../core/model/schedule';
-import { capAtMaxRuns, planFires } from '../../../core/planning';
-import type { PlannedFire } from '../../../core/planning/fire-choices';
+import { capAtMaxRuns, type FirePlan, type PlannedFire, planFires } from '../../../core/planning';
 import {
   CHANGE_SETTLE_MS,
   CLOCK_SKEW_MS,
   firesBetween,
   firesSentAhead,
 } from '../../../core/planning/fires-sent-ahead';
-import type { FirePlan } from '../../../core/planning/plan-fires';
 import type { FiresTakenBack } from '../../../core/ports/schedule-store';
 import { compileTrigger, type TriggerSpec } from '../../../core/triggers';
 import { scheduleFireMessage } from '../../scheduling/job-messages';
@@ -34,7 +32,9 @@ export function takeBackOf(
   const { count, lastCounted } = firesSentAhead(schedule, context.now + CHANGE_SETTLE_MS);
   // Fires an unreleased dispatch sent, due within the settle margin: counted here (a negative take-back).
   const unreleased =
-    count === 0 ? unreleasedFiresCounted(schedule, context).map((fire) => fire.fireTime) : [];
+    count === 0
+      ? unreleasedFiresCounted(context, unreleasedPlan(schedule, context)).map((fire) => fire.fireTime)
+      : [];
   if (unreleased.length > 0) {
     return {
       seenVersion: schedule.version,
@@ -89,10 +89,8 @@ function unreleasedPlan(schedule: Schedule, context: ActionContext): FirePlan {
 }
 
 /** The fires of `unreleasedPlan` that a change made now counts: those due within its settle margin. */
-function unreleasedFiresCounted(schedule: Schedule, context: ActionContext): PlannedFire[] {
-  return unreleasedPlan(schedule, context).fires.filter(
-    (fire) => fire.fireTime <= context.now + CHANGE_SETTLE_MS,
-  );
+function unreleasedFiresCounted(context: ActionContext, plan: FirePlan): PlannedFire[] {
+  return plan.fires.filter((fire) => fire.fireTime <= context.now + CHANGE_SETTLE_MS);
 }
 
 /**
@@ -106,7 +104,7 @@ function unreleasedFiresCounted(schedule: Schedule, context: ActionContext): Pla
  */
 async function sendUnreleasedFires(context: ActionContext, before: Schedule): Promise<void> {
   const plan = unreleasedPlan(before, context);
-  const counted = unreleasedFiresCounted(before, context);
+  const counted = unreleasedFiresCounted(context, plan);
   const finalFire = plan.nextFireAt === null ? plan.fires.at(-1) : undefined;
   const now = context.deps.clock.now();
   const messages = counted.map((fire) => scheduleFireMessage(before, fire, now, fire === finalFire));
