@@ -16,7 +16,7 @@ import { herdMarkdown, herdScenario } from './scenarios/herd';
 import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
 import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { spreadRuns } from './scenarios/spread-runs';
-import { advanceShapedWrites, rawConditionalWrites, startBenchDynamo } from './support/dynamo';
+import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { benchFlags } from './support/flags';
 import { benchEnvironment } from './support/runtime';
 import { startBenchSqs } from './support/sqs';
@@ -31,30 +31,24 @@ async function main(): Promise<void> {
   const lagSeconds = flags.quick ? 30 : flags.lagSeconds;
   const environment = [
     `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, DynamoDB Local 1.25.1 (in-memory), fauxqs 1.9.2 (in a process of its own) — client and emulators share the cores`,
-    `due notes ${flags.dueNotes} (SUNDIAL_DUE_NOTES) in every run but the tick-throughput ones, which run each size both ways`,
+    'the runtime as deployed: every schedule on its note chain (ADR 0008), 8 dispatchers over 16 due shards',
     `load average when the run started: ${loadavg()
       .map((value) => value.toFixed(2))
       .join(', ')} (other engineers' work on the same machine)`,
   ];
   benchEnvironment.SUNDIAL_SEND_PHASE_TOLERANCE_MS = String(flags.sendPhaseTolerance);
-  // As deployed: the construct turns due notes on with its default one-minute tick (ADR 0007).
-  benchEnvironment.SUNDIAL_DUE_NOTES = flags.dueNotes;
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
   try {
     log('raw conditional-write ceiling…');
     await rawConditionalWrites(dynamo, 2_000, RAW_CONCURRENCY); // warms the JVM up: not measured
     const raw = await rawConditionalWrites(dynamo, flags.rawWrites, RAW_CONCURRENCY);
     log(`  ${raw.toFixed(0)} writes/s`);
-    log("the same writes on the tick's table (moving the due index key)…");
-    const advance = await advanceShapedWrites(dynamo, flags.rawWrites, RAW_CONCURRENCY);
-    log(`  ${advance.toFixed(0)} writes/s`);
     const report: BenchReport = {
       startedAt,
       seconds: 0,
       environment,
       raw: {
         writesPerSecond: raw,
-        advanceWritesPerSecond: advance,
         writes: flags.rawWrites,
         concurrency: RAW_CONCURRENCY,
       },
@@ -66,12 +60,6 @@ async function main(): Promise<void> {
     for (const size of sizes) {
       log(`tick throughput and cost, ${size} due schedules…`);
       report.dispatch.push(await dispatchScenario(dynamo, sqs, { size, workers: flags.workers, log }));
-    }
-    for (const size of sizes) {
-      log(`tick throughput and cost, ${size} due schedules on due notes…`);
-      report.dispatch.push(
-        await dispatchScenario(dynamo, sqs, { size, workers: flags.workers, log, notes: true }),
-      );
     }
     if (flags.lagSchedules > 0) {
       log('fire lag…');
@@ -159,7 +147,6 @@ async function runHerd(
     shards: 16,
     workers: flags.workers,
     rawWritesPerSecond: raw.writesPerSecond,
-    advanceWritesPerSecond: raw.advanceWritesPerSecond,
     log,
   });
   return herdMarkdown(result);

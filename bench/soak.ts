@@ -14,10 +14,9 @@ import type { SQSEvent } from 'aws-lambda';
  * nobody woken for it past the tick's fallback, counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a
  * one-minute variant with fewer schedules, the same faults and checks.
  */
-import { LOCAL_TICK_ROUNDS_IN_FLIGHT } from '../lib/local/platform';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
-import { addNoteTotals, emptyNoteTotals, type NoteTotals } from '../lib/runtime/notes/note-run';
+import { addNoteTotals, emptyNoteTotals, type NoteTotals } from '../lib/runtime/dispatch/note-run';
 import type { TickSummary } from '../lib/runtime/tick/run-tick';
 import { BACKLOG_FEED, backlogSchedules, isAddedBacklogJob, runBacklogFeed } from './soak/backlog';
 import { checkBacklog } from './soak/backlog-check';
@@ -25,7 +24,7 @@ import { cappedFinished, cappedFireIds, checkCapped, runCapped } from './soak/ca
 import { checkSoak } from './soak/checks';
 import { cancelledByStop, checkChurn, runChurn } from './soak/churn';
 import {
-  crashingReleases,
+  crashingDispatches,
   duplicatingQueue,
   Faults,
   injectLostAnswers,
@@ -73,34 +72,21 @@ const FAULT_RATES = {
 };
 /** Every 15 s, 3 s in which every DynamoDB request is throttled (the store gives up within ~1 s). */
 const THROTTLE_BURSTS = { everySeconds: 15, lastingSeconds: 3 };
-/** Short leases (task timeout 3 s + 10 s margin; schedules 10 s) so recovery fits in the run. */
+/**
+ * The deployed configuration (schedules on their note chains, two ticks fanning out to dispatchers in
+ * this process as `npm start` does, ADR 0006–0008), with short recovery times so recovery fits in the
+ * run: a task timeout of 3 s plus a 10 s lease margin.
+ */
 const SOAK_ENV = {
-  SUNDIAL_LOOKAHEAD_SECONDS: '10',
-  // Schedules are moved on once their next fire is 6 s away, with every fire up to 10 s (as the local
-  // platform does with 45 of 90 s): each advance carries several fires, and crashes strike between them.
-  SUNDIAL_DUE_AHEAD_SECONDS: '6',
-  SUNDIAL_SCHEDULE_LEASE_SECONDS: '10',
-  SUNDIAL_TICK_BUDGET_MS: '5000',
   SUNDIAL_JOB_LEASE_MARGIN_SECONDS: '10',
   // An added job whose send was lost (\`lostAdd\`) is sent by the tick 15 s after its run time, within the drain.
   SUNDIAL_UNCLAIMED_RESEND_SECONDS: '15',
   SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS: '2',
-  // Each of the two overlapping ticks leases due-index shards and fans them out to dispatchers in this
-  // process (ADR 0006), as `npm start` does: the injected crashes and throttles then strike inside them.
-  SUNDIAL_DISPATCHERS: '4',
-  // One round at a time in each tick and dispatcher, as `npm start` runs them (LOCAL_TICK_ROUNDS_IN_FLIGHT).
-  SUNDIAL_TICK_ROUNDS_IN_FLIGHT: String(LOCAL_TICK_ROUNDS_IN_FLIGHT),
-  // `--due-notes`: schedules without max_runs are moved on by due notes after their first advance (ADR 0007).
-  SUNDIAL_DUE_NOTES: flags.dueNotes ? 'on' : 'off',
 };
 
-/** With `--due-notes`, schedules must have gone on notes and been sent from them, through the faults on notes. */
-function notesUnused(on: boolean, notes: NoteTotals): string[] {
-  if (!on) return [];
-  const problems: string[] = [];
-  if (notes.conversions === 0) problems.push('due notes on, but no schedule was handed over to notes');
-  if (notes.notesRead === 0) problems.push('due notes on, but the ticks read no note');
-  return problems;
+/** The schedules must have been sent from their notes, through the faults on notes. */
+function notesUnused(notes: NoteTotals): string[] {
+  return notes.notesRead === 0 ? ['the dispatchers read no note'] : [];
 }
 
 async function main(): Promise<number> {
@@ -141,7 +127,7 @@ async function main(): Promise<number> {
     const faulty: RuntimeDeps = {
       ...runtime.deps,
       jobStore: trace.store(runtime.deps.jobStore, caller),
-      scheduleStore: crashingReleases(runtime.store, faults),
+      scheduleStore: crashingDispatches(runtime.store, faults),
       queue: trace.queue(duplicatingQueue(runtime.deps.queue, faults, redrive.copy), caller),
       metricsSink: (line) => metrics.add(line),
     };
@@ -159,7 +145,7 @@ async function main(): Promise<number> {
     log(
       `soak: ${scheduleCount} schedules (${churnCount} changed mid-run) every ${intervals.join('/')} s for ${windowMs / 1000} s: ${expected.size} fires of unchanged schedules`,
     );
-    await seedSchedules(runtime.store, schedules, {
+    await seedSchedules(runtime.seedTarget, schedules, {
       payloadOf: (schedule) => ({ ...soakPayload(schedule, 0) }),
     });
 
@@ -179,7 +165,7 @@ async function main(): Promise<number> {
         tickRuns.push([started, Date.now()]);
         fanOut.shardsLeased += summary?.shardsLeased ?? 0;
         fanOut.dispatchersStarted += summary?.dispatchersStarted ?? 0;
-        if (summary?.notes) addNoteTotals(notes, summary.notes);
+        if (summary) addNoteTotals(notes, summary.notes);
         await sleep(Math.max(0, 1000 - (Date.now() - started)) + Math.random() * 200);
       }
     };
@@ -285,7 +271,7 @@ async function main(): Promise<number> {
       backlogViolations: [
         ...backlog.violations,
         ...(fanOut.dispatchersStarted === 0 ? ['the ticks never handed shards to a dispatcher'] : []),
-        ...notesUnused(flags.dueNotes === true, notes),
+        ...notesUnused(notes),
       ],
       callsOf: (jobId) => {
         const fire = Number(jobId.slice(jobId.indexOf('@') + 1));
@@ -311,7 +297,7 @@ async function main(): Promise<number> {
         fed: [...expected].filter((id) => id.startsWith('backlog-')).length,
       },
       fanOut,
-      ...(flags.dueNotes && { notes }),
+      notes,
       inFlightMarginMs: churnChecks.inFlightMarginMs,
       payloadBytes: schedules.map((schedule) => schedule.payloadBytes),
       drainSeconds,

@@ -1,16 +1,18 @@
 /**
- * Store benchmark (`npm run bench:store`): acquire+release throughput of due schedules, capacity units per
- * schedule and per job claim/finish, next to the raw conditional-write ceiling of the same DynamoDB Local.
- * Starts and stops its own DynamoDB Local; prints a markdown table.
+ * Store benchmark (`npm run bench:store`): the throughput and capacity units of the admin write that
+ * starts a schedule's chain (its item and first note, ADR 0008), and per job claim/finish, next to the
+ * raw conditional-write ceiling of the same DynamoDB Local. Starts and stops its own DynamoDB Local;
+ * prints a markdown table.
  */
-import {
-  CapacityCounter,
-  type CapacityTotals,
-  DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE,
-} from '../lib/adapters/dynamodb/capacity';
 import { DynamoDbStore } from '../lib/adapters/dynamodb/dynamodb-store';
 import type { ScheduleDefinition } from '../lib/core/model/schedule';
+import { DEFAULT_NOTE_GRID, firstOpenBucket } from '../lib/core/planning/note-chunks';
 import type { TriggerSpec } from '../lib/core/triggers/schema';
+import {
+  CapacityMeter,
+  type CapacityTotals,
+  DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE,
+} from './support/capacity-meter';
 import { type BenchDynamo, rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { inParallel } from './support/parallel';
 
@@ -18,7 +20,7 @@ const CONCURRENCY = 32;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const RAW_WRITES = 5_000;
 const JOBS = 1_000;
-/** `--schedules`: only the schedule scenarios (the tick's reads and writes). */
+/** `--schedules`: only the schedule scenarios. */
 const SCHEDULES_ONLY = process.argv.includes('--schedules');
 
 interface Row {
@@ -44,12 +46,7 @@ async function main(): Promise<void> {
       rru: 0,
       indexWru: 0,
     });
-    for (const count of [1_000, 10_000]) {
-      for (const ticks of [1, 2]) {
-        rows.push(await acquireAndRelease(dynamo, count, ticks));
-        rows.push(await readAndAdvance(dynamo, count, ticks));
-      }
-    }
+    for (const count of [1_000, 10_000]) rows.push(await startChains(dynamo, count));
     if (!SCHEDULES_ONLY) {
       rows.push(...(await claimAndFinish(dynamo, undefined)));
       rows.push(...(await claimAndFinish(dynamo, 1_000_000)));
@@ -60,118 +57,30 @@ async function main(): Promise<void> {
   }
 }
 
-/** N schedules due in the window; `ticks` overlapping ticks acquire (limit 500) and release them. */
-async function acquireAndRelease(dynamo: BenchDynamo, count: number, ticks: number): Promise<Row> {
-  const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
-  const tableName = await dynamo.newTable(`schedules-${count}-${ticks}`);
-  const store = new DynamoDbStore({ client: dynamo.client, tableName, capacityMeter: meter });
-  await inParallel(count, CONCURRENCY, (n) =>
-    store.addSchedule({
-      schedule: definition(`s-${n}`),
-      nextFireAt: T0 + (n % 60) * 1000,
-      conflictPolicy: 'exception',
-      now: T0,
-    }),
-  );
-  meter.reset();
-  let released = 0;
-  const tick = async (owner: string) => {
-    for (;;) {
-      const leased = await store.acquireDueSchedules({
-        owner,
-        now: T0,
-        dueBefore: T0 + 90_000,
-        leaseMs: 60_000,
-        limit: 500,
-      });
-      if (leased.length === 0) return;
-      await inParallel(leased.length, CONCURRENCY, async (i) => {
-        const schedule = leased[i];
-        if (!schedule) return;
-        await store.releaseSchedule({
-          id: schedule.id,
-          owner,
-          leasedVersion: schedule.version,
-          leased: {
-            nextFireAt: schedule.nextFireAt,
-            firesFrom: schedule.firesFrom,
-            maxRuns: schedule.maxRuns,
-          },
-          nextFireAt: T0 + 3_600_000,
-          lastFireAt: schedule.nextFireAt,
-          firesDispatched: 1,
-          now: T0,
-        });
-        released++;
-      });
-    }
-  };
+/** N schedules added as the admin API adds them: each item with its chain's first note, in one transaction. */
+async function startChains(dynamo: BenchDynamo, count: number): Promise<Row> {
+  const meter = new CapacityMeter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
+  const tableName = await dynamo.newTable(`chains-${count}`);
+  const store = new DynamoDbStore({ client: meter.attach(dynamo.newClient()), tableName });
+  const now = Date.now();
+  const open = firstOpenBucket(DEFAULT_NOTE_GRID, now);
   const started = performance.now();
-  await Promise.all(Array.from({ length: ticks }, (_, n) => tick(`tick-${n}`)));
+  await inParallel(count, CONCURRENCY, async (n) => {
+    const id = `chain-${n}`;
+    const nextFireAt = now + 10 * 60_000 + (n % 60) * 1_000;
+    const entry = { scheduleId: id, chain: `c${n.toString(36)}`, nextFireAt, runs: 0, lastFireAt: null };
+    await store.addSchedule({
+      schedule: definition(id),
+      position: { nextFireAt, lastFireAt: null, runs: 0 },
+      start: { chain: entry.chain, note: { bucket: open, entry }, writer: `bench.${n}.0`, now },
+      conflictPolicy: 'exception',
+      now,
+    });
+  });
   const seconds = (performance.now() - started) / 1000;
-  if (released !== count) throw new Error(`released ${released} of ${count} schedules`);
   const total = meter.snapshot().total as CapacityTotals;
   return {
-    scenario: `acquire + release, ${count} due schedules, ${ticks} tick${ticks > 1 ? 's' : ''}`,
-    perSecond: count / seconds,
-    unit: 'schedules/s',
-    wru: total.writeUnits / count,
-    rru: total.readUnits / count,
-    indexWru: total.indexWriteUnits / count,
-  };
-}
-
-/**
- * N schedules due in the window; `ticks` overlapping lease-less ticks read them (limit 500) and advance
- * each with one conditional write (ADR 0005); a tick leaves the ones whose advance it lost out of its
- * later reads. Refused advances are counted: the meter bills them.
- */
-async function readAndAdvance(dynamo: BenchDynamo, count: number, ticks: number): Promise<Row> {
-  const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
-  const tableName = await dynamo.newTable(`advances-${count}-${ticks}`);
-  const store = new DynamoDbStore({ client: dynamo.client, tableName, capacityMeter: meter });
-  await inParallel(count, CONCURRENCY, (n) =>
-    store.addSchedule({
-      schedule: definition(`s-${n}`),
-      nextFireAt: T0 + (n % 60) * 1000,
-      conflictPolicy: 'exception',
-      now: T0,
-    }),
-  );
-  meter.reset();
-  let advanced = 0;
-  const tick = async () => {
-    const lost = new Set<string>();
-    for (;;) {
-      const read = await store.readDueSchedules({ now: T0, dueBefore: T0 + 90_000, limit: 500, skip: lost });
-      if (read.length === 0) return;
-      await inParallel(read.length, CONCURRENCY, async (i) => {
-        const schedule = read[i];
-        if (!schedule || schedule.nextFireAt === null) return;
-        const outcome = await store.advanceSchedule({
-          id: schedule.id,
-          seenVersion: schedule.version,
-          seenCreatedAt: schedule.createdAt,
-          seenNextFireAt: schedule.nextFireAt,
-          nextFireAt: T0 + 3_600_000,
-          firesDispatched: 1,
-          lastFireAt: schedule.nextFireAt,
-          now: T0,
-        });
-        // Both ticks plan the same end: the loser finds it written and recognises it as its own
-        if (outcome === 'advanced') advanced++;
-        else lost.add(schedule.id);
-      });
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: ticks }, () => tick()));
-  const seconds = (performance.now() - started) / 1000;
-  const stored = await store.readDueSchedules({ now: T0, dueBefore: T0 + 90_000, limit: 1 });
-  if (advanced < count || stored.length > 0) throw new Error(`advanced ${advanced} of ${count} schedules`);
-  const total = meter.snapshot().total as CapacityTotals;
-  return {
-    scenario: `read + advance (no lease), ${count} due schedules, ${ticks} tick${ticks > 1 ? 's' : ''}`,
+    scenario: `add_schedule's write (item + first note), ${count} schedules`,
     perSecond: count / seconds,
     unit: 'schedules/s',
     wru: total.writeUnits / count,
@@ -182,9 +91,9 @@ async function readAndAdvance(dynamo: BenchDynamo, count: number, ticks: number)
 
 /** Claim then finish jobs, unlimited or with a concurrency limit (a counter slot in each transaction). */
 async function claimAndFinish(dynamo: BenchDynamo, limit: number | undefined): Promise<Row[]> {
-  const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
+  const meter = new CapacityMeter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
   const tableName = await dynamo.newTable(limit === undefined ? 'jobs' : 'jobs-limited');
-  const store = new DynamoDbStore({ client: dynamo.client, tableName, capacityMeter: meter });
+  const store = new DynamoDbStore({ client: meter.attach(dynamo.newClient()), tableName });
   const started = performance.now();
   await inParallel(JOBS, CONCURRENCY, async (n) => {
     const job = {
@@ -222,14 +131,6 @@ async function claimAndFinish(dynamo: BenchDynamo, limit: number | undefined): P
   const seconds = (performance.now() - started) / 1000;
   const snapshot = meter.snapshot();
   const label = limit === undefined ? 'no limit' : 'maxRunningJobs set';
-  const perJob = (operation: string): Omit<Row, 'scenario' | 'perSecond' | 'unit'> => {
-    const totals = snapshot[operation] ?? { calls: 0, readUnits: 0, writeUnits: 0, indexWriteUnits: 0 };
-    return {
-      wru: totals.writeUnits / JOBS,
-      rru: totals.readUnits / JOBS,
-      indexWru: totals.indexWriteUnits / JOBS,
-    };
-  };
   const total = snapshot.total as CapacityTotals;
   return [
     {
@@ -240,8 +141,6 @@ async function claimAndFinish(dynamo: BenchDynamo, limit: number | undefined): P
       rru: total.readUnits / JOBS,
       indexWru: total.indexWriteUnits / JOBS,
     },
-    { scenario: `  claimJob only (${label})`, perSecond: Number.NaN, unit: '', ...perJob('claimJob') },
-    { scenario: `  finishJob only (${label})`, perSecond: Number.NaN, unit: '', ...perJob('finishJob') },
   ];
 }
 

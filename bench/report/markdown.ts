@@ -23,7 +23,7 @@ export interface BenchReport {
   seconds: number;
   environment: string[];
   /** The raw ceiling, and the same writes moving the due index key on the production table. */
-  raw: { writesPerSecond: number; advanceWritesPerSecond: number; writes: number; concurrency: number };
+  raw: { writesPerSecond: number; writes: number; concurrency: number };
   dispatch: DispatchResult[];
   fireLag: FireLagResult | undefined;
   /** BullMQ's job schedulers on the fire-lag workload (run right after it); absent when the fire-lag run is. */
@@ -87,7 +87,7 @@ function rateLimitSection(run: RateLimitResult): string[] {
 /** The scenarios whose per-job costs are reported, with their labels. */
 export function costRows(report: BenchReport): { label: string; costs: JobCosts }[] {
   const rows = report.dispatch.map((result) => ({
-    label: `${n(result.size)} schedules${result.notes ? ' on due notes' : ''}, 1 fire per tick`,
+    label: `${n(result.size)} schedules, 1 fire per tick`,
     costs: result.costs,
   }));
   if (report.fireLag) {
@@ -120,16 +120,15 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '## Tick throughput',
     '',
     `Raw ceiling of this DynamoDB Local: **${n(report.raw.writesPerSecond)} conditional writes/s** (${n(report.raw.writes)} UpdateItem on distinct items of an index-less table, ${report.raw.concurrency} in flight).`,
-    `The same number of writes shaped as the tick's advance (on the production table with its six indexes, each moving an item's \`due\` index key, conditional on \`dueAt\` and \`version\`): ${n(report.raw.advanceWritesPerSecond)} writes/s, ${n((100 * report.raw.advanceWritesPerSecond) / report.raw.writesPerSecond)} % of the raw ceiling (DynamoDB Local maintains the indexes inside each write; DynamoDB in AWS does it asynchronously). Not a target: it shows how much of the gap is the one write per schedule the tick cannot avoid, and how much is the rest of its work (reads, planning, sends) on the same cores.`,
     'The tick handler (the real one, over DynamoDB Local and fauxqs, default settings) dispatches due schedules until none is left; each tick stops acquiring after its 40 s budget, so large sizes take several ticks.',
     '',
-    '| due schedules | ticks | time | schedules dispatched/s | of raw write ceiling | of the advance-shaped writes |',
+    '| due schedules | ticks | time | schedules dispatched/s | of raw write ceiling |',
     '| ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const result of report.dispatch) {
     const percentOf = (ceiling: number) => n((100 * result.schedulesPerSecond) / ceiling);
     push(
-      `| ${n(result.size)}${result.notes ? ' on due notes' : ''} | ${result.ticks} | ${n(result.tickSeconds, 1)} s | ${n(result.schedulesPerSecond)} | **${percentOf(report.raw.writesPerSecond)} %** | ${percentOf(report.raw.advanceWritesPerSecond)} % |`,
+      `| ${n(result.size)} | ${result.ticks} | ${n(result.tickSeconds, 1)} s | ${n(result.schedulesPerSecond)} | **${percentOf(report.raw.writesPerSecond)} %** |`,
     );
   }
   if (report.fireLag) {

@@ -1,7 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type JobCosts, jobCosts } from '../support/costs';
 import type { BenchDynamo } from '../support/dynamo';
-import { handOverToNotes } from '../support/noted-schedules';
 import { startPollers, waitFor } from '../support/pollers';
 import { benchRuntime } from '../support/runtime';
 import { type IntervalSchedule, seedSchedules } from '../support/schedules';
@@ -9,8 +7,6 @@ import { type BenchSqs, queueDepth } from '../support/sqs';
 
 export interface DispatchResult {
   size: number;
-  /** The schedules were on due notes (ADR 0007), as after their first advance; else item-indexed. */
-  notes: boolean;
   /** Tick invocations it took to dispatch every due schedule (each stops after its 40 s budget). */
   ticks: number;
   tickSeconds: number;
@@ -22,29 +18,22 @@ export interface DispatchResult {
 }
 
 /**
- * `size` schedules, each due once (an hourly interval whose first fire has just passed): the tick
- * handler runs until every one is dispatched (timed: tick throughput), then worker pollers run every
- * job (cost per job, tick and workers together).
- *
- * With `notes`, the schedules are handed over to due notes first (ADR 0007: what a tick's first advance
- * of a schedule does, paid once per admin change) and the tick reads them from their notes: the cost of
- * an hourly schedule's every later fire. Their first fire is then a minute ahead, so the notes are
- * written where a tick may read them.
+ * `size` schedules, each due once (an hourly interval whose first fire is a minute ahead), each on its
+ * chain's note (ADR 0008): the tick handler runs until every one is dispatched (timed: tick throughput),
+ * then worker pollers run every job (cost per job, tick and workers together): the cost of an hourly
+ * schedule's every fire.
  */
 export async function dispatchScenario(
   dynamo: BenchDynamo,
   sqs: BenchSqs,
-  options: { size: number; workers: number; log: (line: string) => void; notes?: boolean },
+  options: { size: number; workers: number; log: (line: string) => void },
 ): Promise<DispatchResult> {
   const { size, log } = options;
-  const notes = options.notes ?? false;
   let executed = 0;
   const runtime = await benchRuntime(dynamo, sqs, {
     tasks: { bench: { handler: () => void executed++ } },
-    // Either mode whatever the run's default: item-indexed is a schedule's first advance after a change.
-    env: { SUNDIAL_DUE_NOTES: notes ? 'on' : 'off' },
   });
-  const startAt = notes ? Date.now() + 60_000 : Date.now() - 60_000;
+  const startAt = Date.now() + 60_000;
   const schedules: IntervalSchedule[] = Array.from({ length: size }, (_, n) => ({
     id: `s-${n}`,
     task: 'bench',
@@ -54,17 +43,8 @@ export async function dispatchScenario(
     misfireGraceSeconds: null,
   }));
   const seeding = performance.now();
-  await seedSchedules(runtime.store, schedules);
+  await seedSchedules(runtime.seedTarget, schedules);
   log(`  seeded ${size} schedules in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
-  if (notes) {
-    const readableAt = await handOverToNotes(
-      runtime.store,
-      runtime.deps.config.shards,
-      schedules.map((schedule) => schedule.id),
-    );
-    log(`  handed ${size} schedules over to due notes`);
-    await sleep(Math.max(0, readableAt - Date.now()));
-  }
 
   runtime.meter.reset();
   sqs.resetCounts();
@@ -76,7 +56,7 @@ export async function dispatchScenario(
   while (processed < size && ticks < 50) {
     const summary = await runtime.tick();
     ticks += 1;
-    processed += notes ? summary.jobsEnqueued : summary.schedulesProcessed;
+    processed += summary.jobsEnqueued;
     jobsEnqueued += summary.jobsEnqueued;
     if (summary.jobsEnqueued === 0)
       throw new Error(`tick ${ticks} dispatched nothing (${processed}/${size})`);
@@ -103,7 +83,6 @@ export async function dispatchScenario(
   log(`  ran ${executed} jobs in ${drainSeconds.toFixed(1)} s`);
   return {
     size,
-    notes,
     ticks,
     tickSeconds: tickMs / 1000,
     schedulesPerSecond: processed / (tickMs / 1000),

@@ -1,4 +1,3 @@
-import { LOCAL_DUE_AHEAD_SECONDS, LOCAL_TICK_ROUNDS_IN_FLIGHT } from '../../lib/local/platform';
 import { type JobCosts, jobCosts } from '../support/costs';
 import type { BenchDynamo } from '../support/dynamo';
 import { sleep } from '../support/parallel';
@@ -56,11 +55,6 @@ export async function fireLagScenario(
   let duplicates = 0;
   let firstFire = 0;
   const runtime = await benchRuntime(dynamo, sqs, {
-    // A tick every second, as the local platform runs it, moving schedules on and sending as it does.
-    env: {
-      SUNDIAL_DUE_AHEAD_SECONDS: String(LOCAL_DUE_AHEAD_SECONDS),
-      SUNDIAL_TICK_ROUNDS_IN_FLIGHT: String(LOCAL_TICK_ROUNDS_IN_FLIGHT),
-    },
     tasks: {
       lag: {
         handler: (_payload, { jobId, fireTime }) => {
@@ -87,7 +81,7 @@ export async function fireLagScenario(
     (sum, schedule) => sum + fireTimesBetween(intervalTrigger(schedule), schedule.startAt, endAt).length,
     0,
   );
-  await seedSchedules(runtime.store, schedules);
+  await seedSchedules(runtime.seedTarget, schedules);
   if (Date.now() > firstFire - 5_000) throw new Error('seeding took longer than the 20 s head start');
   runtime.meter.reset();
   sqs.resetCounts();
@@ -120,8 +114,8 @@ export async function fireLagScenario(
   await Promise.all([tickLoop, pollers.stop()]);
   const timedLags = [...lags.values()];
   const lagsMs = timedLags.map((lag) => lag.lagMs);
-  // Steady: one interval after the first tick has sent the lookahead, to one interval before the end
-  // (each schedule's last fire, which removes the finished schedule).
+  // Steady: one interval after the first tick, to one interval before the end (each schedule's last
+  // fire, which removes the finished schedule).
   const window: SteadyWindow = {
     fromMs: Math.max(0, (firstTickEndedAt ?? firstFire) - firstFire) + periodMs,
     toMs: options.durationSeconds * 1000 - periodMs,

@@ -63,7 +63,7 @@ export async function spreadScenario(
     coalesce: 'all',
     misfireGraceSeconds: null,
   }));
-  await seedSchedules(runtime.store, schedules);
+  await seedSchedules(runtime.seedTarget, schedules);
   const tickAt = firstFire - 5_000;
   if (Date.now() > tickAt) throw new Error('seeding took longer than the 20 s head start');
   await sleep(tickAt - Date.now());

@@ -1,5 +1,4 @@
 import type { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
-import { CHANGE_SETTLE_MS, CLOCK_SKEW_MS } from '../../lib/core/planning/fires-sent-ahead';
 import type { AdminHandler } from '../../lib/runtime/handlers/admin';
 import { sleep } from '../support/parallel';
 import { callUntilAnswered } from './churn';
@@ -9,10 +8,9 @@ import type { ExecutionRecorder } from './recorder';
 
 /**
  * Schedules with `max_runs`, changed while the fires they sent ahead wait in the queue: a pause then a
- * resume, a pause then a replay, a new trigger, a replace. Each change takes the fires it cancels back
- * out of `runs` (ADR 0004), so each schedule must finish at `max_runs`, never run more fires, and run
- * fewer only by fires a change cancelled while they stayed counted: due before the change's settle
- * margin (`CHANGE_SETTLE_MS` after the call began, or the clock skew after it returned if later).
+ * resume, a pause then a replay, a new trigger, a replace. Each change starts a new chain from the fires
+ * that started (ADR 0008): a fire it cancels never counts, one it lets run counts as it starts, and no
+ * fire starts past `max_runs`. So each schedule must run exactly `max_runs` fires and finish.
  */
 const MAX_RUNS = 20;
 const CHANGE_AT_MS = 5_000;
@@ -36,8 +34,6 @@ const SCRIPTS: readonly (readonly { kind: CappedChange; atMs: number }[])[] = [
 export interface CappedRun {
   ids: string[];
   firstFire: number;
-  /** Per schedule: the latest fire time a change of it may have cancelled while it stayed counted. */
-  countedCutoff: Map<string, number>;
   changes: number;
   /** Per schedule: each change made, as `kind +calledAt…+returnedAt` (ms from the first fire). */
   calls: Map<string, string[]>;
@@ -66,17 +62,13 @@ export async function runCapped(
 ): Promise<CappedRun> {
   const ids = SCRIPTS.map((_, n) => `capped-${n}`);
   for (const id of ids) await callUntilAnswered(admin, addRequest(id, firstFire, 1, 'exception'), log);
-  const run: CappedRun = { ids, firstFire, countedCutoff: new Map(), changes: 0, calls: new Map() };
+  const run: CappedRun = { ids, firstFire, changes: 0, calls: new Map() };
   await Promise.all(
     SCRIPTS.map(async (script, n) => {
       const id = ids[n] as string;
       for (const step of script) {
         await sleep(Math.max(0, firstFire + step.atMs - Date.now()));
         const call = await callUntilAnswered(admin, changeRequest(step.kind, id, firstFire), log);
-        // Its last try began by its return: a cutoff no earlier than the change's own, so the check never
-        // blames a correct run (a give-back counts up to the return plus the skew, less than the margin).
-        const cutoff = call.returnedAt + Math.max(CHANGE_SETTLE_MS, CLOCK_SKEW_MS);
-        run.countedCutoff.set(id, Math.max(run.countedCutoff.get(id) ?? 0, cutoff));
         run.changes += 1;
         const calls = run.calls.get(id) ?? [];
         calls.push(`${step.kind} +${call.calledAt - firstFire}…+${call.returnedAt - firstFire} ms`);
@@ -116,9 +108,8 @@ export async function cappedFinished(store: DynamoDbStore, run: CappedRun): Prom
 }
 
 /**
- * What the capped schedules did wrong: more fires than `max_runs`, not finished at `max_runs`, or fewer
- * fires run than `max_runs` less those a change cancelled while they stayed counted (a cancelled fire due
- * by the schedule's latest cutoff: an over-estimate, so this never blames a correct run).
+ * What the capped schedules did wrong: more fires than `max_runs`, fewer (each fire a chain dispatched
+ * starts or is cancelled before it counts, and a new chain plans the rest), or not finished.
  */
 export async function checkCapped(
   store: DynamoDbStore,
@@ -133,25 +124,16 @@ export async function checkCapped(
     const fires = [...cappedFireIds({ ...run, ids: [id] }, until)];
     const completed = fires.filter((jobId) => recorder.executions.has(jobId)).length;
     const schedule = await store.getSchedule(id);
+    ran.push(String(completed));
     if (completed > MAX_RUNS) violations.push(`${id}: ${completed} fires ran, max_runs ${MAX_RUNS}`);
-    if (!schedule || schedule.nextFireAt !== null || schedule.runs !== MAX_RUNS) {
+    if (!schedule || schedule.nextFireAt !== null || schedule.startedRuns !== MAX_RUNS) {
       violations.push(
-        `${id}: not finished at max_runs ${MAX_RUNS} (runs ${schedule?.runs}, next fire ${schedule?.nextFireAt})`,
+        `${id}: not finished at max_runs ${MAX_RUNS} (started runs ${schedule?.startedRuns}, next fire ${schedule?.nextFireAt})`,
       );
     }
-    const cutoff = run.countedCutoff.get(id) ?? 0;
-    let cancelledCounted = 0;
-    for (const jobId of fires) {
-      if (Number(jobId.slice(jobId.indexOf('@') + 1)) > cutoff) break;
-      if ((await store.getJob(jobId, Date.now()))?.status === 'cancelled') cancelledCounted += 1;
-    }
-    const early = completed + cancelledCounted < MAX_RUNS;
-    if (early) violations.push(...(await describeFires(store, recorder, run, id, fires, schedule, trace)));
-    ran.push(`${completed}${cancelledCounted > 0 ? ` (+${cancelledCounted} cancelled)` : ''}`);
-    if (early) {
-      violations.push(
-        `${id}: finished early: ${completed} fires ran and ${cancelledCounted} were cancelled while counted, max_runs ${MAX_RUNS}`,
-      );
+    if (completed < MAX_RUNS) {
+      violations.push(...(await describeFires(store, recorder, run, id, fires, schedule, trace)));
+      violations.push(`${id}: finished early: ${completed} fires ran, max_runs ${MAX_RUNS}`);
     }
   }
   const summary = `schedules with max_runs ${MAX_RUNS} changed while their fires waited (pause/resume, pause/replay, new trigger, replace): ${run.changes} changes, fires run ${ran.join(' / ')}`;
@@ -169,7 +151,7 @@ async function describeFires(
   trace: JobTrace,
 ): Promise<string[]> {
   const lines = [
-    `${id}: changes ${(run.calls.get(id) ?? []).join(', ')}; counted cutoff +${(run.countedCutoff.get(id) ?? 0) - run.firstFire} ms; runs ${schedule?.runs}, last fire +${(schedule?.lastFireAt ?? run.firstFire) - run.firstFire} ms`,
+    `${id}: changes ${(run.calls.get(id) ?? []).join(', ')}; runs ${schedule?.runs}, started ${schedule?.startedRuns}, last fire +${(schedule?.lastFireAt ?? run.firstFire) - run.firstFire} ms`,
   ];
   for (const jobId of fires) {
     const fire = Number(jobId.slice(jobId.indexOf('@') + 1));

@@ -140,22 +140,22 @@ export class InjectedCrash extends Error {
 export const SLOW_NOTE_PUT_MS = 8_000;
 
 /**
- * A schedule store whose release (or lease-less advance) sometimes "dies" first: the tick has sent the
- * schedule's messages and never moves it on, so a later tick (once the lease expires, when there is one)
- * dispatches the same fires again. With due notes, a tick also dies before writing the notes it leaves
- * (the next tick reads the same notes again) or before moving its cursor, and some note puts are slow.
+ * A schedule store in whose dispatchers a process sometimes "dies": after finishing a schedule whose
+ * chain ended, before sending its last fires (the next reader of the note sends them); before writing the
+ * successor notes of fires it sent (the next reader reads the same notes again and sends the same fires);
+ * before moving its cursor. And some note puts are slow (inside the placement margin, ADR 0007).
  */
-export function crashingReleases(store: ScheduleStore, faults: Faults): ScheduleStore {
+export function crashingDispatches(store: ScheduleStore, faults: Faults): ScheduleStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      const movesOn = property === 'releaseSchedule' || property === 'advanceSchedule';
       const notes = property === 'writeDueNotes' || property === 'moveNoteCursor';
-      if (movesOn) {
+      if (property === 'finishSchedule') {
         return async (...args: unknown[]) => {
-          if (faults.strike('tickCrash')) throw new InjectedCrash('tick died between send and release');
-          return value.apply(target, args);
+          const finished = await value.apply(target, args);
+          if (faults.strike('tickCrash')) throw new InjectedCrash('dispatcher died between finish and send');
+          return finished;
         };
       }
       if (notes) {

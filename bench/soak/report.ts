@@ -1,4 +1,4 @@
-import type { NoteTotals } from '../../lib/runtime/notes/note-run';
+import type { NoteTotals } from '../../lib/runtime/dispatch/note-run';
 import type { PollerStats } from '../support/pollers';
 import type { BacklogVerdict } from './backlog-check';
 import type { SoakVerdict } from './checks';
@@ -22,7 +22,7 @@ export function printSoak(input: {
   backlog: BacklogVerdict & { fed: number };
   /** What the two ticks handed to dispatchers (ADR 0006), summed over their runs. */
   fanOut: { shardsLeased: number; dispatchersStarted: number };
-  /** With `--due-notes`: what the ticks did with due notes (ADR 0007), summed over their runs. */
+  /** What the ticks' dispatchers did with due notes (ADR 0007, 0008), summed over their runs. */
   notes?: NoteTotals;
   inFlightMarginMs: number;
   payloadBytes: readonly number[];
@@ -55,7 +55,7 @@ export function printSoak(input: {
     `fan-out: ${input.fanOut.shardsLeased} due-index shard leases taken by the ticks, ${input.fanOut.dispatchersStarted} dispatchers started`,
     ...(input.notes
       ? [
-          `due notes: ${input.notes.conversions} schedules handed over, ${input.notes.notesRead} notes read (${input.notes.staleNotes} skipped), ${input.notes.notesWritten} written, ${input.notes.cursorMoves} cursor moves, ${input.notes.bucketsHeld} buckets held back for a redo, ${input.notes.notesRetried} notes of failed sends retried`,
+          `due notes: ${input.notes.notesRead} notes read (${input.notes.staleNotes} skipped), ${input.notes.notesWritten} written, ${input.notes.cursorMoves} cursor moves, ${input.notes.bucketsHeld} buckets held back for a redo, ${input.notes.notesRetried} notes of failed sends retried`,
         ]
       : []),
     `dead letters: ${input.redrive.copied} copied to the DLQ, ${input.redrive.redriven} redriven to the jobs queue`,

@@ -1,26 +1,6 @@
-import { type CapacityTotals, emptyTotals } from '../../lib/adapters/dynamodb/capacity';
+import { type CapacityTotals, type CostKind, emptyTotals } from './capacity-meter';
 import type { PollerStats } from './pollers';
 import type { SqsRequestCounts } from './sqs';
-
-/** Store operations by who pays for them. */
-const SCHEDULE_OPERATIONS = new Set([
-  'acquireDueSchedules',
-  'releaseSchedule',
-  'leaseSchedule',
-  'readDueSchedules',
-  'advanceSchedule',
-  // Due notes (ADR 0007): the notes a tick reads and leaves, its shard's cursor, the hand-over
-  'readDueNotes',
-  'writeDueNotes',
-  'readNoteCursor',
-  'moveNoteCursor',
-  'createNoteCursor',
-  'convertScheduleToNotes',
-]);
-/** The job's own writes, and its share of the task fire log that lists it (written by the tick, per round). */
-const JOB_OPERATIONS = new Set(['claimJob', 'finishJob', 'retryJob', 'logFiresToSend']);
-/** Paid once per schedule, when it ends (ADR 0004): per job, it depends on how many times the schedule fired. */
-const SCHEDULE_END_OPERATIONS = new Set(['removeFinishedSchedule']);
 
 /** What one fired job cost, measured over a whole scenario (tick and workers) and divided by its jobs. */
 export interface JobCosts {
@@ -29,7 +9,7 @@ export interface JobCosts {
   wru: number;
   /** Claim and result (the job's own item and its index entries), and its share of its task's fire log. */
   jobWru: number;
-  /** Reading and moving on the schedule (lease and release, or one advance), amortised over its fires. */
+  /** Moving the schedule on (its notes, their cursors, the shard leases), amortised over its fires. */
   scheduleWru: number;
   /**
    * The removal of each finished schedule (a transaction: delete + removal record), spread over the jobs
@@ -62,28 +42,15 @@ export interface JobCosts {
 
 export function jobCosts(input: {
   jobs: number;
-  capacity: Record<string, CapacityTotals>;
+  capacity: Record<CostKind | 'total', CapacityTotals>;
   sqs: SqsRequestCounts;
   pollers: PollerStats;
   tickMs: number;
 }): JobCosts {
   const { jobs, capacity } = input;
   const per = (value: number) => (jobs > 0 ? value / jobs : Number.NaN);
-  let jobWrites = 0;
-  let scheduleWrites = 0;
-  let otherWrites = 0;
-  let endWrites = 0;
-  let endIndexWrites = 0;
-  for (const [operation, totals] of Object.entries(capacity)) {
-    if (operation === 'total') continue;
-    if (JOB_OPERATIONS.has(operation)) jobWrites += totals.writeUnits;
-    else if (SCHEDULE_OPERATIONS.has(operation)) scheduleWrites += totals.writeUnits;
-    else if (SCHEDULE_END_OPERATIONS.has(operation)) {
-      endWrites += totals.writeUnits;
-      endIndexWrites += totals.indexWriteUnits;
-    } else otherWrites += totals.writeUnits;
-  }
   const total = capacity.total ?? emptyTotals();
+  const writes = (kind: CostKind) => capacity[kind]?.writeUnits ?? 0;
   const sqsByAction: Record<string, number> = {};
   let sqsRequests = 0;
   for (const [action, count] of Object.entries(input.sqs)) {
@@ -94,11 +61,11 @@ export function jobCosts(input: {
   return {
     jobs,
     wru: per(total.writeUnits),
-    jobWru: per(jobWrites),
-    scheduleWru: per(scheduleWrites),
-    scheduleEndWru: per(endWrites),
-    scheduleEndIndexWru: per(endIndexWrites),
-    otherWru: per(otherWrites),
+    jobWru: per(writes('job')),
+    scheduleWru: per(writes('schedule')),
+    scheduleEndWru: per(writes('scheduleEnd')),
+    scheduleEndIndexWru: per(capacity.scheduleEnd?.indexWriteUnits ?? 0),
+    otherWru: per(writes('other')),
     indexWru: per(total.indexWriteUnits),
     failedWru: per(total.failedWriteUnits),
     rru: per(total.readUnits),

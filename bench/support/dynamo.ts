@@ -1,15 +1,7 @@
 import { CreateTableCommand, type DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storeClient } from '../../lib/adapters/dynamodb/client';
-import {
-  createTableInput,
-  DEFAULT_SHARDS,
-  INDEX_ATTRIBUTES,
-  ITEM_KINDS,
-  scheduleKey,
-  shardKeys,
-  shardOf,
-} from '../../lib/adapters/dynamodb/table-design';
+import { createTableInput } from '../../lib/adapters/dynamodb/table-design';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { inParallel } from './parallel';
 
@@ -59,7 +51,7 @@ async function createTable(
 
 /**
  * The ceiling: plain conditional updates of distinct items of a table without indexes, `concurrency` in
- * flight (what a tick's lease or release is, minus everything else). Resolves with writes per second.
+ * flight. Resolves with writes per second.
  */
 export async function rawConditionalWrites(
   dynamo: BenchDynamo,
@@ -82,58 +74,6 @@ export async function rawConditionalWrites(
         UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until',
         ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
         ExpressionAttributeValues: { ':owner': 'bench', ':until': now + 60_000, ':now': now },
-      }),
-    ),
-  );
-  return writes / ((performance.now() - started) / 1000);
-}
-
-/**
- * The same conditional writes on the tick's own table: `writes` schedule-shaped items of the production
- * design (its six indexes) in the due index, each moved on once by an update of `dueAt` (the due index's
- * sort key: DynamoDB Local deletes and inserts the index entry) conditional on `dueAt` and `version`,
- * as the tick's advance is. Not a target: it shows how much of the raw ceiling DynamoDB Local's index
- * maintenance takes before the tick does anything else. Resolves with writes per second.
- */
-export async function advanceShapedWrites(
-  dynamo: BenchDynamo,
-  writes: number,
-  concurrency: number,
-): Promise<number> {
-  const tableName = await dynamo.newTable('advance');
-  const dueAt = Date.now();
-  const ids = Array.from({ length: writes }, (_, n) => `advance-${n}`);
-  const batches = Array.from({ length: Math.ceil(writes / 25) }, (_, n) => ids.slice(n * 25, n * 25 + 25));
-  await inParallel(batches.length, concurrency, (n) =>
-    dynamo.documents.send(
-      new BatchWriteCommand({
-        RequestItems: {
-          [tableName]: (batches[n] ?? []).map((id) => ({
-            PutRequest: {
-              Item: {
-                ...scheduleKey(id),
-                [INDEX_ATTRIBUTES.kind]: ITEM_KINDS.schedule,
-                [INDEX_ATTRIBUTES.task]: 'bench',
-                [INDEX_ATTRIBUTES.dueShard]: shardKeys.dueSchedule(shardOf(id, DEFAULT_SHARDS)),
-                [INDEX_ATTRIBUTES.dueAt]: dueAt,
-                version: 1,
-              },
-            },
-          })),
-        },
-      }),
-    ),
-  );
-  const started = performance.now();
-  await inParallel(writes, concurrency, (n) =>
-    dynamo.documents.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: scheduleKey(ids[n] as string),
-        UpdateExpression: 'SET #dueAt = :next',
-        ConditionExpression: '#dueAt = :seen AND version = :version',
-        ExpressionAttributeNames: { '#dueAt': INDEX_ATTRIBUTES.dueAt },
-        ExpressionAttributeValues: { ':next': dueAt + 60_000, ':seen': dueAt, ':version': 1 },
       }),
     ),
   );

@@ -58,14 +58,6 @@ export function benchFlags() {
       900,
     )
     .option('--herd-dispatchers <n>', 'dispatchers per tick in the herd run', wholeNumberFrom(1), 4)
-    .addOption(
-      new Option(
-        '--due-notes <mode>',
-        'SUNDIAL_DUE_NOTES of the fire-lag, spread, limited and herd runs (the tick-throughput runs measure both)',
-      )
-        .choices(['on', 'off'] as const)
-        .default('on' as const, "on, the construct's default"),
-    )
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
     .option('--raw-writes <n>', 'writes of the raw-ceiling run', wholeNumberFrom(1), 10_000)
     .addOption(
@@ -106,11 +98,7 @@ export function soakFlags() {
       wholeNumberFrom(0),
       360,
     )
-    .option('--ci', 'about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks')
-    .option(
-      '--due-notes',
-      'schedules without max_runs are moved on by due notes (SUNDIAL_DUE_NOTES=on), with note faults injected',
-    );
+    .option('--ci', 'about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks');
 }
 
 /** `1000,10000` → `[1000, 10000]`. */

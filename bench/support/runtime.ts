@@ -1,12 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  CapacityCounter,
-  DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE,
-} from '../../lib/adapters/dynamodb/capacity';
 import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import { discardingPublisher } from '../../lib/adapters/eventbridge/eventbridge-publisher';
 import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
-import { systemClock } from '../../lib/core/clock';
+import { sleep, systemClock } from '../../lib/core/clock';
 import { readConfig } from '../../lib/runtime/config';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { type AdminHandler, createAdminHandler } from '../../lib/runtime/handlers/admin';
@@ -15,8 +12,10 @@ import { createWorkerHandler, type WorkerHandler } from '../../lib/runtime/handl
 import { createLogger, silentLogger } from '../../lib/runtime/observability/logger';
 import { defineTask, type TaskOptions } from '../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../lib/runtime/tasks/registry';
+import { CapacityMeter, DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE } from './capacity-meter';
 import type { BenchDynamo } from './dynamo';
 import { type Pollers, startPollers } from './pollers';
+import type { SeedTarget } from './schedules';
 import { type BenchQueue, type BenchSqs, createBenchQueue } from './sqs';
 
 export interface BenchRuntimeOptions {
@@ -36,7 +35,7 @@ export interface BenchRuntimeOptions {
 export interface BenchRuntime {
   deps: RuntimeDeps;
   store: DynamoDbStore;
-  meter: CapacityCounter;
+  meter: CapacityMeter;
   queue: BenchQueue;
   tick: TickHandler;
   worker: WorkerHandler;
@@ -46,6 +45,8 @@ export interface BenchRuntime {
   newWorker(getDeps: () => RuntimeDeps): WorkerHandler;
   /** The admin API (as the admin Lambda answers it) over these dependencies. */
   newAdmin(getDeps: () => RuntimeDeps): AdminHandler;
+  /** Where `seedSchedules` writes this runtime's schedules. */
+  seedTarget: SeedTarget;
 }
 
 /** `SUNDIAL_*` variables every bench runtime gets (before its own `env`): the run's flags set them. */
@@ -70,12 +71,11 @@ export async function benchRuntime(
     ...benchEnvironment,
     ...options.env,
   });
-  const meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
+  const meter = new CapacityMeter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
   const store = new DynamoDbStore({
-    client: options.dynamoClient ?? dynamo.client,
+    client: meter.attach(options.dynamoClient ?? dynamo.newClient()),
     tableName,
     shards: config.shards,
-    capacityMeter: meter,
   });
   const logger = options.verbose
     ? createLogger({ level: 'warn', sink: (line) => process.stderr.write(`${line}\n`) })
@@ -87,7 +87,9 @@ export async function benchRuntime(
     queue: new SqsJobQueue({ client: sqs.client, queueUrl: queue.queueUrl }),
     events: discardingPublisher,
     clock: systemClock,
+    sleep,
     random: Math.random,
+    newId: randomUUID,
     logger,
     metricsSink: () => {},
   };
@@ -108,6 +110,7 @@ export async function benchRuntime(
     newTick,
     newWorker,
     newAdmin: (getDeps) => createAdminHandler(getDeps, registry),
+    seedTarget: { store, documents: dynamo.documents, tableName, shards: config.shards },
   };
 }
 

@@ -16,10 +16,22 @@ export interface Clock {
 /** The real wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** Resolves after `ms` of real time (at once for `ms <= 0`). */
-export function sleep(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
-}
+/** Waits `ms`; an aborted `signal` ends the wait early (and frees what it holds). */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Resolves after `ms` of real time (at once for `ms <= 0`, or when `signal` is aborted). */
+export const sleep: Sleep = (ms, signal) => {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+};
 
 /** A clock that only moves when told to: for tests, simulations and benchmarks. */
 export class ManualClock implements Clock {

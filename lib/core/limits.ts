@@ -44,6 +44,19 @@ export const LIMITS = {
   maxJitterSeconds: 3600,
 } as const;
 
+/**
+ * How schedules are dispatched (ADR 0006–0008), shared by the runtime's defaults and the construct's: a
+ * tick a minute (the note grid is sized for it: ADR 0007), its budget within the minute, and the
+ * dispatchers it hands the due shards to.
+ */
+export const DISPATCH = {
+  tickPeriodMinutes: 1,
+  /** A note is read up to a tick period and this budget after its bucket, and its successor must still land two buckets ahead of the reader. */
+  tickBudgetMs: 40_000,
+  /** Sized for 10M hourly schedules and a 1M herd in docs/benchmarks.md. */
+  dispatchers: 8,
+} as const;
+
 /** The log levels of the runtime (`SUNDIAL_LOG_LEVEL`, the construct's `logLevel`), least severe first. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

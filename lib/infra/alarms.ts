@@ -5,6 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DISPATCH } from '../core/limits';
 import type { SundialMetrics } from './metrics';
 
 /** The alarms of a deployment, by what they watch. */
@@ -38,7 +39,6 @@ export interface SundialAlarmsProps {
   readonly tickFunction: lambda.IFunction;
   readonly workerFunction: lambda.IFunction;
   readonly dispatcherFunction?: lambda.IFunction;
-  readonly tickRate: number;
   readonly fireLagP99ThresholdMs: number;
   readonly alarmTopic?: sns.ITopic;
 }
@@ -52,7 +52,7 @@ export class SundialAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: SundialAlarmsProps) {
     super(scope, id);
-    const tickPeriod = Duration.minutes(props.tickRate);
+    const tickPeriod = Duration.minutes(DISPATCH.tickPeriodMinutes);
     const five = Duration.minutes(5);
     const { metrics } = props;
 
@@ -103,7 +103,7 @@ export class SundialAlarms extends Construct {
       }),
       tickNotRunning: this.alarm('TickNotRunning', {
         metric: props.tickFunction.metricInvocations({
-          period: Duration.minutes(5 * props.tickRate),
+          period: Duration.minutes(5 * DISPATCH.tickPeriodMinutes),
           statistic: 'Sum',
         }),
         threshold: 1,

@@ -12,9 +12,6 @@ import { SundialPropsError } from './settings';
 export interface SundialContext {
   readonly shards?: number;
   readonly dispatchers?: number;
-  readonly lookaheadSeconds?: number;
-  readonly earlySendSeconds?: number;
-  readonly tickRate?: number;
   readonly workerBatchSize?: number;
   readonly workerMaxConcurrency?: number;
   readonly criticalWorkerMaxConcurrency?: number;
@@ -26,7 +23,6 @@ export interface SundialContext {
   readonly alarmTopicArn?: string;
   readonly eventBusName?: string;
   readonly tracing?: boolean;
-  readonly dueNotes?: boolean;
   readonly fireLagP99ThresholdMs?: number;
   /** Relative to the project root. */
   readonly functionsDir?: string;
@@ -42,9 +38,6 @@ export interface SundialContext {
 const NUMBER_KEYS = [
   'shards',
   'dispatchers',
-  'lookaheadSeconds',
-  'earlySendSeconds',
-  'tickRate',
   'workerBatchSize',
   'workerMaxConcurrency',
   'criticalWorkerMaxConcurrency',
@@ -60,7 +53,6 @@ const KNOWN_KEYS = new Set<string>([
   'alarmTopicArn',
   'eventBusName',
   'tracing',
-  'dueNotes',
   'functionsDir',
   'tickReservedConcurrency',
   'logRetentionDays',
@@ -99,7 +91,6 @@ export function propsFromContext(scope: Construct, context: unknown, projectRoot
     alarmTopicArn,
     eventBusName,
     tracing,
-    dueNotes,
     functionsDir,
     tickReservedConcurrency,
     logRetentionDays,
@@ -122,8 +113,6 @@ export function propsFromContext(scope: Construct, context: unknown, projectRoot
   else if (eventBusName !== undefined) problems.push(`"sundial" context 'eventBusName' must be a string`);
   if (typeof tracing === 'boolean') props.tracing = tracing;
   else if (tracing !== undefined) problems.push(`"sundial" context 'tracing' must be true or false`);
-  if (typeof dueNotes === 'boolean') props.dueNotes = dueNotes;
-  else if (dueNotes !== undefined) problems.push(`"sundial" context 'dueNotes' must be true or false`);
   if (typeof functionsDir === 'string') props.functionsDir = `${projectRoot}/${functionsDir}`;
   else if (functionsDir !== undefined) problems.push(`"sundial" context 'functionsDir' must be a string`);
   if (tickReservedConcurrency === null || typeof tickReservedConcurrency === 'number') {

@@ -40,25 +40,28 @@ export interface TableAccess {
 
 /**
  * The table access of each Lambda, from the store operations its code calls:
- * - tick: leaseDueShard, releaseDueShard, readDueSchedules, advanceSchedule, leaseSchedule, releaseSchedule, acquireDueJobs, isWaiting, markJobSent, findExpiredJobLeases,
- *   retryJob, repairCounters: queries `due`, `running` and `by-kind`, and only updates items (every
- *   such write is a conditional update); logFiresToSend: puts only `TASKFIRES#` items (its tasks' fire
- *   logs, ADR 0001); wakes idle waiting lines (allTaskSlots, leaseLineHead, leaveLine): queries and
- *   deletes only in `TASK#` partitions; due notes (ADR 0007: writeDueNotes, readDueNotes, moveNoteCursor,
- *   convertScheduleToNotes): puts and queries `DUENOTES#` partitions, updates `DUECURSOR#` items.
- * - dispatcher: readDueSchedules (its shards), advanceSchedule, leaseSchedule, releaseSchedule,
- *   releaseDueShard: queries only `due`; only updates items; puts only `TASKFIRES#` items (logFiresToSend);
- *   its shards' due notes as the tick's: puts and queries `DUENOTES#` partitions.
+ * - tick: leaseDueShard, releaseDueShard (shard leases, ADR 0006), acquireDueJobs, markJobSent,
+ *   findExpiredJobLeases, retryJob, repairCounters: queries `due`, `running` and `by-kind`, and only
+ *   updates items (every such write is a conditional update); wakes idle waiting lines (allTaskSlots,
+ *   leaseLineHead, leaveLine): queries and deletes only in `TASK#` partitions. It dispatches no schedule
+ *   itself: its dispatchers do.
+ * - dispatcher: the notes of its shards (ADR 0007, 0008: readNoteCursor, createNoteCursor,
+ *   moveNoteCursor, readDueNotes, readSchedules, writeDueNotes, finishSchedule), releaseDueShard,
+ *   logFiresToSend: queries only `DUENOTES#` partitions; puts only `DUENOTES#` and `TASKFIRES#` items
+ *   (its notes, its tasks' fire logs, ADR 0001); only updates items otherwise (cursors, shard leases,
+ *   and a schedule whose chain ended).
  * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
- *   only job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items (LeadingKeys), never a
- *   schedule; its task's waiting line (joinLine, leaseLineHead, leaveLine, waitingCount): queries, puts and
- *   deletes only in `TASK#` partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished
- *   schedule once its last job ended), and puts `REMOVED#` items (the removal record written in the same
- *   transaction, ADR 0004); which tasks are paused (allTaskSlots): queries `by-kind`.
- * - admin: the admin API (add/update/pause/resume/remove schedules, add/cancel jobs, results, counts):
- *   every index, and the partitions its listings read (`FIRES#`: a schedule's fires, `TASKFIRES#`: a
- *   task's fire log, `TASK#`: a waiting line's length, `DUENOTES#`: a schedule's live note, ADR 0007);
- *   creates schedules and jobs; deletes schedules (removing a schedule).
+ *   job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items (LeadingKeys); a schedule
+ *   only to count a started run of one with `max_runs` (startCappedRun, ADR 0008); its task's waiting
+ *   line (joinLine, leaseLineHead, leaveLine, waitingCount): queries, puts and deletes only in `TASK#`
+ *   partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job
+ *   ended), and puts `REMOVED#` items (the removal record written in the same transaction, ADR 0004);
+ *   which tasks are paused (allTaskSlots): queries `by-kind`.
+ * - admin: the admin API (add/update/pause/resume/remove schedules with their chains' first notes, add/
+ *   cancel jobs, results, counts): every index, and the partitions its listings read (`FIRES#`: a
+ *   schedule's fires, `TASKFIRES#`: a task's fire log, `TASK#`: a waiting line's length, `DUENOTES#`: a
+ *   schedule's live note, ADR 0007); creates schedules, notes and jobs; deletes schedules (removing a
+ *   schedule) and the first note of a chain whose first fires it sent itself.
  * The tick, the worker and the admin API publish events on the bus (`grantPublish`).
  * When a store operation starts using another call, update this table (docs/deploy.md, IAM summary):
  * `test/runtime/table-access.int.test.ts` runs each Lambda's operations under its grants.
@@ -67,12 +70,11 @@ export const TABLE_ACCESS = {
   tick: {
     queryIndexes: [INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind],
     writes: ['dynamodb:UpdateItem'],
-    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX, DUE_NOTES_PREFIX],
     deleteKeyPrefixes: [TASK_PREFIX],
-    queryKeyPrefixes: [TASK_PREFIX, DUE_NOTES_PREFIX],
+    queryKeyPrefixes: [TASK_PREFIX],
   },
   dispatcher: {
-    queryIndexes: [INDEX_NAMES.due],
+    queryIndexes: [],
     writes: ['dynamodb:UpdateItem'],
     putKeyPrefixes: [TASK_FIRE_LOG_PREFIX, DUE_NOTES_PREFIX],
     queryKeyPrefixes: [DUE_NOTES_PREFIX],
@@ -80,7 +82,7 @@ export const TABLE_ACCESS = {
   worker: {
     queryIndexes: [INDEX_NAMES.byKind],
     writes: ['dynamodb:UpdateItem'],
-    writeKeyPrefixes: [JOB_PREFIX, FIRE_JOB_PREFIX, TASK_PREFIX],
+    writeKeyPrefixes: [JOB_PREFIX, FIRE_JOB_PREFIX, TASK_PREFIX, SCHEDULE_PREFIX],
     deleteKeyPrefixes: [SCHEDULE_PREFIX, TASK_PREFIX],
     putKeyPrefixes: [REMOVED_SCHEDULE_PREFIX, TASK_PREFIX],
     queryKeyPrefixes: [TASK_PREFIX],

@@ -24,50 +24,14 @@ export interface SundialProps {
   readonly shards?: number;
 
   /**
-   * Dispatchers each tick starts on the due index's shards (ADR 0006): the tick leases every free
-   * shard and invokes the dispatcher Lambda asynchronously once per set of shards, so due schedules are
-   * read, sent and moved on by this many Lambdas at once. At most `shards`; 0 creates no dispatcher
-   * Lambda and the tick dispatches every shard itself. docs/benchmarks.md sizes it: 8 dispatchers
-   * over 16 shards carry 10M hourly schedules and a herd of 1M schedules due at the same second.
+   * Dispatchers each tick (one a minute) starts on the due shards (ADR 0006): the tick leases every free
+   * shard and invokes the dispatcher Lambda asynchronously once per set of shards, so the notes of due
+   * schedules are read, sent and moved on by this many Lambdas at once. 1 to `shards`.
+   * docs/benchmarks.md sizes it: 8 dispatchers over 16 shards carry 10M hourly schedules and a herd of
+   * 1M schedules due at the same second.
    * @default 8
    */
   readonly dispatchers?: number;
-
-  /**
-   * How far ahead of now each tick dispatches fire times (delayed SQS messages). Must be longer than the
-   * tick period, or fire times between two ticks' windows would start late, and at most 900 s (the
-   * longest SQS delay).
-   * @default 90
-   */
-  readonly lookaheadSeconds?: number;
-
-  /**
-   * How far ahead a next fire time is sent when it is isolated (its following fire more than this
-   * later: hourly, daily, one-off schedules), each alone and delayed in the queue (ADR 0006): a herd of
-   * schedules due at the same second is in the queue minutes before it is due. 0 turns it off; otherwise
-   * at least `lookaheadSeconds` and at most 900 s (the longest SQS delay).
-   * @default 900
-   */
-  readonly earlySendSeconds?: number;
-
-  /**
-   * Moves schedules without `max_runs` on by due notes (ADR 0007): after a tick's first advance of a
-   * schedule, its next fires are kept in entries shared by many schedules instead of a write of its own
-   * item, about 2 write units per fire instead of 5 for an hourly schedule. The admin API then reads a
-   * schedule's `next_fire_at`, `last_fire_at` and `runs` from its note (a few queries more per call).
-   * Needs `tickRate` 1. Turning it off again stops no schedule: those on notes go on by notes until
-   * their next change.
-   * @default true with `tickRate` 1 (the default), else false
-   */
-  readonly dueNotes?: boolean;
-
-  /**
-   * Minutes between ticks (EventBridge rule `rate(n minutes)`). Precision does not depend on it (fire
-   * times are sent ahead with delays); it bounds how soon a new schedule outside the admin's own
-   * dispatch window is noticed.
-   * @default 1
-   */
-  readonly tickRate?: number;
 
   /**
    * Messages per worker invocation (the SQS event source's batch size), 1 to 10.

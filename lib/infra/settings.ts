@@ -1,7 +1,7 @@
 import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SHARDS, MAX_SHARDS } from '../adapters/dynamodb/table-design';
-import { LIMITS, LOG_LEVELS } from '../core/limits';
+import { DISPATCH, LIMITS, LOG_LEVELS } from '../core/limits';
 import { resolveBilling } from './billing';
 import {
   type SundialBilling,
@@ -14,10 +14,6 @@ import {
 export interface SundialSettings {
   readonly shards: number;
   readonly dispatchers: number;
-  readonly lookaheadSeconds: number;
-  readonly earlySendSeconds: number;
-  readonly tickRate: number;
-  readonly dueNotes: boolean;
   readonly workerBatchSize: number;
   readonly workerMaxConcurrency: number;
   readonly criticalWorkerMaxConcurrency: number;
@@ -52,9 +48,6 @@ export class SundialPropsError extends Error {
 
 const MIN_WORKER_TIMEOUT_SECONDS = 90;
 
-/** Dispatchers per tick: sized for 10M hourly schedules and a 1M herd in docs/benchmarks.md. */
-export const DEFAULT_DISPATCHERS = 8;
-
 /**
  * Fills in the defaults and checks every value, collecting all problems (including `taskProblems`,
  * found while reading `functions/`) into one {@link SundialPropsError}.
@@ -66,40 +59,6 @@ export function resolveSettings(
 ): SundialSettings {
   const problems: string[] = [...taskProblems];
   const check = new Checker(problems);
-
-  const tickRate = check.integer('tickRate', props.tickRate, 1, 1, 14);
-  if (!isKnown(tickRate))
-    problems.push(knownAtSynth('tickRate', "the tick's rule, its alarm and its function's timeout"));
-  const lookaheadSeconds = check.integer(
-    'lookaheadSeconds',
-    props.lookaheadSeconds,
-    90,
-    1,
-    LIMITS.maxQueueDelaySeconds,
-  );
-  if (isKnown(lookaheadSeconds) && isKnown(tickRate) && lookaheadSeconds <= tickRate * 60) {
-    problems.push(
-      `lookaheadSeconds (${lookaheadSeconds}) must be longer than the tick period (tickRate ${tickRate} min = ${tickRate * 60} s), or fire times between two ticks would start late`,
-    );
-  }
-
-  const earlySendSeconds = check.integer(
-    'earlySendSeconds',
-    props.earlySendSeconds,
-    LIMITS.maxQueueDelaySeconds,
-    0,
-    LIMITS.maxQueueDelaySeconds,
-  );
-  if (
-    isKnown(earlySendSeconds) &&
-    isKnown(lookaheadSeconds) &&
-    earlySendSeconds > 0 &&
-    earlySendSeconds < lookaheadSeconds
-  ) {
-    problems.push(
-      `earlySendSeconds (${earlySendSeconds}) must be 0 (off) or at least lookaheadSeconds (${lookaheadSeconds})`,
-    );
-  }
 
   const longestTask = tasks.reduce<TaskTimeout | undefined>(
     (longest, task) => (longest && longest.timeoutSeconds >= task.timeoutSeconds ? longest : task),
@@ -147,15 +106,8 @@ export function resolveSettings(
     problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
 
-  // A note is read up to a tick period after its bucket, and its chunk holds one period (ADR 0007):
-  // on by default with a tick a minute, refused when asked for with a slower tick.
-  const dueNotes = props.dueNotes ?? (isKnown(tickRate) && tickRate === 1);
-  if (props.dueNotes === true && isKnown(tickRate) && tickRate !== 1) {
-    problems.push(`dueNotes needs tickRate 1 (a tick a minute), got tickRate ${tickRate}`);
-  }
-
   const shards = check.integer('shards', props.shards, DEFAULT_SHARDS, 1, MAX_SHARDS);
-  const dispatchers = check.integer('dispatchers', props.dispatchers, DEFAULT_DISPATCHERS, 0, 1_000);
+  const dispatchers = check.integer('dispatchers', props.dispatchers, DISPATCH.dispatchers, 1, MAX_SHARDS);
   if (isKnown(shards) && isKnown(dispatchers) && dispatchers > shards) {
     problems.push(
       `dispatchers (${dispatchers}) must be at most shards (${shards}): each dispatcher reads whole shards`,
@@ -165,10 +117,6 @@ export function resolveSettings(
   const settings: SundialSettings = {
     shards,
     dispatchers,
-    lookaheadSeconds,
-    earlySendSeconds,
-    tickRate,
-    dueNotes,
     workerBatchSize: check.integer('workerBatchSize', props.workerBatchSize, 10, 1, 10),
     workerMaxConcurrency: check.integer('workerMaxConcurrency', props.workerMaxConcurrency, 10, 2, 1_000),
     criticalWorkerMaxConcurrency: check.integer(

@@ -8,6 +8,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DISPATCH } from '../core/limits';
 import { type SundialAlarmSet, SundialAlarms } from './alarms';
 import { createDashboard } from './dashboard';
 import { RUNTIME_MODULES, writeEntry } from './entries';
@@ -32,9 +33,8 @@ import { discoverTasks, inspectTaskTimeouts, type TaskFile } from './tasks';
 /** The project root: the folder of package.json and package-lock.json (lib/infra/../..). */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** The tick's Lambda timeout and the work budget the runtime keeps inside it (`SUNDIAL_TICK_BUDGET_MS`). */
+/** The tick's (and dispatcher's) Lambda timeout; the runtime keeps its work within `DISPATCH.tickBudgetMs`. */
 const TICK_TIMEOUT_SECONDS = 60;
-const TICK_BUDGET_MS = 40_000;
 /** The admin API adds up to 1,000 jobs in one call. */
 const ADMIN_TIMEOUT_SECONDS = 60;
 
@@ -70,7 +70,7 @@ export class Sundial extends Construct {
   /** Leases due schedules and sends their fire times; reaps expired leases; repairs counters. */
   readonly tickFunction: lambda.IFunction;
   /** Dispatches the due schedules of the shards a tick hands it (ADR 0006); absent with `dispatchers: 0`. */
-  readonly dispatcherFunction: lambda.IFunction | undefined;
+  readonly dispatcherFunction: lambda.IFunction;
   /** Claims and runs jobs from the queue (partial batch failures). */
   readonly workerFunction: lambda.IFunction;
   /** The admin API: invoke it with IAM (`lambda:InvokeFunction`); it has no URL. */
@@ -128,25 +128,22 @@ export class Sundial extends Construct {
       memorySize: 512,
       environment: {
         ...environment,
-        SUNDIAL_TICK_BUDGET_MS: String(TICK_BUDGET_MS),
         // The tick bundles no task code: it wakes waiting lines by the limits as deployed
         SUNDIAL_TASK_LIMITS: JSON.stringify(inspection.limits),
       },
       reservedConcurrentExecutions: settings.tickReservedConcurrency ?? undefined,
       // A failed tick is not retried: the next one, a tick period later, does the same work.
       asyncRetryAttempts: 0,
-      asyncMaxEventAge: Duration.minutes(2 * settings.tickRate),
+      asyncMaxEventAge: Duration.minutes(2 * DISPATCH.tickPeriodMinutes),
     });
-    const dispatcher = this.createDispatcher(settings, environment, common);
-    if (dispatcher) {
-      tick.function.addEnvironment('SUNDIAL_DISPATCHERS', String(settings.dispatchers));
-      tick.function.addEnvironment('SUNDIAL_DISPATCHER_FUNCTION', dispatcher.function.functionName);
-      grantInvokeDispatcher(tick.role, dispatcher.function);
-      grantTableAccess(dispatcher, dispatcher.role, this.table, TABLE_ACCESS.dispatcher);
-      grantSend(dispatcher.role, this.queue, this.criticalQueue);
-      grantPublish(dispatcher.role, this.eventBus);
-    }
-    this.dispatcherFunction = dispatcher?.function;
+    const dispatcher = this.createDispatcher(environment, common);
+    tick.function.addEnvironment('SUNDIAL_DISPATCHERS', String(settings.dispatchers));
+    tick.function.addEnvironment('SUNDIAL_DISPATCHER_FUNCTION', dispatcher.function.functionName);
+    grantInvokeDispatcher(tick.role, dispatcher.function);
+    grantTableAccess(dispatcher, dispatcher.role, this.table, TABLE_ACCESS.dispatcher);
+    grantSend(dispatcher.role, this.queue, this.criticalQueue);
+    grantPublish(dispatcher.role, this.eventBus);
+    this.dispatcherFunction = dispatcher.function;
     const worker = new SundialFunction(this, 'Worker', {
       ...common,
       entry: writeEntry('worker', discovery.tasks, PROJECT_ROOT),
@@ -202,7 +199,7 @@ export class Sundial extends Construct {
     }
     this.tickRule = new events.Rule(this, 'TickRule', {
       description: 'Sundial tick',
-      schedule: events.Schedule.rate(Duration.minutes(settings.tickRate)),
+      schedule: events.Schedule.rate(Duration.minutes(DISPATCH.tickPeriodMinutes)),
       targets: [
         new targets.LambdaFunction(tick.function, {
           deadLetterQueue: this.tickDeadLetterQueue,
@@ -221,8 +218,7 @@ export class Sundial extends Construct {
       tickDeadLetterQueue: this.tickDeadLetterQueue,
       tickFunction: tick.function,
       workerFunction: worker.function,
-      ...(dispatcher && { dispatcherFunction: dispatcher.function }),
-      tickRate: settings.tickRate,
+      dispatcherFunction: dispatcher.function,
       fireLagP99ThresholdMs: settings.fireLagP99ThresholdMs,
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
     }).alarms;
@@ -253,11 +249,9 @@ export class Sundial extends Construct {
    * dropped after a minute (by then the shard leases have run out).
    */
   private createDispatcher(
-    settings: SundialSettings,
     environment: Record<string, string>,
     common: Pick<SundialFunctionProps, 'projectRoot' | 'tracing' | 'logRetention' | 'removalPolicy'>,
-  ): SundialFunction | undefined {
-    if (settings.dispatchers === 0) return undefined;
+  ): SundialFunction {
     return new SundialFunction(this, 'Dispatcher', {
       ...common,
       entry: join(PROJECT_ROOT, RUNTIME_MODULES.dispatcher.file),
@@ -265,7 +259,7 @@ export class Sundial extends Construct {
         'Sundial dispatcher: sends the fire times of the due schedules of the shards a tick hands it',
       timeout: Duration.seconds(TICK_TIMEOUT_SECONDS),
       memorySize: 512,
-      environment: { ...environment, SUNDIAL_TICK_BUDGET_MS: String(TICK_BUDGET_MS) },
+      environment,
       asyncRetryAttempts: 0,
       asyncMaxEventAge: Duration.minutes(1),
     });
@@ -280,9 +274,6 @@ export class Sundial extends Construct {
       // Its ARN: EventBridge takes one wherever it takes a name, and it reaches a bus of another account
       SUNDIAL_EVENT_BUS_NAME: this.eventBus.eventBusArn,
       SUNDIAL_SHARDS: String(settings.shards),
-      SUNDIAL_LOOKAHEAD_SECONDS: String(settings.lookaheadSeconds),
-      SUNDIAL_EARLY_SEND_SECONDS: String(settings.earlySendSeconds),
-      SUNDIAL_DUE_NOTES: settings.dueNotes ? 'on' : 'off',
       SUNDIAL_LOG_LEVEL: settings.logLevel,
       SUNDIAL_METRICS_NAMESPACE: EMF.defaultNamespace,
       ...(settings.defaultResultTtlSeconds === null

@@ -38,21 +38,6 @@ export const TICK_FUNCTION_NAME = 'sundial-tick';
 /** The admin API's port unless `--port` or `SUNDIAL_PORT` says otherwise (the contract's). */
 export const DEFAULT_LOCAL_PORT = LOCAL_ADMIN_PORT;
 const LOCAL_EVENT_BUS = 'sundial-local';
-/** Dispatchers of each local tick: DynamoDB Local takes no more parallel work on two cores. */
-const LOCAL_DISPATCHERS = 4;
-/**
- * How close a schedule's next fire must be before a local tick moves it on. The local tick runs every
- * second: with the lookahead's 90 s, a schedule firing every few seconds would be moved on (one write)
- * for every fire; with 45 s, once per 45 s of fires. Used only while the lookahead is the default.
- */
-export const LOCAL_DUE_AHEAD_SECONDS = 45;
-/**
- * Rounds a local tick (or dispatcher) works on at once. The tick shares two cores with the workers and
- * the queue emulator here: rounds sending at once make each other's sends late for their sub-second
- * phases (steady fire lag p99 215 → 112 ms with one round, docs/benchmarks.md). A one-second tick has
- * a second's worth of schedules to read, which one round at a time keeps up with.
- */
-export const LOCAL_TICK_ROUNDS_IN_FLIGHT = 1;
 const WORKER_TIMEOUT_MS = LIMITS.maxLambdaTimeoutSeconds * 1000;
 
 export interface LocalPlatformOptions {
@@ -154,19 +139,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     stack.push(events.stop);
 
     const env = options.env ?? process.env;
+    // The deployed defaults: the tick hands the due shards to dispatchers, here in this process (ADR
+    // 0006) as to the dispatcher Lambda in AWS.
     const config = readConfig({
       SUNDIAL_LOG_LEVEL: 'info',
-      // The tick hands the due index's shards to dispatchers in this process (ADR 0006), as to the
-      // dispatcher Lambda in AWS.
-      SUNDIAL_DISPATCHERS: String(LOCAL_DISPATCHERS),
-      // Isolated fires (hourly, daily, one-off) go to the queue up to 15 minutes early, as in AWS.
-      SUNDIAL_EARLY_SEND_SECONDS: String(LIMITS.maxQueueDelaySeconds),
-      SUNDIAL_TICK_ROUNDS_IN_FLIGHT: String(LOCAL_TICK_ROUNDS_IN_FLIGHT),
-      // Schedules go on due notes as the construct's default puts them (ADR 0007).
-      SUNDIAL_DUE_NOTES: 'on',
-      ...(env.SUNDIAL_LOOKAHEAD_SECONDS === undefined && {
-        SUNDIAL_DUE_AHEAD_SECONDS: String(LOCAL_DUE_AHEAD_SECONDS),
-      }),
       ...env,
       SUNDIAL_TABLE_NAME: LOCAL_TABLE_NAME,
       SUNDIAL_QUEUE_URL: queues.queueUrl,

@@ -1,6 +1,5 @@
 import { DEFAULT_SHARDS, MAX_SHARDS } from '../adapters/dynamodb/table-design';
-import { LIMITS, LOG_LEVELS, type LogLevel } from '../core/limits';
-import type { PlanLimits } from '../core/planning';
+import { DISPATCH, LOG_LEVELS, type LogLevel } from '../core/limits';
 import { DEFAULT_UNCLAIMED_RESEND_MS } from '../core/ports/job-store';
 import {
   FAILURE_DESTINATIONS_VARIABLE,
@@ -21,29 +20,17 @@ export interface RuntimeConfig {
   /** Job events go here; `null` = events are not published. */
   eventBusName: string | null;
   shards: number;
-  /**
-   * Parallel dispatchers the tick hands the due index's shards to, each with a lease (ADR 0006);
-   * 0 = the tick dispatches every shard itself, without shard leases.
-   */
+  /** Parallel dispatchers the tick hands the due shards to, each with a lease (ADR 0006). */
   dispatchers: number;
   /** The dispatcher Lambda the tick invokes asynchronously; `null` = dispatchers run in the tick's process. */
   dispatcherFunctionName: string | null;
-  lookaheadSeconds: number;
-  /**
-   * A schedule is read once its next fire is this close (at most the lookahead); its plan then sends up
-   * to the lookahead, so each read sends the fires of at least `lookahead − dueAhead`.
-   */
-  dueAheadSeconds: number;
-  /** Next fire times up to this far ahead are sent at once, each alone (ADR 0006); 0 = off. */
-  earlySendSeconds: number;
   maxFiresPerPlan: number;
   tickBudgetMs: number;
   /** The earliest the tick lets a fire reach the workers before its run time (ms); 0: sent at once. */
   sendPhaseToleranceMs: number;
-  scheduleLeaseSeconds: number;
   tickConcurrency: number;
-  tickRoundsInFlight: number;
-  acquireBatchSize: number;
+  /** Parked jobs a tick leases per round to send. */
+  parkedBatchSize: number;
   reapBatchSize: number;
   counterRepairIntervalSeconds: number;
   jobLeaseMarginSeconds: number;
@@ -58,11 +45,6 @@ export interface RuntimeConfig {
   failureDestinations: Readonly<Record<string, FailureDestinationConfig>>;
   /** Each task's limits as deployed (`SUNDIAL_TASK_LIMITS`), for the tick's wake-ups; null when unset. */
   taskLimits: ReadonlyMap<string, TaskLimits> | null;
-  /**
-   * Schedules without `max_runs` are moved on by due notes (ADR 0007) instead of a write of their own
-   * item, once a tick has advanced them. Off by default while ADR 0007 is being built.
-   */
-  dueNotes: boolean;
 }
 
 export type { LogLevel };
@@ -75,9 +57,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** The tick period (60 s) plus this budget plus two buckets must fit in a note chunk (ADR 0007). */
-export const MAX_TICK_BUDGET_WITH_NOTES_MS = 40_000;
-
 type Env = Record<string, string | undefined>;
 
 /**
@@ -88,24 +67,25 @@ type Env = Record<string, string | undefined>;
 export function readConfig(env: Env = process.env): RuntimeConfig {
   const problems: string[] = [];
   const reader = new EnvReader(env, problems);
-  const read: Omit<RuntimeConfig, 'dueAheadSeconds'> = {
+  const config: RuntimeConfig = {
     tableName: reader.required('SUNDIAL_TABLE_NAME'),
     queueUrl: reader.required('SUNDIAL_QUEUE_URL'),
     criticalQueueUrl: reader.optional('SUNDIAL_CRITICAL_QUEUE_URL'),
     deadLetterQueueUrl: reader.optional('SUNDIAL_DEAD_LETTER_QUEUE_URL'),
     eventBusName: reader.optional('SUNDIAL_EVENT_BUS_NAME'),
     shards: reader.integer('SUNDIAL_SHARDS', DEFAULT_SHARDS, 1, MAX_SHARDS),
-    dispatchers: reader.integer('SUNDIAL_DISPATCHERS', 0, 0, 1_000),
+    dispatchers: reader.integer('SUNDIAL_DISPATCHERS', DISPATCH.dispatchers, 1, MAX_SHARDS),
     dispatcherFunctionName: reader.optional('SUNDIAL_DISPATCHER_FUNCTION'),
-    lookaheadSeconds: reader.integer('SUNDIAL_LOOKAHEAD_SECONDS', 90, 1, LIMITS.maxQueueDelaySeconds),
-    earlySendSeconds: reader.integer('SUNDIAL_EARLY_SEND_SECONDS', 0, 0, LIMITS.maxQueueDelaySeconds),
     maxFiresPerPlan: reader.integer('SUNDIAL_MAX_FIRES_PER_PLAN', 1_000, 1, 100_000),
-    tickBudgetMs: reader.integer('SUNDIAL_TICK_BUDGET_MS', 40_000, 1_000, 900_000),
+    tickBudgetMs: reader.integer(
+      'SUNDIAL_TICK_BUDGET_MS',
+      DISPATCH.tickBudgetMs,
+      1_000,
+      DISPATCH.tickBudgetMs,
+    ),
     sendPhaseToleranceMs: reader.integer('SUNDIAL_SEND_PHASE_TOLERANCE_MS', 50, 0, 1_000),
-    scheduleLeaseSeconds: reader.integer('SUNDIAL_SCHEDULE_LEASE_SECONDS', 120, 10, 3_600),
     tickConcurrency: reader.integer('SUNDIAL_TICK_CONCURRENCY', 8, 1, 64),
-    tickRoundsInFlight: reader.integer('SUNDIAL_TICK_ROUNDS_IN_FLIGHT', 4, 1, 16),
-    acquireBatchSize: reader.integer('SUNDIAL_ACQUIRE_BATCH_SIZE', 100, 1, 1_000),
+    parkedBatchSize: reader.integer('SUNDIAL_PARKED_BATCH_SIZE', 100, 1, 1_000),
     reapBatchSize: reader.integer('SUNDIAL_REAP_BATCH_SIZE', 100, 1, 1_000),
     counterRepairIntervalSeconds: reader.integer('SUNDIAL_COUNTER_REPAIR_INTERVAL_SECONDS', 600, 0, 86_400),
     jobLeaseMarginSeconds: reader.integer('SUNDIAL_JOB_LEASE_MARGIN_SECONDS', 30, 1, 3_600),
@@ -126,24 +106,10 @@ export function readConfig(env: Env = process.env): RuntimeConfig {
     metricsNamespace: reader.optional('SUNDIAL_METRICS_NAMESPACE') ?? 'Sundial',
     failureDestinations: parseFailureDestinations(reader.optional(FAILURE_DESTINATIONS_VARIABLE), problems),
     taskLimits: parseTaskLimits(reader.optional(TASK_LIMITS_VARIABLE), problems),
-    dueNotes: reader.oneOf('SUNDIAL_DUE_NOTES', ['on', 'off'], 'off') === 'on',
   };
-  const { lookaheadSeconds } = read;
-  const config: RuntimeConfig = {
-    ...read,
-    dueAheadSeconds: reader.integer('SUNDIAL_DUE_AHEAD_SECONDS', lookaheadSeconds, 1, lookaheadSeconds),
-  };
-  // A lease shorter than the tick's budget could expire while the tick still dispatches the schedule.
-  if (config.scheduleLeaseSeconds * 1000 <= config.tickBudgetMs) {
+  if (config.dispatchers > config.shards) {
     problems.push(
-      `SUNDIAL_SCHEDULE_LEASE_SECONDS (${config.scheduleLeaseSeconds}) must be longer than SUNDIAL_TICK_BUDGET_MS (${config.tickBudgetMs} ms)`,
-    );
-  }
-  // A note is read up to a tick period and the tick's budget after its bucket, and its successor must still
-  // land two buckets ahead of the reader: the grid's chunk (120 s) bounds the budget (ADR 0007).
-  if (config.dueNotes && config.tickBudgetMs > MAX_TICK_BUDGET_WITH_NOTES_MS) {
-    problems.push(
-      `SUNDIAL_TICK_BUDGET_MS (${config.tickBudgetMs}) must be at most ${MAX_TICK_BUDGET_WITH_NOTES_MS} when SUNDIAL_DUE_NOTES is on`,
+      `SUNDIAL_DISPATCHERS (${config.dispatchers}) must be at most SUNDIAL_SHARDS (${config.shards}): each dispatcher reads whole shards`,
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -185,19 +151,4 @@ class EnvReader {
     this.problems.push(`${name} must be one of ${allowed.join(', ')}, got '${text}'`);
     return fallback;
   }
-}
-
-/** How far ahead a plan dispatches and how much it may do, from the configuration. */
-export function planLimitsOf(
-  config: Pick<
-    RuntimeConfig,
-    'lookaheadSeconds' | 'dueAheadSeconds' | 'maxFiresPerPlan' | 'earlySendSeconds'
-  >,
-): PlanLimits {
-  return {
-    lookaheadMs: config.lookaheadSeconds * 1000,
-    maxFiresPerPlan: config.maxFiresPerPlan,
-    ...(config.dueAheadSeconds < config.lookaheadSeconds && { dueAheadMs: config.dueAheadSeconds * 1000 }),
-    ...(config.earlySendSeconds > 0 && { earlySendMs: config.earlySendSeconds * 1000 }),
-  };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -10,7 +11,7 @@ import { withoutSdkLogging } from '../adapters/sdk-logging';
 import { queueClient } from '../adapters/sqs/client';
 import { SqsDeadLetterQueue } from '../adapters/sqs/sqs-dead-letter-queue';
 import { SqsJobQueue } from '../adapters/sqs/sqs-job-queue';
-import { type Clock, systemClock } from '../core/clock';
+import { type Clock, type Sleep, sleep, systemClock } from '../core/clock';
 import type { DeadLetterQueue } from '../core/ports/dead-letter-queue';
 import type { DispatcherInvoker } from '../core/ports/dispatcher-invoker';
 import type { EventPublisher } from '../core/ports/event-publisher';
@@ -36,8 +37,12 @@ export interface RuntimeDeps {
   /** Per task, where the worker sends its jobs that failed for good; absent: nowhere. */
   failureDestinations?: ReadonlyMap<string, FailureDestination>;
   clock: Clock;
+  /** How the runtime waits (send phases, a job's sub-second rest, a handler's deadline, pauses between tries). */
+  sleep: Sleep;
   /** Uniform in [0, 1): jitter and backoff. */
   random: () => number;
+  /** A new unique id: lease owners, chain tokens, ids of added jobs and schedules. */
+  newId: () => string;
   logger: RuntimeLogger;
   /** Where CloudWatch EMF metric documents are written (stdout in Lambda). */
   metricsSink: LineSink;
@@ -108,7 +113,9 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
       eventbridge: eventbridgeClient,
     }),
     clock: systemClock,
+    sleep,
     random: Math.random,
+    newId: randomUUID,
     logger,
     metricsSink: stdoutSink,
   };

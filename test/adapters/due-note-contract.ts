@@ -2,24 +2,8 @@ import { beforeEach, expect, it } from 'vitest';
 import { shardOf } from '../../lib/adapters/dynamodb/table-design';
 import { type DueNoteEntry, encodeNoteEntry } from '../../lib/core/model/due-note';
 import { bucketOf, bucketStart, DEFAULT_NOTE_GRID } from '../../lib/core/planning/note-chunks';
-import type {
-  ConvertScheduleToNotesInput,
-  DueNote,
-  DueNotesPage,
-  ReadDueNotesInput,
-} from '../../lib/core/ports/due-notes';
-import {
-  conversionOf,
-  DAY,
-  definition,
-  failure,
-  MINUTE,
-  range,
-  SECOND,
-  type Store,
-  type StoreFixture,
-  T0,
-} from './store-fixtures';
+import type { DueNote, DueNotesPage, ReadDueNotesInput } from '../../lib/core/ports/due-notes';
+import { DAY, failure, MINUTE, range, type Store, type StoreFixture, T0 } from './store-fixtures';
 
 const grid = DEFAULT_NOTE_GRID;
 /** The bucket holding T0: a writer at T0 places notes from B0 + 2 on. */
@@ -29,8 +13,7 @@ const startOf = (bucket: number) => bucketStart(grid, bucket);
 function entry(scheduleId: string, overrides: Partial<DueNoteEntry> = {}): DueNoteEntry {
   return {
     scheduleId,
-    version: 1,
-    createdAt: T0,
+    chain: 'c1',
     nextFireAt: T0 + 5 * MINUTE,
     runs: 3,
     lastFireAt: T0 + 4 * MINUTE,
@@ -38,7 +21,7 @@ function entry(scheduleId: string, overrides: Partial<DueNoteEntry> = {}): DueNo
   };
 }
 
-/** Due notes, their cursors, the conversion write and the live-note lookup (ADR 0007, step 2). */
+/** Due notes, their cursors and the live-note lookup (ADR 0007, 0008). */
 export function dueNoteContract(fixture: () => StoreFixture): void {
   let store: Store;
   let writers = 0;
@@ -64,8 +47,11 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
     const [a, b, c] = idsInShard(0, 3);
     const other = idsInShard(1, 1)[0] as string;
     const notes: DueNote[] = [
-      { bucket: B0 + 3, entry: entry(a as string, { version: 7, runs: 0, lastFireAt: null }) },
-      { bucket: B0 + 2, entry: entry(b as string, { nextFireAt: T0 + 3 * MINUTE, createdAt: T0 - DAY }) },
+      { bucket: B0 + 3, entry: entry(a as string, { chain: 'z9', runs: 0, lastFireAt: null }) },
+      {
+        bucket: B0 + 2,
+        entry: entry(b as string, { nextFireAt: T0 + 3 * MINUTE, chain: 'abcdefghij012345' }),
+      },
       { bucket: B0 + 2, entry: entry(c as string) },
       { bucket: B0 + 2, entry: entry(other) },
     ];
@@ -170,99 +156,55 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
     expect(['s', 'a', 'b-2'].map((id) => store.noteShardOf(id))).toEqual(['s', 'a', 'b-2'].map(shardOfId));
   });
 
-  const add = (id: string, nextFireAt: number, paused = false, now = T0) =>
-    store.addSchedule({ schedule: definition(id, { paused }), nextFireAt, conflictPolicy: 'exception', now });
-  const convert = (id: string, overrides: Partial<ConvertScheduleToNotesInput> = {}) =>
-    store.convertScheduleToNotes(conversionOf(id, overrides));
-  const dueRead = { now: T0, dueBefore: T0 + DAY, limit: 100 };
+  it("removes the item a writer's single note went into, and nothing else", async () => {
+    const [a, b] = idsInShard(0, 2) as [string, string];
+    const first = { bucket: B0 + 2, entry: entry(a) };
+    await store.writeDueNotes({ writer: 'admin.r1.c1.0', notes: [first], now: T0 });
+    await write([{ bucket: B0 + 2, entry: entry(b) }]);
 
-  it('converts a schedule whose next fire and version are as read: it leaves the due index with its runs and last fire', async () => {
-    await add('s', T0 + 10 * SECOND);
+    await store.removeDueNote('admin.r1.c1.0', first);
+    await store.removeDueNote('admin.r1.c1.0', first);
 
-    const converted = await convert('s');
-    const retried = await convert('s');
-
-    expect([converted, retried]).toEqual([true, true]);
-    // It keeps its `dueAt` (the next fire it was read with): on notes, not finished (ADR 0007).
-    expect(await store.getSchedule('s')).toMatchObject({
-      nextFireAt: T0 + 10 * SECOND,
-      onNotes: true,
-      runs: 2,
-      lastFireAt: T0 + 90 * SECOND,
-      version: 1,
-      paused: false,
-    });
-    expect(await store.readDueSchedules(dueRead)).toEqual([]);
+    expect((await read({ now: startOf(B0 + 2) })).notes.map((note) => note.entry.scheduleId)).toEqual([b]);
   });
 
-  it('converts nothing changed, moved on, removed, added again, paused or leased since it was read', async () => {
-    for (const id of ['updated', 'advanced', 'removed', 'again', 'leased']) await add(id, T0 + 10 * SECOND);
-    await add('paused', T0 + 10 * SECOND, true);
-    await store.updateSchedule('updated', { maxJitterSeconds: 1 }, T0 + 10 * SECOND, T0);
-    await store.advanceSchedule({
-      id: 'advanced',
-      seenVersion: 1,
-      seenCreatedAt: T0,
-      seenNextFireAt: T0 + 10 * SECOND,
-      nextFireAt: T0 + 20 * SECOND,
-      lastFireAt: T0 + 10 * SECOND,
-      firesDispatched: 1,
-      now: T0,
-    });
-    await store.removeSchedule('removed');
-    await store.removeSchedule('again');
-    await add('again', T0 + 10 * SECOND, false, T0 + 1);
-    await store.leaseSchedule('leased', 'a-tick', T0, MINUTE);
-
-    const outcomes = await Promise.all(
-      ['updated', 'advanced', 'removed', 'again', 'paused', 'leased'].map((id) => convert(id)),
-    );
-
-    expect(outcomes).toEqual([false, false, false, false, false, false]);
-    expect(await store.getSchedule('updated')).toMatchObject({ nextFireAt: T0 + 10 * SECOND, version: 2 });
-    expect(await store.getSchedule('advanced')).toMatchObject({ nextFireAt: T0 + 20 * SECOND, runs: 1 });
-    expect(await store.getSchedule('paused')).toMatchObject({ nextFireAt: T0 + 10 * SECOND, paused: true });
-    expect(await store.getSchedule('leased')).toMatchObject({ nextFireAt: T0 + 10 * SECOND, runs: 0 });
-    expect(
-      (await store.readDueSchedules({ ...dueRead, now: T0 + 2 * MINUTE })).map((s) => s.id).sort(),
-    ).toEqual(['advanced', 'again', 'leased', 'updated']);
-  });
-
-  it('lets one of eight racing conversions of one read state with different plans apply', async () => {
-    await add('s', T0 + 10 * SECOND);
-
-    const outcomes = await Promise.all(range(8).map((n) => convert('s', { runs: 2 + n })));
-
-    expect(outcomes.filter(Boolean)).toHaveLength(1);
-    expect(await store.getSchedule('s')).toMatchObject({
-      onNotes: true,
-      runs: 2 + outcomes.indexOf(true),
-    });
-  });
-
-  it('finds the live note of a schedule: the earliest next fire of its version and incarnation', async () => {
+  it('finds the live notes of schedules: the earliest next fire of their chain, each bucket read once', async () => {
     const [id, neighbour] = idsInShard(0, 2) as [string, string];
-    const ours = entry(id, { version: 2, createdAt: T0 });
+    const ours = entry(id, { chain: 'c2' });
     await write([
       { bucket: B0 + 2, entry: { ...ours, nextFireAt: T0 + 6 * MINUTE, runs: 9 } },
-      { bucket: B0 + 2, entry: { ...ours, version: 1, nextFireAt: T0 + MINUTE } },
-      { bucket: B0 + 3, entry: { ...ours, createdAt: T0 - DAY, nextFireAt: T0 + MINUTE } },
+      { bucket: B0 + 2, entry: { ...ours, chain: 'c1', nextFireAt: T0 + MINUTE } },
       { bucket: B0 + 3, entry: { ...ours, nextFireAt: T0 + 4 * MINUTE, runs: 7 } },
       { bucket: B0 + 3, entry: { ...ours, scheduleId: neighbour, nextFireAt: T0 } },
     ]);
     await write([{ bucket: B0 + 3, entry: { ...ours, nextFireAt: T0 + 5 * MINUTE, runs: 8 } }]);
-    const find = (fromBucket: number, throughBucket: number, version = 2) =>
-      store.findLiveNote({ scheduleId: id, version, createdAt: T0, fromBucket, throughBucket });
+    const find = (buckets: number[], chain = 'c2') =>
+      store.findLiveNotes({
+        shard: 0,
+        schedules: [
+          { scheduleId: id, chain },
+          { scheduleId: neighbour, chain: 'c2' },
+        ],
+        buckets,
+      });
 
-    const both = await find(B0 + 2, B0 + 3);
-    const firstOnly = await find(B0 + 2, B0 + 2);
-    const otherVersion = await find(B0 + 3, B0 + 3, 3);
-    const tooWide = await failure(find(B0, B0 + 100));
+    const both = await find([B0 + 2, B0 + 3]);
+    const firstOnly = await find([B0 + 2]);
+    const otherChain = await find([B0 + 3], 'c3');
+    const tooMany = await failure(find(range(13).map((n) => B0 + n)));
 
-    expect(both).toEqual({ bucket: B0 + 3, entry: { ...ours, nextFireAt: T0 + 4 * MINUTE, runs: 7 } });
-    expect(firstOnly).toEqual({ bucket: B0 + 2, entry: { ...ours, nextFireAt: T0 + 6 * MINUTE, runs: 9 } });
-    expect(otherVersion).toBeUndefined();
-    expect(tooWide).toBeInstanceOf(RangeError);
+    expect(both).toEqual(
+      new Map([
+        [id, { bucket: B0 + 3, entry: { ...ours, nextFireAt: T0 + 4 * MINUTE, runs: 7 } }],
+        [neighbour, { bucket: B0 + 3, entry: { ...ours, scheduleId: neighbour, nextFireAt: T0 } }],
+      ]),
+    );
+    expect(firstOnly.get(id)).toEqual({
+      bucket: B0 + 2,
+      entry: { ...ours, nextFireAt: T0 + 6 * MINUTE, runs: 9 },
+    });
+    expect(otherChain.has(id)).toBe(false);
+    expect(tooMany).toBeInstanceOf(RangeError);
   });
 
   it('skips and reports a corrupt entry or item, and reads the rest', async () => {
@@ -272,12 +214,12 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
       'not an entry',
       encodeNoteEntry(good),
       42,
-      encodeNoteEntry(entry(other)).replace(/^1 /, '1! '),
+      encodeNoteEntry(entry(other)).replace(/^c1 /, 'C! '),
     ]);
     await fixture().putRawNoteItem(0, B0 + 2, 'raw#00001', 'no list');
 
     const page = await read({ now: startOf(B0 + 2) });
-    const live = await store.findLiveNote({ ...good, fromBucket: B0 + 2, throughBucket: B0 + 2 });
+    const live = await store.findLiveNotes({ shard: 0, schedules: [good], buckets: [B0 + 2] });
 
     expect(page.notes).toEqual([{ bucket: B0 + 2, entry: good }]);
     expect(page.corrupt.map(({ item, reason }) => `${item} ${reason.split(':')[0]}`)).toEqual([
@@ -287,7 +229,7 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
       'raw#00001 entries are not a list of at most 2048',
     ]);
     expect(page.completeThrough).toBe(B0 + 2);
-    expect(live).toEqual({ bucket: B0 + 2, entry: good });
+    expect(live.get(id)).toEqual({ bucket: B0 + 2, entry: good });
   });
 
   it('refuses a note placed before its writer’s first open bucket, a writer used twice, and an entry no reader could take back', async () => {
@@ -302,11 +244,11 @@ export function dueNoteContract(fixture: () => StoreFixture): void {
         now: T0,
       }),
     );
-    const badVersion = await failure(write([{ bucket: B0 + 2, entry: entry(id, { version: 0 }) }]));
+    const badChain = await failure(write([{ bucket: B0 + 2, entry: entry(id, { chain: 'Not A Token' }) }]));
 
     expect(tooEarly).toBeInstanceOf(RangeError);
     expect(String(reused)).toMatch(/exists already/);
-    expect(badVersion).toBeInstanceOf(RangeError);
+    expect(badChain).toBeInstanceOf(RangeError);
     expect((await read({ afterBucket: B0 - 1, now: startOf(B0 + 3) })).notes).toEqual([
       { bucket: B0 + 2, entry: entry(id) },
     ]);

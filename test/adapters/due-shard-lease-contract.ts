@@ -1,6 +1,5 @@
 import { beforeEach, expect, it } from 'vitest';
-import { shardOf } from '../../lib/adapters/dynamodb/table-design';
-import { definition, MINUTE, range, SECOND, type Store, type StoreFixture, T0 } from './store-fixtures';
+import { MINUTE, range, SECOND, type Store, type StoreFixture, T0 } from './store-fixtures';
 
 /** Leases on the due index's shards and reads limited to some shards (ADR 0006). */
 export function dueShardLeaseContract(fixture: () => StoreFixture): void {
@@ -50,36 +49,5 @@ export function dueShardLeaseContract(fixture: () => StoreFixture): void {
       false,
     ]);
     expect(await lease(3, 'tick-c', T0 + 5 * SECOND)).toBeUndefined();
-  });
-
-  it('reads only the due schedules of the shards asked for, and every shard together', async () => {
-    const ids = range(24).map((n) => `s-${n}`);
-    for (const id of ids) {
-      await store.addSchedule({
-        schedule: definition(id),
-        nextFireAt: T0,
-        conflictPolicy: 'exception',
-        now: T0,
-      });
-    }
-    const shardOfId = (id: string) => shardOf(id, store.dueShards);
-    const read = { now: T0, dueBefore: T0 + SECOND, limit: 100 };
-
-    const byShard = await Promise.all(
-      range(store.dueShards).map((shard) => store.readDueSchedules({ ...read, shards: [shard] })),
-    );
-    const pair = await store.readDueSchedules({ ...read, shards: [0, 1] });
-
-    expect(
-      byShard
-        .flat()
-        .map((s) => s.id)
-        .sort(),
-    ).toEqual([...ids].sort());
-    byShard.forEach((schedules, shard) => {
-      for (const schedule of schedules) expect(shardOfId(schedule.id)).toBe(shard);
-    });
-    expect(pair.map((s) => s.id).sort()).toEqual(ids.filter((id) => shardOfId(id) <= 1).sort());
-    expect(await store.readDueSchedules({ ...read, shards: [] })).toEqual([]);
   });
 }

@@ -9,6 +9,7 @@ import {
   range,
   type Store,
   type StoreFixture,
+  startingAt,
   T0,
 } from './store-fixtures';
 
@@ -20,7 +21,7 @@ export function listingCursorContract(fixture: () => StoreFixture): void {
     for (const n of range(3)) {
       await store.addSchedule({
         schedule: definition(`s-${n}`, { task: n % 2 ? 'odd' : 'even' }),
-        nextFireAt: T0 + MINUTE,
+        position: startingAt(T0 + MINUTE),
         conflictPolicy: 'exception',
         now: T0,
       });

@@ -1,6 +1,15 @@
 import { beforeEach, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/core/errors';
-import { definition, failure, jobRequest, MINUTE, type Store, type StoreFixture, T0 } from './store-fixtures';
+import {
+  definition,
+  failure,
+  jobRequest,
+  MINUTE,
+  type Store,
+  type StoreFixture,
+  startingAt,
+  T0,
+} from './store-fixtures';
 
 const overrides = { maxAttempts: 2, backoffSeconds: 30, timeoutSeconds: 10, resultTtlSeconds: 600 };
 const metadata = { tenant: 'acme', tier: 'gold' };
@@ -15,7 +24,7 @@ export function overridesAndMetadataContract(fixture: () => StoreFixture): void 
   const addSchedule = (id: string, fields: Parameters<typeof definition>[1] = {}, policy = 'exception') =>
     store.addSchedule({
       schedule: definition(id, fields),
-      nextFireAt: T0,
+      position: startingAt(T0),
       conflictPolicy: policy as 'exception' | 'replace',
       now: T0,
     });
@@ -38,19 +47,24 @@ export function overridesAndMetadataContract(fixture: () => StoreFixture): void 
   it('changes them with updateSchedule, clears them with null, and a replace without them drops them', async () => {
     await addSchedule('s', { overrides, metadata, description: 'first' });
 
-    const changed = await store.updateSchedule(
-      's',
-      { overrides: { maxAttempts: 9 }, metadata: { tenant: 'globex' }, description: 'second' },
-      T0,
-      T0 + 1,
-    );
-    const cleared = await store.updateSchedule(
-      's',
-      { overrides: null, metadata: null, description: null },
-      T0,
-      T0 + 2,
-    );
-    await store.updateSchedule('s', { overrides, metadata, description: 'third' }, T0, T0 + 3);
+    const changed = await store.updateSchedule({
+      id: 's',
+      changes: { overrides: { maxAttempts: 9 }, metadata: { tenant: 'globex' }, description: 'second' },
+      now: T0 + 1,
+      expectedVersion: 1,
+    });
+    const cleared = await store.updateSchedule({
+      id: 's',
+      changes: { overrides: null, metadata: null, description: null },
+      now: T0 + 2,
+      expectedVersion: 2,
+    });
+    await store.updateSchedule({
+      id: 's',
+      changes: { overrides, metadata, description: 'third' },
+      now: T0 + 3,
+      expectedVersion: 3,
+    });
     const replaced = await addSchedule('s', {}, 'replace');
 
     expect(changed).toMatchObject({

@@ -1,17 +1,28 @@
 import { beforeEach, expect, it } from 'vitest';
-import { ConflictingIdError, ScheduleNotFoundError, VersionConflictError } from '../../lib/core/errors';
 import {
+  ConflictingIdError,
+  ScheduleMovedError,
+  ScheduleNotFoundError,
+  VersionConflictError,
+} from '../../lib/core/errors';
+import { DEFAULT_NOTE_GRID, firstOpenBucket } from '../../lib/core/planning/note-chunks';
+import {
+  addActive,
+  chainStart,
   definition,
   failure,
+  fireRequest,
   MINUTE,
   range,
   SECOND,
   type Store,
   type StoreFixture,
+  startingAt,
   T0,
 } from './store-fixtures';
 
-const TICK = { now: T0, dueBefore: T0 + 90 * SECOND, leaseMs: MINUTE, limit: 100 };
+/** The first open bucket of a writer at T0: where the chain starts of these tests put their notes. */
+const OPEN = firstOpenBucket(DEFAULT_NOTE_GRID, T0);
 
 export function scheduleContract(fixture: () => StoreFixture): void {
   let store: Store;
@@ -19,63 +30,120 @@ export function scheduleContract(fixture: () => StoreFixture): void {
     store = fixture().store;
   });
 
-  it('adds a schedule at version 1 and returns it unchanged when read', async () => {
-    const added = await store.addSchedule({
-      schedule: definition('nightly'),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0,
+  /** The notes of schedule `id` in the bucket `bucket` of its shard, as a reader would find them. */
+  const notesOf = async (id: string, bucket = OPEN) => {
+    const shard = store.noteShardOf(id);
+    const page = await store.readDueNotes({
+      shard,
+      afterBucket: bucket - 1,
+      now: (bucket + 1) * DEFAULT_NOTE_GRID.bucketMs - 1,
+      limit: 100,
+      from: { bucket },
     });
+    return page.notes.filter((note) => note.bucket === bucket && note.entry.scheduleId === id);
+  };
+
+  it('adds a schedule at version 1 with its chain, and returns it unchanged when read', async () => {
+    const added = await addActive(store, 'nightly');
 
     const read = await store.getSchedule('nightly');
 
     expect(added.status).toBe('added');
     expect(read).toEqual({
       ...definition('nightly'),
-      nextFireAt: T0,
-      lastFireAt: null,
-      runs: 0,
+      ...startingAt(T0 + 10 * SECOND),
       firesFrom: T0,
       version: 1,
       createdAt: T0,
       updatedAt: T0,
-      leaseOwner: null,
-      leaseUntil: null,
+      chain: 'c1',
+      startedRuns: 0,
     });
+    expect(added.schedule).toEqual(read);
     expect(await store.getSchedule('missing')).toBeUndefined();
   });
 
-  it('applies the conflict policy when the id exists', async () => {
-    await store.addSchedule({
-      schedule: definition('s'),
-      nextFireAt: T0,
+  it("writes the chain's first note with the schedule, and neither when the write is refused", async () => {
+    await addActive(store, 's');
+
+    const refused = await failure(addActive(store, 's', { chain: 'c2', now: T0 + 1 }));
+    const kept = await addActive(store, 's', { chain: 'c3', now: T0 + 2, conflictPolicy: 'do_nothing' });
+
+    expect(refused).toBeInstanceOf(ConflictingIdError);
+    expect(kept).toMatchObject({ status: 'kept', schedule: { chain: 'c1' } });
+    expect((await notesOf('s')).map((note) => note.entry)).toEqual([
+      { scheduleId: 's', chain: 'c1', nextFireAt: T0 + 10 * SECOND, runs: 0, lastFireAt: null },
+    ]);
+  });
+
+  it('refuses a chain start whose note would land before the first open bucket, writing nothing', async () => {
+    const position = startingAt(T0 + 10 * SECOND);
+
+    const refused = await failure(
+      store.addSchedule({
+        schedule: definition('s'),
+        position,
+        start: chainStart('s', 'c1', position, T0, OPEN - 1),
+        conflictPolicy: 'exception',
+        now: T0,
+      }),
+    );
+
+    expect(refused).toBeInstanceOf(RangeError);
+    expect(await store.getSchedule('s')).toBeUndefined();
+  });
+
+  it('adds a paused schedule, or one with no fire time, without a chain', async () => {
+    const paused = await store.addSchedule({
+      schedule: definition('paused', { paused: true }),
+      position: startingAt(T0 + MINUTE),
+      conflictPolicy: 'exception',
+      now: T0,
+    });
+    const over = await store.addSchedule({
+      schedule: definition('over'),
+      position: startingAt(null),
       conflictPolicy: 'exception',
       now: T0,
     });
 
-    const duplicate = await failure(
-      store.addSchedule({
-        schedule: definition('s'),
-        nextFireAt: T0,
-        conflictPolicy: 'exception',
-        now: T0 + 1,
-      }),
-    );
-    const kept = await store.addSchedule({
-      schedule: definition('s', { task: 'other' }),
-      nextFireAt: T0,
-      conflictPolicy: 'do_nothing',
-      now: T0 + 2,
+    expect(paused.schedule).toMatchObject({ paused: true, chain: null, nextFireAt: T0 + MINUTE });
+    expect(over.schedule).toMatchObject({ paused: false, chain: null, nextFireAt: null });
+    expect(await store.getSchedule('over')).toMatchObject({ nextFireAt: null, chain: null });
+  });
+
+  /** Claims the fire of schedule `id` at `fireTime` (owner `w-<fire time>`) and counts it as started. */
+  const startRun = async (id: string, fireTime: number, maxRuns: number) => {
+    const owner = `w-${fireTime}`;
+    await store.claimJob({
+      job: fireRequest(id, fireTime),
+      attempt: 1,
+      owner,
+      now: T0,
+      leaseUntil: T0 + MINUTE,
     });
+    return store.startCappedRun({
+      scheduleId: id,
+      createdAt: T0,
+      maxRuns,
+      jobId: `${id}@${fireTime}`,
+      owner,
+    });
+  };
+
+  it('replaces a schedule: new definition, position and chain; keeps its creation and started runs', async () => {
+    await addActive(store, 's', { schedule: { maxRuns: 5 } });
+    expect(await startRun('s', T0, 5)).toBe('started');
+    const position = { nextFireAt: T0 + MINUTE, lastFireAt: T0 + 5 * SECOND, runs: 2 };
+
     const replaced = await store.addSchedule({
-      schedule: definition('s', { task: 'other', misfireGraceSeconds: null }),
-      nextFireAt: T0 + MINUTE,
+      schedule: definition('s', { task: 'other', misfireGraceSeconds: null, maxRuns: 5 }),
+      position,
+      start: chainStart('s', 'c2', position, T0 + 3),
       conflictPolicy: 'replace',
       now: T0 + 3,
     });
 
-    expect(duplicate).toBeInstanceOf(ConflictingIdError);
-    expect(kept).toMatchObject({ status: 'kept', schedule: { task: 'send-report', version: 1 } });
     expect(replaced).toMatchObject({
       status: 'replaced',
       schedule: {
@@ -84,100 +152,183 @@ export function scheduleContract(fixture: () => StoreFixture): void {
         version: 2,
         createdAt: T0,
         updatedAt: T0 + 3,
-        nextFireAt: T0 + MINUTE,
+        firesFrom: T0 + 3,
+        ...position,
+        chain: 'c2',
+        startedRuns: 1,
       },
     });
+    expect(await store.getSchedule('s')).toEqual(replaced.schedule);
+    expect(
+      (await notesOf('s', firstOpenBucket(DEFAULT_NOTE_GRID, T0 + 3))).map((n) => n.entry.chain),
+    ).toContain('c2');
   });
 
   it('updates with an expected version and rejects a stale one or an unknown id', async () => {
-    await store.addSchedule({
-      schedule: definition('s'),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0,
+    await addActive(store, 's');
+
+    const updated = await store.updateSchedule({
+      id: 's',
+      changes: { payload: { v: 2 }, tags: ['a', 'b'] },
+      now: T0 + 5,
+      expectedVersion: 1,
     });
-
-    const updated = await store.updateSchedule(
-      's',
-      { payload: { v: 2 }, tags: ['a', 'b'] },
-      T0 + MINUTE,
-      T0 + 5,
-      1,
+    const stale = await failure(
+      store.updateSchedule({ id: 's', changes: { payload: { v: 3 } }, now: T0 + 6, expectedVersion: 1 }),
     );
-    const stale = await failure(store.updateSchedule('s', { payload: { v: 3 } }, T0, T0 + 6, 1));
-    const unknown = await failure(store.updateSchedule('nope', { payload: 1 }, T0, T0 + 6));
+    const unknown = await failure(
+      store.updateSchedule({ id: 'nope', changes: { payload: 1 }, now: T0 + 6, expectedVersion: 1 }),
+    );
 
+    // The chain goes on: nothing of the position moves without a restart.
     expect(updated).toMatchObject({
       payload: { v: 2 },
       tags: ['a', 'b'],
       version: 2,
-      nextFireAt: T0 + MINUTE,
+      nextFireAt: T0 + 10 * SECOND,
+      chain: 'c1',
+      firesFrom: T0,
       task: 'send-report',
     });
     expect(stale).toBeInstanceOf(VersionConflictError);
     expect(unknown).toBeInstanceOf(ScheduleNotFoundError);
   });
 
-  it('keeps a payload updated to null as null: a payload is any JSON', async () => {
-    await store.addSchedule({
-      schedule: definition('p'),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0,
+  it('restarts a schedule on an update: its position and a new chain with its note, in one write', async () => {
+    await addActive(store, 's');
+    const position = { nextFireAt: T0 + 2 * MINUTE, lastFireAt: T0 + 10 * SECOND, runs: 1 };
+    const trigger = definition('s', {}).trigger;
+
+    const restarted = await store.updateSchedule({
+      id: 's',
+      changes: { trigger },
+      now: T0 + 7,
+      expectedVersion: 1,
+      restart: { position, start: chainStart('s', 'c2', position, T0 + 7), startedRuns: 1 },
+    });
+    const finishedNow = await store.updateSchedule({
+      id: 's',
+      changes: { maxRuns: 1 },
+      now: T0 + 8,
+      expectedVersion: 2,
+      restart: { position: { ...position, nextFireAt: null } },
     });
 
-    const updated = await store.updateSchedule('p', { payload: null }, T0 + MINUTE, T0 + 1);
+    expect(restarted).toMatchObject({
+      ...position,
+      chain: 'c2',
+      firesFrom: T0 + 7,
+      startedRuns: 1,
+      version: 2,
+    });
+    expect(
+      (await notesOf('s', firstOpenBucket(DEFAULT_NOTE_GRID, T0 + 7))).map((n) => n.entry),
+    ).toContainEqual({
+      scheduleId: 's',
+      chain: 'c2',
+      ...position,
+    });
+    // Finished by its owner's change: no next fire, and the chain it had (whose notes no longer stand).
+    expect(finishedNow).toMatchObject({ nextFireAt: null, chain: 'c2', maxRuns: 1, version: 3 });
+  });
+
+  it('keeps a payload updated to null as null: a payload is any JSON', async () => {
+    await addActive(store, 'p');
+
+    const updated = await store.updateSchedule({
+      id: 'p',
+      changes: { payload: null },
+      now: T0 + 1,
+      expectedVersion: 1,
+    });
 
     expect(updated).toHaveProperty('payload', null);
     expect(await store.getSchedule('p')).toHaveProperty('payload', null);
   });
 
-  it('takes a paused schedule out of the due index and puts it back on resume', async () => {
-    await store.addSchedule({
-      schedule: definition('s'),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0,
+  it('ends the chain on pause, keeping where it stood, and starts a new one on resume', async () => {
+    await addActive(store, 's');
+    const stood = { nextFireAt: T0 + MINUTE, lastFireAt: T0 + 50 * SECOND, runs: 9 };
+
+    const paused = await store.pauseSchedule({ id: 's', now: T0 + 1, position: stood, seenVersion: 1 });
+    const pausedAgain = await store.pauseSchedule({ id: 's', now: T0 + 2, position: stood, seenVersion: 1 });
+    const updatedWhilePaused = await store.updateSchedule({
+      id: 's',
+      changes: { payload: 'x' },
+      now: T0 + 3,
+      expectedVersion: 2,
+    });
+    const resumedAt = { ...stood, nextFireAt: T0 + 2 * MINUTE };
+    const resumed = await store.resumeSchedule({
+      id: 's',
+      now: T0 + 4,
+      firesFrom: T0 + 4,
+      position: resumedAt,
+      start: chainStart('s', 'c2', resumedAt, T0 + 4),
+    });
+    const resumedAgain = await store.resumeSchedule({
+      id: 's',
+      now: T0 + 5,
+      firesFrom: T0 + 5,
+      position: startingAt(T0),
     });
 
-    const paused = await store.pauseSchedule('s', T0);
-    const pausedAgain = await store.pauseSchedule('s', T0 + 1);
-    const whilePaused = await store.acquireDueSchedules({ ...TICK, owner: 'tick-1' });
-    const updatedWhilePaused = await store.updateSchedule('s', { payload: 'x' }, T0 + SECOND, T0 + 2);
-    const stillPaused = await store.acquireDueSchedules({ ...TICK, owner: 'tick-2' });
-    const resumed = await store.resumeSchedule('s', T0 + 2 * SECOND, T0 + 3);
-    const afterResume = await store.acquireDueSchedules({ ...TICK, owner: 'tick-3' });
+    expect(paused).toMatchObject({ paused: true, version: 2, chain: null, ...stood, firesFrom: T0 + 1 });
+    expect(pausedAgain).toEqual(paused);
+    expect(updatedWhilePaused).toMatchObject({ paused: true, chain: null, payload: 'x', version: 3 });
+    expect(resumed).toMatchObject({
+      paused: false,
+      version: 4,
+      chain: 'c2',
+      ...resumedAt,
+      firesFrom: T0 + 4,
+    });
+    expect(resumedAgain).toEqual(resumed);
+  });
 
-    expect(paused).toMatchObject({ paused: true, version: 2 });
-    expect(pausedAgain.version).toBe(2);
-    expect(whilePaused).toEqual([]);
-    expect(updatedWhilePaused).toMatchObject({ paused: true, nextFireAt: T0 + SECOND });
-    expect(stillPaused).toEqual([]);
-    expect(resumed).toMatchObject({ paused: false, version: 4, nextFireAt: T0 + 2 * SECOND });
-    expect(afterResume.map((s) => s.id)).toEqual(['s']);
+  it('does not pause a schedule changed since the position was read', async () => {
+    await addActive(store, 's');
+    await store.updateSchedule({ id: 's', changes: { payload: 2 }, now: T0 + 1, expectedVersion: 1 });
+
+    const moved = await failure(
+      store.pauseSchedule({ id: 's', now: T0 + 2, position: startingAt(T0 + MINUTE), seenVersion: 1 }),
+    );
+
+    expect(moved).toBeInstanceOf(ScheduleMovedError);
+    expect(await store.getSchedule('s')).toMatchObject({ paused: false, chain: 'c1', version: 2 });
   });
 
   it('moves firesFrom to where the current definition starts: a new trigger, a pause, a resume', async () => {
-    await store.addSchedule({
-      schedule: definition('s'),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0,
-    });
+    await addActive(store, 's');
+    const trigger = definition('s').trigger;
 
-    const samePlan = await store.updateSchedule('s', { payload: { v: 2 } }, T0, T0 + 1);
-    const newTrigger = await store.updateSchedule(
-      's',
-      { trigger: { type: 'interval', seconds: 5, start_at: new Date(T0).toISOString() } },
-      T0 + 5 * SECOND,
-      T0 + 2,
-    );
-    const paused = await store.pauseSchedule('s', T0 + 3);
-    const pausedAgain = await store.pauseSchedule('s', T0 + 4);
-    const resumed = await store.resumeSchedule('s', T0 + 10 * SECOND, T0 + 5, T0 + 3);
+    const samePlan = await store.updateSchedule({
+      id: 's',
+      changes: { payload: { v: 2 } },
+      now: T0 + 1,
+      expectedVersion: 1,
+    });
+    const newTrigger = await store.updateSchedule({
+      id: 's',
+      changes: { trigger },
+      now: T0 + 2,
+      expectedVersion: 2,
+    });
+    const paused = await store.pauseSchedule({
+      id: 's',
+      now: T0 + 3,
+      position: startingAt(T0 + MINUTE),
+      seenVersion: 3,
+    });
+    const resumed = await store.resumeSchedule({
+      id: 's',
+      now: T0 + 5,
+      firesFrom: T0 + 3,
+      position: startingAt(T0 + 10 * SECOND),
+    });
     const replaced = await store.addSchedule({
       schedule: definition('s'),
-      nextFireAt: T0 + MINUTE,
+      position: startingAt(T0 + MINUTE),
       conflictPolicy: 'replace',
       now: T0 + 6,
     });
@@ -185,10 +336,76 @@ export function scheduleContract(fixture: () => StoreFixture): void {
     expect(samePlan.firesFrom).toBe(T0);
     expect(newTrigger.firesFrom).toBe(T0 + 2);
     expect(paused.firesFrom).toBe(T0 + 3);
-    expect(pausedAgain.firesFrom).toBe(T0 + 3);
-    expect(resumed).toMatchObject({ paused: false, firesFrom: T0 + 3, nextFireAt: T0 + 10 * SECOND });
+    expect(resumed).toMatchObject({ paused: false, firesFrom: T0 + 3 });
     expect(replaced.schedule.firesFrom).toBe(T0 + 6);
     expect((await store.getSchedule('s'))?.firesFrom).toBe(T0 + 6);
+  });
+
+  it('finishes a schedule whose chain ended, only while it names that chain and is not paused', async () => {
+    await addActive(store, 's');
+    await addActive(store, 'other-chain');
+    await addActive(store, 'paused');
+    await store.pauseSchedule({
+      id: 'paused',
+      now: T0 + 1,
+      position: startingAt(T0 + MINUTE),
+      seenVersion: 1,
+    });
+    const end = { chain: 'c1', lastFireAt: T0 + 3 * MINUTE, runs: 37 };
+
+    const finished = await store.finishSchedule({ id: 's', ...end });
+    const retried = await store.finishSchedule({ id: 's', ...end });
+    const otherEnd = await store.finishSchedule({ id: 's', ...end, lastFireAt: T0 + 4 * MINUTE });
+    const ofOtherChain = await store.finishSchedule({ id: 'other-chain', ...end, chain: 'c0' });
+    const ofPaused = await store.finishSchedule({ id: 'paused', ...end });
+    const ofNone = await store.finishSchedule({ id: 'gone', ...end });
+
+    expect([finished, retried, otherEnd, ofOtherChain, ofPaused, ofNone]).toEqual([
+      'finished',
+      'finished',
+      'moved',
+      'moved',
+      'moved',
+      'moved',
+    ]);
+    // It keeps its chain: that chain's last note still stands for the fires up to its last.
+    expect(await store.getSchedule('s')).toMatchObject({
+      nextFireAt: null,
+      lastFireAt: T0 + 3 * MINUTE,
+      runs: 37,
+      chain: 'c1',
+      version: 1,
+    });
+    expect(await store.getSchedule('other-chain')).toMatchObject({ nextFireAt: T0 + 10 * SECOND });
+  });
+
+  it('counts each started run of a capped schedule once, never past max_runs', async () => {
+    await addActive(store, 'capped', { schedule: { maxRuns: 2 } });
+    const start = (fireTime: number, owner = `w-${fireTime}`, createdAt = T0) =>
+      store.startCappedRun({
+        scheduleId: 'capped',
+        createdAt,
+        maxRuns: 2,
+        jobId: `capped@${fireTime}`,
+        owner,
+      });
+
+    const first = await startRun('capped', T0, 2);
+    const again = await start(T0);
+    const second = await startRun('capped', T0 + 1, 2);
+    const third = await startRun('capped', T0 + 2, 2);
+    const notOwner = await start(T0, 'someone-else');
+    const otherIncarnation = await start(T0 + 2, `w-${T0 + 2}`, T0 - 1);
+
+    expect([first, again, second, third, notOwner, otherIncarnation]).toEqual([
+      'started',
+      'started',
+      'started',
+      'limit_reached',
+      'gone',
+      'gone',
+    ]);
+    expect(await store.getSchedule('capped')).toMatchObject({ startedRuns: 2 });
   });
 
   it('lists schedules in id order with filters, each exactly once across pages', async () => {
@@ -199,7 +416,12 @@ export function scheduleContract(fixture: () => StoreFixture): void {
         tags: n % 3 ? ['x'] : ['x', 'third'],
         paused: n % 5 === 0,
       });
-      await store.addSchedule({ schedule, nextFireAt: T0 + n, conflictPolicy: 'exception', now: T0 });
+      await store.addSchedule({
+        schedule,
+        position: startingAt(T0 + n),
+        conflictPolicy: 'exception',
+        now: T0,
+      });
     }
     const collect = async (filter: Parameters<Store['listSchedules']>[0]) => {
       const ids: string[] = [];

@@ -1,5 +1,5 @@
 import { beforeEach, expect, it } from 'vitest';
-import { definition, type Store, type StoreFixture, T0 } from './store-fixtures';
+import { definition, type Store, type StoreFixture, startingAt, T0 } from './store-fixtures';
 
 /** A schedule's priority, as every store keeps, changes, clears and replaces it. */
 export function schedulePriorityContract(fixture: () => StoreFixture): void {
@@ -11,7 +11,7 @@ export function schedulePriorityContract(fixture: () => StoreFixture): void {
   const addSchedule = (id: string, critical: boolean, policy: 'exception' | 'replace' = 'exception') =>
     store.addSchedule({
       schedule: definition(id, critical ? { priority: 'critical' } : {}),
-      nextFireAt: T0,
+      position: startingAt(T0),
       conflictPolicy: policy,
       now: T0,
     });
@@ -31,9 +31,11 @@ export function schedulePriorityContract(fixture: () => StoreFixture): void {
   it('sets it with updateSchedule, clears it with null, and a replace without it drops it', async () => {
     await addSchedule('s', false);
 
-    const raised = await store.updateSchedule('s', { priority: 'critical' }, T0, T0 + 1);
-    const cleared = await store.updateSchedule('s', { priority: null }, T0, T0 + 2);
-    await store.updateSchedule('s', { priority: 'critical' }, T0, T0 + 3);
+    const update = (changes: { priority: 'critical' | null }, version: number) =>
+      store.updateSchedule({ id: 's', changes, now: T0 + version, expectedVersion: version });
+    const raised = await update({ priority: 'critical' }, 1);
+    const cleared = await update({ priority: null }, 2);
+    await update({ priority: 'critical' }, 3);
     const replaced = await addSchedule('s', false, 'replace');
 
     expect(raised).toMatchObject({ priority: 'critical', version: 2 });

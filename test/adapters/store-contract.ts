@@ -11,14 +11,9 @@ import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
 import { jobSizeContract } from './job-size-contract';
 import { listingCursorContract } from './listing-cursor-contract';
-import { noteFinishContract } from './note-finish-contract';
-import { notedScheduleContract } from './noted-schedule-contract';
 import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
 import { rateLimitContract } from './rate-limit-contract';
-import { runsTakeBackContract } from './runs-take-back-contract';
-import { scheduleAdvanceContract } from './schedule-advance-contract';
 import { scheduleContract } from './schedule-contract';
-import { scheduleLeaseContract } from './schedule-lease-contract';
 import { schedulePriorityContract } from './schedule-priority-contract';
 import type { StoreFixture } from './store-fixtures';
 import { taskListingContract } from './task-listing-contract';
@@ -45,16 +40,9 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     });
 
     describe('schedules', () => scheduleContract(current));
-    describe('schedule leases', () => scheduleLeaseContract(current));
-    describe('schedule advances without a lease', () => scheduleAdvanceContract(current));
     describe('due shard leases', () => dueShardLeaseContract(current));
-    describe('due notes (ADR 0007)', () => dueNoteContract(current));
-    describe('schedules on due notes: their finish, their batch read (ADR 0007)', () =>
-      noteFinishContract(current));
-    describe('schedules on due notes: admin reads and writes (ADR 0007)', () =>
-      notedScheduleContract(current));
+    describe('due notes (ADR 0007, 0008)', () => dueNoteContract(current));
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
-    describe('runs taken back by a change', () => runsTakeBackContract(current));
     describe('jobs', () => jobContract(current));
     describe('cancelled jobs', () => jobCancellationContract(current));
     describe('jobs at the size limits', () => jobSizeContract(current));

@@ -1,8 +1,13 @@
 import type { JobResult } from '../../lib/core/model/job';
-import type { Schedule, ScheduleDefinition } from '../../lib/core/model/schedule';
-import type { ConvertScheduleToNotesInput } from '../../lib/core/ports/due-notes';
+import type { ConflictPolicy, ScheduleDefinition } from '../../lib/core/model/schedule';
+import { DEFAULT_NOTE_GRID, firstOpenBucket } from '../../lib/core/planning/note-chunks';
 import type { ClaimJobInput, JobRequest, JobStore } from '../../lib/core/ports/job-store';
-import type { ReleaseScheduleInput, ScheduleStore } from '../../lib/core/ports/schedule-store';
+import type {
+  AddScheduleOutcome,
+  ChainStart,
+  SchedulePosition,
+  ScheduleStore,
+} from '../../lib/core/ports/schedule-store';
 import type { TriggerSpec } from '../../lib/core/triggers/schema';
 
 export type Store = ScheduleStore & JobStore;
@@ -40,21 +45,56 @@ export function definition(id: string, overrides: Partial<ScheduleDefinition> = 
   };
 }
 
-/** The conversion to notes of schedule `id` as added at T0 (version 1, next fire T0 + 10 s), after two fires. */
-export function conversionOf(
+/** Where a schedule stands before anything ran: its next fire time, no last fire, no runs. */
+export function startingAt(nextFireAt: number | null): SchedulePosition {
+  return { nextFireAt, lastFireAt: null, runs: 0 };
+}
+
+/**
+ * A chain start (ADR 0008) of schedule `id` at `position`, its first note in the first bucket a writer
+ * at `now` may place it in (or `bucket`).
+ */
+export function chainStart(
   id: string,
-  overrides: Partial<ConvertScheduleToNotesInput> = {},
-): ConvertScheduleToNotesInput {
+  chain: string,
+  position: SchedulePosition,
+  now = T0,
+  bucket = firstOpenBucket(DEFAULT_NOTE_GRID, now),
+): ChainStart {
+  const { nextFireAt, runs, lastFireAt } = position;
+  if (nextFireAt === null) throw new Error('a chain starts at a fire time');
   return {
-    id,
-    seenVersion: 1,
-    seenCreatedAt: T0,
-    seenNextFireAt: T0 + 10 * SECOND,
-    runs: 2,
-    lastFireAt: T0 + 90 * SECOND,
-    now: T0,
-    ...overrides,
+    chain,
+    note: { bucket, entry: { scheduleId: id, chain, nextFireAt, runs, lastFireAt } },
+    writer: `test.${id}.${chain}.0`,
+    now,
   };
+}
+
+/**
+ * Adds schedule `id` as the admin API writes an active one: its first fire `nextFireAt` (T0 + 10 s by
+ * default), its chain `chain` ('c1') noted with it.
+ */
+export function addActive(
+  store: ScheduleStore,
+  id: string,
+  options: {
+    schedule?: Partial<ScheduleDefinition>;
+    nextFireAt?: number;
+    now?: number;
+    chain?: string;
+    conflictPolicy?: ConflictPolicy;
+  } = {},
+): Promise<AddScheduleOutcome> {
+  const now = options.now ?? T0;
+  const position = startingAt(options.nextFireAt ?? T0 + 10 * SECOND);
+  return store.addSchedule({
+    schedule: definition(id, options.schedule),
+    position,
+    start: chainStart(id, options.chain ?? 'c1', position, now),
+    conflictPolicy: options.conflictPolicy ?? 'exception',
+    now,
+  });
 }
 
 /** The job of schedule `scheduleId`'s fire at `fireTime` (its id `<schedule id>@<fire time>`). */
@@ -149,15 +189,3 @@ export async function failure(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected a rejection, but the call succeeded');
 }
-
-/** What a release rests on, from the schedule as its lease returned it. */
-export function leasedState(schedule: Schedule): ReleaseScheduleInput['leased'] {
-  return { nextFireAt: schedule.nextFireAt, firesFrom: schedule.firesFrom, maxRuns: schedule.maxRuns };
-}
-
-/** As `leasedState`, for a schedule added at T0 with next fire time T0 and no cap on runs. */
-export const LEASED_AS_ADDED_AT_T0: ReleaseScheduleInput['leased'] = {
-  nextFireAt: T0,
-  firesFrom: T0,
-  maxRuns: null,
-};

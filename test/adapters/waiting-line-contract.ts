@@ -35,7 +35,9 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     store.leaseLineHead({ task: 'limited', owner, now, leaseMs: 10 * SECOND, count, leased });
 
   it('hands out the head of the line in priority, then run-time order, with each message as it joined', async () => {
-    const fire = waiting('fire', T0 + 3, { revision: { createdAt: T0 - MINUTE, version: 2 } });
+    const fire = waiting('fire', T0 + 3, {
+      revision: { createdAt: T0 - MINUTE, version: 2, firesFrom: T0 - MINUTE },
+    });
     await store.joinLine({ message: waiting('second', T0 + 2), now: T0 });
     await store.joinLine({ message: fire, now: T0 });
     await store.joinLine({ message: waiting('first', T0 + 1), now: T0 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { emptyTotals } from '../../bench/support/capacity-meter';
 import { jobCosts, withoutScheduleEnds } from '../../bench/support/costs';
-import { emptyTotals } from '../../lib/adapters/dynamodb/capacity';
 
 const units = (writeUnits: number, indexWriteUnits = 0) => ({
   ...emptyTotals(),
@@ -20,11 +20,10 @@ describe('cost per job', () => {
     jobs: 100,
     capacity: {
       total: units(300 + 30 + 50 + 4, 100 + 20 + 20),
-      claimJob: units(200, 100),
-      finishJob: units(100),
-      advanceSchedule: units(30, 20),
-      removeFinishedSchedule: units(50, 20),
-      reapExpiredLeases: units(4),
+      job: units(300, 100),
+      schedule: units(30, 20),
+      scheduleEnd: units(50, 20),
+      other: units(4),
     },
     sqs: {},
     pollers: POLLERS,
@@ -51,26 +50,5 @@ describe('cost per job', () => {
       scheduleEndWru: 0,
       scheduleEndIndexWru: 0,
     });
-  });
-
-  it('bills due notes, their cursors and the hand-over to the schedule, not to the job nor the rest', () => {
-    const noted = jobCosts({
-      jobs: 100,
-      capacity: {
-        total: units(200 + 4 + 2 + 1 + 20, 10),
-        claimJob: units(100),
-        finishJob: units(100),
-        writeDueNotes: units(4),
-        moveNoteCursor: units(2),
-        readNoteCursor: units(0),
-        readDueNotes: units(0),
-        convertScheduleToNotes: units(20, 10),
-        repairCounters: units(1),
-      },
-      sqs: {},
-      pollers: POLLERS,
-      tickMs: 0,
-    });
-    expect(noted).toMatchObject({ jobWru: 2, scheduleWru: 0.26, otherWru: 0.01 });
   });
 });

@@ -28,18 +28,10 @@ describe('npm run bench flags', () => {
       herdSchedules: 100_000,
       herdLead: 900,
       herdDispatchers: 4,
-      dueNotes: 'on',
       workers: 32,
       rawWrites: 10_000,
       out: 'bench/results',
     });
-  });
-
-  it('runs with due notes as the construct deploys them, and off only when asked', () => {
-    expect(parseCollecting(benchFlags(), ['--due-notes', 'off']).flags).toMatchObject({ dueNotes: 'off' });
-    const refused = parseCollecting(benchFlags(), ['--due-notes=maybe']);
-    expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toMatch(/--due-notes <mode>.*maybe.*Allowed choices are on, off/);
   });
 
   it('reads the herd flags, and refuses a lead too short to add the herd ahead', () => {

@@ -247,8 +247,8 @@ function schedule(fields: Partial<WireSchedule>): WireSchedule {
     version: 1,
     createdAt: created,
     updatedAt: created,
-    leaseOwner: null,
-    leaseUntil: null,
+    chain: 'c1',
+    startedRuns: 0,
   });
   return { ...stored, ...fields };
 }

@@ -1,22 +1,14 @@
-import { Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  DUE_NOTES_PREFIX,
-  INDEX_NAMES,
-  TASK_FIRE_LOG_PREFIX,
-} from '../../lib/adapters/dynamodb/table-design';
-import { Sundial } from '../../lib/infra/sundial';
+import { DUE_NOTES_PREFIX, TASK_FIRE_LOG_PREFIX } from '../../lib/adapters/dynamodb/table-design';
 import {
   defaultStack,
-  FIXTURE_FUNCTIONS,
   logicalId,
   resourcesOf,
   roleStatements,
   type Statement,
   SYNTH_TIMEOUT_MS,
   type Synthesized,
-  testApp,
 } from './support';
 
 let synth: Synthesized;
@@ -49,14 +41,13 @@ const resourcesFor = (statements: Statement[], action: string) =>
 const tableArn = () => ({ 'Fn::GetAtt': [ids.table, 'Arn'] });
 
 describe('dispatcher (ADR 0006)', () => {
-  it('is a Lambda with the tick budget, no retries of its asynchronous invocations, and events dropped after a minute', () => {
+  it("is a Lambda with the tick's timeout and the deployed defaults, no retries of its asynchronous invocations, and events dropped after a minute", () => {
     const dispatcher = resourcesOf(synth.template, 'AWS::Lambda::Function')[ids.dispatcher]?.Properties;
 
     expect(dispatcher).toMatchObject({ Timeout: 60, Handler: 'index.handler' });
-    expect(variablesOf(synth.template, ids.dispatcher)).toMatchObject({
-      SUNDIAL_TICK_BUDGET_MS: '40000',
-      SUNDIAL_SHARDS: '16',
-    });
+    expect(variablesOf(synth.template, ids.dispatcher)).toMatchObject({ SUNDIAL_SHARDS: '16' });
+    // The tick's budget is the runtime's own default (ADR 0008: one configuration): nothing overrides it.
+    expect(variablesOf(synth.template, ids.dispatcher)).not.toHaveProperty('SUNDIAL_TICK_BUDGET_MS');
     synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: ids.dispatcher },
       MaximumRetryAttempts: 0,
@@ -86,14 +77,11 @@ describe('dispatcher (ADR 0006)', () => {
     }
   });
 
-  it('queries only the due index and due-note partitions, updates items, puts only fire logs and due notes, sends to the two job queues and publishes on the bus', () => {
+  it('queries only due-note partitions and no index, updates items, puts only fire logs and due notes, sends to the two job queues and publishes on the bus', () => {
     const statements = roleStatements(synth.template, 'Dispatcher');
 
-    expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
-      expect.arrayContaining([{ 'Fn::Join': ['', [tableArn(), `/index/${INDEX_NAMES.due}`]] }, tableArn()]),
-    );
-    expect(resourcesFor(statements, 'dynamodb:Query')).toHaveLength(2);
-    // The table itself only in its shards' due-note partitions (ADR 0007)
+    expect(resourcesFor(statements, 'dynamodb:Query')).toEqual([tableArn()]);
+    // The table itself only in its shards' due-note partitions (ADR 0007, ADR 0008)
     const tableQueries = statements.filter(
       (statement) => statement.actions.includes('dynamodb:Query') && statement.condition !== undefined,
     );
@@ -123,24 +111,6 @@ describe('dispatcher (ADR 0006)', () => {
     const wildcard = statements.filter((statement) => statement.resources.includes('*'));
     expect(actionsOf(wildcard).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
-
-  it(
-    'is not created with dispatchers 0: the tick dispatches every shard itself and may invoke nothing',
-    () => {
-      const stack = new Stack(testApp(), 'NoDispatchers', {
-        env: { account: '123456789012', region: 'us-east-1' },
-      });
-      new Sundial(stack, 'Sundial', { functionsDir: FIXTURE_FUNCTIONS, dispatchers: 0 });
-      const template = Template.fromStack(stack, { skipCyclicalDependenciesCheck: true });
-
-      const functions = Object.keys(resourcesOf(template, 'AWS::Lambda::Function'));
-      expect(functions.filter((id) => id.startsWith('SundialDispatcher'))).toEqual([]);
-      const tick = logicalId(template, 'AWS::Lambda::Function', 'SundialTickFunction');
-      expect(variablesOf(template, tick)).not.toHaveProperty('SUNDIAL_DISPATCHER_FUNCTION');
-      expect(actionsOf(roleStatements(template, 'Tick')).filter((a) => a.startsWith('lambda:'))).toEqual([]);
-    },
-    SYNTH_TIMEOUT_MS,
-  );
 });
 
 describe('dispatcher alarm', () => {

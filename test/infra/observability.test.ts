@@ -9,7 +9,7 @@ import { customizedStack, logicalId, resourcesOf, SYNTH_TIMEOUT_MS, type Synthes
 let synth: Synthesized;
 let topic: string;
 beforeAll(() => {
-  // an alarm topic, a 3 s fire-lag threshold and a tick every 2 minutes
+  // an alarm topic and a 3 s fire-lag threshold; the tick runs every minute
   synth = customizedStack();
   topic = logicalId(synth.template, 'AWS::SNS::Topic', 'Alerts');
 }, SYNTH_TIMEOUT_MS);
@@ -49,7 +49,7 @@ describe('alarms', () => {
         Match.objectLike({
           Id: 'errors',
           MetricStat: Match.objectLike({
-            Period: 2 * 60,
+            Period: 60,
             Metric: Match.objectLike({ MetricName: 'Errors' }),
           }),
         }),
@@ -73,7 +73,7 @@ describe('alarms', () => {
   it('fire when no tick ran for five tick periods, treating missing data as breaching', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'Invocations',
-      Period: 5 * 2 * 60,
+      Period: 5 * 60,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'breaching',

@@ -103,22 +103,16 @@ describe('every role', () => {
 });
 
 describe('tick', () => {
-  it('queries the due, running and by-kind indexes, task and due-note partitions, updates items, puts only fire logs and due notes', () => {
+  it('queries the due (parked jobs), running and by-kind indexes and task partitions, updates items, puts nothing: the dispatchers read and write the due notes (ADR 0008)', () => {
     const statements = statementsOf('Tick');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
       sorted([tableArn(), ...[INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind].map(indexArn)]),
     );
     // Idle waiting lines: their entries are read and, once woken, deleted (TASK#)
-    // and due notes after their cursors (ADR 0007)
-    expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([
-      [`${TASK_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
-    ]);
+    expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([[`${TASK_PREFIX}*`]]);
     expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([[`${TASK_PREFIX}*`]]);
-    // Its tasks' fire logs, noted before each round is sent (ADR 0001), and the due notes it leaves (ADR 0007)
-    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([
-      [`${TASK_FIRE_LOG_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
-    ]);
+    expect(allActions(statements)).not.toContain('dynamodb:PutItem');
     expect(partitionsFor(statements, 'dynamodb:UpdateItem')).toEqual(['any']);
   });
 
@@ -137,11 +131,12 @@ describe('tick', () => {
 });
 
 describe('worker', () => {
-  it('updates only job and task items, deletes only schedules and waiting-line entries, puts only removal records and line entries (dynamodb:LeadingKeys)', () => {
+  it('updates only job, task and schedule items, deletes only schedules and waiting-line entries, puts only removal records and line entries (dynamodb:LeadingKeys)', () => {
     const statements = statementsOf('Worker');
 
+    // A schedule's item only to count a started run of one with max_runs (ADR 0008)
     expect(partitionsFor(statements, 'dynamodb:UpdateItem')).toEqual([
-      [`${JOB_PREFIX}*`, `${FIRE_JOB_PREFIX}*`, `${TASK_PREFIX}*`],
+      [`${JOB_PREFIX}*`, `${FIRE_JOB_PREFIX}*`, `${TASK_PREFIX}*`, `${SCHEDULE_PREFIX}*`],
     ]);
     // A finished schedule, once its last job ended (ADR 0004); a waiting-line entry, once woken
     expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([

@@ -146,7 +146,6 @@ describe('tick', () => {
       Description: Match.stringLikeRegexp('^Sundial tick'),
       ReservedConcurrentExecutions: 3,
       Timeout: 60,
-      Environment: { Variables: Match.objectLike({ SUNDIAL_TICK_BUDGET_MS: '40000' }) },
     });
     synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: tick },
@@ -225,8 +224,6 @@ describe('functions', () => {
             SUNDIAL_QUEUE_URL: { Ref: queue },
             SUNDIAL_CRITICAL_QUEUE_URL: { Ref: critical },
             SUNDIAL_SHARDS: '16',
-            SUNDIAL_LOOKAHEAD_SECONDS: '90',
-            SUNDIAL_DUE_NOTES: 'on',
             SUNDIAL_LOG_LEVEL: 'info',
             SUNDIAL_METRICS_NAMESPACE: 'Sundial',
           }),
@@ -321,8 +318,8 @@ describe('with every setting away from its default', () => {
     });
   });
 
-  it('follows tickRate, batch size, concurrency, no reservation and no tracing', () => {
-    other.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(2 minutes)' });
+  it('ticks every minute, and follows batch size, concurrency, no reservation and no tracing', () => {
+    other.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
     other.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 5,
       ScalingConfig: { MaximumConcurrency: 50 },

@@ -14,10 +14,6 @@ describe('resolveSettings', () => {
     expect(settings).toEqual({
       shards: DEFAULT_SHARDS,
       dispatchers: 8,
-      lookaheadSeconds: 90,
-      earlySendSeconds: 900,
-      tickRate: 1,
-      dueNotes: true,
       workerBatchSize: 10,
       workerMaxConcurrency: 10,
       criticalWorkerMaxConcurrency: 2,
@@ -51,8 +47,7 @@ describe('resolveSettings', () => {
       resolveSettings(
         {
           shards: 0,
-          lookaheadSeconds: 901,
-          tickRate: 1.5,
+          dispatchers: 0,
           workerBatchSize: 11,
           workerMaxConcurrency: 1,
           criticalWorkerMaxConcurrency: 1001,
@@ -68,14 +63,13 @@ describe('resolveSettings', () => {
     );
 
     expect(problems).toEqual([
-      'tickRate must be an integer from 1 to 14, got 1.5',
-      'lookaheadSeconds must be an integer from 1 to 900, got 901',
       expect.stringMatching(
         /^tickReservedConcurrency must be an integer from 2 to 1000, got 1 \(ticks overlap safely/,
       ),
       'removalPolicy SNAPSHOT is not supported by DynamoDB tables: use RETAIN or DESTROY',
       "logLevel must be one of debug, info, warn, error, got 'verbose'",
       'shards must be an integer from 1 to 1000, got 0',
+      'dispatchers must be an integer from 1 to 1000, got 0',
       'workerBatchSize must be an integer from 1 to 10, got 11',
       'workerMaxConcurrency must be an integer from 2 to 1000, got 1',
       'criticalWorkerMaxConcurrency must be an integer from 2 to 1000, got 1001',
@@ -118,38 +112,11 @@ describe('resolveSettings', () => {
     );
   });
 
-  it('rejects an early-send window shorter than the lookahead, and one beyond the longest SQS delay', () => {
-    expect(problemsOf(() => resolveSettings({ lookaheadSeconds: 120, earlySendSeconds: 100 }, []))).toEqual([
-      'earlySendSeconds (100) must be 0 (off) or at least lookaheadSeconds (120)',
-    ]);
-    expect(problemsOf(() => resolveSettings({ earlySendSeconds: 901 }, []))).toEqual([
-      'earlySendSeconds must be an integer from 0 to 900, got 901',
-    ]);
-    expect(resolveSettings({ earlySendSeconds: 0 }, []).earlySendSeconds).toBe(0);
-  });
-
   it('rejects more dispatchers than shards (each reads whole shards)', () => {
     const problems = problemsOf(() => resolveSettings({ shards: 8, dispatchers: 9 }, []));
 
     expect(problems).toEqual([
       'dispatchers (9) must be at most shards (8): each dispatcher reads whole shards',
-    ]);
-  });
-
-  it('moves schedules on by due notes by default with a tick a minute, and never with a slower tick', () => {
-    expect(resolveSettings({}, []).dueNotes).toBe(true);
-    expect(resolveSettings({ dueNotes: false }, []).dueNotes).toBe(false);
-    expect(resolveSettings({ tickRate: 2, lookaheadSeconds: 180 }, []).dueNotes).toBe(false);
-    expect(
-      problemsOf(() => resolveSettings({ dueNotes: true, tickRate: 2, lookaheadSeconds: 180 }, [])),
-    ).toEqual(['dueNotes needs tickRate 1 (a tick a minute), got tickRate 2']);
-  });
-
-  it('rejects a lookahead that does not reach the next tick', () => {
-    const problems = problemsOf(() => resolveSettings({ tickRate: 2, lookaheadSeconds: 120 }, []));
-
-    expect(problems).toEqual([
-      'lookaheadSeconds (120) must be longer than the tick period (tickRate 2 min = 120 s), or fire times between two ticks would start late',
     ]);
   });
 
@@ -167,9 +134,6 @@ describe('resolveSettings', () => {
   it('refuses a deploy-time token where other resources are sized from the value, naming the prop', () => {
     const token = Token.asNumber({ Ref: 'Param' });
 
-    expect(problemsOf(() => resolveSettings({ tickRate: token, lookaheadSeconds: 900 }, []))).toEqual([
-      "tickRate: must be a number known at synth, not a deploy-time token (it sizes the tick's rule, its alarm and its function's timeout)",
-    ]);
     expect(problemsOf(() => resolveSettings({ workerTimeoutSeconds: token }, []))).toEqual([
       "workerTimeoutSeconds: must be a number known at synth, not a deploy-time token (it sizes the queue's visibility timeout)",
     ]);
@@ -218,7 +182,7 @@ describe('propsFromContext (cdk.json "sundial")', () => {
       stack,
       {
         shards: 8,
-        dueNotes: true,
+        dispatchers: 4,
         removalPolicy: 'destroy',
         logRetentionDays: 7,
         tickReservedConcurrency: null,
@@ -230,7 +194,7 @@ describe('propsFromContext (cdk.json "sundial")', () => {
 
     expect(props).toMatchObject({
       shards: 8,
-      dueNotes: true,
+      dispatchers: 4,
       billing: { mode: 'provisioned', readCapacity: { min: 1, max: 2 }, writeCapacity: { min: 1, max: 2 } },
       removalPolicy: RemovalPolicy.DESTROY,
       logRetention: 7,
@@ -256,17 +220,17 @@ describe('propsFromContext (cdk.json "sundial")', () => {
     const problems = problemsOf(() =>
       propsFromContext(
         stack,
-        { shard: 8, lookaheadSeconds: '90', removalPolicy: 'keep', tracing: 'yes', dueNotes: 'on' },
+        { shard: 8, dispatchers: '4', removalPolicy: 'keep', tracing: 'yes', lookaheadSeconds: 90 },
         '/project',
       ),
     );
 
     expect(problems).toEqual([
       'unknown "sundial" context key \'shard\'',
-      '"sundial" context \'lookaheadSeconds\' must be a number, got "90"',
+      'unknown "sundial" context key \'lookaheadSeconds\'',
+      '"sundial" context \'dispatchers\' must be a number, got "4"',
       '"sundial" context \'removalPolicy\' must be "retain" or "destroy", got "keep"',
       '"sundial" context \'tracing\' must be true or false',
-      '"sundial" context \'dueNotes\' must be true or false',
     ]);
   });
 });

@@ -69,7 +69,7 @@ export const defaultStack = once((): Synthesized => {
 
 /**
  * A Sundial in a plain stack with every optional setting away from its default: removal policy
- * DESTROY, tickRate 2, lookahead 150 s, worker batch 5 and concurrency 50, no reserved tick
+ * DESTROY, worker batch 5 and concurrency 50, no reserved tick
  * concurrency, no tracing, a shared bus, an alarm topic, a 3 s fire-lag threshold, and provisioned
  * capacity (reads 5–50, writes 10–200, 60 % target).
  */
@@ -79,8 +79,6 @@ export const customizedStack = once((): Synthesized => {
   const sundial = new Sundial(stack, 'Sundial', {
     functionsDir: FIXTURE_FUNCTIONS,
     removalPolicy: RemovalPolicy.DESTROY,
-    tickRate: 2,
-    lookaheadSeconds: 150,
     workerBatchSize: 5,
     workerMaxConcurrency: 50,
     criticalWorkerMaxConcurrency: 5,

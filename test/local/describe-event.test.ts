@@ -30,8 +30,8 @@ describe('the local platform prints each event it receives', () => {
       version: 2,
       createdAt: T0,
       updatedAt: T0,
-      leaseOwner: null,
-      leaseUntil: null,
+      chain: 'c1',
+      startedRuns: 0,
     };
     const removed = scheduleEvent('schedule.removed', schedule, T0, 'finished');
     const added = scheduleEvent('schedule.added', { ...schedule, maxRuns: null, runs: 0 }, T0);

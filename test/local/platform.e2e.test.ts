@@ -43,7 +43,7 @@ beforeAll(async () => {
     functionsDir: resolve(import.meta.dirname, 'fixtures/functions'),
     tickIntervalMs: 500,
     log: (line) => logs.push(line),
-    env: { SUNDIAL_LOG_LEVEL: 'debug', SUNDIAL_SCHEDULE_LEASE_SECONDS: '10', SUNDIAL_TICK_BUDGET_MS: '5000' },
+    env: { SUNDIAL_LOG_LEVEL: 'debug' },
   });
   lambda = new LambdaClient({
     endpoint: platform.url,
@@ -58,8 +58,8 @@ afterAll(async () => {
 });
 
 describe('the local platform (npm start), end to end through the admin Lambda endpoint', () => {
-  it('moves schedules on by due notes, as the construct deploys them (ADR 0007)', () => {
-    expect(platform.deps.config.dueNotes).toBe(true);
+  it('runs the deployed configuration: dispatchers over the due shards, as the construct deploys them', () => {
+    expect(platform.deps.config).toMatchObject({ dispatchers: 8, shards: 16, tickBudgetMs: 40_000 });
   });
 
   it('runs each fire of a 2-second interval schedule once, never before its fire time', async () => {

@@ -15,29 +15,29 @@ describe('runtime config', () => {
       tableName: 'sundial',
       eventBusName: null,
       shards: 16,
-      lookaheadSeconds: 90,
+      dispatchers: 8,
+      dispatcherFunctionName: null,
       tickBudgetMs: 40_000,
       sendPhaseToleranceMs: 50,
-      scheduleLeaseSeconds: 120,
       logLevel: 'info',
       metricsNamespace: 'Sundial',
       deadLetterQueueUrl: null,
       criticalQueueUrl: null,
       defaultResultTtlSeconds: 604_800,
-      dueNotes: false,
     });
   });
 
-  it('moves schedules on by due notes only when told to, with a tick budget a note chunk can hold', () => {
-    expect(readConfig({ ...REQUIRED, SUNDIAL_DUE_NOTES: 'on' }).dueNotes).toBe(true);
-    expect(readConfig({ ...REQUIRED, SUNDIAL_DUE_NOTES: 'off' }).dueNotes).toBe(false);
-    expect(() => readConfig({ ...REQUIRED, SUNDIAL_DUE_NOTES: 'yes' })).toThrow(
-      "SUNDIAL_DUE_NOTES must be one of on, off, got 'yes'",
+  it('keeps the tick budget within what a note chunk holds, and no more dispatchers than shards', () => {
+    expect(() => readConfig({ ...REQUIRED, SUNDIAL_TICK_BUDGET_MS: '50000' })).toThrow(
+      "SUNDIAL_TICK_BUDGET_MS must be an integer from 1000 to 40000, got '50000'",
     );
-    expect(() =>
-      readConfig({ ...REQUIRED, SUNDIAL_DUE_NOTES: 'on', SUNDIAL_TICK_BUDGET_MS: '50000' }),
-    ).toThrow('SUNDIAL_TICK_BUDGET_MS (50000) must be at most 40000 when SUNDIAL_DUE_NOTES is on');
-    expect(readConfig({ ...REQUIRED, SUNDIAL_TICK_BUDGET_MS: '50000' }).dueNotes).toBe(false);
+    expect(() => readConfig({ ...REQUIRED, SUNDIAL_SHARDS: '4' })).toThrow(
+      'SUNDIAL_DISPATCHERS (8) must be at most SUNDIAL_SHARDS (4): each dispatcher reads whole shards',
+    );
+    expect(readConfig({ ...REQUIRED, SUNDIAL_SHARDS: '4', SUNDIAL_DISPATCHERS: '4' })).toMatchObject({
+      shards: 4,
+      dispatchers: 4,
+    });
   });
 
   it('reads the queue for critical jobs the stack sets', () => {
@@ -72,7 +72,7 @@ describe('runtime config', () => {
     // Act
     let error: unknown;
     try {
-      readConfig({ SUNDIAL_LOOKAHEAD_SECONDS: '901', SUNDIAL_SHARDS: 'many', SUNDIAL_LOG_LEVEL: 'loud' });
+      readConfig({ SUNDIAL_DISPATCHERS: '0', SUNDIAL_SHARDS: 'many', SUNDIAL_LOG_LEVEL: 'loud' });
     } catch (caught) {
       error = caught;
     }
@@ -83,31 +83,9 @@ describe('runtime config', () => {
       'SUNDIAL_TABLE_NAME is required',
       'SUNDIAL_QUEUE_URL is required',
       "SUNDIAL_SHARDS must be an integer from 1 to 1000, got 'many'",
-      "SUNDIAL_LOOKAHEAD_SECONDS must be an integer from 1 to 900, got '901'",
+      "SUNDIAL_DISPATCHERS must be an integer from 1 to 1000, got '0'",
       "SUNDIAL_LOG_LEVEL must be one of debug, info, warn, error, got 'loud'",
     ]);
-  });
-
-  it('moves a schedule on once its next fire is within the lookahead, unless the due-ahead is set below it', () => {
-    expect(readConfig(REQUIRED).dueAheadSeconds).toBe(90);
-    expect(readConfig({ ...REQUIRED, SUNDIAL_DUE_AHEAD_SECONDS: '45' }).dueAheadSeconds).toBe(45);
-    expect(() =>
-      readConfig({ ...REQUIRED, SUNDIAL_LOOKAHEAD_SECONDS: '60', SUNDIAL_DUE_AHEAD_SECONDS: '61' }),
-    ).toThrow(/SUNDIAL_DUE_AHEAD_SECONDS must be an integer from 1 to 60, got '61'/);
-  });
-
-  it('works on four rounds of due schedules at once unless told otherwise, 1 to 16', () => {
-    expect(readConfig(REQUIRED).tickRoundsInFlight).toBe(4);
-    expect(readConfig({ ...REQUIRED, SUNDIAL_TICK_ROUNDS_IN_FLIGHT: '1' }).tickRoundsInFlight).toBe(1);
-    expect(() => readConfig({ ...REQUIRED, SUNDIAL_TICK_ROUNDS_IN_FLIGHT: '17' })).toThrow(
-      /SUNDIAL_TICK_ROUNDS_IN_FLIGHT must be an integer from 1 to 16, got '17'/,
-    );
-  });
-
-  it('rejects a schedule lease that could expire while the tick still works on it', () => {
-    expect(() =>
-      readConfig({ ...REQUIRED, SUNDIAL_SCHEDULE_LEASE_SECONDS: '30', SUNDIAL_TICK_BUDGET_MS: '40000' }),
-    ).toThrow(/SUNDIAL_SCHEDULE_LEASE_SECONDS \(30\) must be longer than SUNDIAL_TICK_BUDGET_MS/);
   });
 });
 

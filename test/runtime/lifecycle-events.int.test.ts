@@ -76,7 +76,7 @@ describe('lifecycle events (DynamoDB Local, the SQS emulator, the real EventBrid
   it('publishes what docs/events.md documents, each detail of the documented shape', async () => {
     const entries: PutEventsEntry[] = [];
     bus = await startPutEventsServer({ onEvents: (received) => entries.push(...received) });
-    const runtime = await local.runtime({ lookaheadSeconds: 5 });
+    const runtime = await local.runtime();
     runtime.deps.events = new EventBridgePublisher({
       client: new EventBridgeClient({
         endpoint: assertLocalEndpoint(bus.endpoint),

@@ -14,7 +14,7 @@ const local = useLocalServices();
  * their task's settings and with metadata run as those say.
  */
 async function platformWith(tasks: Record<string, AnyTaskOptions>) {
-  const runtime = await local.runtime({ lookaheadSeconds: 5 });
+  const runtime = await local.runtime();
   const api = createAdminApi(adminDependencies(runtime.deps, taskRegistry(tasks)));
   const admin = async (request: Record<string, unknown>) => {
     const response: AdminResponse = await api(request);

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll } from 'vitest';
 import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import { pollOnce } from '../../lib/adapters/sqs/event-source';
 import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
-import { systemClock } from '../../lib/core/clock';
+import { sleep, systemClock } from '../../lib/core/clock';
 import type { RuntimeConfig } from '../../lib/runtime/config';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { createTickHandler } from '../../lib/runtime/handlers/tick';
@@ -66,7 +67,9 @@ async function createRealRuntime(
     queue: new SqsJobQueue({ client: sqs.client, queueUrl: queue.queueUrl }),
     events: new RecordingPublisher(),
     clock: systemClock,
+    sleep,
     random: Math.random,
+    newId: randomUUID,
     logger: silentLogger,
     metricsSink: () => {},
   };

@@ -9,8 +9,13 @@ import { runInBackground, taskRegistry, useLocalServices } from './real-runtime'
 const local = useLocalServices();
 
 const SECOND = 1_000;
-/** Short enough for a test, long enough that a schedule has several fires in flight at any time. */
-const LOOKAHEAD_SECONDS = 5;
+/**
+ * How long the schedule fires: short enough for a test. Its fires are due too soon for a tick, so the
+ * add sends them all to the queue at once (ADR 0008): every change meets fires in flight.
+ */
+const FIRING_SECONDS = 15;
+/** Fires after a change that the tests wait for. */
+const AFTER_CHANGE_SECONDS = 5;
 
 interface Run {
   jobId: string;
@@ -20,10 +25,11 @@ interface Run {
 
 /**
  * The real tick, worker and admin API on DynamoDB Local and the SQS emulator, with one task `beat`
- * that records each run, and a schedule `beat` of it firing every second from the next whole second.
+ * that records each run, and a schedule `beat` of it firing every second from the next whole second
+ * on, for `FIRING_SECONDS`.
  */
 async function everySecondSchedule(payload: JsonValue = { v: 1 }) {
-  const runtime = await local.runtime({ lookaheadSeconds: LOOKAHEAD_SECONDS });
+  const runtime = await local.runtime();
   const runs: Run[] = [];
   const tasks = {
     beat: {
@@ -43,7 +49,12 @@ async function everySecondSchedule(payload: JsonValue = { v: 1 }) {
     action: 'add_schedule',
     id: 'beat',
     task: 'beat',
-    trigger: { type: 'interval', seconds: 1, start_at: new Date(startAt).toISOString() },
+    trigger: {
+      type: 'interval',
+      seconds: 1,
+      start_at: new Date(startAt).toISOString(),
+      end_at: new Date(startAt + FIRING_SECONDS * SECOND).toISOString(),
+    },
     payload,
   });
   return {
@@ -83,8 +94,9 @@ function runsPerFire(runs: readonly Run[]): Map<number, number> {
 /** The fire times of the every-second schedule in [from, to]. */
 function fireTimes(startAt: number, from: number, to: number): number[] {
   const first = startAt + Math.max(0, Math.ceil((from - startAt) / SECOND)) * SECOND;
+  const last = Math.min(to, startAt + FIRING_SECONDS * SECOND);
   const times: number[] = [];
-  for (let time = first; time <= to; time += SECOND) times.push(time);
+  for (let time = first; time <= last; time += SECOND) times.push(time);
   return times;
 }
 
@@ -95,7 +107,7 @@ describe('schedule changes take effect for fires already sent to the queue', () 
   ])(
     'starts no fire after %s returned (%s); the fires in flight are cancelled',
     async (action, _state, reason) => {
-      // Prepare: fires run, and the next LOOKAHEAD_SECONDS of them are in the queue
+      // Prepare: fires run, and the rest of them are in the queue
       const beat = await everySecondSchedule();
       const platform = beat.start();
       await waitFor(
@@ -136,7 +148,7 @@ describe('schedule changes take effect for fires already sent to the queue', () 
     // Act
     await beat.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
     const returnedAt = Date.now();
-    await beat.runPast(returnedAt + (LOOKAHEAD_SECONDS + 3) * SECOND);
+    await beat.runPast(returnedAt + AFTER_CHANGE_SECONDS * SECOND);
     await platform.stop();
     const stoppedAt = Date.now();
 
@@ -153,11 +165,11 @@ describe('schedule changes take effect for fires already sent to the queue', () 
     expect(settled.filter((fire) => counts.get(fire) !== 1)).toEqual([]);
     expect([...counts.values()].filter((count) => count > 1)).toEqual([]);
     expect(beat.runs.filter((run) => (run.payload as { v: number }).v === 2).length).toBeGreaterThanOrEqual(
-      LOOKAHEAD_SECONDS,
+      AFTER_CHANGE_SECONDS,
     );
   });
 
-  it('runs the fires after a pause and resume within the lookahead window exactly once', async () => {
+  it('runs the fires after a pause and resume exactly once, sent again by the resume', async () => {
     // Prepare
     const beat = await everySecondSchedule();
     const platform = beat.start();
@@ -166,7 +178,7 @@ describe('schedule changes take effect for fires already sent to the queue', () 
       (count) => count >= 2,
     );
 
-    // Act: paused until a fire came due and was cancelled, far less than the window of fires already sent
+    // Act: paused until a fire came due and was cancelled, while most of its fires are still in the queue
     await beat.admin({ action: 'pause_schedule', id: 'beat' });
     const pausedAt = Date.now();
     await waitFor(
@@ -175,7 +187,7 @@ describe('schedule changes take effect for fires already sent to the queue', () 
     );
     const resumeCalledAt = Date.now();
     await beat.admin({ action: 'resume_schedule', id: 'beat' });
-    await beat.runPast(resumeCalledAt + (LOOKAHEAD_SECONDS + 3) * SECOND);
+    await beat.runPast(resumeCalledAt + AFTER_CHANGE_SECONDS * SECOND);
     await platform.stop();
     const stoppedAt = Date.now();
 
@@ -194,7 +206,7 @@ describe('schedule changes take effect for fires already sent to the queue', () 
   });
 
   it('shows a dispatched fire as queued in get_job and list_jobs, and cancel_job keeps it from running', async () => {
-    // Prepare: add_schedule sent the fires of the next LOOKAHEAD_SECONDS to the queue
+    // Prepare: add_schedule sent every fire to the queue
     const beat = await everySecondSchedule();
     const target = beat.startAt + 3 * SECOND;
     const targetId = `beat@${target}`;

@@ -1,6 +1,6 @@
 import type { Context, SQSRecord } from 'aws-lambda';
 import { MemoryStore } from '../../lib/adapters/memory/memory-store';
-import { ManualClock } from '../../lib/core/clock';
+import { ManualClock, type Sleep } from '../../lib/core/clock';
 import type { JsonValue } from '../../lib/core/json';
 import { encodeJobMessage } from '../../lib/core/model/job-message';
 import type { ScheduleDefinition } from '../../lib/core/model/schedule';
@@ -52,13 +52,136 @@ export class RecordingPublisher implements EventPublisher {
   }
 }
 
+/** The deployed configuration (ADR 0008: one configuration), with the test's `overrides`. */
 export function testConfig(overrides: Partial<RuntimeConfig> = {}): RuntimeConfig {
   return {
     ...readConfig({ SUNDIAL_TABLE_NAME: 'test', SUNDIAL_QUEUE_URL: 'http://127.0.0.1/queue' }),
-    // The manual clock does not move while the tick would wait for a send phase: the tick sends at once
-    // here (test/runtime/tick/send-phases.test.ts turns phases on with a sleep that moves the clock).
-    sendPhaseToleranceMs: 0,
     ...overrides,
+  };
+}
+
+/** Sleepers on a manual clock: each waits until it is woken at its time, or its signal aborts it. */
+class ClockSleepers {
+  private readonly sleepers: { until: number; wake: () => void }[] = [];
+
+  constructor(
+    private readonly clock: ManualClock,
+    private readonly onSleep: () => void = () => {},
+  ) {}
+
+  get size(): number {
+    return this.sleepers.length;
+  }
+
+  readonly sleep: Sleep = (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const sleeper = { until: this.clock.now() + Math.max(0, ms), wake: resolve };
+      this.sleepers.push(sleeper);
+      // An aborted sleep ends at once and no longer moves the clock.
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const index = this.sleepers.indexOf(sleeper);
+          if (index >= 0) this.sleepers.splice(index, 1);
+          resolve();
+        },
+        { once: true },
+      );
+      this.onSleep();
+    });
+
+  /** Wakes the earliest sleeper due by `until`, the clock set to its time; false when none is. */
+  wakeNext(until = Number.POSITIVE_INFINITY): boolean {
+    this.sleepers.sort((a, b) => a.until - b.until);
+    const next = this.sleepers[0];
+    if (!next || next.until > until) return false;
+    this.sleepers.shift();
+    if (this.clock.now() < next.until) this.clock.set(next.until);
+    next.wake();
+    return true;
+  }
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A sleep that moves `clock` instead of waiting: what the tick and its dispatchers wait for their send
+ * phases with in tests, so phases run as deployed. Sleepers wake one at a time, earliest first, each once
+ * the work that is not asleep has nothing left to do (a `setImmediate` turn), the clock set to its wake
+ * time: concurrent dispatchers' waits overlap as they would in real time instead of adding up.
+ */
+export function clockSleep(clock: ManualClock): Sleep {
+  let waking = false;
+  const wake = () => {
+    sleepers.wakeNext();
+    waking = sleepers.size > 0;
+    if (waking) setImmediate(wake);
+  };
+  const sleepers = new ClockSleepers(clock, () => {
+    if (waking) return;
+    waking = true;
+    setImmediate(wake);
+  });
+  return sleepers.sleep;
+}
+
+/**
+ * Sleeps that wake only when the test moves time with `advance(ms)`: due sleepers wake earliest first,
+ * `clock` set to each one's wake time, with what they set off run before the next (a `setImmediate`
+ * turn). For tests that look at what happens between two instants (a handler past its deadline).
+ */
+export function manualSleep(clock: ManualClock): { sleep: Sleep; advance: (ms: number) => Promise<void> } {
+  const sleepers = new ClockSleepers(clock);
+  const advance = async (ms: number) => {
+    const until = clock.now() + ms;
+    await turn();
+    while (sleepers.wakeNext(until)) await turn();
+    if (clock.now() < until) clock.set(until);
+    await turn();
+  };
+  return { sleep: sleepers.sleep, advance };
+}
+
+/**
+ * Delivers, in run-time order, every message of `queue` due by `until` (and those they send), each
+ * through `deliver`; later ones stay queued.
+ */
+export async function deliverDueMessages(
+  queue: RecordingQueue,
+  until: number,
+  deliver: (message: JobMessage) => Promise<unknown>,
+): Promise<void> {
+  for (;;) {
+    const queued = queue.drain();
+    const due = queued.filter((message) => message.job.runAt <= until);
+    queue.sent.push(...queued.filter((message) => message.job.runAt > until));
+    if (due.length === 0) return;
+    for (const message of due.sort((a, b) => a.job.runAt - b.job.runAt)) await deliver(message);
+  }
+}
+
+/**
+ * A seeded uniform random in [0, 1) (mulberry32): the same sequence on every run, a different value on
+ * every call (`testRuntime`'s `random` is a constant 0.5: jitter and backoff at their middle).
+ */
+export function seededRandom(seed = 1): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Ids `id-1`, `id-2`, …: unique, and the same on every run. */
+export function sequentialIds(prefix = 'id'): () => string {
+  let next = 0;
+  return () => {
+    next += 1;
+    return `${prefix}-${next}`;
   };
 }
 
@@ -70,9 +193,14 @@ export interface TestRuntime {
   clock: ManualClock;
   logLines: Record<string, unknown>[];
   metricLines: Record<string, unknown>[];
+  /** `deps.sleep`: waits by moving `clock` (`clockSleep`), so send phases and rests run as deployed. */
+  sleep: (ms: number) => Promise<void>;
 }
 
-/** Runtime dependencies on the in-memory store, a recording queue and publisher, and a manual clock at T0. */
+/**
+ * Runtime dependencies on the in-memory store, a recording queue and publisher, and a manual clock at T0,
+ * with the deployed configuration (`testConfig`).
+ */
 export function testRuntime(config: Partial<RuntimeConfig> = {}): TestRuntime {
   const store = new MemoryStore();
   const queue = new RecordingQueue();
@@ -87,11 +215,13 @@ export function testRuntime(config: Partial<RuntimeConfig> = {}): TestRuntime {
     queue,
     events: publisher,
     clock,
+    sleep: clockSleep(clock),
     random: () => 0.5,
+    newId: sequentialIds(),
     logger: createLogger({ level: 'debug', sink: (line) => logLines.push(JSON.parse(line)) }),
     metricsSink: (line) => metricLines.push(JSON.parse(line)),
   };
-  return { deps, store, queue, publisher, clock, logLines, metricLines };
+  return { deps, store, queue, publisher, clock, logLines, metricLines, sleep: deps.sleep };
 }
 
 export function scheduleDefinition(

@@ -55,11 +55,23 @@ describe("each Lambda's table access covers every call its code makes", () => {
         },
       },
     });
-    const deps = { tick: as('tick'), worker: as('worker'), admin: as('admin'), dispatcher: as('dispatcher') };
+    // The tick and its dispatchers run a minute ahead, where the notes of the schedules firing in 880 s
+    // are due (read 840 s before their fire); as in AWS, the tick invokes the dispatcher Lambda.
+    const ahead = { now: () => Date.now() + 60_000 };
+    const deps = {
+      tick: as('tick'),
+      worker: as('worker'),
+      admin: as('admin'),
+      dispatcher: { ...as('dispatcher'), clock: ahead },
+    };
     const admin = createAdminHandler(() => deps.admin, registry);
-    const tick = createTickHandler(() => deps.tick);
-    const worker = createWorkerHandler(() => deps.worker, registry);
     const dispatcher = createDispatcherHandler(() => deps.dispatcher);
+    const tick = createTickHandler(() => ({
+      ...deps.tick,
+      clock: ahead,
+      dispatcherInvoker: { invoke: async (request) => void (await dispatcher(request)) },
+    }));
+    const worker = createWorkerHandler(() => deps.worker, registry);
     const call = async (request: Record<string, unknown>) => {
       const answer = await admin(request, { awsRequestId: `r-${request.action}` });
       expect(
@@ -69,8 +81,10 @@ describe("each Lambda's table access covers every call its code makes", () => {
       return answer;
     };
 
-    // Schedules (one dispatched by the admin call itself, one finished by its final fire) and jobs
+    // Schedules (some whose first fires the admin call sends itself, one finished by its final fire,
+    // one with max_runs, two moved on by the dispatchers' notes) and jobs
     const soon = new Date(Date.now() + 2_000).toISOString();
+    const noted = new Date(Date.now() + 880_000).toISOString();
     await call({
       action: 'add_schedule',
       id: 'every',
@@ -90,6 +104,18 @@ describe("each Lambda's table access covers every call its code makes", () => {
       trigger: { type: 'interval', seconds: 1 },
       max_runs: 2,
     });
+    await call({
+      action: 'add_schedule',
+      id: 'noted',
+      task: 'plain',
+      trigger: { type: 'interval', minutes: 20, start_at: noted },
+    });
+    await call({
+      action: 'add_schedule',
+      id: 'last',
+      task: 'plain',
+      trigger: { type: 'date', run_at: noted },
+    });
     for (const id of ['l1', 'l2', 'l3']) await call({ action: 'add_job', task: 'limited', job_id: id });
     for (const id of ['p1', 'p2', 'p3']) await call({ action: 'add_job', task: 'paced', job_id: id });
     await call({ action: 'add_job', task: 'failing', job_id: 'f1' });
@@ -108,7 +134,7 @@ describe("each Lambda's table access covers every call its code makes", () => {
       }
     };
     const loops = [poll(), poll(), ticks()];
-    await dispatcher({ owner: 'tick-test', shards: [0, 1, 2], leaseUntil: Date.now() + 30_000 });
+    await dispatcher({ owner: 'tick-test', shards: [0, 1, 2], leaseUntil: ahead.now() + 30_000 });
     await sleep(6_000);
     running = false;
     await Promise.all(loops);
@@ -131,5 +157,22 @@ describe("each Lambda's table access covers every call its code makes", () => {
     expect(ran).toEqual(expect.arrayContaining(['l1', 'l2', 'l3', 'p1', 'p2', 'p3']));
     expect(ran.some((id) => id.startsWith('every@'))).toBe(true);
     expect(ran.some((id) => id.startsWith('once@'))).toBe(true);
+    expect(ran.filter((id) => id.startsWith('capped@'))).toHaveLength(2);
+    // The dispatchers sent the fires of the notes due a minute ahead, and finished the one-off schedule
+    // (read on their clock: the notes they wrote are where a reader a minute ahead looks)
+    const listed = await createAdminHandler(
+      () => ({ ...deps.admin, clock: ahead }),
+      registry,
+    )({
+      action: 'list_schedules',
+    });
+    const result = (listed.ok ? listed.result : {}) as {
+      schedules?: { id: string; runs: number; finished: boolean }[];
+    };
+    const schedules = result.schedules ?? [];
+    expect(schedules.filter((schedule) => ['last', 'noted'].includes(schedule.id))).toMatchObject([
+      { id: 'last', runs: 1, finished: true },
+      { id: 'noted', runs: 1, finished: false },
+    ]);
   }, 60_000);
 });

@@ -1,33 +1,26 @@
 import { setMaxListeners } from 'node:events';
 import { StoreUnavailableError } from '../../core/errors';
-import type { NoteItemToWrite } from '../../core/ports/due-note-items';
-import { noteItemsToWrite } from '../../core/ports/due-note-items';
+import { type NoteItemToWrite, noteItemName, noteItemsToWrite } from '../../core/ports/due-note-items';
+import { type FetchNoteItems, findLiveNotesIn, readNotePage } from '../../core/ports/due-note-reads';
 import {
-  type FetchNoteItems,
-  findLiveNoteIn,
-  findLiveNotesIn,
-  readNotePage,
-} from '../../core/ports/due-note-reads';
-import type {
-  DueNote,
-  DueNotesPage,
-  FindLiveNoteInput,
-  FindLiveNotesInput,
-  ReadDueNotesInput,
-  WriteDueNotesInput,
+  type DueNote,
+  type DueNotesPage,
+  type FindLiveNotesInput,
+  NOTE_WRITE_DEADLINE_MS,
+  type ReadDueNotesInput,
+  type WriteDueNotesInput,
 } from '../../core/ports/due-notes';
+import type { ChainStart } from '../../core/ports/schedule-store';
 import { sameItem } from './item-equality';
 import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { dueNotesPartition, shardOf, TTL_ATTRIBUTE, ttlSeconds } from './table-design';
 
 /**
- * How long a write of due notes may take, its tries included. A note is placed two 10 s buckets after
- * its writer's clock and read once its bucket starts; a write that took longer than this is given up,
- * so a note counted as written landed before anyone read its bucket (ADR 0007, placement margin). One
- * given up may still land: its writer counts it as lost and writes it again, and readers take the two
- * as one.
+ * A write of due notes is given up after `NOTE_WRITE_DEADLINE_MS`, so a note counted as written landed
+ * before anyone read its bucket (ADR 0007, placement margin). One given up may still land: its writer
+ * counts it as lost and writes it again, and readers take the two as one.
  */
-export const NOTE_WRITE_TIMEOUT_MS = 5_000;
+export const NOTE_WRITE_TIMEOUT_MS = NOTE_WRITE_DEADLINE_MS;
 
 /**
  * Puts the note items of a write in parallel, each conditional on its key being free: an item is never
@@ -65,13 +58,35 @@ export async function writeDueNotes(
   }
 }
 
-async function putNoteItem(context: StoreContext, note: NoteItemToWrite, signal: AbortSignal): Promise<void> {
-  const Item: StoredItem = {
+/** A note item as stored: in its shard's bucket, named after its writer, expiring with its TTL. */
+function storedNoteItem(note: NoteItemToWrite): StoredItem {
+  return {
     pk: dueNotesPartition(note.shard, note.bucket),
     sk: note.name,
     entries: note.entries,
     [TTL_ATTRIBUTE]: ttlSeconds(note.expiresAt),
   };
+}
+
+/** The item of a chain's first note, as its schedule's write puts it (ADR 0008). */
+export function firstNoteItem(context: StoreContext, start: ChainStart): StoredItem {
+  const [item] = noteItemsToWrite({ writer: start.writer, notes: [start.note], now: start.now }, (id) =>
+    shardOf(id, context.shards),
+  );
+  if (!item) throw new Error('a chain start holds one note');
+  return storedNoteItem(item);
+}
+
+/** Deletes the item a write of this one note by `writer` put. */
+export async function removeDueNote(context: StoreContext, writer: string, note: DueNote): Promise<void> {
+  const shard = shardOf(note.entry.scheduleId, context.shards);
+  await context.delete('removeDueNote', {
+    Key: { pk: dueNotesPartition(shard, note.bucket), sk: noteItemName(writer, 0) },
+  });
+}
+
+async function putNoteItem(context: StoreContext, note: NoteItemToWrite, signal: AbortSignal): Promise<void> {
+  const Item = storedNoteItem(note);
   try {
     await context.put(
       'writeDueNotes',
@@ -94,12 +109,6 @@ async function putNoteItem(context: StoreContext, note: NoteItemToWrite, signal:
 /** A page of a shard's notes after its cursor, strongly consistent (one query per bucket page). */
 export function readDueNotes(context: StoreContext, input: ReadDueNotesInput): Promise<DueNotesPage> {
   return readNotePage(input, context.shards, fetchNoteItems(context, 'readDueNotes'));
-}
-
-/** The live note of a schedule in the buckets given: every item of them in its shard, strongly consistent. */
-export function findLiveNote(context: StoreContext, input: FindLiveNoteInput): Promise<DueNote | undefined> {
-  const shard = shardOf(input.scheduleId, context.shards);
-  return findLiveNoteIn(input, shard, fetchNoteItems(context, 'findLiveNote'));
 }
 
 /** The live notes of many schedules of one shard: each bucket given read once, strongly consistent. */

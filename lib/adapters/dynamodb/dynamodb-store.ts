@@ -5,14 +5,11 @@ import type { Job } from '../../core/model/job';
 import type { JobMessageBody } from '../../core/model/job-message';
 import type { Page, PageRequest } from '../../core/model/page';
 import type { RateLimit } from '../../core/model/rate-limit';
-import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type { Schedule } from '../../core/model/schedule';
 import type {
-  ConvertScheduleToNotesInput,
   DueNote,
   DueNotesPage,
-  FindLiveNoteInput,
   FindLiveNotesInput,
-  FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
@@ -31,21 +28,20 @@ import type {
   RetryJobInput,
 } from '../../core/ports/job-store';
 import type {
-  AcquireDueSchedulesInput,
   AddScheduleInput,
   AddScheduleOutcome,
-  AdvanceOutcome,
-  AdvanceScheduleInput,
-  FiresTakenBack,
-  NotedState,
-  ReadDueSchedulesInput,
-  ReleaseOutcome,
-  ReleaseScheduleInput,
+  FinishOutcome,
+  FinishScheduleInput,
+  PauseScheduleInput,
+  ResumeScheduleInput,
   ScheduleFilter,
   ScheduleStore,
+  StartCappedRunInput,
+  StartCappedRunOutcome,
+  UpdateScheduleInput,
 } from '../../core/ports/schedule-store';
 import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
-import type { CapacityMeter } from './capacity';
+import * as cappedRuns from './capped-runs';
 import * as counterRepair from './counter-repair';
 import * as counters from './counters';
 import * as noteCursors from './due-note-cursors';
@@ -58,12 +54,8 @@ import * as endings from './job-endings';
 import * as parking from './job-parking';
 import * as jobReads from './job-reads';
 import * as retries from './job-retries';
-import * as noteConversion from './note-conversion';
 import * as noteSchedules from './note-schedules';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
-import { giveBackRuns } from './runs-take-back';
-import * as advances from './schedule-advances';
-import * as leases from './schedule-leases';
 import * as listing from './schedule-listing';
 import * as scheduleWrites from './schedule-writes';
 import * as startGate from './start-gate';
@@ -78,7 +70,7 @@ export interface DynamoDbStoreOptions {
    */
   client: DynamoDBDocumentClient | DynamoDBClient;
   tableName: string;
-  /** Due and running index shards. Never change it for an existing table. @default 16 */
+  /** Due-note, due-index and running-index shards. Never lower it for an existing table. @default 16 */
   shards?: number;
   /** Total tries for a request failing with throttling or transient errors (or leaving keys unprocessed). @default 6 */
   maxAttempts?: number;
@@ -86,8 +78,6 @@ export interface DynamoDbStoreOptions {
   backoff?: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
   /** How the store waits between tries. @default setTimeout */
   sleep?: Sleep;
-  /** Receives the capacity consumed by every request (asks DynamoDB for `ReturnConsumedCapacity`). */
-  capacityMeter?: CapacityMeter;
   /**
    * How long `writeDueNotes` may take, tries included, before it gives up (`StoreUnavailableError`): a note
    * counted as written must land inside the placement margin (ADR 0007). @default NOTE_WRITE_TIMEOUT_MS
@@ -102,7 +92,7 @@ export interface DynamoDbStoreOptions {
  *
  * @example
  * const store = new DynamoDbStore({ client: new DynamoDBClient({}), tableName: 'sundial' });
- * const leased = await store.acquireDueSchedules({ owner: tickId, now, dueBefore: now + 90_000, leaseMs: 60_000, limit: 500 });
+ * const schedule = await store.getSchedule('nightly');
  */
 export class DynamoDbStore implements ScheduleStore, JobStore {
   private readonly context: StoreContext;
@@ -125,7 +115,6 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
       options.shards ?? DEFAULT_SHARDS,
       retry,
       options.sleep ?? defaultSleep,
-      options.capacityMeter,
     );
   }
 
@@ -141,42 +130,24 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return listing.listSchedules(this.context, filter, page);
   }
 
-  updateSchedule(
-    id: string,
-    changes: ScheduleChanges,
-    nextFireAt: EpochMs | null,
-    now: EpochMs,
-    expectedVersion?: number,
-    takeBack?: FiresTakenBack,
-    noted?: NotedState,
-  ): Promise<Schedule> {
-    return scheduleWrites.updateSchedule(
-      this.context,
-      id,
-      changes,
-      nextFireAt,
-      now,
-      expectedVersion,
-      takeBack,
-      noted,
-    );
+  updateSchedule(input: UpdateScheduleInput): Promise<Schedule> {
+    return scheduleWrites.updateSchedule(this.context, input);
   }
 
-  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack, noted?: NotedState): Promise<Schedule> {
-    return scheduleWrites.pauseSchedule(this.context, id, now, takeBack, noted);
+  pauseSchedule(input: PauseScheduleInput): Promise<Schedule> {
+    return scheduleWrites.pauseSchedule(this.context, input);
   }
 
-  giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {
-    return giveBackRuns(this.context, id, count, createdAt);
+  resumeSchedule(input: ResumeScheduleInput): Promise<Schedule> {
+    return scheduleWrites.resumeSchedule(this.context, input);
   }
 
-  resumeSchedule(
-    id: string,
-    nextFireAt: EpochMs | null,
-    now: EpochMs,
-    firesFrom?: EpochMs,
-  ): Promise<Schedule> {
-    return scheduleWrites.resumeSchedule(this.context, id, nextFireAt, now, firesFrom);
+  finishSchedule(input: FinishScheduleInput): Promise<FinishOutcome> {
+    return scheduleWrites.finishSchedule(this.context, input);
+  }
+
+  startCappedRun(input: StartCappedRunInput): Promise<StartCappedRunOutcome> {
+    return cappedRuns.startCappedRun(this.context, input);
   }
 
   removeSchedule(id: string): Promise<boolean> {
@@ -196,26 +167,6 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return finishedRemovals.getFinishedScheduleRemoval(this.context, id);
   }
 
-  acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
-    return leases.acquireDueSchedules(this.context, input);
-  }
-
-  leaseSchedule(id: string, owner: string, now: EpochMs, leaseMs: number): Promise<Schedule | undefined> {
-    return leases.leaseScheduleById(this.context, id, owner, now, leaseMs);
-  }
-
-  releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome> {
-    return leases.releaseSchedule(this.context, input);
-  }
-
-  readDueSchedules(input: ReadDueSchedulesInput): Promise<Schedule[]> {
-    return advances.readDueSchedules(this.context, input);
-  }
-
-  advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome> {
-    return advances.advanceSchedule(this.context, input);
-  }
-
   get dueShards(): number {
     return this.context.shards;
   }
@@ -230,6 +181,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   writeDueNotes(input: WriteDueNotesInput): Promise<void> {
     return dueNotes.writeDueNotes(this.context, input, this.noteWriteTimeoutMs);
+  }
+
+  removeDueNote(writer: string, note: DueNote): Promise<void> {
+    return dueNotes.removeDueNote(this.context, writer, note);
   }
 
   readDueNotes(input: ReadDueNotesInput): Promise<DueNotesPage> {
@@ -250,18 +205,6 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   moveNoteCursor(shard: number, toBucket: number): Promise<boolean> {
     return noteCursors.moveNoteCursor(this.context, shard, toBucket);
-  }
-
-  convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean> {
-    return noteConversion.convertScheduleToNotes(this.context, input);
-  }
-
-  findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
-    return dueNotes.findLiveNote(this.context, input);
-  }
-
-  finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean> {
-    return noteSchedules.finishScheduleOnNotes(this.context, input);
   }
 
   readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>> {

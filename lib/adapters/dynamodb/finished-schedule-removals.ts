@@ -29,7 +29,7 @@ export async function removeFinishedSchedule(
   const names = new Expressions();
   const condition = [
     `${names.name('paused')} = ${names.value(false)}`,
-    `attribute_not_exists(${names.name('dueAt')})`,
+    `attribute_not_exists(${names.name('nextFireAt')})`,
     `(attribute_not_exists(${names.name('keepFinished')}) OR ${names.name('keepFinished')} = ${names.value(false)})`,
     `${names.name('version')} = ${names.value(version)}`,
     `${names.name('createdAt')} = ${names.value(schedule.createdAt)}`,
@@ -61,11 +61,11 @@ export async function removeFinishedSchedule(
 }
 
 /**
- * The schedule's attributes kept in its removal record: nested, and without its key, kind and due shard,
- * so that the record is never taken for a schedule by the table's indexes.
+ * The schedule's attributes kept in its removal record: nested, and without its key and kind, so that
+ * the record is never taken for a schedule by the table's indexes.
  */
 function removedScheduleAttributes(item: StoredItem): StoredItem {
-  const { pk: _pk, sk: _sk, kind: _kind, dueShard: _dueShard, ...attributes } = item;
+  const { pk: _pk, sk: _sk, kind: _kind, ...attributes } = item;
   return attributes;
 }
 

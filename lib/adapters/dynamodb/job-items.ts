@@ -72,7 +72,7 @@ export function itemToJob(item: StoredItem): Job {
   const startedAt = optionalNumber(item.startedAt);
   const finishedAt = optionalNumber(item.finishedAt);
   const attempt = Number(item.attempt ?? 0);
-  const expiresAt = optionalNumber(resultExpiry(item));
+  const expiresAt = optionalNumber(item[RESULT_EXPIRY_ATTRIBUTE]);
   const key = { pk: String(item.pk), sk: String(item.sk) };
   return {
     id: jobIdFromKey(key),
@@ -136,16 +136,11 @@ export function endedRecordExpiry(endedAt: EpochMs, resultExpiresAt: EpochMs): S
   };
 }
 
-/** When the result expires (epoch seconds); items written before the two expiries were split have only the TTL. */
-function resultExpiry(item: StoredItem): unknown {
-  return item[RESULT_EXPIRY_ATTRIBUTE] ?? item[TTL_ATTRIBUTE];
-}
-
 /**
  * Reads treat a job whose result expired as absent; claims do not (its item is the dedupe record until
  * DynamoDB's TTL deletes it, up to days after `expiresAt`; Local never does).
  */
 export function isExpired(item: StoredItem, now: EpochMs): boolean {
-  const expiry = resultExpiry(item);
+  const expiry = item[RESULT_EXPIRY_ATTRIBUTE];
   return typeof expiry === 'number' && expiry * 1000 <= now;
 }

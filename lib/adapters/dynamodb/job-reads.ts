@@ -12,22 +12,15 @@ import {
   FIRE_JOB_PREFIX,
   INDEX_NAMES,
   type ItemKey,
-  isFireJobKey,
   itemKeyString,
   JOB_PREFIX,
   jobKey,
-  legacyJobKey,
   shardKeys,
 } from './table-design';
 import { listTaskJobs } from './task-job-listing';
 
 export async function getJob(context: StoreContext, id: string, now: EpochMs): Promise<Job | undefined> {
-  const key = jobKey(id);
-  let output = await context.get('getJob', { Key: key, ConsistentRead: true });
-  // A fire job written before fire jobs moved under their schedule (ADR 0001) is read where it was.
-  if (!output.Item && isFireJobKey(key)) {
-    output = await context.get('getJob', { Key: legacyJobKey(id), ConsistentRead: true });
-  }
+  const output = await context.get('getJob', { Key: jobKey(id), ConsistentRead: true });
   return output.Item && !isExpired(output.Item, now) ? itemToJob(output.Item) : undefined;
 }
 

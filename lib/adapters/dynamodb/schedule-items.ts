@@ -1,4 +1,3 @@
-import type { EpochMs } from '../../core/clock';
 import type { JsonValue } from '../../core/json';
 import type { Metadata } from '../../core/model/metadata';
 import { DEFAULT_PRIORITY, type Priority } from '../../core/model/priority';
@@ -6,24 +5,14 @@ import type { RunSettingOverrides } from '../../core/model/run-settings';
 import type { CoalescePolicy, Schedule, ScheduleDefinition } from '../../core/model/schedule';
 import type { TriggerSpec } from '../../core/triggers/schema';
 import type { StoredItem } from './store-context';
-import {
-  ITEM_KINDS,
-  type ItemKey,
-  idFromPartitionKey,
-  SCHEDULE_PREFIX,
-  scheduleKey,
-  shardKeys,
-  shardOf,
-} from './table-design';
+import { ITEM_KINDS, type ItemKey, idFromPartitionKey, SCHEDULE_PREFIX, scheduleKey } from './table-design';
 
 /**
- * A schedule item stores each fact once: the id lives in `pk`, the next fire time in `dueAt` (the due
- * index's sort key), and `dueShard` is present only while the schedule is active (not paused, has a next fire)
- * and item-indexed: a schedule on due notes (ADR 0007) keeps `dueAt` without `dueShard` (`onNotes`, derived
- * when read; written only by the conversion). Absent optional fields mean `null`.
+ * A schedule item stores each fact once: the id lives in `pk`; no index but `by-kind` holds it (its
+ * chain's notes move it on, ADR 0008). Absent optional fields mean `null` (`runs` and `startedRuns`: 0).
  */
-export function scheduleToItem(schedule: Schedule, shards: number): StoredItem {
-  const item: StoredItem = {
+export function scheduleToItem(schedule: Schedule): StoredItem {
+  return {
     ...scheduleKey(schedule.id),
     kind: ITEM_KINDS.schedule,
     ...definitionAttributes(schedule),
@@ -32,15 +21,25 @@ export function scheduleToItem(schedule: Schedule, shards: number): StoredItem {
     createdAt: schedule.createdAt,
     updatedAt: schedule.updatedAt,
     firesFrom: schedule.firesFrom,
+    ...(schedule.startedRuns > 0 && { startedRuns: schedule.startedRuns }),
+    ...positionAttributes(schedule),
   };
-  if (schedule.nextFireAt !== null) item.dueAt = schedule.nextFireAt;
-  if (isActive(schedule.paused, schedule.nextFireAt)) item.dueShard = dueShardOf(schedule.id, shards);
-  if (schedule.lastFireAt !== null) item.lastFireAt = schedule.lastFireAt;
-  if (schedule.runs > 0) item.runs = schedule.runs;
-  if (schedule.leaseOwner !== null) item.leaseOwner = schedule.leaseOwner;
-  if (schedule.leaseUntil !== null) item.leaseUntil = schedule.leaseUntil;
-  return item;
 }
+
+/** Where it stands (`nextFireAt`, `lastFireAt`, `runs`) and its chain, absent when `null` (or 0). */
+export function positionAttributes(
+  position: Pick<Schedule, 'nextFireAt' | 'lastFireAt' | 'runs' | 'chain'>,
+): StoredItem {
+  return {
+    ...(position.nextFireAt !== null && { nextFireAt: position.nextFireAt }),
+    ...(position.lastFireAt !== null && { lastFireAt: position.lastFireAt }),
+    ...(position.runs > 0 && { runs: position.runs }),
+    ...(position.chain !== null && { chain: position.chain }),
+  };
+}
+
+/** The attributes `positionAttributes` may write, each removed when absent from it. */
+export const POSITION_ATTRIBUTES = ['nextFireAt', 'lastFireAt', 'runs', 'chain'];
 
 /** The owner-controlled attributes, as stored (`misfireGraceSeconds`, `maxRuns` absent for `null`; `keepFinished` for false; `priority` for normal). */
 export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' | 'paused'>): StoredItem {
@@ -93,31 +92,15 @@ export function itemToSchedule(item: StoredItem): Schedule {
     keepFinished: item.keepFinished === true,
     maxRuns: optionalNumber(item.maxRuns),
     runs: Number(item.runs ?? 0),
-    nextFireAt: optionalNumber(item.dueAt),
+    nextFireAt: optionalNumber(item.nextFireAt),
     lastFireAt: optionalNumber(item.lastFireAt),
-    // Items written before `firesFrom` existed: their definition has held since they were added.
-    firesFrom: optionalNumber(item.firesFrom) ?? Number(item.createdAt),
+    firesFrom: Number(item.firesFrom),
     version: Number(item.version),
     createdAt: Number(item.createdAt),
     updatedAt: Number(item.updatedAt),
-    leaseOwner: typeof item.leaseOwner === 'string' ? item.leaseOwner : null,
-    leaseUntil: optionalNumber(item.leaseUntil),
-    // Derived, never stored: out of the due index with its `dueAt` kept and not paused (ADR 0007).
-    ...(isNotedItem(item) && { onNotes: true }),
+    chain: typeof item.chain === 'string' ? item.chain : null,
+    startedRuns: Number(item.startedRuns ?? 0),
   };
-}
-
-/** A schedule item on due notes: not paused, its `dueAt` kept, out of the due index (no `dueShard`). */
-export function isNotedItem(item: StoredItem): boolean {
-  return item.paused !== true && item.dueAt !== undefined && item.dueShard === undefined;
-}
-
-export function isActive(paused: boolean, nextFireAt: EpochMs | null): boolean {
-  return !paused && nextFireAt !== null;
-}
-
-export function dueShardOf(scheduleId: string, shards: number): string {
-  return shardKeys.dueSchedule(shardOf(scheduleId, shards));
 }
 
 export function scheduleKeyOf(item: StoredItem): ItemKey {

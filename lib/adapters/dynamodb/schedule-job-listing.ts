@@ -22,8 +22,8 @@ import {
 
 /**
  * The jobs of a schedule, latest first: its fires' jobs from its own partition (by fire time: no index
- * is written for them, ADR 0001) merged with the `jobs-by-schedule` index (run-now jobs, by run time,
- * and fire jobs written before the partition existed).
+ * is written for them, ADR 0001) merged with the `jobs-by-schedule` index (its run-now jobs, by run
+ * time).
  */
 export function listScheduleJobs(
   context: StoreContext,

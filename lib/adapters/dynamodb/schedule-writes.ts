@@ -1,69 +1,86 @@
-import type { EpochMs } from '../../core/clock';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
   ConflictingIdError,
   ScheduleMovedError,
   ScheduleNotFoundError,
   VersionConflictError,
 } from '../../core/errors';
-import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type { Schedule } from '../../core/model/schedule';
 import type {
   AddScheduleInput,
   AddScheduleOutcome,
-  FiresTakenBack,
-  NotedState,
+  ChainStart,
+  FinishOutcome,
+  FinishScheduleInput,
+  PauseScheduleInput,
+  ResumeScheduleInput,
+  SchedulePosition,
+  UpdateScheduleInput,
 } from '../../core/ports/schedule-store';
+import { firstNoteItem } from './due-notes';
 import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
-import { notedClauses, notesMoved } from './noted-writes';
-import { movedSince } from './runs-take-back';
 import {
   definitionAttributes,
-  dueShardOf,
-  isActive,
   itemToSchedule,
   OPTIONAL_DEFINITION_ATTRIBUTES,
+  POSITION_ATTRIBUTES,
+  positionAttributes,
   scheduleToItem,
 } from './schedule-items';
-import { conditionFailure, type StoreContext } from './store-context';
+import {
+  conditionFailure,
+  type StoreContext,
+  type StoredItem,
+  transactionCancellation,
+} from './store-context';
 import { ITEM_KINDS, removedScheduleKey, scheduleKey } from './table-design';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export async function addSchedule(
   context: StoreContext,
   input: AddScheduleInput,
 ): Promise<AddScheduleOutcome> {
-  const { schedule: definition, nextFireAt, now } = input;
+  const { schedule: definition, now, start } = input;
   if (input.conflictPolicy === 'replace') return replaceSchedule(context, input);
   const schedule: Schedule = {
     ...definition,
-    nextFireAt,
-    lastFireAt: null,
-    runs: 0,
+    ...input.position,
     firesFrom: now,
     version: 1,
     createdAt: now,
     updatedAt: now,
-    leaseOwner: null,
-    leaseUntil: null,
+    chain: start?.chain ?? null,
+    startedRuns: input.startedRuns ?? 0,
   };
-  const item = scheduleToItem(schedule, context.shards);
+  const item = scheduleToItem(schedule);
   try {
-    await context.put('addSchedule', {
-      Item: item,
-      ConditionExpression: 'attribute_not_exists(pk)',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
+    await writeWithChain(
+      context,
+      'addSchedule',
+      {
+        Put: {
+          TableName: context.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      start,
+    );
     return { status: 'added', schedule };
   } catch (error) {
-    const { old } = conditionFailure(error);
+    const old = refusedItem(error);
     if (!old || sameItem(old, item)) return { status: 'added', schedule }; // our own earlier try succeeded
     if (input.conflictPolicy === 'exception') throw new ConflictingIdError('schedule', definition.id);
     return { status: 'kept', schedule: itemToSchedule(old) };
   }
 }
 
-/** Overwrites the definition and next fire time; keeps `createdAt`, `lastFireAt` and any lease (whose release is then superseded). */
+/** Overwrites the definition and position; keeps `createdAt` and `startedRuns` (an upsert). */
 async function replaceSchedule(context: StoreContext, input: AddScheduleInput): Promise<AddScheduleOutcome> {
-  const { schedule: definition, nextFireAt, now } = input;
+  const { schedule: definition, now, start } = input;
   const update = new Expressions();
   const attributes = definitionAttributes(definition);
   for (const [attribute, value] of Object.entries(attributes)) update.set(attribute, value);
@@ -79,129 +96,52 @@ async function replaceSchedule(context: StoreContext, input: AddScheduleInput): 
       'version',
       `if_not_exists(${update.name('version')}, ${update.value(0)}) + ${update.value(1)}`,
     );
-  setDueKeys(update, definition.id, definition.paused, nextFireAt, context.shards);
-  const { takeBack, noted } = input;
-  const clauses = notedClauses(update, noted, takeBack);
-  // Without a take-back or a note to carry it is an upsert (an absent item is not on notes).
-  if (takeBack || noted) clauses.unshift('attribute_exists(pk)');
+  setPosition(update, input.position, start?.chain ?? null);
+  if (input.startedRuns !== undefined) update.setOrRemove('startedRuns', input.startedRuns || null);
+  const schedule = await updateWithChain(context, 'addSchedule', definition.id, update.buildUpdate(), start);
+  return { status: schedule.version === 1 ? 'added' : 'replaced', schedule };
+}
+
+export async function updateSchedule(context: StoreContext, input: UpdateScheduleInput): Promise<Schedule> {
+  const { id, changes, now, expectedVersion, restart } = input;
+  const update = new Expressions();
+  for (const [attribute, value] of Object.entries(changes)) {
+    if (value !== undefined) update.setOrRemove(attribute, value);
+  }
+  update.set('updatedAt', now).setExpression('version', `${update.name('version')} + ${update.value(1)}`);
+  if (changes.trigger !== undefined || restart) update.set('firesFrom', now);
+  if (restart) setPosition(update, restart.position, restart.start?.chain);
+  if (restart?.startedRuns !== undefined) update.setOrRemove('startedRuns', restart.startedRuns || null);
+  const condition = `attribute_exists(pk) AND ${update.name('version')} = ${update.value(expectedVersion)}`;
   try {
-    const output = await context.update('addSchedule', {
-      Key: scheduleKey(definition.id),
-      ...update.build(clauses.join(' AND ')),
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
-    const schedule = itemToSchedule(output.Attributes ?? {});
-    return { status: schedule.version === 1 ? 'added' : 'replaced', schedule };
+    return await updateWithChain(
+      context,
+      'updateSchedule',
+      id,
+      update.buildUpdate(condition),
+      restart?.start,
+    );
   } catch (error) {
-    const { old } = conditionFailure(error);
-    const seenVersion = noted?.seenVersion ?? takeBack?.seenVersion;
-    const ourEarlierTry =
-      seenVersion !== undefined && old?.version === seenVersion + 1 && old.updatedAt === now;
-    if (old && ourEarlierTry) return { status: 'replaced', schedule: itemToSchedule(old) };
-    if (!takeBack && !noted && !(old && notesMoved(old, undefined))) throw error;
-    throw new ScheduleMovedError(definition.id, seenVersion ?? Number(old?.version));
+    const old = refusedItem(error);
+    if (!old) throw new ScheduleNotFoundError(id);
+    const ourEarlierTry = old.version === expectedVersion + 1 && old.updatedAt === now;
+    if (ourEarlierTry) return itemToSchedule(old);
+    throw new VersionConflictError(id, expectedVersion);
   }
 }
 
-export async function updateSchedule(
-  context: StoreContext,
-  id: string,
-  changes: ScheduleChanges,
-  nextFireAt: EpochMs | null,
-  now: EpochMs,
-  expectedVersion?: number,
-  takeBack?: FiresTakenBack,
-  noted?: NotedState,
-): Promise<Schedule> {
-  // Whether the schedule belongs in the due index depends on its stored `paused`: guess "not paused"
-  // (the common case) and make the guess part of the condition; a failed guess is corrected once.
-  let paused = false;
-  for (let round = 0; round < 3; round++) {
-    const update = new Expressions();
-    for (const [attribute, value] of Object.entries(changes)) {
-      if (value !== undefined) update.setOrRemove(attribute, value);
-    }
-    update.set('updatedAt', now).setExpression('version', `${update.name('version')} + ${update.value(1)}`);
-    if (changes.trigger !== undefined) update.set('firesFrom', now);
-    setDueKeys(update, id, paused, nextFireAt, context.shards);
-    let condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(paused)}`;
-    if (expectedVersion !== undefined)
-      condition += ` AND ${update.name('version')} = ${update.value(expectedVersion)}`;
-    for (const clause of notedClauses(update, noted, takeBack)) condition += ` AND ${clause}`;
-    try {
-      const output = await context.update('updateSchedule', {
-        Key: scheduleKey(id),
-        ...update.build(condition),
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
-      return itemToSchedule(output.Attributes ?? {});
-    } catch (error) {
-      const { old } = conditionFailure(error);
-      if (!old) throw new ScheduleNotFoundError(id);
-      if (expectedVersion !== undefined && old.version !== expectedVersion) {
-        const ourEarlierTry = old.version === expectedVersion + 1 && old.updatedAt === now;
-        if (ourEarlierTry) return itemToSchedule(old);
-        throw new VersionConflictError(id, expectedVersion);
-      }
-      if (noted && old.version === noted.seenVersion + 1 && old.updatedAt === now) return itemToSchedule(old);
-      if (notesMoved(old, noted)) throw new ScheduleMovedError(id, noted?.seenVersion ?? Number(old.version));
-      if (takeBack && !noted && (old.version !== takeBack.seenVersion || movedSince(old, takeBack))) {
-        throw new ScheduleMovedError(id, takeBack.seenVersion);
-      }
-      paused = old.paused === true;
-    }
-  }
-  throw new VersionConflictError(id, expectedVersion ?? -1);
-}
-
-export async function pauseSchedule(
-  context: StoreContext,
-  id: string,
-  now: EpochMs,
-  takeBack?: FiresTakenBack,
-  noted?: NotedState,
-): Promise<Schedule> {
-  const update = new Expressions()
-    .set('paused', true)
-    .set('updatedAt', now)
-    .set('firesFrom', now)
-    .remove('dueShard');
+export async function pauseSchedule(context: StoreContext, input: PauseScheduleInput): Promise<Schedule> {
+  const { id, now, seenVersion } = input;
+  const update = new Expressions().set('paused', true).set('updatedAt', now).set('firesFrom', now);
   update.setExpression('version', `${update.name('version')} + ${update.value(1)}`);
-  // Paused from its live note: it keeps the note's next fire time (the one it shows while paused).
-  if (noted) update.set('dueAt', noted.nextFireAt);
-  let condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(false)}`;
-  for (const clause of notedClauses(update, noted, takeBack)) condition += ` AND ${clause}`;
-  return changePausedState(context, id, update, condition, takeBack !== undefined || noted !== undefined);
-}
-
-export async function resumeSchedule(
-  context: StoreContext,
-  id: string,
-  nextFireAt: EpochMs | null,
-  now: EpochMs,
-  firesFrom: EpochMs = now,
-): Promise<Schedule> {
-  const update = new Expressions().set('paused', false).set('updatedAt', now).set('firesFrom', firesFrom);
-  update.setExpression('version', `${update.name('version')} + ${update.value(1)}`);
-  setDueKeys(update, id, false, nextFireAt, context.shards);
-  const condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(true)}`;
-  return changePausedState(context, id, update, condition);
-}
-
-/** Pause and resume are idempotent: when the schedule is in the wanted state already, nothing changes. */
-async function changePausedState(
-  context: StoreContext,
-  id: string,
-  update: Expressions,
-  condition: string,
-  pinned = false,
-): Promise<Schedule> {
+  setPosition(update, input.position, null);
+  const condition =
+    `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(false)}` +
+    ` AND ${update.name('version')} = ${update.value(seenVersion)}`;
   try {
-    const output = await context.update('changePausedState', {
+    const output = await context.update('pauseSchedule', {
       Key: scheduleKey(id),
-      ...update.build(condition),
+      ...update.buildUpdate(condition),
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
@@ -209,12 +149,62 @@ async function changePausedState(
   } catch (error) {
     const { old } = conditionFailure(error);
     if (!old) throw new ScheduleNotFoundError(id);
-    // Not yet paused, but not as read either: what to take back, or the note to carry, changed (or it
-    // was converted to due notes since it was read).
-    if (old.paused !== true && (pinned || notesMoved(old, undefined))) {
-      throw new ScheduleMovedError(id, Number(old.version));
-    }
-    return itemToSchedule(old);
+    // Paused already (by this call's earlier try, or another): pausing is idempotent.
+    if (old.paused === true) return itemToSchedule(old);
+    throw new ScheduleMovedError(id, seenVersion);
+  }
+}
+
+export async function resumeSchedule(context: StoreContext, input: ResumeScheduleInput): Promise<Schedule> {
+  const { id, now, start } = input;
+  const update = new Expressions()
+    .set('paused', false)
+    .set('updatedAt', now)
+    .set('firesFrom', input.firesFrom);
+  update.setExpression('version', `${update.name('version')} + ${update.value(1)}`);
+  setPosition(update, input.position, start?.chain ?? null);
+  const condition = `attribute_exists(pk) AND ${update.name('paused')} = ${update.value(true)}`;
+  try {
+    return await updateWithChain(context, 'resumeSchedule', id, update.buildUpdate(condition), start);
+  } catch (error) {
+    const old = refusedItem(error);
+    if (!old) throw new ScheduleNotFoundError(id);
+    return itemToSchedule(old); // active already: resuming is idempotent
+  }
+}
+
+/**
+ * Finishes an active schedule whose chain ended, keeping the chain (its last note still stands for the
+ * fires it sends after this write). 1 WRU: the item is in no index a finish moves.
+ */
+export async function finishSchedule(
+  context: StoreContext,
+  input: FinishScheduleInput,
+): Promise<FinishOutcome> {
+  const update = new Expressions().remove('nextFireAt');
+  update.setOrRemove('lastFireAt', input.lastFireAt);
+  update.setOrRemove('runs', input.runs > 0 ? input.runs : null);
+  const condition =
+    `${update.name('chain')} = ${update.value(input.chain)}` +
+    ` AND ${update.name('paused')} = ${update.value(false)}` +
+    ` AND attribute_exists(${update.name('nextFireAt')})`;
+  try {
+    await context.update('finishSchedule', {
+      Key: scheduleKey(input.id),
+      ...update.buildUpdate(condition),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return 'finished';
+  } catch (error) {
+    const { old } = conditionFailure(error);
+    // Finished by an earlier try of this write (its answer was lost) and nothing since.
+    const ours =
+      old !== undefined &&
+      old.chain === input.chain &&
+      old.paused !== true &&
+      old.nextFireAt === undefined &&
+      (old.lastFireAt ?? null) === input.lastFireAt;
+    return ours ? 'finished' : 'moved';
   }
 }
 
@@ -231,15 +221,93 @@ export async function getSchedule(context: StoreContext, id: string): Promise<Sc
   return output.Item ? itemToSchedule(output.Item) : undefined;
 }
 
-/** Puts the schedule in the due index when active (`dueShard` + `dueAt`), takes it out otherwise. */
-export function setDueKeys(
+/** Writes the position (removing what is absent) and the chain (`undefined`: the chain it has stays). */
+function setPosition(
   update: Expressions,
-  id: string,
-  paused: boolean,
-  nextFireAt: EpochMs | null,
-  shards: number,
+  position: SchedulePosition,
+  chain: string | null | undefined,
 ): void {
-  update.setOrRemove('dueAt', nextFireAt);
-  if (isActive(paused, nextFireAt)) update.set('dueShard', dueShardOf(id, shards));
-  else update.remove('dueShard');
+  const attributes = positionAttributes({ ...position, chain: chain ?? null });
+  for (const attribute of POSITION_ATTRIBUTES) {
+    if (attribute === 'chain' && chain === undefined) continue;
+    update.setOrRemove(attribute, attributes[attribute]);
+  }
+}
+
+/**
+ * An update of the schedule item, alone, or with its chain's first note in one transaction (which
+ * returns no item: the schedule is read again, strongly consistent).
+ */
+async function updateWithChain(
+  context: StoreContext,
+  operation: string,
+  id: string,
+  update: ReturnType<Expressions['buildUpdate']>,
+  start: ChainStart | undefined,
+): Promise<Schedule> {
+  if (!start) {
+    const output = await context.update(operation, {
+      Key: scheduleKey(id),
+      ...update,
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return itemToSchedule(output.Attributes ?? {});
+  }
+  await writeWithChain(
+    context,
+    operation,
+    {
+      Update: {
+        TableName: context.tableName,
+        Key: scheduleKey(id),
+        ...update,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    start,
+  );
+  const written = await getSchedule(context, id);
+  if (!written) throw new ScheduleNotFoundError(id);
+  return written;
+}
+
+/** The schedule's write, and with a chain start its first note too, in one transaction. */
+async function writeWithChain(
+  context: StoreContext,
+  operation: string,
+  write: TransactItem,
+  start: ChainStart | undefined,
+): Promise<void> {
+  if (!start) {
+    if (write.Put) await context.put(operation, write.Put);
+    else if (write.Update) await context.update(operation, write.Update);
+    return;
+  }
+  const note = firstNoteItem(context, start);
+  await context.transact(operation, {
+    TransactItems: [
+      write,
+      {
+        Put: {
+          TableName: context.tableName,
+          Item: note,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * The schedule item a write's condition refused (a single write's, or the schedule's part of a
+ * transaction); undefined when there was none. Rethrows anything else.
+ */
+function refusedItem(error: unknown): StoredItem | undefined {
+  if (error instanceof Error && error.name === 'TransactionCanceledException') {
+    const [schedule] = transactionCancellation(error);
+    if (schedule?.code !== 'ConditionalCheckFailed') throw error;
+    return schedule.old;
+  }
+  return conditionFailure(error).old;
 }

@@ -1,4 +1,4 @@
-import type { AttributeValue, ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -16,8 +16,6 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { plainItem } from './attribute-values';
-import type { CapacityMeter, RequestKind, RequestShape } from './capacity';
-import { failedWriteUnits } from './failed-write-units';
 import { type RetryPolicy, type Sleep, UnprocessedKeysError, withRetries } from './retry';
 import { type ItemKey, itemKeyString } from './table-design';
 
@@ -26,9 +24,9 @@ export type StoredItem = Record<string, unknown>;
 type WithoutTable<T> = Omit<T, 'TableName' | 'ReturnConsumedCapacity'>;
 
 /**
- * Everything the operation modules share: the document client, the table, the shard count, the retry
- * policy (and how to wait between tries) and the optional capacity meter. Each request is retried on
- * transient errors and metered.
+ * Everything the operation modules share: the document client, the table, the shard count, and the
+ * retry policy (and how to wait between tries). Each request is retried on transient errors; the
+ * operation's name says which store operation gave up, when one does.
  */
 export class StoreContext {
   constructor(
@@ -37,50 +35,36 @@ export class StoreContext {
     readonly shards: number,
     private readonly retry: RetryPolicy,
     private readonly sleep: Sleep,
-    private readonly meter?: CapacityMeter,
   ) {}
 
   get(operation: string, input: WithoutTable<GetCommandInput>) {
-    return this.run(operation, 'read', () => this.client.send(new GetCommand(this.withTable(input))));
+    return this.run(operation, () => this.client.send(new GetCommand(this.withTable(input))));
   }
 
   /** `abortSignal` ends the request in flight and every later try (an `AbortError`, not retried). */
   put(operation: string, input: WithoutTable<PutCommandInput>, abortSignal?: AbortSignal) {
-    return this.run(operation, 'write', () =>
+    return this.run(operation, () =>
       this.client.send(new PutCommand(this.withTable(input)), { ...(abortSignal && { abortSignal }) }),
     );
   }
 
   update(operation: string, input: WithoutTable<UpdateCommandInput>) {
-    return this.run(operation, 'write', () => this.client.send(new UpdateCommand(this.withTable(input))));
+    return this.run(operation, () => this.client.send(new UpdateCommand(this.withTable(input))));
   }
 
   delete(operation: string, input: WithoutTable<DeleteCommandInput>) {
-    return this.run(operation, 'write', () => this.client.send(new DeleteCommand(this.withTable(input))));
+    return this.run(operation, () => this.client.send(new DeleteCommand(this.withTable(input))));
   }
 
   query(operation: string, input: WithoutTable<QueryCommandInput>) {
-    return this.run(operation, 'read', () => this.client.send(new QueryCommand(this.withTable(input))));
+    return this.run(operation, () => this.client.send(new QueryCommand(this.withTable(input))));
   }
 
   /** Transactions carry a client token chosen once per call, so a retry of an applied transaction is a no-op. */
   transact(operation: string, input: Omit<TransactWriteCommandInput, 'ReturnConsumedCapacity'>) {
     const ClientRequestToken = input.ClientRequestToken ?? crypto.randomUUID();
-    const items = input.TransactItems ?? [];
-    const shape = { transaction: { conditionChecks: items.filter((item) => item.ConditionCheck).length } };
-    return this.run(
-      operation,
-      'write',
-      () =>
-        this.client.send(
-          new TransactWriteCommand({
-            ...input,
-            ClientRequestToken,
-            ReturnConsumedCapacity: this.capacityMode(),
-          }),
-        ),
-      shape,
-      items,
+    return this.run(operation, () =>
+      this.client.send(new TransactWriteCommand({ ...input, ClientRequestToken })),
     );
   }
 
@@ -103,14 +87,13 @@ export class StoreContext {
         this.client.send(
           new BatchGetCommand({
             RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: consistent } },
-            ReturnConsumedCapacity: this.capacityMode(),
           }),
         );
       await withRetries(
         operation,
         this.retry,
         async () => {
-          const output = this.metered(operation, 'read', await request());
+          const output = await request();
           for (const item of output.Responses?.[this.tableName] ?? []) {
             found.set(itemKeyString({ pk: String(item.pk), sk: String(item.sk) }), item);
           }
@@ -123,55 +106,14 @@ export class StoreContext {
     return found;
   }
 
-  private withTable<T extends object>(
-    input: T,
-  ): T & { TableName: string; ReturnConsumedCapacity?: 'INDEXES' } {
-    return { ...input, TableName: this.tableName, ReturnConsumedCapacity: this.capacityMode() };
+  private withTable<T extends object>(input: T): T & { TableName: string } {
+    return { ...input, TableName: this.tableName };
   }
 
-  private capacityMode(): 'INDEXES' | undefined {
-    return this.meter ? 'INDEXES' : undefined;
-  }
-
-  private run<T extends Metered>(
-    operation: string,
-    kind: RequestKind,
-    call: () => Promise<T>,
-    shape: RequestShape = {},
-    transactItems: readonly TransactItem[] = [],
-  ): Promise<T> {
-    return withRetries(
-      operation,
-      this.retry,
-      async () => {
-        try {
-          return this.metered(operation, kind, await call(), shape);
-        } catch (error) {
-          const units = this.meter && kind === 'write' ? failedWriteUnits(error, transactItems) : undefined;
-          if (units !== undefined) this.meter?.recordFailedWrite(operation, units);
-          throw error;
-        }
-      },
-      this.sleep,
-    );
-  }
-
-  private metered<T extends Metered>(
-    operation: string,
-    kind: RequestKind,
-    output: T,
-    shape: RequestShape = {},
-  ): T {
-    if (this.meter && output.ConsumedCapacity) {
-      const consumed = output.ConsumedCapacity;
-      this.meter.record(operation, kind, Array.isArray(consumed) ? consumed : [consumed], shape);
-    }
-    return output;
+  private run<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return withRetries(operation, this.retry, call, this.sleep);
   }
 }
-
-type Metered = { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * When `error` is a failed condition, the item as it was (with ReturnValuesOnConditionCheckFailure

@@ -45,9 +45,9 @@ export const TABLE_KEYS = {
 
 /** Attribute names that carry index keys (each present only while the item belongs in the index). */
 export const INDEX_ATTRIBUTES = {
-  /** `DUE#<n>` on an active schedule, `JOBDUE#<n>` on a parked job. */
+  /** `JOBDUE#<n>` on a parked job. */
   dueShard: 'dueShard',
-  /** The schedule's next fire time / the parked job's run time (ms). */
+  /** The parked job's run time (ms). */
   dueAt: 'dueAt',
   /** `RUNNING#<n>` while a job runs. */
   runShard: 'runShard',
@@ -79,7 +79,7 @@ export const INDEX_NAMES = {
 
 export const GLOBAL_SECONDARY_INDEXES: readonly GlobalSecondaryIndexDesign[] = [
   {
-    // Active schedules and parked jobs, by shard, ordered by due time. Leases do not touch it (keys only).
+    // Parked jobs, by shard, ordered by due time (keys only).
     indexName: INDEX_NAMES.due,
     partitionKey: { name: INDEX_ATTRIBUTES.dueShard, type: 'S' },
     sortKey: { name: INDEX_ATTRIBUTES.dueAt, type: 'N' },
@@ -152,7 +152,7 @@ export function removedScheduleKey(id: string): ItemKey {
 /** A task's fire log (`fire-log.ts`, ADR 0001): written by the tick and dispatchers, read by the admin. */
 export const TASK_FIRE_LOG_PREFIX = 'TASKFIRES#';
 
-/** The lease of one due-index shard (ADR 0006): never in an index, written only by the tick and dispatchers. */
+/** The lease of one due shard (ADR 0006): never in an index, written only by the tick and dispatchers. */
 export const DUE_SHARD_LEASE_PREFIX = 'SHARDLEASE#';
 
 export function dueShardLeaseKey(shard: number): ItemKey {
@@ -160,8 +160,9 @@ export function dueShardLeaseKey(shard: number): ItemKey {
 }
 
 /**
- * Due notes (ADR 0007): one partition per due shard and 10 s bucket of read time, items `<writer>#<seq>`
- * of many entries each (`due-note-items.ts`); never in an index, written and read by the tick and dispatchers.
+ * Due notes (ADR 0007, 0008): one partition per due shard and 10 s bucket of read time, items
+ * `<writer>#<seq>` of many entries each (`due-note-items.ts`); never in an index, written by the
+ * dispatchers and the admin API (a chain's first note), read by the dispatchers.
  */
 export const DUE_NOTES_PREFIX = 'DUENOTES#';
 
@@ -187,7 +188,7 @@ const FIRE_TIME_DIGITS = 16;
 /** The key of job `id`: a fire's under its schedule's partition, any other job's in a partition of its own. */
 export function jobKey(id: string): ItemKey {
   const fire = parseFireJobId(id);
-  if (!fire) return legacyJobKey(id);
+  if (!fire) return { pk: `${JOB_PREFIX}${id}`, sk: 'JOB' };
   return { pk: `${FIRE_JOB_PREFIX}${fire.scheduleId}`, sk: fireJobSortKey(fire.fireTime) };
 }
 
@@ -196,11 +197,6 @@ export function keptFireOf(id: string): { scheduleId: string; fireTime: number }
   const key = jobKey(id);
   if (!isFireJobKey(key)) return undefined;
   return { scheduleId: idFromPartitionKey(key.pk, FIRE_JOB_PREFIX), fireTime: fireTimeOfSortKey(key.sk) };
-}
-
-/** Where every job lived before fire jobs moved under their schedule (still the key of other jobs). */
-export function legacyJobKey(id: string): ItemKey {
-  return { pk: `${JOB_PREFIX}${id}`, sk: 'JOB' };
 }
 
 export function isFireJobKey(key: ItemKey): boolean {
@@ -217,7 +213,7 @@ export function fireTimeOfSortKey(sk: string): number {
   return Number(sk.slice(FIRE_SORT_PREFIX.length));
 }
 
-/** The job id a job item's key stands for (the inverse of `jobKey` and `legacyJobKey`). */
+/** The job id a job item's key stands for (the inverse of `jobKey`). */
 export function jobIdFromKey(key: ItemKey): string {
   if (!isFireJobKey(key)) return idFromPartitionKey(key.pk, JOB_PREFIX);
   return `${idFromPartitionKey(key.pk, FIRE_JOB_PREFIX)}@${fireTimeOfSortKey(key.sk)}`;
@@ -251,7 +247,6 @@ export function shardOf(id: string, shards: number): number {
 }
 
 export const shardKeys = {
-  dueSchedule: (n: number) => `DUE#${n}`,
   dueJob: (n: number) => `JOBDUE#${n}`,
   running: (n: number) => `RUNNING#${n}`,
 } as const;

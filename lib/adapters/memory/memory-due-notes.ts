@@ -1,21 +1,22 @@
 import type { EpochMs } from '../../core/clock';
 import type { Schedule } from '../../core/model/schedule';
-import { checkBucket, noteItemsToWrite } from '../../core/ports/due-note-items';
+import {
+  checkBucket,
+  type NoteItemToWrite,
+  noteItemName,
+  noteItemsToWrite,
+} from '../../core/ports/due-note-items';
 import {
   checkShard,
   type FetchNoteItems,
-  findLiveNoteIn,
   findLiveNotesIn,
   readNotePage,
 } from '../../core/ports/due-note-reads';
 import type {
-  ConvertScheduleToNotesInput,
   DueNote,
   DueNoteStore,
   DueNotesPage,
-  FindLiveNoteInput,
   FindLiveNotesInput,
-  FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
@@ -29,20 +30,21 @@ interface StoredNoteItem {
 
 /**
  * The in-memory due notes and cursors: the same contract as the DynamoDB store's (`due-notes.ts`,
- * `due-note-cursors.ts`), entries stored encoded as there. The conversion write changes a schedule, so
- * the schedule store implements it.
+ * `due-note-cursors.ts`), entries stored encoded as there.
  */
 export abstract class MemoryDueNotes extends MemoryDueShardLeases implements DueNoteStore {
   /** Note items by partition (`<shard>#<bucket>`), then by name. */
   private readonly noteItems = new Map<string, Map<string, StoredNoteItem>>();
   private readonly cursors = new Map<number, number>();
 
-  abstract convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean>;
-  abstract finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean>;
   abstract readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>>;
 
   async writeDueNotes(input: WriteDueNotesInput): Promise<void> {
-    const items = noteItemsToWrite(input, (scheduleId) => shardOf(scheduleId, this.dueShards));
+    this.putNoteItems(noteItemsToWrite(input, (scheduleId) => this.noteShardOf(scheduleId)));
+  }
+
+  /** Puts note items, none of whose names is taken by other entries (checked first: all or nothing). */
+  protected putNoteItems(items: readonly NoteItemToWrite[]): void {
     for (const item of items) {
       const existing = this.partition(item.shard, item.bucket).get(item.name);
       if (existing && JSON.stringify(existing.entries) !== JSON.stringify(item.entries)) {
@@ -54,6 +56,11 @@ export abstract class MemoryDueNotes extends MemoryDueShardLeases implements Due
     for (const { shard, bucket, name, entries, expiresAt } of items) {
       this.partition(shard, bucket).set(name, { entries: [...entries], expiresAt });
     }
+  }
+
+  async removeDueNote(writer: string, note: DueNote): Promise<void> {
+    const shard = this.noteShardOf(note.entry.scheduleId);
+    this.noteItems.get(partitionKey(shard, note.bucket))?.delete(noteItemName(writer, 0));
   }
 
   readDueNotes(input: ReadDueNotesInput): Promise<DueNotesPage> {
@@ -84,10 +91,6 @@ export abstract class MemoryDueNotes extends MemoryDueShardLeases implements Due
     if (at !== undefined && at >= toBucket) return at === toBucket;
     this.cursors.set(shard, toBucket);
     return true;
-  }
-
-  findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
-    return findLiveNoteIn(input, shardOf(input.scheduleId, this.dueShards), this.fetchNoteItems);
   }
 
   findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>> {

@@ -12,6 +12,8 @@ export interface StoredJob extends Job {
   parkedUntil: EpochMs | null;
   recordExpiresAt: EpochMs | null;
   reclaimable: boolean;
+  /** A fire of a schedule with `maxRuns` counted as started (`startCappedRun`): kept by later claims. */
+  countedRun?: true;
 }
 
 /**
@@ -90,6 +92,7 @@ export function present(job: StoredJob | Job): Job {
     parkedUntil: _parked,
     recordExpiresAt: _record,
     reclaimable: _reclaimable,
+    countedRun: _counted,
     ...rest
   } = job as StoredJob;
   return structuredClone(rest);

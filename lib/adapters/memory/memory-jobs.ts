@@ -115,12 +115,25 @@ export class MemoryJobStore implements JobStore {
       reclaimable: false,
       ...(existing?.attemptBase !== undefined && { attemptBase: existing.attemptBase }),
       ...(existing?.history !== undefined && { history: existing.history }),
+      ...(existing?.countedRun && { countedRun: true as const }),
     };
     // The creation token is the stored job's (a claim never writes one, as in DynamoDB)
     delete job.createToken;
     if (existing?.createToken !== undefined) job.createToken = existing.createToken;
     this.jobs.set(job.id, job);
     return { status: 'claimed', job: present(job), ...(reclaimable && { reclaimed: true }) };
+  }
+
+  /**
+   * The job's half of `startCappedRun` (see `MemoryStore`): `counted` when an earlier try counted this
+   * run, `not_running` when it is not running under `owner`, else `mark` (and, with `apply`, marked).
+   */
+  markRunCounted(jobId: string, owner: string, apply: boolean): 'mark' | 'counted' | 'not_running' {
+    const job = this.jobs.get(jobId);
+    if (job?.status !== 'running' || job.leaseOwner !== owner) return 'not_running';
+    if (job.countedRun) return 'counted';
+    if (apply) job.countedRun = true;
+    return 'mark';
   }
 
   async finishJob(input: FinishJobInput): Promise<Job> {

@@ -1,31 +1,27 @@
 import type { EpochMs } from '../../core/clock';
 import type { Page, PageRequest } from '../../core/model/page';
-import type { Schedule, ScheduleChanges } from '../../core/model/schedule';
+import type { Schedule } from '../../core/model/schedule';
 import type {
-  ConvertScheduleToNotesInput,
   DueNote,
   DueNotesPage,
-  FindLiveNoteInput,
   FindLiveNotesInput,
-  FinishScheduleOnNotesInput,
   ReadDueNotesInput,
   WriteDueNotesInput,
 } from '../../core/ports/due-notes';
 import type { DueShardLeaseInput } from '../../core/ports/due-shard-leases';
 import type { FinishedScheduleRemoval } from '../../core/ports/finished-schedule-removal';
 import type {
-  AcquireDueSchedulesInput,
   AddScheduleInput,
   AddScheduleOutcome,
-  AdvanceOutcome,
-  AdvanceScheduleInput,
-  FiresTakenBack,
-  NotedState,
-  ReadDueSchedulesInput,
-  ReleaseOutcome,
-  ReleaseScheduleInput,
+  FinishOutcome,
+  FinishScheduleInput,
+  PauseScheduleInput,
+  ResumeScheduleInput,
   ScheduleFilter,
   ScheduleStore,
+  StartCappedRunInput,
+  StartCappedRunOutcome,
+  UpdateScheduleInput,
 } from '../../core/ports/schedule-store';
 import { DEFAULT_SHARDS } from '../dynamodb/table-design';
 import { MemoryJobStore } from './memory-jobs';
@@ -36,7 +32,7 @@ import { MemoryScheduleStore } from './memory-schedules';
  *
  * @example
  * const store = new MemoryStore();
- * await store.addSchedule({ schedule, nextFireAt, conflictPolicy: 'exception', now: clock.now() });
+ * const schedule = await store.getSchedule('nightly');
  */
 export class MemoryStore extends MemoryJobStore implements ScheduleStore {
   private readonly schedules: MemoryScheduleStore;
@@ -59,37 +55,34 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
     return this.schedules.listSchedules(filter, page);
   }
 
-  updateSchedule(
-    id: string,
-    changes: ScheduleChanges,
-    nextFireAt: EpochMs | null,
-    now: EpochMs,
-    expectedVersion?: number,
-    takeBack?: FiresTakenBack,
-    noted?: NotedState,
-  ): Promise<Schedule> {
-    return this.schedules.updateSchedule(id, changes, nextFireAt, now, expectedVersion, takeBack, noted);
+  updateSchedule(input: UpdateScheduleInput): Promise<Schedule> {
+    return this.schedules.updateSchedule(input);
   }
 
-  pauseSchedule(id: string, now: EpochMs, takeBack?: FiresTakenBack, noted?: NotedState): Promise<Schedule> {
-    return this.schedules.pauseSchedule(id, now, takeBack, noted);
+  pauseSchedule(input: PauseScheduleInput): Promise<Schedule> {
+    return this.schedules.pauseSchedule(input);
   }
 
-  giveBackRuns(id: string, count: number, createdAt: EpochMs): Promise<void> {
-    return this.schedules.giveBackRuns(id, count, createdAt);
-  }
-
-  resumeSchedule(
-    id: string,
-    nextFireAt: EpochMs | null,
-    now: EpochMs,
-    firesFrom?: EpochMs,
-  ): Promise<Schedule> {
-    return this.schedules.resumeSchedule(id, nextFireAt, now, firesFrom);
+  resumeSchedule(input: ResumeScheduleInput): Promise<Schedule> {
+    return this.schedules.resumeSchedule(input);
   }
 
   removeSchedule(id: string): Promise<boolean> {
     return this.schedules.removeSchedule(id);
+  }
+
+  finishSchedule(input: FinishScheduleInput): Promise<FinishOutcome> {
+    return this.schedules.finishSchedule(input);
+  }
+
+  /** Both halves checked before either is written: the job's mark and the schedule's count are one step. */
+  async startCappedRun(input: StartCappedRunInput): Promise<StartCappedRunOutcome> {
+    const job = this.markRunCounted(input.jobId, input.owner, false);
+    if (job === 'not_running') return 'gone';
+    if (job === 'counted') return 'started';
+    const counted = this.schedules.countStartedRun(input, true);
+    if (counted === 'started') this.markRunCounted(input.jobId, input.owner, true);
+    return counted;
   }
 
   removeFinishedSchedule(
@@ -103,26 +96,6 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   getFinishedScheduleRemoval(id: string): Promise<FinishedScheduleRemoval | undefined> {
     return this.schedules.getFinishedScheduleRemoval(id);
-  }
-
-  acquireDueSchedules(input: AcquireDueSchedulesInput): Promise<Schedule[]> {
-    return this.schedules.acquireDueSchedules(input);
-  }
-
-  leaseSchedule(id: string, owner: string, now: EpochMs, leaseMs: number): Promise<Schedule | undefined> {
-    return this.schedules.leaseSchedule(id, owner, now, leaseMs);
-  }
-
-  releaseSchedule(input: ReleaseScheduleInput): Promise<ReleaseOutcome> {
-    return this.schedules.releaseSchedule(input);
-  }
-
-  readDueSchedules(input: ReadDueSchedulesInput): Promise<Schedule[]> {
-    return this.schedules.readDueSchedules(input);
-  }
-
-  advanceSchedule(input: AdvanceScheduleInput): Promise<AdvanceOutcome> {
-    return this.schedules.advanceSchedule(input);
   }
 
   get dueShards(): number {
@@ -139,6 +112,10 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   writeDueNotes(input: WriteDueNotesInput): Promise<void> {
     return this.schedules.writeDueNotes(input);
+  }
+
+  removeDueNote(writer: string, note: DueNote): Promise<void> {
+    return this.schedules.removeDueNote(writer, note);
   }
 
   readDueNotes(input: ReadDueNotesInput): Promise<DueNotesPage> {
@@ -159,18 +136,6 @@ export class MemoryStore extends MemoryJobStore implements ScheduleStore {
 
   moveNoteCursor(shard: number, toBucket: number): Promise<boolean> {
     return this.schedules.moveNoteCursor(shard, toBucket);
-  }
-
-  convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean> {
-    return this.schedules.convertScheduleToNotes(input);
-  }
-
-  findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined> {
-    return this.schedules.findLiveNote(input);
-  }
-
-  finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean> {
-    return this.schedules.finishScheduleOnNotes(input);
   }
 
   readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>> {

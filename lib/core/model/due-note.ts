@@ -3,16 +3,14 @@ import { LIMITS } from '../limits';
 import { ID_PATTERN } from './job-id';
 
 /**
- * A due note (ADR 0007): where one schedule's chain stands, kept among many others in a shared note
- * item instead of on the schedule's own item. It stands only while the schedule item still has its
- * `version` and `createdAt` and is neither paused nor finished.
+ * A due note (ADR 0007, 0008): where one schedule's chain stands, kept among many others in a shared
+ * note item instead of on the schedule's own item. It stands only while the schedule item still names
+ * its `chain` and is not paused (ADR 0008: every admin write that moves the fire times starts a new one).
  */
 export interface DueNoteEntry {
   scheduleId: string;
-  /** The schedule's version the note was planned from. */
-  version: number;
-  /** When the schedule was added: one removed and added again under its id starts at version 1 again. */
-  createdAt: EpochMs;
+  /** The chain the note belongs to: the token its schedule item names while the chain moves it on. */
+  chain: string;
   /** The first fire time not dispatched. */
   nextFireAt: EpochMs;
   /** Fire times dispatched so far, as the item-indexed path would have counted them in `runs`. */
@@ -21,8 +19,11 @@ export interface DueNoteEntry {
   lastFireAt: EpochMs | null;
 }
 
-/** Which schedule a note belongs to: its id and the incarnation and version it was planned from. */
-export type DueNoteIdentity = Pick<DueNoteEntry, 'scheduleId' | 'version' | 'createdAt'>;
+/** Which schedule and chain a note belongs to. */
+export type DueNoteIdentity = Pick<DueNoteEntry, 'scheduleId' | 'chain'>;
+
+/** A chain token: short, lower-case letters and digits (it is written in every note entry). */
+export const CHAIN_PATTERN = /^[0-9a-z]{1,16}$/;
 
 export type DecodedNoteEntry = { ok: true; entry: DueNoteEntry } | { ok: false; reason: string };
 
@@ -36,23 +37,26 @@ const RADIX = 36;
 const NO_FIRE = '-';
 /** As `toString(36)` writes a whole number: no sign, no leading zero (one text per entry). */
 const NUMBER_TEXT = /^(0|[1-9a-z][0-9a-z]{0,10})$/;
-const NUMBER_FIELDS = 5;
-/** Five numbers of at most 11 digits, their separators and an id: anything longer is not an entry. */
-export const MAX_ENTRY_LENGTH = NUMBER_FIELDS * 12 + LIMITS.idLength;
+const FIELDS = 5;
+/** A chain, three numbers of at most 11 digits, their separators and an id: anything longer is not an entry. */
+export const MAX_ENTRY_LENGTH = 17 + 3 * 12 + LIMITS.idLength;
 
 /**
- * One entry as text: `<version> <createdAt> <nextFireAt> <runs> <lastFireAt or -> <schedule id>`, the
- * numbers in base 36 (a note item is billed by its bytes: 9 characters for an epoch ms instead of 13),
- * the id last (ids contain no space). Throws on an entry no reader could take back.
+ * One entry as text: `<chain> <nextFireAt> <runs> <lastFireAt or -> <schedule id>`, the numbers in base
+ * 36 (a note item is billed by its bytes: 9 characters for an epoch ms instead of 13), the id last (ids
+ * contain no space). Throws on an entry no reader could take back.
  */
 export function encodeNoteEntry(entry: DueNoteEntry): string {
   const problem = entryProblem(entry);
   if (problem) throw new RangeError(`due note of schedule '${entry.scheduleId}': ${problem}`);
   const last = entry.lastFireAt === null ? NO_FIRE : entry.lastFireAt.toString(RADIX);
-  return [entry.version, entry.createdAt, entry.nextFireAt, entry.runs]
-    .map((value) => value.toString(RADIX))
-    .concat(last, entry.scheduleId)
-    .join(' ');
+  return [
+    entry.chain,
+    entry.nextFireAt.toString(RADIX),
+    entry.runs.toString(RADIX),
+    last,
+    entry.scheduleId,
+  ].join(' ');
 }
 
 /** The entry `text` holds, or why it holds none (a corrupt entry is skipped by its reader, not fatal). */
@@ -61,19 +65,18 @@ export function decodeNoteEntry(text: unknown): DecodedNoteEntry {
   if (text.length > MAX_ENTRY_LENGTH)
     return { ok: false, reason: `longer than ${MAX_ENTRY_LENGTH} characters` };
   const parts = text.split(' ');
-  if (parts.length !== NUMBER_FIELDS + 1) return { ok: false, reason: `not ${NUMBER_FIELDS + 1} fields` };
-  const [version, createdAt, nextFireAt, runs] = parts.slice(0, 4).map(readNumber);
-  const lastText = parts[4];
+  if (parts.length !== FIELDS) return { ok: false, reason: `not ${FIELDS} fields` };
+  const [nextFireAt, runs] = parts.slice(1, 3).map(readNumber);
+  const lastText = parts[3];
   const lastFireAt = lastText === NO_FIRE ? null : readNumber(lastText);
   const entry = {
-    scheduleId: parts[5] ?? '',
-    version,
-    createdAt,
+    scheduleId: parts[4] ?? '',
+    chain: parts[0] ?? '',
     nextFireAt,
     runs,
     lastFireAt,
   };
-  if (!isEntry(entry)) return { ok: false, reason: 'a field is not a base-36 whole number' };
+  if (!isEntry(entry)) return { ok: false, reason: 'a number field is not a base-36 whole number' };
   const problem = entryProblem(entry);
   return problem ? { ok: false, reason: problem } : { ok: true, entry };
 }
@@ -101,9 +104,8 @@ export function packNoteEntries(texts: readonly string[], maxBytes = NOTE_ITEM_E
 }
 
 /**
- * Of the notes found, the one `identity`'s chain stands at: chains of one version meet where their
- * notes are read as one, from the earliest next fire time noted (ADR 0007). Notes of other versions or
- * of an earlier incarnation of the id are not its.
+ * Of the notes found, the one `identity`'s chain stands at: copies of one chain meet where their notes
+ * are read as one, from the earliest next fire time noted (ADR 0007). Notes of other chains are not its.
  */
 export function liveNoteOf<T extends { entry: DueNoteEntry }>(
   notes: Iterable<T>,
@@ -112,10 +114,7 @@ export function liveNoteOf<T extends { entry: DueNoteEntry }>(
   let live: T | undefined;
   for (const note of notes) {
     const { entry } = note;
-    const ours =
-      entry.scheduleId === identity.scheduleId &&
-      entry.version === identity.version &&
-      entry.createdAt === identity.createdAt;
+    const ours = entry.scheduleId === identity.scheduleId && entry.chain === identity.chain;
     if (ours && (live === undefined || entry.nextFireAt < live.entry.nextFireAt)) live = note;
   }
   return live;
@@ -138,9 +137,9 @@ function entryProblem(entry: DueNoteEntry): string | undefined {
   if (scheduleId.length === 0 || scheduleId.length > LIMITS.idLength || !ID_PATTERN.test(scheduleId)) {
     return `the schedule id must be 1–${LIMITS.idLength} characters matching ${ID_PATTERN}`;
   }
+  if (!CHAIN_PATTERN.test(entry.chain)) return `the chain must match ${CHAIN_PATTERN}`;
   const whole = (value: number) => Number.isSafeInteger(value) && value >= 0;
-  if (!whole(entry.version) || entry.version < 1) return 'version must be a whole number from 1';
-  for (const field of ['createdAt', 'nextFireAt', 'runs'] as const) {
+  for (const field of ['nextFireAt', 'runs'] as const) {
     if (!whole(entry[field])) return `${field} must be a whole number from 0`;
   }
   if (entry.lastFireAt !== null && !whole(entry.lastFireAt)) {

@@ -48,12 +48,12 @@ const jobMessageBody = z.object({
     attemptBase: z.number().int().positive().optional(),
     /** Absent for `normal`. */
     priority: z.enum(PRIORITIES).optional(),
-    /** Absent for jobs no `createJob` made (fires), and in messages sent before tokens existed. */
+    /** Absent for jobs no `createJob` made (fires). */
     createToken: z.string().min(1).max(64).optional(),
   }),
-  /** Absent in messages sent before revisions existed, and in messages of jobs that are no schedule fires. */
+  /** Every first delivery of a schedule's fire carries it (`decodeJobMessage` refuses one without). */
   revision: z
-    .object({ createdAt: epochMs, version: z.number().int().positive(), firesFrom: epochMs.optional() })
+    .object({ createdAt: epochMs, version: z.number().int().positive(), firesFrom: epochMs })
     .optional(),
   finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
@@ -159,6 +159,9 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
   const { attempt, job: decoded, revision, finalFire, taskLogged, wokenBy } = parsed.data;
+  if (decoded.origin === 'schedule' && attempt === 1 && !revision) {
+    return { ok: false, reason: 'invalid job message (revision: required for the first delivery of a fire)' };
+  }
   const { overrides, metadata, ...job } = decoded;
   const extras = {
     ...(overrides && { overrides: overrides as RunSettingOverrides }),

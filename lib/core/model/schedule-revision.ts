@@ -10,7 +10,7 @@ export interface ScheduleRevision {
   version: number;
   /**
    * The schedule's `firesFrom` under this revision: the changes that move it (a new trigger, pause,
-   * resume, replace) dispatch again every fire they run. Absent in messages sent before it was carried.
+   * resume, replace) dispatch again every fire they run. Absent in a removal record's revision.
    */
   firesFrom?: EpochMs;
 }

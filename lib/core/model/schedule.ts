@@ -39,16 +39,18 @@ export interface ScheduleDefinition {
   maxRuns: number | null;
 }
 
-/** A schedule as stored. */
+/**
+ * A schedule as stored. While it is active (not paused, not finished) its position is its note chain's
+ * (ADR 0008): `nextFireAt`, `lastFireAt` and `runs` on the item are where that chain started, and its
+ * live note holds where it stands now. Paused, they are where it stood when paused; finished, where its
+ * chain ended.
+ */
 export interface Schedule extends ScheduleDefinition {
-  /**
-   * The next fire time not yet dispatched; `null` when paused-and-unknown or finished. Of a schedule
-   * `onNotes`, the one at its conversion (its live note holds the current one).
-   */
+  /** The next fire time not yet dispatched (see above); `null` when finished. */
   nextFireAt: EpochMs | null;
   /** The latest fire time dispatched. */
   lastFireAt: EpochMs | null;
-  /** Fire times dispatched so far, each counted once (by the release that ends the lease it was sent under). */
+  /** Fire times dispatched so far, less those a change cancelled before they could start. */
   runs: number;
   /**
    * Fire times before this instant are not the current definition's to run: when the schedule was
@@ -61,14 +63,17 @@ export interface Schedule extends ScheduleDefinition {
   version: number;
   createdAt: EpochMs;
   updatedAt: EpochMs;
-  leaseOwner: string | null;
-  leaseUntil: EpochMs | null;
   /**
-   * True while the schedule is moved on by due notes (ADR 0007): out of the due index, its `nextFireAt`,
-   * `lastFireAt` and `runs` are those at its conversion and its live note holds the current ones. Never
-   * paused nor finished. Absent otherwise; every admin write makes the schedule item-indexed again.
+   * The note chain that moves it on (ADR 0008): a new token for every write that moves its fire times
+   * (add, a new trigger, resume, replace, a restart past `maxRuns`); its notes stand only while the item
+   * names it. `null` while paused, and for a schedule that never had a fire time.
    */
-  onNotes?: boolean;
+  chain: string | null;
+  /**
+   * With `maxRuns`: fires whose handler started, counted by the worker as each starts, in the write
+   * that lets it start only while fewer than `maxRuns` did (ADR 0008). 0 without `maxRuns`.
+   */
+  startedRuns: number;
 }
 
 /** The optional fields of a schedule that `update_schedule` clears with `null`. */
@@ -79,12 +84,14 @@ export type ScheduleChanges = Partial<Omit<ScheduleDefinition, 'id' | 'paused' |
   [Field in ClearableFields]?: ScheduleDefinition[Field] | null;
 };
 
-/**
- * Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). A
- * schedule on due notes (ADR 0007) has no `nextFireAt` on its item either, and is not finished.
- */
-export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt' | 'onNotes'>): boolean {
-  return !schedule.paused && schedule.nextFireAt === null && schedule.onNotes !== true;
+/** Finished: not paused and no fire time left to dispatch (its trigger ended, or it reached `maxRuns`). */
+export function isFinished(schedule: Pick<Schedule, 'paused' | 'nextFireAt'>): boolean {
+  return !schedule.paused && schedule.nextFireAt === null;
+}
+
+/** Active: moved on by its note chain (not paused, a fire time left). */
+export function isActive(schedule: Pick<Schedule, 'paused' | 'nextFireAt'>): boolean {
+  return !schedule.paused && schedule.nextFireAt !== null;
 }
 
 /** Whether a schedule with `runs` fires so far has reached `maxRuns` (it then finishes). */

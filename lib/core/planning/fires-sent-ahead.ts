@@ -1,20 +1,9 @@
 import type { EpochMs } from '../clock';
 import type { Schedule } from '../model/schedule';
 import { compileTrigger, type FireTimeSource } from '../triggers';
-import type { TriggerSpec } from '../triggers/schema';
 import { latestFireTime } from './latest-fire';
 
-/**
- * How long after an admin call's start its change may still be landing, plus the clock skew allowed
- * between hosts: a fire due later than this has not got past its worker's check (a worker reads the
- * schedule only once the fire's run time has come) when the change lands. A call that takes longer
- * gives back what it took too much (`firesBetween`).
- */
-export const CHANGE_SETTLE_MS = 5_000;
-/** The clock skew allowed between hosts. */
-export const CLOCK_SKEW_MS = 1_000;
-
-/** What a change that cancels the fires sent ahead takes back out of `runs`. */
+/** The fires a chain sent ahead of a change, which the change cancels (they leave `runs`). */
 export interface FiresSentAhead {
   /** Fire times after the cutoff up to `lastFireAt`: each dispatched, counted, and cancelled by the change. */
   count: number;
@@ -23,9 +12,9 @@ export interface FiresSentAhead {
 }
 
 /**
- * The fires `schedule` sent ahead that are due after `after`: those of its trigger in
- * `(after, lastFireAt]`. Every one was dispatched and counted in `runs` (a plan coalesces only fires it
- * missed, never those ahead of it).
+ * The fires `schedule` (as its live note has it) sent ahead that are due after `after`: those of its
+ * trigger in `(after, lastFireAt]`. Every one was dispatched and counted in `runs` (a plan coalesces only
+ * fires it missed, never those ahead of it).
  */
 export function firesSentAhead(
   schedule: Pick<Schedule, 'trigger' | 'createdAt' | 'lastFireAt'>,
@@ -38,11 +27,6 @@ export function firesSentAhead(
     count: countFires(source, after, lastFireAt),
     lastCounted: latestFireTime(source, Math.min(schedule.createdAt, after), after) ?? null,
   };
-}
-
-/** How many fire times `trigger` has in `(after, until]`. */
-export function firesBetween(trigger: TriggerSpec, after: EpochMs, until: EpochMs): number {
-  return countFires(compileTrigger(trigger), after, until);
 }
 
 function countFires(source: FireTimeSource, after: EpochMs, until: EpochMs): number {

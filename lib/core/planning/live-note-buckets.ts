@@ -9,9 +9,9 @@ export interface LiveNoteSearchInput {
   /** The shard's cursor (the last bucket fully read); undefined before its first move. */
   cursor: number | undefined;
   now: EpochMs;
-  /** The item's `nextFireAt`: where its chain started (the first fire its conversion's advance sent). */
+  /** The item's `nextFireAt`: where its chain started (the first fire of its first note). */
   chainFrom: EpochMs;
-  /** The item's `updatedAt`: every note of its version was written after it. */
+  /** No note of the chain was written before this instant (the item's `firesFrom`, at or before the chain's start). */
   writtenAfter: EpochMs;
 }
 
@@ -28,11 +28,11 @@ export interface LiveNoteSearch {
  * cursor; every writer's clock is at most `now`. So the live note is either
  *
  * - **late or clamped**: at most `open = firstOpenBucket(now)`, after the cursor and after the
- *   `firstOpenBucket` of the version's write (`writtenAfter`): the notes a late tick has not read yet,
+ *   `firstOpenBucket` of the chain's start (`writtenAfter`): the notes a late tick has not read yet,
  *   those it placed at its own margin, and those of a chunk read ahead of time; or
  * - **on time**, after `open`: then at `naturalBucket(N)`, where N is the first fire from `chainFrom` on
  *   whose natural bucket is after `open`. Every fire a chain sent before its live note was read from a
- *   bucket at most its reader's `open` (or planned by the item's advance inside the lookahead), so the
+ *   bucket at most its reader's `open` (the chain's start reads its first note at once when it is late), so the
  *   fires before N are exactly those with a natural bucket at most `open`.
  *
  * Late buckets are bounded by `MAX_LATE_NOTE_BUCKETS`, oldest first (those a stalled reader left are the

@@ -1,11 +1,11 @@
 import type { EpochMs } from '../clock';
-import type { FireTimeSource } from '../triggers';
+import { type FireTimeSource, withinWindow } from '../triggers';
 import { missedFireTimes, type PlannedFire, plannedFires } from './fire-choices';
 import type { FirePolicies } from './policies';
 
 /**
- * The fixed grid of due notes (ADR 0007, proposed): a note stands for the fires of one chunk
- * `[g, g + chunkMs)` of a grid fixed since the epoch, and is read in the bucket of its read time.
+ * The fixed grid of due notes (ADR 0007): a note stands for the fires of one chunk `[g, g + chunkMs)` of
+ * a grid fixed since the epoch, and is read in the bucket of its read time.
  */
 export interface NoteGrid {
   /** W: the width of a chunk. At least the tick period + its budget + two buckets, so an on-time read never clamps. */
@@ -67,16 +67,37 @@ export interface NoteChunkInput {
   grid: NoteGrid;
   /** A plan dispatches at most this many fires; the successor note carries the rest. */
   maxFires: number;
+  /** The fires its chain may still dispatch (`maxRuns − runs`); absent: no limit. Reaching it ends the chain. */
+  runsLeft?: number;
+  /** The chain ended at this fire (its schedule was finished there): no later fire, and no successor. */
+  endsAt?: EpochMs;
   now: EpochMs;
   random: () => number;
 }
 
 export interface NoteChunkPlan {
   fires: PlannedFire[];
-  /** The note this plan leaves (the first fire not dispatched and its bucket); null when the trigger finished. */
+  /**
+   * The note this plan leaves (the first fire not dispatched and its bucket); null when the chain ends
+   * with this plan: its trigger has no fire left, its runs are used up, or it ended before (`endsAt`).
+   */
   successor: { nextFireAt: EpochMs; bucket: number } | null;
   /** True when fire times were dropped by the coalesce policy. */
   coalesced: boolean;
+}
+
+/**
+ * Whether a chain whose next fire is `fireTime`, started at `now`, has its first note read in time: its
+ * natural bucket is open to a note written now. Otherwise the writer sends the first fires itself, as a
+ * late reader would (`planNoteChunk`), and notes the chunk after them.
+ */
+export function readsInTime(
+  grid: NoteGrid,
+  source: FireTimeSource,
+  fireTime: EpochMs,
+  now: EpochMs,
+): boolean {
+  return naturalBucket(grid, source, fireTime) >= firstOpenBucket(grid, now);
 }
 
 /**
@@ -88,11 +109,14 @@ export interface NoteChunkPlan {
  * placed; its chain and an on-time one meet at the first chunk both reach, where they are read as one.
  */
 export function planNoteChunk(input: NoteChunkInput): NoteChunkPlan {
-  const { source, now, grid, maxFires } = input;
+  const { now, grid } = input;
+  const source = withinWindow(input.source, undefined, input.endsAt);
+  const runsLeft = Math.max(0, input.runsLeft ?? Number.POSITIVE_INFINITY);
+  const maxFires = Math.min(input.maxFires, runsLeft);
   const fireTimes: EpochMs[] = [];
   let from = input.nextFireAt;
   let coalesced = false;
-  if (input.nextFireAt <= now) {
+  if (input.nextFireAt <= now && maxFires > 0) {
     const missed = missedFireTimes(source, input.nextFireAt, now, input.policies.coalesce, maxFires);
     fireTimes.push(...missed.fireTimes);
     from = missed.resumeFrom;
@@ -100,7 +124,7 @@ export function planNoteChunk(input: NoteChunkInput): NoteChunkPlan {
   }
   const open = firstOpenBucket(grid, now);
   let end = chunkStart(grid, input.nextFireAt) + grid.chunkMs;
-  let candidate = source.next(from);
+  let candidate = maxFires > 0 ? source.next(from) : undefined;
   for (;;) {
     while (candidate !== undefined && candidate < end && fireTimes.length < maxFires) {
       fireTimes.push(candidate);
@@ -110,6 +134,8 @@ export function planNoteChunk(input: NoteChunkInput): NoteChunkPlan {
     if (naturalBucket(grid, source, candidate) >= open) break;
     end = chunkStart(grid, candidate) + grid.chunkMs;
   }
+  // The runs left are used up: the chain ends here, whatever its trigger still has.
+  if (fireTimes.length >= runsLeft) candidate = undefined;
   return {
     fires: plannedFires(input, fireTimes, candidate),
     successor:

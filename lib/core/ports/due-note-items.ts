@@ -68,11 +68,16 @@ export function noteItemsToWrite(
     packNoteEntries(texts).map((entries) => ({
       shard,
       bucket,
-      name: `${input.writer}#${String(seq++).padStart(SEQ_DIGITS, '0')}`,
+      name: noteItemName(input.writer, seq++),
       entries,
       expiresAt: noteItemExpiresAt(bucket, grid),
     })),
   );
+}
+
+/** The name of a writer's `seq`-th item (from 0): `<writer>#<seq, 5 digits>`. */
+export function noteItemName(writer: string, seq: number): string {
+  return `${writer}#${String(seq).padStart(SEQ_DIGITS, '0')}`;
 }
 
 /** When a note item may go: `NOTE_RETENTION_MS` after its bucket ends. */

@@ -6,7 +6,6 @@ import {
   DUE_NOTE_BOUNDS,
   type DueNote,
   type DueNotesPage,
-  type FindLiveNoteInput,
   type FindLiveNotesInput,
   type ReadDueNotesInput,
 } from './due-notes';
@@ -77,34 +76,6 @@ export async function readNotePage(
     completeThrough,
     ...(lastRead < started && { next: { bucket: lastRead + 1 } }),
   };
-}
-
-/** `findLiveNote`: every item of the buckets given, in the schedule's shard; the earliest of its notes. */
-export async function findLiveNoteIn(
-  input: FindLiveNoteInput,
-  shard: number,
-  fetch: FetchNoteItems,
-): Promise<DueNote | undefined> {
-  checkBucket('fromBucket', input.fromBucket);
-  checkBucket('throughBucket', input.throughBucket);
-  checkCount(
-    'buckets of a live-note lookup',
-    input.throughBucket - input.fromBucket + 1,
-    DUE_NOTE_BOUNDS.liveNoteBuckets,
-  );
-  const found: DueNote[] = [];
-  for (let bucket = input.fromBucket; bucket <= input.throughBucket; bucket++) {
-    let after: string | undefined;
-    do {
-      const fetched = await fetch(shard, bucket, after, DUE_NOTE_BOUNDS.itemsPerPage);
-      for (const item of fetched.items) {
-        const live = liveNoteOf(notesOfItem(bucket, item).notes, input);
-        if (live) found.push(live);
-      }
-      after = fetched.lastItem;
-    } while (after !== undefined);
-  }
-  return liveNoteOf(found, input);
 }
 
 /** `findLiveNotes`: every item of each bucket given, read once; the earliest note of each schedule. */

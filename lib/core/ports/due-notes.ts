@@ -60,38 +60,6 @@ export interface DueNotesPage {
   next?: DueNotesPosition;
 }
 
-export interface ConvertScheduleToNotesInput {
-  id: string;
-  /** The version, creation time and next fire time read: the conversion applies only if they still hold. */
-  seenVersion: number;
-  seenCreatedAt: EpochMs;
-  seenNextFireAt: EpochMs;
-  /** `runs` after the fires this advance dispatched (as its successor note carries it). */
-  runs: number;
-  /** The latest fire time dispatched (unchanged when `null`). */
-  lastFireAt: EpochMs | null;
-  /** A live lease (a schedule with `max_runs`) refuses the conversion, as it refuses an advance. */
-  now: EpochMs;
-}
-
-/** A note-indexed schedule whose trigger ended: finished as the item-indexed path finishes one. */
-export interface FinishScheduleOnNotesInput {
-  id: string;
-  /** The version and creation time of the note read (and of the item): the write applies only if they still hold. */
-  seenVersion: number;
-  seenCreatedAt: EpochMs;
-  /** `runs` after the fires of the last plan (as a successor note would carry it). */
-  runs: number;
-  /** The latest fire time dispatched (unchanged when `null`). */
-  lastFireAt: EpochMs | null;
-}
-
-export interface FindLiveNoteInput extends DueNoteIdentity {
-  /** The buckets its chain may be in, both included: at most `DUE_NOTE_BOUNDS.liveNoteBuckets`. */
-  fromBucket: number;
-  throughBucket: number;
-}
-
 /** The live notes of many schedules of one shard, found in one read of each bucket (an admin page). */
 export interface FindLiveNotesInput {
   /** The due shard of every schedule given. */
@@ -106,11 +74,21 @@ export interface FindLiveNotesInput {
 export const DUE_NOTE_BOUNDS = {
   notesPerWrite: 5_000,
   itemsPerPage: 100,
+  /** Note items a tick reads per page of a shard. */
+  itemsPerRead: 20,
   /** Buckets (empty ones included: one query each) a page reads at most; a long outage takes pages. */
   bucketsPerPage: 60,
   liveNoteBuckets: 12,
   liveNoteSchedules: 1_000,
 } as const;
+
+/**
+ * How long a write of due notes may take, its tries included. A note is placed two 10 s buckets after
+ * its writer's clock and read once its bucket starts; a write that took longer than this may have landed
+ * after its bucket was read, so its writer counts it as not written (or, when it cannot take the write
+ * back, writes the note again: ADR 0007, placement margin).
+ */
+export const NOTE_WRITE_DEADLINE_MS = 5_000;
 
 /**
  * How long a note item is kept after its bucket ends (its table TTL): read late rather than never. A tick
@@ -121,9 +99,8 @@ export const DUE_NOTE_BOUNDS = {
 export const NOTE_RETENTION_MS = 14 * 24 * 3600 * 1000;
 
 /**
- * Due notes (ADR 0007): schedules moved on by entries in shared, time-bucketed items instead of a write
- * of their own item, the per-shard cursors of their readers, and the write that hands an item-indexed
- * schedule over to notes. Not used by the tick yet (ADR 0007, build plan step 3).
+ * Due notes (ADR 0007, 0008): every active schedule is moved on by entries in shared, time-bucketed
+ * items instead of a write of its own item, and the per-shard cursors of their readers.
  */
 export interface DueNoteStore {
   /**
@@ -133,6 +110,12 @@ export interface DueNoteStore {
    * takes longer than the placement margin allows (the DynamoDB store: 5 s). Read `now` just before.
    */
   writeDueNotes(input: WriteDueNotesInput): Promise<void>;
+
+  /**
+   * Deletes the item a write of this one note by `writer` put (its first item): the first note of a
+   * chain, once the writer has sent its first fires and noted the chunk after them (ADR 0008).
+   */
+  removeDueNote(writer: string, note: DueNote): Promise<void>;
 
   /**
    * Reads a shard's notes after its cursor, strongly consistent, oldest bucket first, one page at a
@@ -160,41 +143,15 @@ export interface DueNoteStore {
   moveNoteCursor(shard: number, toBucket: number): Promise<boolean>;
 
   /**
-   * Hands an item-indexed schedule over to notes with one conditional write (`REMOVE dueShard`,
-   * `SET runs, lastFireAt`): only while its version, creation time and next fire time are as read, it is
-   * not paused, has no `maxRuns` (those stay item-indexed) and no live lease holds it. It keeps `dueAt`
-   * and reads as `onNotes` from then on. Write its successor note first. True when it applied (or an
-   * identical conversion had: a retry whose answer was lost), false otherwise.
-   */
-  convertScheduleToNotes(input: ConvertScheduleToNotesInput): Promise<boolean>;
-
-  /**
-   * Finishes a note-indexed schedule whose trigger ended (its note had no successor): one conditional
-   * write that sets `runs` and `lastFireAt` and clears `onNotes`, leaving it as the item-indexed path
-   * leaves a finished schedule (no next fire time, out of the due index). Only while it is converted
-   * (`onNotes`, `dueShard` absent), not paused, and its version and creation time are as read. True when
-   * it applied (or an identical finish had), false otherwise: an item still indexed is the index path's
-   * to finish.
-   */
-  finishScheduleOnNotes(input: FinishScheduleOnNotesInput): Promise<boolean>;
-
-  /**
    * The schedules of these ids, strongly consistent, by id (absent ids are left out): what a note reader
    * checks its notes against (DynamoDB: BatchGetItem, 100 keys a request).
    */
   readSchedules(ids: readonly string[]): Promise<Map<string, Schedule>>;
 
   /**
-   * The note a schedule's chain stands at, among the buckets given: the entry of its id, version and
-   * creation time with the earliest next fire time; undefined when there is none. Corrupt entries are
-   * skipped (the bucket's reader reports them).
-   */
-  findLiveNote(input: FindLiveNoteInput): Promise<DueNote | undefined>;
-
-  /**
-   * `findLiveNote` for many schedules of one shard at once: each bucket given is read once (every item,
-   * strongly consistent), whatever the number of schedules. Answers the live note of each schedule that
-   * has one among those buckets, by schedule id.
+   * The live notes of many schedules of one shard at once: each bucket given is read once (every item,
+   * strongly consistent), whatever the number of schedules. Answers, by schedule id, the note of its
+   * chain with the earliest next fire time among those buckets, for each schedule that has one.
    */
   findLiveNotes(input: FindLiveNotesInput): Promise<Map<string, DueNote>>;
 }

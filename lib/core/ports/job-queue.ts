@@ -45,6 +45,19 @@ export function queueDelaySeconds(runAt: EpochMs, now: EpochMs): number {
 }
 
 /**
+ * How long before its run time the tick sends a job parked in the due index: more than a tick period
+ * and the tick's budget, so that no job starts late for want of a tick; well within the queue's longest
+ * delay.
+ */
+export const PARKED_JOB_LEAD_MS = 90_000;
+
+/**
+ * How long a sender holds a parked job it leased to send (a tick, or `retry_job` for the job it parks):
+ * longer than a tick's budget, so one sends each; when the send fails, the tick after it sends it.
+ */
+export const PARKED_JOB_LEASE_MS = 120_000;
+
+/**
  * Whether a job starting at `runAt` waits in the store's due index (parked) instead of the queue: it
  * starts later than the queue can delay a message, and the tick sends it when it comes due. The one
  * rule for jobs added through the admin API, retries the worker schedules, and both stores' `retryJob`.

@@ -7,7 +7,7 @@ export { compileTrigger, previewFireTimes, triggerTimezone } from './compile';
 export { canonicalCronExpression } from './cron/cron-expression';
 export { MaxIterationsReachedError } from './errors';
 export { isEventBridgeExpression } from './eventbridge/expression';
-export type { FireTimeSource } from './fire-time-source';
+export { type FireTimeSource, withinWindow } from './fire-time-source';
 export { MAX_NESTING_DEPTH, parseTrigger } from './parse';
 export {
   type AndTriggerSpec,

@@ -1,5 +1,6 @@
 import type { AdminAction, AdminResults } from '../../core/admin-contract';
 import type { EpochMs } from '../../core/clock';
+import type { ChainStarter } from '../dispatch/chain-start';
 import type { AdminDeps } from './deps';
 
 /** What every action handler gets: the dependencies, one `now` for the whole request, and ids. */
@@ -9,6 +10,8 @@ export interface ActionContext {
   now: EpochMs;
   requestId: string;
   newId: () => string;
+  /** Starts the note chains of the schedules the call writes (one per admin API instance). */
+  chains: ChainStarter;
 }
 
 /** Serves one action: its raw fields in (validated by the handler, which reports every problem), its result out. */

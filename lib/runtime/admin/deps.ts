@@ -1,5 +1,4 @@
-import type { Clock } from '../../core/clock';
-import type { PlanLimits } from '../../core/planning';
+import type { Clock, Sleep } from '../../core/clock';
 import type { EventPublisher } from '../../core/ports/event-publisher';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
@@ -24,12 +23,10 @@ export interface AdminDeps {
   queue: JobQueue;
   tasks: TaskRegistry;
   clock: Clock;
-  /** Uniform in [0, 1): jitter of schedules dispatched by the call itself. */
+  /** Uniform in [0, 1): the tokens of new chains, and the jitter of the fires a call sends itself. */
   random: () => number;
-  /** The tick's lookahead window and plan size: a schedule due inside the window is dispatched at once. */
-  planLimits: PlanLimits;
-  /** How long the call holds a schedule's lease while it dispatches it (as the tick does). */
-  scheduleLeaseMs: number;
+  /** A plan of the fires a call sends itself dispatches at most this many (as the tick's). */
+  maxFiresPerPlan: number;
   /**
    * How long after its run time a job this API stored but may not have sent (see
    * `CreateJobInput.resendIfUnclaimedAt`) is sent again by the tick, unless a worker claimed it.
@@ -41,8 +38,8 @@ export interface AdminDeps {
   logger: AdminLogger;
   /** Where schedule events and `job.cancelled` go after a change was written. @default nowhere */
   events?: EventPublisher;
-  /** Generates schedule ids, job ids and lease owners. @default crypto.randomUUID */
-  newId?: () => string;
-  /** How `wait_seconds` waits between reads of a job. @default setTimeout */
-  sleep?: (ms: number) => Promise<void>;
+  /** Generates schedule ids, job ids, lease owners and chain tokens. */
+  newId: () => string;
+  /** How `wait_seconds` waits between reads of a job, and a call waits for the send phase of a fire it sends. */
+  sleep: Sleep;
 }

@@ -1,7 +1,6 @@
 import type { DispatchRequest } from '../../core/ports/dispatcher-invoker';
 import type { RuntimeDeps } from '../dependencies';
-import { addNoteTotals, emptyNoteTotals } from '../notes/note-run';
-import { type DispatchDueTotals, emptyDispatchTotals } from '../tick/dispatch-due';
+import { addDispatchTotals, type DispatchTotals, emptyDispatchTotals } from '../dispatch/dispatch-shards';
 import { leaseFreeShards, releaseShards } from './lease-shards';
 import { runDispatcher, shardLeaseMs } from './run-dispatcher';
 import { shardSets } from './shard-sets';
@@ -10,10 +9,10 @@ import { shardSets } from './shard-sets';
  * Starts one dispatcher; resolves to its totals when it ran in this process, or undefined when it runs
  * elsewhere (the dispatcher Lambda, invoked asynchronously: its totals go to its own logs and metrics).
  */
-export type StartDispatcher = (request: DispatchRequest) => Promise<DispatchDueTotals | undefined>;
+export type StartDispatcher = (request: DispatchRequest) => Promise<DispatchTotals | undefined>;
 
 /** The dispatcher Lambda when the configuration names one, else the same code in this process. */
-export function dispatcherOf(deps: RuntimeDeps, sleep?: (ms: number) => Promise<void>): StartDispatcher {
+export function dispatcherOf(deps: RuntimeDeps): StartDispatcher {
   const invoker = deps.dispatcherInvoker;
   if (invoker) {
     return async (request) => {
@@ -21,18 +20,18 @@ export function dispatcherOf(deps: RuntimeDeps, sleep?: (ms: number) => Promise<
       return undefined;
     };
   }
-  return (request) => runDispatcher(deps, request, sleep);
+  return (request) => runDispatcher(deps, request);
 }
 
-export interface FanOutTotals extends DispatchDueTotals {
-  /** Due-index shards this tick leased and handed out. */
+export interface FanOutTotals extends DispatchTotals {
+  /** Due shards this tick leased and handed out. */
   shardsLeased: number;
   /** Dispatchers started (in this process or as Lambda invocations). */
   dispatchersStarted: number;
 }
 
 /**
- * The tick's fan-out (ADR 0006): leases every free shard of the due index (one conditional write each),
+ * The tick's fan-out (ADR 0006): leases every free due shard (one conditional write each),
  * splits them into `config.dispatchers` sets and starts a dispatcher on each, all at once. A dispatcher
  * that could not be started has its shards released for the next tick.
  */
@@ -69,18 +68,6 @@ export async function fanOutDispatch(
       }
     }),
   );
-  for (const outcome of outcomes) if (outcome) addTotals(totals, outcome);
+  for (const outcome of outcomes) if (outcome) addDispatchTotals(totals, outcome);
   return totals;
-}
-
-function addTotals(into: DispatchDueTotals, from: DispatchDueTotals): void {
-  into.schedulesProcessed += from.schedulesProcessed;
-  into.jobsEnqueued += from.jobsEnqueued;
-  into.sendFailures += from.sendFailures;
-  into.leasesLost += from.leasesLost;
-  into.errors += from.errors;
-  into.fireLagMs.push(...from.fireLagMs);
-  into.budgetExhausted ||= from.budgetExhausted;
-  into.finished.push(...from.finished);
-  if (from.notes) into.notes = addNoteTotals(into.notes ?? emptyNoteTotals(), from.notes);
 }

@@ -1,12 +1,12 @@
 import type { DispatchRequest } from '../../core/ports/dispatcher-invoker';
 import type { RuntimeDeps } from '../dependencies';
-import { type DispatchDueTotals, dispatchDueSchedules, emptyDispatchTotals } from '../tick/dispatch-due';
-import { phasedDispatchDeps } from '../tick/phased-dispatch-deps';
+import { dispatchDepsOf } from '../dispatch/dispatch-deps';
+import { type DispatchTotals, dispatchShards, emptyDispatchTotals } from '../dispatch/dispatch-shards';
 import { releaseShards } from './lease-shards';
 
 /**
  * What a dispatcher keeps between the end of its reads and the end of its shard leases: the sends and
- * advances of its last round finish before a later tick may take the shards.
+ * note writes of its last page finish before a later tick may take the shards.
  */
 export const SHARD_LEASE_MARGIN_MS = 10_000;
 
@@ -16,22 +16,18 @@ export function shardLeaseMs(config: RuntimeDeps['config']): number {
 }
 
 /** A dispatcher's work: the totals of its dispatch, and whether it started at all. */
-export interface DispatcherOutcome extends DispatchDueTotals {
+export interface DispatcherOutcome extends DispatchTotals {
   /** Its leases had (nearly) run out when it started: it read nothing and left the shards to a later tick. */
   expired: boolean;
 }
 
 /**
- * One dispatcher (ADR 0006): the lease-less dispatch of ADR 0005 on the due schedules of its shards
- * only, until its budget or its shard leases' margin, whichever ends first; then it releases the shards
- * so the next tick need not wait for the leases to run out. Its schedules' `schedule.finished` events
- * are the caller's to publish (`finished`).
+ * One dispatcher (ADR 0006): reads the notes of its shards only (`dispatchShards`), until its budget or
+ * its shard leases' margin, whichever ends first; then it releases the shards so the next tick need not
+ * wait for the leases to run out. Its schedules' `schedule.finished` events are the caller's to publish
+ * (`finished`).
  */
-export async function runDispatcher(
-  deps: RuntimeDeps,
-  request: DispatchRequest,
-  sleep?: (ms: number) => Promise<void>,
-): Promise<DispatcherOutcome> {
+export async function runDispatcher(deps: RuntimeDeps, request: DispatchRequest): Promise<DispatcherOutcome> {
   const { config, clock, logger } = deps;
   const startedAt = clock.now();
   const stopAcquiringAt = Math.min(
@@ -46,16 +42,13 @@ export async function runDispatcher(
     return { ...emptyDispatchTotals(), expired: true };
   }
   try {
-    const totals = await dispatchDueSchedules(phasedDispatchDeps(deps, sleep), {
+    const dispatchDeps = dispatchDepsOf(deps, startedAt);
+    const totals = await dispatchShards(dispatchDeps, {
       owner: request.owner,
-      stopAcquiringAt,
-      leaseMs: config.scheduleLeaseSeconds * 1000,
-      batchSize: config.acquireBatchSize,
-      concurrency: config.tickConcurrency,
-      roundsInFlight: config.tickRoundsInFlight,
-      logger,
-      dueNotes: { shardCount: config.shards, convert: config.dueNotes },
       shards: request.shards,
+      stopAcquiringAt,
+      concurrency: config.tickConcurrency,
+      logger,
     });
     return { ...totals, expired: false };
   } finally {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
@@ -11,6 +10,7 @@ export interface WakeDeps {
   queue: JobQueue;
   clock: Clock;
   logger: Pick<Logger, 'warn'>;
+  newId: () => string;
 }
 
 /** How many jobs of a task without `maxRunningJobs` one call wakes (its line exists only from a pause). */
@@ -31,7 +31,7 @@ export async function wakeWaitingJobs(
   delaySeconds = 0,
 ): Promise<number> {
   if (count <= 0) return 0;
-  const owner = `wake-${randomUUID()}`;
+  const owner = `wake-${deps.newId()}`;
   const now = deps.clock.now();
   const entries = await deps.jobStore.leaseLineHead({
     task,
@@ -107,7 +107,7 @@ export async function takeOwnTurn(deps: WakeDeps, slots: TaskSlots, ownPosition:
   }
   const count = freeSlots(slots);
   if (count <= 0) return false;
-  const owner = `turn-${randomUUID()}`;
+  const owner = `turn-${deps.newId()}`;
   const [own] = await deps.jobStore.leaseLineHead({
     task: slots.task,
     owner,

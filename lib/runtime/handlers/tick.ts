@@ -5,18 +5,13 @@ import { writeRunningJobsMetrics } from '../tick/running-jobs-metric';
 
 export type TickHandler = (event?: unknown) => Promise<TickSummary>;
 
-export interface TickHandlerOptions {
-  /** How the tick waits for a fire's send phase (`SUNDIAL_SEND_PHASE_TOLERANCE_MS`). @default setTimeout */
-  sleep?: (ms: number) => Promise<void>;
-}
-
 /**
  * The scheduler tick, for Lambda (an EventBridge rule every minute) and for the local platform (any
  * rate). The event is ignored. Writes one JSON summary line and CloudWatch EMF metrics per run,
  * including `RunningJobs` per task from the task counters.
  */
-export function createTickHandler(getDeps: () => RuntimeDeps, options: TickHandlerOptions = {}): TickHandler {
-  const state: TickState = { lastCounterRepairAt: Number.NEGATIVE_INFINITY, ...options };
+export function createTickHandler(getDeps: () => RuntimeDeps): TickHandler {
+  const state: TickState = { lastCounterRepairAt: Number.NEGATIVE_INFINITY };
   return async () => {
     const deps = getDeps();
     const summary = await runTick(deps, state);

@@ -1,5 +1,4 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sleep } from '../../core/clock';
 import type { RuntimeDeps } from '../dependencies';
 import { PausedTasks } from '../flow/paused-tasks';
 import { metricsOutputOf, writeMetrics } from '../observability/metrics';
@@ -17,8 +16,6 @@ export interface WorkerInvocationContext {
 export type WorkerHandler = (event: SQSEvent, context?: WorkerInvocationContext) => Promise<SQSBatchResponse>;
 
 export interface WorkerHandlerOptions {
-  /** How the worker waits (the sub-second rest before a job's run time, pauses between write tries). @default setTimeout */
-  sleep?: (ms: number) => Promise<void>;
   /**
    * Ends the process once the batch is recorded, when a handler that ignored its abort signal still
    * runs at the invocation's end, so it cannot run on beside its retry in a later invocation. With it, such
@@ -51,7 +48,6 @@ export function createWorkerHandler(
       failures: new FailureNotices(deps),
       counters: emptyCounters(),
       remainingMs: () => context.getRemainingTimeInMillis(),
-      sleep: options.sleep ?? sleep,
       endsSandbox: options.endSandbox !== undefined,
       stillRunning: [],
       pausedTasks,

@@ -3,8 +3,8 @@ import type { Job } from '../../core/model/job';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 import { linePosition } from '../../core/ports/waiting-line';
+import { parkedJobMessage } from '../dispatch/job-messages';
 import type { Logger } from '../observability/logger';
-import { parkedJobMessage } from '../scheduling/job-messages';
 
 export interface ParkedJobsDeps {
   jobStore: JobStore;

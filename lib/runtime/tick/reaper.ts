@@ -3,8 +3,8 @@ import { LeaseLostError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
+import { retryMessage } from '../dispatch/job-messages';
 import type { Logger } from '../observability/logger';
-import { retryMessage } from '../scheduling/job-messages';
 
 export interface ReaperDeps {
   jobStore: JobStore;

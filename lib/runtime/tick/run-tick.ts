@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { scheduleEvent } from '../../core/ports/event-publisher';
-import { planLimitsOf } from '../config';
+import { PARKED_JOB_LEAD_MS, PARKED_JOB_LEASE_MS } from '../../core/ports/job-queue';
 import type { RuntimeDeps } from '../dependencies';
+import { emptyDispatchTotals } from '../dispatch/dispatch-shards';
 import type { FanOutTotals } from '../fan-out/fan-out-dispatch';
 import { dispatchForTick } from '../fan-out/tick-dispatch';
 import { wakeIdleLines } from '../flow/idle-lines';
 import { publishBestEffort } from '../observability/publish-events';
-import { emptyDispatchTotals } from './dispatch-due';
 import { sendParkedJobs } from './parked-jobs';
 import { reapExpiredJobLeases } from './reaper';
 
@@ -29,8 +28,6 @@ export interface TickSummary extends Omit<FanOutTotals, 'fireLagMs' | 'finished'
 /** State kept between ticks of one warm container. */
 export interface TickState {
   lastCounterRepairAt: number;
-  /** How the tick waits for a fire's send phase. @default setTimeout */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -42,9 +39,7 @@ export interface TickState {
 export async function runTick(deps: RuntimeDeps, state: TickState): Promise<TickSummary> {
   const { config, logger, clock } = deps;
   const startedAt = clock.now();
-  const owner = `tick-${randomUUID()}`;
-  const leaseMs = config.scheduleLeaseSeconds * 1000;
-  const lookaheadMs = planLimitsOf(config).lookaheadMs;
+  const owner = `tick-${deps.newId()}`;
   let errors = 0;
   const guarded = async <T>(part: string, fallback: T, run: () => Promise<T>): Promise<T> => {
     try {
@@ -60,14 +55,14 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     guarded(
       'dispatching schedules',
       { ...emptyDispatchTotals(), shardsLeased: 0, dispatchersStarted: 0 },
-      () => dispatchForTick(deps, owner, startedAt, state.sleep),
+      () => dispatchForTick(deps, owner),
     ),
     guarded('sending parked jobs', { sent: 0, failed: 0 }, () =>
       sendParkedJobs(deps, {
         owner,
-        lookaheadMs,
-        leaseMs,
-        limit: config.acquireBatchSize,
+        lookaheadMs: PARKED_JOB_LEAD_MS,
+        leaseMs: PARKED_JOB_LEASE_MS,
+        limit: config.parkedBatchSize,
         stopAcquiringAt: startedAt + config.tickBudgetMs,
       }),
     ),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { LeaseLostError } from '../../core/errors';
 import type { Job, JobError, ResultOutcome } from '../../core/model/job';
 import type { JobEventType } from '../../core/ports/event-publisher';
@@ -33,7 +32,7 @@ export async function finishWithoutRunning(
 ): Promise<MessageOutcome> {
   const { jobStore, clock } = ctx.deps;
   const now = clock.now();
-  const owner = `worker-${randomUUID()}`;
+  const owner = `worker-${ctx.deps.newId()}`;
   const claim = await jobStore.claimJob({ job, attempt, owner, now, leaseUntil: now + NO_RUN_LEASE_MS });
   if (claim.status === 'duplicate') return claimedElsewhere(claim.job);
   if (claim.status !== 'claimed') {

@@ -1,14 +1,10 @@
-import type { SQSRecord } from 'aws-lambda';
 import type { JobMessageBody } from '../../core/model/job-message';
 import { scheduleEvent } from '../../core/ports/event-publisher';
 import type { JobRequest } from '../../core/ports/job-store';
+import { removeFinishedAfterLastFire } from '../dispatch/finished-cleanup';
 import type { Logger } from '../observability/logger';
-import { cleanUpAfterFire } from '../scheduling/finished-cleanup';
 import type { ScheduleFire } from './schedule-fire-check';
 import type { MessageOutcome, WorkerContext } from './worker-context';
-
-/** How long a message waits at most before it looks again for the release of its schedule. */
-const MAX_RELEASE_WAIT_SECONDS = 5;
 
 /**
  * Whether handling this message may have ended the last job of a finished schedule: a fire marked
@@ -24,34 +20,17 @@ export function mayEndItsSchedule(message: JobMessageBody, fire: ScheduleFire | 
 /**
  * Removes the finished schedule once its last fire's job has ended (`removeFinishedAfterLastFire`) and
  * publishes `schedule.removed` (reason `finished`). A failure keeps the message: its redelivery finds
- * the job ended (a duplicate) and tries again, so a crash here never leaves the schedule behind. So
- * does a job that ended before the tick that sent it released the schedule as finished.
+ * the job ended (a duplicate) and tries again, so a crash here never leaves the schedule behind. The
+ * chain finished the schedule before it sent its last fire (ADR 0008), so that fire's end finds it so.
  */
 export async function cleanUpFinishedSchedule(
   ctx: WorkerContext,
-  record: SQSRecord,
   job: JobRequest,
   logger: Logger,
-  finalFire = true,
 ): Promise<MessageOutcome> {
   if (job.scheduleId === null) return 'done';
   try {
-    const { removed, releasePendingMs } = await cleanUpAfterFire(
-      ctx.deps,
-      job.scheduleId,
-      job.fireTime,
-      Number.POSITIVE_INFINITY,
-      finalFire,
-    );
-    if (releasePendingMs !== undefined) {
-      // The job ended before the tick that sent it released the schedule: look again shortly.
-      logger.debug('the schedule is not released yet; the message comes back to clean it up');
-      await ctx.deps.queue.changeVisibility(
-        record,
-        Math.min(MAX_RELEASE_WAIT_SECONDS, Math.max(1, Math.ceil(releasePendingMs / 1000))),
-      );
-      return 'retry_later';
-    }
+    const removed = await removeFinishedAfterLastFire(ctx.deps, job.scheduleId, job.fireTime);
     if (removed) {
       logger.info('finished schedule removed after its last job ended', { scheduleId: removed.id });
       ctx.events.addScheduleEvent(

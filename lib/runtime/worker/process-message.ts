@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { SQSRecord } from 'aws-lambda';
 import type { Job } from '../../core/model/job';
@@ -8,9 +7,9 @@ import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import { linePosition } from '../../core/ports/waiting-line';
+import { jobRequestOf } from '../dispatch/job-messages';
 import { joinWaitingLine } from '../flow/join-line';
 import type { Logger } from '../observability/logger';
-import { jobRequestOf } from '../scheduling/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../tasks/define-task';
 import { definitionForJob } from '../tasks/effective-definition';
 import { comeBackAfter, comeBackLater } from './come-back';
@@ -46,8 +45,7 @@ export async function processMessage(ctx: WorkerContext, record: SQSRecord): Pro
     const fire = scheduleFireOf(decoded.message);
     const outcome = await processJob(ctx, record, job, attempt, logger, fire, decoded.message.wokenBy);
     if (outcome !== 'done' || !mayEndItsSchedule(decoded.message, fire)) return outcome;
-    const finalFire = decoded.message.finalFire === true || fire?.finalFire === true;
-    return await cleanUpFinishedSchedule(ctx, record, job, logger, finalFire);
+    return await cleanUpFinishedSchedule(ctx, job, logger);
   } catch (error) {
     logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
     return 'retry_later';
@@ -155,7 +153,7 @@ async function processJob(
     logger.debug('the task is paused; the job waits in its line');
     return waitInLine(ctx, record, message, logger);
   }
-  const owner = `worker-${randomUUID()}`;
+  const owner = `worker-${ctx.deps.newId()}`;
   let leaseUntil = 0;
   const claimAt = (at: number) => {
     leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, at);
@@ -359,7 +357,7 @@ async function startOnTime(ctx: WorkerContext, run: Parameters<typeof runClaimed
 /** Sleeps until the clock reaches `at` (timers may wake a millisecond early: checked a few times). */
 async function waitUntil(ctx: WorkerContext, at: number): Promise<void> {
   for (let check = 0, wait = at - ctx.deps.clock.now(); check < 3 && wait > 0; check++) {
-    await ctx.sleep(wait);
+    await ctx.deps.sleep(wait);
     wait = at - ctx.deps.clock.now();
   }
 }

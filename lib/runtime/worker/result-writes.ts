@@ -30,7 +30,7 @@ export async function writeWithRetries<T>(
       const pause = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (attempt - 1));
       const leaseLeft = leaseUntil - LEASE_END_MARGIN_MS - ctx.deps.clock.now();
       if (!(error instanceof StoreUnavailableError) || pause >= leaseLeft) throw error;
-      await ctx.sleep(pause);
+      await ctx.deps.sleep(pause);
     }
   }
 }

@@ -4,8 +4,8 @@ import type { JobResult } from '../../core/model/job';
 import type { JobEvent } from '../../core/ports/event-publisher';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
+import { retryMessage } from '../dispatch/job-messages';
 import type { Logger } from '../observability/logger';
-import { retryMessage } from '../scheduling/job-messages';
 import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
 import { retryDelayMs } from './backoff';
 import { storeFinalResult, writeWithRetries } from './result-writes';
@@ -56,6 +56,7 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
     // The slot and lease stay held while a timed-out handler runs on (the lease covers it: `runLeaseUntil`).
     holdUntil: ctx.endsSandbox && Number.isFinite(invocationEnd) ? invocationEnd : null,
     clock: deps.clock,
+    sleep: deps.sleep,
   });
   if (stillRunning) {
     ctx.stillRunning.push(job.id);

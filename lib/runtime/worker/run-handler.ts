@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Clock, EpochMs } from '../../core/clock';
+import type { Clock, EpochMs, Sleep } from '../../core/clock';
 import { NonRetryableError } from '../../core/errors';
 import type { JsonValue } from '../../core/json';
 import type { JobError } from '../../core/model/job';
@@ -22,6 +22,7 @@ export interface HandlerRun {
    */
   holdUntil: EpochMs | null;
   clock: Clock;
+  sleep: Sleep;
 }
 
 export interface HandlerRunEnd {
@@ -48,7 +49,7 @@ export async function runTaskHandler(run: HandlerRun): Promise<HandlerRunEnd> {
   const controller = new AbortController();
   const budgetMs = Math.max(0, run.deadline - run.clock.now());
   const finished = callHandler(run, payload.value, controller.signal);
-  const inTime = await settledWithin(finished, budgetMs);
+  const inTime = await settledWithin(run.sleep, finished, budgetMs);
   if (inTime.settled) return { outcome: inTime.value, stillRunning: false };
 
   const timeout = `handler did not finish within ${budgetMs} ms (the task's timeout or the Lambda's remaining time)`;
@@ -59,7 +60,7 @@ export async function runTaskHandler(run: HandlerRun): Promise<HandlerRunEnd> {
   const late =
     run.holdUntil === null
       ? { settled: true, value: await finished }
-      : await settledWithin(finished, Math.max(0, run.holdUntil - run.deadline));
+      : await settledWithin(run.sleep, finished, Math.max(0, run.holdUntil - run.deadline));
   const afterwards = late.settled
     ? `it settled ${run.clock.now() - abortedAt} ms after its signal was aborted`
     : 'it ignored its abort signal and was still running at the end of the invocation';
@@ -96,15 +97,13 @@ async function callHandler(run: HandlerRun, payload: unknown, signal: AbortSigna
 type Settled<T> = { settled: true; value: T } | { settled: false };
 
 /** What `promise` resolved to, if it did within `ms`. */
-async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<Settled<T>> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<Settled<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ settled: false }), ms);
-  });
+async function settledWithin<T>(sleep: Sleep, promise: Promise<T>, ms: number): Promise<Settled<T>> {
+  const wait = new AbortController();
+  const expired = sleep(ms, wait.signal).then((): Settled<T> => ({ settled: false }));
   try {
     return await Promise.race([promise.then((value): Settled<T> => ({ settled: true, value })), expired]);
   } finally {
-    clearTimeout(timer);
+    wait.abort();
   }
 }
 

@@ -8,7 +8,7 @@ import { revisionOf, type ScheduleRevision, sameRevision } from '../../core/mode
 import type { JobMessage } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
 import { compileTrigger } from '../../core/triggers';
-import { scheduleFireMessage } from '../scheduling/job-messages';
+import { scheduleFireMessage } from '../dispatch/job-messages';
 import { resultTtlSecondsOf } from '../tasks/define-task';
 import { cleanedUpScheduleOf } from './fire-of-cleaned-up-schedule';
 import { writeWithRetries } from './result-writes';
@@ -18,8 +18,8 @@ import type { MessageOutcome, WorkerContext } from './worker-context';
 
 /** A schedule fire's first delivery: it runs only once its schedule, read after the claim, agrees. */
 export interface ScheduleFire {
-  /** The schedule's revision the fire was sent under; null for messages sent before revisions existed. */
-  revision: ScheduleRevision | null;
+  /** The schedule's revision the fire was sent under. */
+  revision: ScheduleRevision;
   /**
    * When this delivery takes over a run whose worker vanished: when that run was claimed. The run may
    * have started its handler, so a change made after that claim does not govern it: it is retried as
@@ -44,8 +44,8 @@ export interface ScheduleFire {
 /** The fire a message is the first delivery of, if it is one (retries of a fire that started are not checked). */
 export function scheduleFireOf(message: JobMessageBody): ScheduleFire | undefined {
   const { job, attempt, revision, finalFire, taskLogged } = message;
-  if (job.origin !== 'schedule' || job.scheduleId === null || attempt !== 1) return undefined;
-  return { revision: revision ?? null, ...(finalFire && { finalFire }), ...(taskLogged && { taskLogged }) };
+  if (job.origin !== 'schedule' || job.scheduleId === null || attempt !== 1 || !revision) return undefined;
+  return { revision, ...(finalFire && { finalFire }), ...(taskLogged && { taskLogged }) };
 }
 
 /** A fire that does not run as sent: why, and what (if anything) runs in its place. */
@@ -54,6 +54,8 @@ export interface FireCancellation {
   error: JobError;
   /** The fire as the current definition runs it: sent in place of this one, which is cancelled. */
   replacement?: JobMessage;
+  /** False when no later delivery may claim it again (its schedule's `max_runs` fires started). @default true */
+  reclaimable?: boolean;
 }
 
 /** What a claimed fire does, given its schedule as it is now. */
@@ -105,7 +107,7 @@ export function fireVerdict(
   // a resume keeps the definition but skips the fire times before it.
   const runsCurrent = takeover
     ? job.task === schedule.task && isDeepStrictEqual(job.payload, schedule.payload) && wanted
-    : fire.revision !== null && sameRevision(fire.revision, current);
+    : sameRevision(fire.revision, current);
   if (runsCurrent) return { run: true };
 
   const changed = `schedule '${scheduleId}' changed (now version ${current.version}) after this fire was sent`;
@@ -142,16 +144,13 @@ export function fireVerdict(
 
 /**
  * The schedule's current definition fires at `fireTime`: one of its trigger's times, at or after
- * `firesFrom`. With `maxRuns`, also one it dispatched (counted in `runs`, so `<= lastFireAt`): its limit
- * may stop it before a later one (a tick's send whose advance lost to the change), which then must not
- * run in its place. (A schedule on due notes, whose item's `lastFireAt` is its conversion's, never has
- * `maxRuns`: the conversion refuses one, ADR 0007. Nothing else here reads its stale fire times: it is
- * not finished, so no fire is taken for its last.)
+ * `firesFrom`, and not after its last fire when it has finished. (A fire past `max_runs` that runs in
+ * place of another is refused when it starts: `startCappedRun`.)
  */
 function firesThen(schedule: Schedule, fireTime: EpochMs | null): boolean {
   if (fireTime === null || fireTime < schedule.firesFrom) return false;
   if (compileTrigger(schedule.trigger).next(fireTime) !== fireTime) return false;
-  return schedule.maxRuns === null || (schedule.lastFireAt !== null && fireTime <= schedule.lastFireAt);
+  return !isFinished(schedule) || (schedule.lastFireAt !== null && fireTime <= schedule.lastFireAt);
 }
 
 /**
@@ -161,14 +160,46 @@ function firesThen(schedule: Schedule, fireTime: EpochMs | null): boolean {
  * so the fire is not sent again in its place; one due after it is (the change may not have dispatched
  * it yet).
  */
-function missedByMove(revision: ScheduleRevision | null, schedule: Schedule, fireTime: EpochMs): boolean {
-  const moved = revision?.firesFrom !== undefined && revision.firesFrom !== schedule.firesFrom;
+function missedByMove(revision: ScheduleRevision, schedule: Schedule, fireTime: EpochMs): boolean {
+  const moved = revision.firesFrom !== schedule.firesFrom;
   return moved && fireTime < schedule.updatedAt;
 }
 
 /** The schedule as read has finished, and `fireTime` is its last fire. */
 function isLastFireOf(schedule: Schedule, fireTime: EpochMs | null): boolean {
   return isFinished(schedule) && fireTime !== null && schedule.lastFireAt === fireTime;
+}
+
+/**
+ * A fire of a schedule with `max_runs` that may run counts as started first (ADR 0008): never more than
+ * `max_runs` of its fires start, whatever its chain sent (two late readers of one note may each have
+ * sent a different missed fire). Counting is idempotent per job, so a takeover of a run its first
+ * delivery counted runs on.
+ */
+async function startWithinMaxRuns(
+  ctx: WorkerContext,
+  claimed: ClaimedJob,
+  schedule: Schedule,
+): Promise<FireVerdict> {
+  const { maxRuns } = schedule;
+  if (maxRuns === null) return { run: true };
+  const counted = await writeWithRetries(ctx, claimed.leaseUntil, () =>
+    ctx.deps.scheduleStore.startCappedRun({
+      scheduleId: schedule.id,
+      createdAt: schedule.createdAt,
+      maxRuns,
+      jobId: claimed.job.id,
+      owner: claimed.owner,
+    }),
+  );
+  if (counted === 'started') return { run: true };
+  if (counted === 'gone') {
+    return cancelled('ScheduleRemoved', `schedule '${schedule.id}' was removed after this fire was sent`);
+  }
+  return {
+    ...cancelled('MaxRunsReached', `schedule '${schedule.id}' ran ${maxRuns} fires (max_runs) already`),
+    reclaimable: false,
+  };
 }
 
 function cancelled(type: string, message: string): FireCancellation {
@@ -201,9 +232,10 @@ export async function runClaimedFire(
   const { deps } = ctx;
   const scheduleId = job.scheduleId;
   // Retried like the writes that end a run: giving up would leave the claim to its lease's end.
-  let schedule = await writeWithRetries(ctx, claimed.leaseUntil, () =>
+  const live = await writeWithRetries(ctx, claimed.leaseUntil, () =>
     deps.scheduleStore.getSchedule(scheduleId),
   );
+  let schedule = live;
   if (schedule && isLastFireOf(schedule, job.fireTime)) fire.finalFire = true;
   if (!schedule) {
     const cleanedUp = await writeWithRetries(ctx, claimed.leaseUntil, () =>
@@ -212,7 +244,9 @@ export async function runClaimedFire(
     if (cleanedUp === 'run') return runClaimedJob(ctx, claimed);
     schedule = cleanedUp;
   }
-  const verdict = fireVerdict(schedule, job, fire, deps.clock.now());
+  const checked = fireVerdict(schedule, job, fire, deps.clock.now());
+  // A fire judged against a finished schedule's removal record ran within its runs when it was sent.
+  const verdict = checked.run && live ? await startWithinMaxRuns(ctx, claimed, live) : checked;
   if (verdict.run) return runClaimedJob(ctx, claimed);
 
   const finishedAt = deps.clock.now();
@@ -231,7 +265,7 @@ export async function runClaimedFire(
         result,
         expiresAt:
           finishedAt + resultTtlSecondsOf(claimed.definition, deps.config.defaultResultTtlSeconds) * 1000,
-        reclaimable: true,
+        reclaimable: verdict.reclaimable !== false,
       }),
     );
   } catch (error) {

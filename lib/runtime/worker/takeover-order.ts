@@ -14,8 +14,8 @@ export type TakeoverOrder = 'after_claim' | 'before_claim' | 'unknown';
 export interface TakenOverRun {
   /** When the run was claimed (its `started_at`). */
   claimedAt: EpochMs;
-  /** The revision of the message taking over; null for messages sent before revisions existed. */
-  revision: ScheduleRevision | null;
+  /** The revision of the message taking over. */
+  revision: ScheduleRevision;
   /** The message is of the run's definition (same task and payload): its revision is the run's. */
   sentAsRun: boolean;
 }
@@ -30,7 +30,7 @@ export interface TakenOverRun {
  */
 export function takeoverOrder(schedule: Schedule, run: TakenOverRun): TakeoverOrder {
   if (schedule.updatedAt <= run.claimedAt) return 'before_claim';
-  if (!run.sentAsRun || run.revision === null) return 'after_claim';
+  if (!run.sentAsRun) return 'after_claim';
   const sameSchedule = run.revision.createdAt === schedule.createdAt;
   return sameSchedule && schedule.version - run.revision.version <= 1 ? 'after_claim' : 'unknown';
 }

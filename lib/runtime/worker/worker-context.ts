@@ -30,7 +30,6 @@ export interface WorkerContext {
   counters: WorkerCounters;
   /** Milliseconds until the invocation times out; Infinity when it has no end (no Lambda context). */
   remainingMs: () => number;
-  sleep: (ms: number) => Promise<void>;
   /**
    * Whether the sandbox is ended after this invocation when a handler is still running (Lambda). Then a
    * handler that ignores its signal is waited for until the invocation's end only; otherwise until it settles.

@@ -1,21 +1,22 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CapacityCounter } from '../../../lib/adapters/dynamodb/capacity';
-import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
-import { itemSizeBytes } from '../../../lib/adapters/dynamodb/item-size';
+import type { CapacityMeter } from '../../../bench/support/capacity-meter';
+import { itemSizeBytes } from '../../../bench/support/item-size';
+import type { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import { dueNotesPartition, shardOf, ttlSeconds } from '../../../lib/adapters/dynamodb/table-design';
 import type { DueNoteEntry } from '../../../lib/core/model/due-note';
 import { bucketOf, bucketStart, DEFAULT_NOTE_GRID } from '../../../lib/core/planning/note-chunks';
 import { NOTE_RETENTION_MS } from '../../../lib/core/ports/due-notes';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
-import { conversionOf, definition, MINUTE, SECOND, T0 } from '../store-fixtures';
+import { meteredStore, writeUnitsOf } from '../../support/metered-store';
+import { addActive, MINUTE, T0 } from '../store-fixtures';
 
 const SHARDS = 4;
 const B0 = bucketOf(DEFAULT_NOTE_GRID, T0);
 
-describe('due note items in DynamoDB (ADR 0007): shared items billed by size, cursors and conversions by the write', () => {
+describe('due note items in DynamoDB (ADR 0007): shared items billed by size, and the writes of a chain', () => {
   let table: TestTable;
-  let meter: CapacityCounter;
+  let meter: CapacityMeter;
   let store: DynamoDbStore;
 
   beforeAll(async () => {
@@ -23,17 +24,13 @@ describe('due note items in DynamoDB (ADR 0007): shared items billed by size, cu
   });
   afterAll(() => table.drop());
   beforeEach(() => {
-    meter = new CapacityCounter();
-    store = new DynamoDbStore({
-      client: table.documentClient,
-      tableName: table.tableName,
-      shards: SHARDS,
-      capacityMeter: meter,
-    });
+    ({ store, meter } = meteredStore(table, SHARDS));
   });
-  const units = (operation: string) => {
-    const totals = meter.snapshot()[operation];
-    return { all: totals?.writeUnits, index: totals?.indexWriteUnits };
+  /** The write units of `call` alone. */
+  const units = async (call: () => Promise<unknown>) => {
+    meter.reset();
+    await call();
+    return writeUnitsOf(meter);
   };
   const itemsOf = async (shard: number, bucket: number) => {
     const output = await table.documentClient.send(
@@ -52,18 +49,19 @@ describe('due note items in DynamoDB (ADR 0007): shared items billed by size, cu
     );
     const entry = (scheduleId: string): DueNoteEntry => ({
       scheduleId,
-      version: 1,
-      createdAt: T0,
+      chain: 'c1',
       nextFireAt: T0 + 5 * MINUTE,
       runs: 1,
       lastFireAt: T0,
     });
 
-    await store.writeDueNotes({
-      writer: 'tick-1',
-      notes: ids.map((id) => ({ bucket: B0 + 2, entry: entry(id) })),
-      now: T0,
-    });
+    const written = await units(() =>
+      store.writeDueNotes({
+        writer: 'tick-1',
+        notes: ids.map((id) => ({ bucket: B0 + 2, entry: entry(id) })),
+        now: T0,
+      }),
+    );
 
     const items = await itemsOf(1, B0 + 2);
     const sizes = items.map((item) => itemSizeBytes(item));
@@ -76,25 +74,24 @@ describe('due note items in DynamoDB (ADR 0007): shared items billed by size, cu
         (item) => item.expiresAt === ttlSeconds(bucketStart(DEFAULT_NOTE_GRID, B0 + 3) + NOTE_RETENTION_MS),
       ),
     ).toBe(true);
-    expect(units('writeDueNotes')).toEqual({
+    expect(written).toEqual({
       all: sizes.reduce((sum, size) => sum + Math.ceil(size / 1024), 0),
       index: 0,
     });
   });
 
-  it('moves a cursor for 1 write unit, and converts a schedule for 2: its item and the due index entry it leaves', async () => {
-    await store.addSchedule({
-      schedule: definition('hourly'),
-      nextFireAt: T0 + 10 * SECOND,
-      conflictPolicy: 'exception',
-      now: T0,
-    });
+  it('moves a cursor for 1 write unit, and finishes a schedule for 1: no index entry of it moves', async () => {
+    const added = await units(() => addActive(store, 'hourly'));
 
-    await store.moveNoteCursor(0, B0);
-    const converted = await store.convertScheduleToNotes(conversionOf('hourly'));
+    const moved = await units(() => store.moveNoteCursor(0, B0));
+    const finished = await units(() =>
+      store.finishSchedule({ id: 'hourly', chain: 'c1', lastFireAt: T0, runs: 1 }),
+    );
 
-    expect(converted).toBe(true);
-    expect(units('moveNoteCursor')).toEqual({ all: 1, index: 0 });
-    expect(units('convertScheduleToNotes')).toEqual({ all: 2, index: 1 });
+    expect(moved).toEqual({ all: 1, index: 0 });
+    expect(finished).toEqual({ all: 1, index: 0 });
+    expect(await store.getSchedule('hourly')).toMatchObject({ nextFireAt: null, lastFireAt: T0 });
+    // The item, its `by-kind` entry and its chain's first note, in one transaction (2 units per KB and item).
+    expect(added).toEqual({ all: 6, index: 2 });
   });
 });

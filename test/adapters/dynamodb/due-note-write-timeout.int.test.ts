@@ -14,8 +14,7 @@ const TIMEOUT_MS = 150;
 
 const entry: DueNoteEntry = {
   scheduleId: 'hourly',
-  version: 1,
-  createdAt: T0,
+  chain: 'c1',
   nextFireAt: T0 + 5 * MINUTE,
   runs: 1,
   lastFireAt: T0,
@@ -93,6 +92,11 @@ describe('a write of due notes that takes too long is given up', () => {
     await sleep(STALL_MS);
 
     expect((await bucketNotes()).notes).toEqual([note, note]);
-    expect(await healthy.findLiveNote({ ...entry, fromBucket: B0 + 2, throughBucket: B0 + 2 })).toEqual(note);
+    const live = await healthy.findLiveNotes({
+      shard: healthy.noteShardOf(entry.scheduleId),
+      schedules: [entry],
+      buckets: [B0 + 2],
+    });
+    expect(live.get(entry.scheduleId)).toEqual(note);
   });
 });

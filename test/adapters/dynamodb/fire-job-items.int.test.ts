@@ -1,13 +1,11 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CapacityCounter,
-  DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE,
-} from '../../../lib/adapters/dynamodb/capacity';
-import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
+import type { CapacityMeter } from '../../../bench/support/capacity-meter';
+import type { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import { INDEX_NAMES } from '../../../lib/adapters/dynamodb/table-design';
 import type { JobRequest } from '../../../lib/core/ports/job-store';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
+import { meteredStore, writeUnitsOf } from '../../support/metered-store';
 import { jobRequest, MINUTE, SECOND, SUCCESS, T0 } from '../store-fixtures';
 
 function fire(scheduleId: string, fireTime: number): JobRequest {
@@ -21,7 +19,7 @@ function fire(scheduleId: string, fireTime: number): JobRequest {
 
 describe("a schedule's fire jobs in DynamoDB (ADR 0001): under the schedule, out of jobs-by-schedule", () => {
   let table: TestTable;
-  let meter: CapacityCounter;
+  let meter: CapacityMeter;
   let store: DynamoDbStore;
 
   beforeAll(async () => {
@@ -29,12 +27,7 @@ describe("a schedule's fire jobs in DynamoDB (ADR 0001): under the schedule, out
   });
   afterAll(() => table.drop());
   beforeEach(() => {
-    meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
-    store = new DynamoDbStore({
-      client: table.documentClient,
-      tableName: table.tableName,
-      capacityMeter: meter,
-    });
+    ({ store, meter } = meteredStore(table));
   });
 
   const run = async (request: JobRequest) => {
@@ -42,20 +35,12 @@ describe("a schedule's fire jobs in DynamoDB (ADR 0001): under the schedule, out
     await store.finishJob({ jobId: request.id, owner: 'w', result: SUCCESS, expiresAt: T0 + MINUTE });
   };
 
-  const writeUnits = () => {
-    const total = meter.snapshot().total;
-    return { all: total?.writeUnits, index: total?.indexWriteUnits };
-  };
+  const writeUnits = () => writeUnitsOf(meter);
 
   it('costs 3 write units to claim and finish (one jobs-by-task entry), an ad-hoc job with a schedule id 4', async () => {
     await run(fire('units', T0));
     const fireUnits = writeUnits();
-    meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
-    store = new DynamoDbStore({
-      client: table.documentClient,
-      tableName: table.tableName,
-      capacityMeter: meter,
-    });
+    meter.reset();
     await run(jobRequest('units-run-now', { scheduleId: 'units', runAt: T0 }));
 
     expect(fireUnits).toEqual({ all: 3, index: 1 });
@@ -79,39 +64,5 @@ describe("a schedule's fire jobs in DynamoDB (ADR 0001): under the schedule, out
 
     expect(await entries(INDEX_NAMES.jobsBySchedule, 'scheduleId', 'indexed')).toEqual([]);
     expect(await entries(INDEX_NAMES.jobsByTask, 'task', 'send-report')).toContain('FIRES#indexed');
-  });
-
-  it('still reads and lists a fire job written under the earlier layout (JOB#<id>)', async () => {
-    // A fire job as the store wrote it before fire jobs moved under their schedule
-    const oldId = `legacy@${T0}`;
-    await table.documentClient.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: {
-          pk: `JOB#${oldId}`,
-          sk: 'JOB',
-          task: 'send-report',
-          origin: 'schedule',
-          scheduleId: 'legacy',
-          fireTime: T0,
-          runAt: T0,
-          attempt: 1,
-          status: 'success',
-          createdAt: T0,
-          startedAt: T0,
-          finishedAt: T0 + SECOND,
-        },
-      }),
-    );
-    await run(fire('legacy', T0 + 5 * SECOND));
-
-    const read = await store.getJob(oldId, T0);
-    const listed = await store.listJobs({ scheduleId: 'legacy' }, { limit: 1 }, T0);
-    const next = await store.listJobs({ scheduleId: 'legacy' }, { limit: 1, cursor: listed.cursor }, T0);
-
-    expect(read).toMatchObject({ id: oldId, scheduleId: 'legacy', status: 'success' });
-    expect(listed.items.map((job) => job.id)).toEqual([`legacy@${T0 + 5 * SECOND}`]);
-    expect(next.items.map((job) => job.id)).toEqual([oldId]);
-    expect(next.cursor).toBeUndefined();
   });
 });

@@ -10,7 +10,7 @@ import type { JobRequest } from '../../../lib/core/ports/job-store';
 import { payloadProblem, STORABLE_MAX_DEPTH } from '../../../lib/core/storable-json';
 import { cleanedUpScheduleOf } from '../../../lib/runtime/worker/fire-of-cleaned-up-schedule';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
-import { definition, jobRequest, LEASED_AS_ADDED_AT_T0, MINUTE, T0 } from '../store-fixtures';
+import { addActive, definition, jobRequest, MINUTE, startingAt, T0 } from '../store-fixtures';
 
 const LAST = T0 + 5_000;
 
@@ -30,24 +30,14 @@ describe('the removal record of a finished schedule changed since it was added, 
   beforeAll(async () => {
     table = await createTestTable('removal-records');
     store = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName, shards: 4 });
-    await store.addSchedule({
-      schedule: definition('done'),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0,
-    });
-    await store.leaseSchedule('done', 'tick', T0, MINUTE);
-    await store.releaseSchedule({
+    await addActive(store, 'done', { nextFireAt: T0 });
+    await store.finishSchedule({ id: 'done', chain: 'c1', lastFireAt: LAST, runs: 2 });
+    await store.updateSchedule({
       id: 'done',
-      owner: 'tick',
-      leasedVersion: 1,
-      leased: LEASED_AS_ADDED_AT_T0,
-      nextFireAt: null,
-      lastFireAt: LAST,
-      firesDispatched: 2,
-      now: T0,
+      changes: { tags: ['changed'] },
+      now: T0 + 1,
+      expectedVersion: 1,
     });
-    await store.updateSchedule('done', { tags: ['changed'] }, null, T0 + 1);
     await store.removeFinishedSchedule('done', LAST, 2, T0 + MINUTE);
   });
   afterAll(() => table.drop());
@@ -63,10 +53,8 @@ describe('the removal record of a finished schedule changed since it was added, 
     const item = await record();
 
     expect(item.removed).toMatchObject({ task: 'send-report', lastFireAt: LAST, version: 2 });
-    expect(item.removed).not.toHaveProperty('dueShard');
     expect(item.removed).not.toHaveProperty('kind');
     expect(item).not.toHaveProperty('kind');
-    expect(item).not.toHaveProperty('dueShard');
   });
 
   it('keeps a schedule of the largest size the admin API accepts', async () => {
@@ -81,12 +69,17 @@ describe('the removal record of a finished schedule changed since it was added, 
     expect(Buffer.byteLength(JSON.stringify(payload))).toBeLessThanOrEqual(LIMITS.payloadBytes);
     await store.addSchedule({
       schedule: definition('large', { payload, metadata, description: 'd'.repeat(DESCRIPTION_LENGTH) }),
-      nextFireAt: null,
+      position: startingAt(null),
       conflictPolicy: 'exception',
       now: T0,
     });
 
-    await store.updateSchedule('large', { tags: ['changed'] }, null, T0 + 1);
+    await store.updateSchedule({
+      id: 'large',
+      changes: { tags: ['changed'] },
+      now: T0 + 1,
+      expectedVersion: 1,
+    });
     const removed = await store.removeFinishedSchedule('large', null, 2, T0 + MINUTE);
 
     expect(removed).toMatchObject({ id: 'large', payload, metadata });
@@ -100,12 +93,17 @@ describe('the removal record of a finished schedule changed since it was added, 
     expect(payloadProblem(nested(STORABLE_MAX_DEPTH + 1))).toBeDefined();
     await store.addSchedule({
       schedule: definition('deep', { payload: deepest }),
-      nextFireAt: null,
+      position: startingAt(null),
       conflictPolicy: 'exception',
       now: T0,
     });
 
-    await store.updateSchedule('deep', { tags: ['changed'] }, null, T0 + 1);
+    await store.updateSchedule({
+      id: 'deep',
+      changes: { tags: ['changed'] },
+      now: T0 + 1,
+      expectedVersion: 1,
+    });
     expect(await store.removeFinishedSchedule('deep', null, 2, T0 + MINUTE)).toMatchObject({
       payload: deepest,
     });

@@ -1,21 +1,19 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CapacityCounter,
-  DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE,
-} from '../../../lib/adapters/dynamodb/capacity';
-import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
+import type { CapacityMeter } from '../../../bench/support/capacity-meter';
+import type { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import { FIRE_LOG_RETENTION_MS } from '../../../lib/adapters/dynamodb/fire-log';
 import { INDEX_NAMES } from '../../../lib/adapters/dynamodb/table-design';
 import type { ClaimJobInput, JobRequest } from '../../../lib/core/ports/job-store';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
+import { meteredStore, writeUnitsOf } from '../../support/metered-store';
 import { DAY, fireRequest, jobRequest, MINUTE, retryFirstAttempt, SUCCESS, T0 } from '../store-fixtures';
 
 const fire = fireRequest;
 
 describe("a task's fire log in DynamoDB (ADR 0001): fires listed by task without an index entry each", () => {
   let table: TestTable;
-  let meter: CapacityCounter;
+  let meter: CapacityMeter;
   let store: DynamoDbStore;
 
   beforeAll(async () => {
@@ -23,21 +21,13 @@ describe("a task's fire log in DynamoDB (ADR 0001): fires listed by task without
   });
   afterAll(() => table.drop());
   const freshMeter = () => {
-    meter = new CapacityCounter({ transactionReportScale: DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE });
-    store = new DynamoDbStore({
-      client: table.documentClient,
-      tableName: table.tableName,
-      capacityMeter: meter,
-    });
+    ({ store, meter } = meteredStore(table));
   };
   beforeEach(freshMeter);
 
   const claim = (request: JobRequest, extra: Partial<ClaimJobInput> = {}) =>
     store.claimJob({ job: request, attempt: 1, owner: 'w', now: T0, leaseUntil: T0 + MINUTE, ...extra });
-  const writeUnits = () => {
-    const total = meter.snapshot().total;
-    return { all: total?.writeUnits, index: total?.indexWriteUnits };
-  };
+  const writeUnits = () => writeUnitsOf(meter);
   const taskIndexEntries = async (task: string) => {
     const output = await table.documentClient.send(
       new QueryCommand({

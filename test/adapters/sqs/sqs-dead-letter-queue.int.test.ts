@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../lib/adapters/memory/memory-store';
 import { pollOnce } from '../../../lib/adapters/sqs/event-source';
 import { SqsDeadLetterQueue } from '../../../lib/adapters/sqs/sqs-dead-letter-queue';
-import { systemClock } from '../../../lib/core/clock';
+import { sleep, systemClock } from '../../../lib/core/clock';
 import { createWorkerHandler } from '../../../lib/runtime/handlers/worker';
 import { silentLogger } from '../../../lib/runtime/observability/logger';
 import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
@@ -33,7 +34,9 @@ describe('SqsDeadLetterQueue', () => {
       events: new RecordingPublisher(),
       deadLetters: new SqsDeadLetterQueue({ client: sqs.client, queueUrl: queue.dlqUrl }),
       clock: systemClock,
+      sleep,
       random: Math.random,
+      newId: randomUUID,
       logger: silentLogger,
       metricsSink: () => {},
     };

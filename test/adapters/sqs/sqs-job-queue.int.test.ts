@@ -24,8 +24,12 @@ afterAll(async () => {
   await sqs.stop();
 });
 
+/** The revision a fire is sent under (every first attempt of a fire carries one). */
+const REVISION = { createdAt: 1_700_000_000_000, version: 3, firesFrom: 0 };
+
 function message(id: string, overrides: Partial<JobMessage> = {}): JobMessage {
   return {
+    revision: REVISION,
     job: {
       id,
       task: 'echo',
@@ -82,14 +86,16 @@ async function receiveAll(queueUrl: string, expected: number, waitSeconds = 0) {
 }
 
 describe('SqsJobQueue (against the SQS emulator)', () => {
-  it('carries the schedule revision a fire was sent under, and decodes messages without one', async () => {
+  it('carries the schedule revision a fire was sent under, and none for a job that is no fire', async () => {
     // Prepare
     const { queueUrl } = await createTestQueue(sqs.client);
     const queue = new SqsJobQueue({ client: sqs.client, queueUrl });
-    const revision = { createdAt: 1_700_000_000_000, version: 3 };
+    const direct = message('nightly@2');
+    delete direct.revision;
+    direct.job = { ...direct.job, origin: 'direct', scheduleId: null, fireTime: null };
 
     // Act
-    await queue.send([message('nightly@1', { revision }), message('nightly@2')]);
+    await queue.send([message('nightly@1'), direct]);
     const decoded = (await receiveAll(queueUrl, 2)).map((body) => decodeJobMessage(body));
 
     // Assess
@@ -98,7 +104,7 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
         result.ok ? [[result.message.job.id, result.message.revision ?? null]] : [],
       ),
     );
-    expect(revisions).toEqual({ 'nightly@1': revision, 'nightly@2': null });
+    expect(revisions).toEqual({ 'nightly@1': REVISION, 'nightly@2': null });
   });
 
   it('sends any number of messages in batches of ten, each a versioned job message', async () => {

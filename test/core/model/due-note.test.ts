@@ -14,8 +14,7 @@ const T0 = Date.parse('2026-01-01T00:00:00Z');
 function entry(overrides: Partial<DueNoteEntry> = {}): DueNoteEntry {
   return {
     scheduleId: 'nightly-report',
-    version: 3,
-    createdAt: T0,
+    chain: 'k3x9a0b2',
     nextFireAt: T0 + 3_600_000,
     runs: 12,
     lastFireAt: T0,
@@ -26,8 +25,7 @@ function entry(overrides: Partial<DueNoteEntry> = {}): DueNoteEntry {
 const idCharacter = fc.constantFrom(...'abcXYZ019._:-'.split(''));
 const anEntry = fc.record({
   scheduleId: fc.string({ unit: idCharacter, minLength: 1, maxLength: 200 }),
-  version: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
-  createdAt: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+  chain: fc.string({ unit: fc.constantFrom(...'0123456789abcxyz'.split('')), minLength: 1, maxLength: 16 }),
   nextFireAt: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
   runs: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
   lastFireAt: fc.option(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), { nil: null }),
@@ -45,9 +43,7 @@ describe('due note entries (ADR 0007)', () => {
   it('writes an entry in few bytes: an hourly schedule of a 14-character id in under 50', () => {
     const text = encodeNoteEntry(entry());
 
-    expect(text).toBe(
-      `3 ${T0.toString(36)} ${(T0 + 3_600_000).toString(36)} c ${T0.toString(36)} nightly-report`,
-    );
+    expect(text).toBe(`k3x9a0b2 ${(T0 + 3_600_000).toString(36)} c ${T0.toString(36)} nightly-report`);
     expect(text.length).toBeLessThan(50);
   });
 
@@ -56,10 +52,12 @@ describe('due note entries (ADR 0007)', () => {
       entry({ scheduleId: 'has space' }),
       entry({ scheduleId: '' }),
       entry({ scheduleId: 'x'.repeat(201) }),
-      entry({ version: 0 }),
+      entry({ chain: '' }),
+      entry({ chain: 'UPPER' }),
+      entry({ chain: 'x'.repeat(17) }),
       entry({ runs: -1 }),
       entry({ nextFireAt: 1.5 }),
-      entry({ createdAt: Number.MAX_SAFE_INTEGER + 1 }),
+      entry({ nextFireAt: Number.MAX_SAFE_INTEGER + 1 }),
       entry({ lastFireAt: Number.NaN }),
     ].map((bad) => {
       try {
@@ -70,7 +68,7 @@ describe('due note entries (ADR 0007)', () => {
     });
 
     for (const refusal of refusals) expect(refusal).toBeInstanceOf(RangeError);
-    expect(String(refusals[3])).toMatch(/schedule 'nightly-report': version/);
+    expect(String(refusals[3])).toMatch(/schedule 'nightly-report': the chain/);
   });
 
   it('reports why a text is not an entry, for anything stored', () => {
@@ -79,16 +77,16 @@ describe('due note entries (ADR 0007)', () => {
       42,
       null,
       '',
-      good.replace(/^3 /, ''),
+      good.replace(/^k3x9a0b2 /, ''),
       `${good} extra`,
-      good.replace(/^3 /, '3.0 '),
-      good.replace(/^3 /, 'A '),
-      good.replace(/^3 /, '0 '),
-      good.replace(/^3 /, '03 '),
+      good.replace(/^k3x9a0b2 /, 'k3.0 '),
+      good.replace(/^k3x9a0b2 /, 'K3 '),
+      good.replace(/^k3x9a0b2 /, `${'a'.repeat(17)} `),
+      good.replace(/ c /, ' 0c '),
       good.replace(/ c /, '  '),
       good.replace('nightly-report', 'nightly@report'),
-      `3 ${'z'.repeat(12)} 1 1 - id`,
-      `3 ${'z'.repeat(11)} 1 1 - id`,
+      `k3 ${'z'.repeat(12)} 1 1 id`,
+      `k3 1 ${'z'.repeat(12)} - id`,
       'x'.repeat(10_000),
     ].map((text) => decodeNoteEntry(text));
 
@@ -132,13 +130,12 @@ describe('due note entries (ADR 0007)', () => {
       { bucket: 5, entry: { ...ours, nextFireAt: T0 + 9 } },
       { bucket: 6, entry: { ...ours, nextFireAt: T0 + 2 } },
       { bucket: 6, entry: { ...ours, nextFireAt: T0 + 4 } },
-      { bucket: 4, entry: { ...ours, version: 2, nextFireAt: T0 } },
-      { bucket: 4, entry: { ...ours, createdAt: T0 - 1, nextFireAt: T0 } },
+      { bucket: 4, entry: { ...ours, chain: 'older', nextFireAt: T0 } },
       { bucket: 4, entry: { ...ours, scheduleId: 'other', nextFireAt: T0 } },
     ];
 
     expect(liveNoteOf(notes, ours)).toBe(notes[1]);
-    expect(liveNoteOf(notes, { ...ours, version: 4 })).toBeUndefined();
+    expect(liveNoteOf(notes, { ...ours, chain: 'newer' })).toBeUndefined();
     expect(liveNoteOf([], ours)).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHarness, errorOf, everyMinute, MINUTE, nightlyBerlin, SECOND, T0 } from './support/harness';
+import { tickOf } from './support/tick';
 
 interface ScheduleResult {
   status?: string;
@@ -87,7 +88,7 @@ describe('add_schedule', () => {
     expect(schedule.misfire_grace_seconds).toBeNull();
   });
 
-  it('dispatches a schedule whose first fire time is inside the lookahead window at once', async () => {
+  it('sends the first fires of a schedule due too soon for the tick itself: its first chunks, at once', async () => {
     const h = createHarness();
 
     const result = await h.ok<ScheduleResult>({
@@ -97,21 +98,46 @@ describe('add_schedule', () => {
       trigger: { type: 'cron', expression: '*/30 * * * * *' },
     });
 
-    const fires = [T0, T0 + 30 * SECOND, T0 + 60 * SECOND, T0 + 90 * SECOND];
+    // Two chunks of 120 s: the note after the first could not be read in time either
+    const fires = [0, 30, 60, 90, 120, 150, 180, 210].map((seconds) => T0 + seconds * SECOND);
     expect(h.queue.messages.map((message) => message.job.id)).toEqual(fires.map((fire) => `pulse@${fire}`));
-    expect(h.queue.messages.map((message) => message.delaySeconds)).toEqual([0, 30, 60, 90]);
-    expect(result.dispatched_jobs).toBe(4);
-    expect(result.schedule.next_fire_time).toBe(iso(T0 + 120 * SECOND));
-    expect(result.schedule.last_fire_time).toBe(iso(T0 + 90 * SECOND));
-    const stored = await h.store.getSchedule('pulse');
-    expect(stored).toMatchObject({
-      nextFireAt: T0 + 120 * SECOND,
-      lastFireAt: T0 + 90 * SECOND,
-      leaseOwner: null,
+    expect(h.queue.messages.map((message) => message.delaySeconds)).toEqual([
+      0, 30, 60, 90, 120, 150, 180, 210,
+    ]);
+    expect(result.dispatched_jobs).toBe(8);
+    expect(result.schedule).toMatchObject({
+      next_fire_time: iso(T0 + 240 * SECOND),
+      last_fire_time: iso(T0 + 210 * SECOND),
+      runs: 8,
     });
+    // The item says where its chain started; its live note, where the chain stands
+    expect(await h.store.getSchedule('pulse')).toMatchObject({ nextFireAt: T0, lastFireAt: null, runs: 0 });
   });
 
-  it('dispatches at once without a lease when no fire time of the plan has passed', async () => {
+  it('sends the first fires of a schedule firing every second itself, and the tick sends none of them again', async () => {
+    const h = createHarness();
+    const tick = tickOf(h);
+
+    const result = await h.ok<ScheduleResult>({
+      action: 'add_schedule',
+      id: 'second',
+      task: 'cleanup',
+      trigger: { type: 'interval', seconds: 1 },
+    });
+    const sentByAdd = h.queue.messages.length;
+    await tick();
+    h.clock.set(T0 + 90 * SECOND);
+    await tick();
+
+    // The add sent 0..239 s; the tick, from the note the add left, 240..359 s
+    const seconds = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, n) => from + n);
+    const sent = h.queue.messages.map((message) => ((message.job.fireTime ?? 0) - T0) / SECOND);
+    expect(result.dispatched_jobs).toBe(240);
+    expect(sent.slice(0, sentByAdd)).toEqual(seconds(0, 239));
+    expect(sent.slice(sentByAdd)).toEqual(seconds(240, 359));
+  });
+
+  it('writes the schedule with its chain’s first note, then the note after the fires it sends, and removes the first', async () => {
     const h = createHarness();
 
     const result = await h.ok<ScheduleResult>({
@@ -122,46 +148,58 @@ describe('add_schedule', () => {
     });
 
     expect(h.queue.messages.map((message) => message.job.id)).toEqual(
-      [10, 50, 90].map((seconds) => `soon@${T0 + seconds * SECOND}`),
+      [10, 50, 90, 130, 170, 210].map((seconds) => `soon@${T0 + seconds * SECOND}`),
     );
-    expect(result.dispatched_jobs).toBe(3);
-    expect(h.writes).toEqual(['addSchedule', 'advanceSchedule']);
-    expect(await h.store.getSchedule('soon')).toMatchObject({
-      nextFireAt: T0 + 130 * SECOND,
-      lastFireAt: T0 + 90 * SECOND,
-      version: 1,
-    });
+    expect(result.dispatched_jobs).toBe(6);
+    expect(h.writes).toEqual(['createNoteCursor', 'addSchedule', 'writeDueNotes', 'removeDueNote']);
+    expect(result.schedule).toMatchObject({ next_fire_time: iso(T0 + 250 * SECOND), runs: 6, version: 1 });
   });
 
-  it('does not dispatch a schedule whose first fire time is beyond the lookahead window', async () => {
+  it('leaves to the tick a schedule whose first note can be read in time: one write, nothing sent', async () => {
     const h = createHarness();
+    const tick = tickOf(h);
 
     const result = await h.ok<ScheduleResult>({
       action: 'add_schedule',
       id: 'later',
       task: 'cleanup',
-      trigger: { type: 'date', run_at: iso(T0 + 91 * SECOND) },
+      trigger: { type: 'date', run_at: iso(T0 + 20 * MINUTE) },
     });
+    const writes = [...h.writes];
+    await tick();
+    const beforeItsNote = h.queue.messages.length;
+    // An isolated fire's note is read 14 minutes before it
+    h.clock.set(T0 + 6 * MINUTE);
+    await tick();
 
     expect(result.dispatched_jobs).toBe(0);
-    expect(h.queue.messages).toEqual([]);
-    expect(h.writes).toEqual(['addSchedule']);
+    expect(writes).toEqual(['createNoteCursor', 'addSchedule']);
+    expect(beforeItsNote).toBe(0);
+    expect(h.queue.messages.map((message) => message.job.fireTime)).toEqual([T0 + 20 * MINUTE]);
   });
 
-  it('dispatches a fire time exactly at the end of the lookahead window', async () => {
-    const h = createHarness();
+  it.each([
+    [859, 1],
+    [860, 0],
+  ])(
+    'sends a first fire %i s ahead itself only when its note’s bucket is before the first open one (%i sent)',
+    async (seconds, sent) => {
+      // An isolated fire's note is read 840 s ahead; a note written now goes two buckets (20 s) on at the
+      // earliest: 860 s ahead is the first fire the tick can still read in time
+      const h = createHarness();
 
-    const result = await h.ok<ScheduleResult>({
-      action: 'add_schedule',
-      id: 'edge',
-      task: 'cleanup',
-      trigger: { type: 'date', run_at: iso(T0 + 90 * SECOND) },
-    });
+      const result = await h.ok<ScheduleResult>({
+        action: 'add_schedule',
+        id: 'edge',
+        task: 'cleanup',
+        trigger: { type: 'date', run_at: iso(T0 + seconds * SECOND) },
+      });
 
-    expect(result.dispatched_jobs).toBe(1);
-    expect(h.queue.messages.map((message) => message.delaySeconds)).toEqual([90]);
-    expect(result.schedule.next_fire_time).toBeNull();
-  });
+      expect(result.dispatched_jobs).toBe(sent);
+      expect(h.queue.messages.map((message) => message.delaySeconds)).toEqual(sent ? [seconds] : []);
+      expect(result.schedule).toMatchObject({ finished: sent === 1 });
+    },
+  );
 
   it('does not dispatch a paused schedule even when it is due', async () => {
     const h = createHarness();
@@ -187,8 +225,9 @@ describe('add_schedule', () => {
     expect(schedule.next_fire_time).toBe(iso(T0 + 10 * MINUTE));
   });
 
-  it('still succeeds when dispatching fails: the schedule is stored and the tick takes it later', async () => {
+  it('still succeeds when sending its first fires fails: the schedule is stored, and the tick sends them', async () => {
     const h = createHarness();
+    const tick = tickOf(h);
     h.queue.refuse = 'throw';
 
     const result = await h.ok<ScheduleResult>({
@@ -197,10 +236,16 @@ describe('add_schedule', () => {
       task: 'cleanup',
       trigger: everyMinute,
     });
+    h.queue.refuse = new Set();
+    // Its note is written again two buckets on, to be retried alone
+    h.clock.set(T0 + 20 * SECOND);
+    await tick();
 
     expect(result.dispatched_jobs).toBe(0);
     expect(await h.store.getSchedule('due')).toMatchObject({ nextFireAt: T0 });
-    expect(h.logs.map((line) => line.level)).toEqual(['warn']);
+    expect(h.queue.messages.map((message) => message.job.fireTime)).toEqual(
+      [0, 1, 2, 3].map((minutes) => T0 + minutes * MINUTE),
+    );
   });
 
   describe('conflict policies', () => {

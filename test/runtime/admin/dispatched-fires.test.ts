@@ -11,7 +11,7 @@ interface JobAnswer {
 
 const fireId = (seconds: number) => `sweep@${T0 + seconds * SECOND}`;
 
-/** `sweep`: a cleanup every 30 s from T0; add_schedule sent the fires at +0, +30, +60 and +90 s. */
+/** `sweep`: a cleanup every 30 s from T0; add_schedule sent the fires of its first two chunks, +0 … +210 s. */
 async function sweep(): Promise<Harness> {
   const h = createHarness();
   await h.ok({
@@ -53,7 +53,7 @@ describe('fires sent to the queue and not started yet', () => {
     // Act
     const dispatched = await getJob(h, 60);
     const notAFireTime = errorOf(await h.call({ action: 'get_job', job_id: fireId(45) }));
-    const notSentYet = errorOf(await h.call({ action: 'get_job', job_id: fireId(120) }));
+    const notSentYet = errorOf(await h.call({ action: 'get_job', job_id: fireId(240) }));
 
     // Assess
     expect(dispatched).toMatchObject({
@@ -78,11 +78,11 @@ describe('fires sent to the queue and not started yet', () => {
     // Act
     await paused.ok({ action: 'pause_schedule', id: 'sweep' });
     await removed.ok({ action: 'remove_schedule', id: 'sweep' });
-    later.clock.advance(3 * MINUTE);
+    later.clock.advance(5 * MINUTE);
 
     // Assess
     for (const h of [paused, removed, later]) {
-      expect(errorOf(await h.call({ action: 'get_job', job_id: fireId(90) })).code).toBe('job_not_found');
+      expect(errorOf(await h.call({ action: 'get_job', job_id: fireId(210) })).code).toBe('job_not_found');
       expect((await allPages(h, { schedule_id: 'sweep' })).flat()).toEqual([]);
     }
   });
@@ -108,11 +108,16 @@ describe('fires sent to the queue and not started yet', () => {
 
     // Assess
     expect(pages.map((page) => page.map((job) => `${job.id}:${job.status}`))).toEqual([
+      [`${fireId(210)}:queued`, `${fireId(180)}:queued`],
+      [`${fireId(150)}:queued`, `${fireId(120)}:queued`],
       [`${fireId(90)}:queued`, `${fireId(60)}:queued`],
       [`${fireId(30)}:queued`, `${runNow.job.id}:queued`],
       [`${fireId(0)}:running`],
     ]);
-    expect(queued.flat().map((job) => job.id)).toEqual([fireId(90), fireId(60), fireId(30), runNow.job.id]);
+    expect(queued.flat().map((job) => job.id)).toEqual([
+      ...[210, 180, 150, 120, 90, 60, 30].map(fireId),
+      runNow.job.id,
+    ]);
     expect(running.flat().map((job) => job.id)).toEqual([fireId(0)]);
   });
 
@@ -129,7 +134,7 @@ describe('fires sent to the queue and not started yet', () => {
     expect(cancelled.job).toMatchObject({ id: fireId(60), status: 'cancelled', payload: { dir: '/tmp' } });
     expect(again.job.status).toBe('cancelled');
     expect((await getJob(h, 60)).status).toBe('cancelled');
-    expect(queued.flat().map((job) => job.id)).toEqual([fireId(90), fireId(30), fireId(0)]);
+    expect(queued.flat().map((job) => job.id)).toEqual([210, 180, 150, 120, 90, 30, 0].map(fireId));
   });
 });
 

@@ -3,6 +3,7 @@ import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import { type AdminResponse, createAdminApi } from '../../../lib/runtime/admin';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { createHarness, errorOf, type Harness, nightlyBerlin } from './support/harness';
+import { harnessOn } from './support/on-dynamodb';
 
 /** The admin API over DynamoDB Local: inputs the in-memory store takes in its stride but DynamoDB does not. */
 let table: TestTable;
@@ -15,20 +16,7 @@ beforeAll(async () => {
 
 afterAll(() => table.drop());
 
-/** The test harness (queue, clock, logs, tasks) with the admin API on the DynamoDB store. */
-function dynamoHarness() {
-  const h = createHarness();
-  const admin = createAdminApi({ ...h.deps, scheduleStore: store, jobStore: store });
-  return {
-    ...h,
-    admin,
-    async ok<Result>(request: Record<string, unknown>): Promise<Result> {
-      const response = await admin(request);
-      if (!response.ok) throw new Error(`expected success: ${JSON.stringify(response.error)}`);
-      return response.result as Result;
-    },
-  };
-}
+const dynamoHarness = () => harnessOn(store);
 
 describe('the admin API on DynamoDB', () => {
   it('answers invalid_input for a payload key named __proto__, at any depth', async () => {

@@ -5,6 +5,7 @@ import { readConfig } from '../../../lib/runtime/config';
 import type { RuntimeDeps } from '../../../lib/runtime/dependencies';
 import { createAdminHandler } from '../../../lib/runtime/handlers/admin';
 import { silentLogger } from '../../../lib/runtime/observability/logger';
+import { sequentialIds } from '../support';
 import { RecordingQueue, T0, testTasks } from './support/harness';
 
 function runtimeDeps(env: Record<string, string> = {}): RuntimeDeps & { queue: RecordingQueue } {
@@ -16,7 +17,9 @@ function runtimeDeps(env: Record<string, string> = {}): RuntimeDeps & { queue: R
     queue: new RecordingQueue(),
     events: { publish: async () => {} },
     clock: new ManualClock(T0),
+    sleep: async () => {},
     random: () => 0,
+    newId: sequentialIds(),
     logger: silentLogger,
     metricsSink: () => {},
   };
@@ -51,24 +54,19 @@ describe('the admin Lambda handler', () => {
     });
   });
 
-  it('dispatches at once only inside the configured lookahead', async () => {
-    const deps = runtimeDeps({ SUNDIAL_LOOKAHEAD_SECONDS: '10' });
+  it('sends at most the configured fires per plan when a call sends a schedule’s first fires itself', async () => {
+    const deps = runtimeDeps({ SUNDIAL_MAX_FIRES_PER_PLAN: '3' });
     const handler = createAdminHandler(() => deps, testTasks());
 
-    await handler({
+    const added = await handler({
       action: 'add_schedule',
       id: 'soon',
       task: 'cleanup',
-      trigger: { type: 'date', run_at: '2026-03-02T09:00:05Z' },
-    });
-    await handler({
-      action: 'add_schedule',
-      id: 'later',
-      task: 'cleanup',
-      trigger: { type: 'date', run_at: '2026-03-02T09:00:30Z' },
+      trigger: { type: 'interval', seconds: 1 },
     });
 
-    expect(deps.queue.messages.map((message) => message.job.scheduleId)).toEqual(['soon']);
+    expect(added).toMatchObject({ ok: true, result: { dispatched_jobs: 3, schedule: { runs: 3 } } });
+    expect(deps.queue.messages.map((message) => message.job.fireTime)).toEqual([T0, T0 + 1_000, T0 + 2_000]);
   });
 
   it('answers internal_error, without throwing, when the dependencies cannot be built', async () => {

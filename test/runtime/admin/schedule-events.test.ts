@@ -126,7 +126,7 @@ describe('admin API: lifecycle events', () => {
     const updated = await h.ok<{ schedule: Record<string, unknown> }>({
       action: 'update_schedule',
       id: 'every-minute',
-      max_runs: 2,
+      max_runs: 4,
     });
     const raised = await h.ok<{ schedule: Record<string, unknown> }>({
       action: 'update_schedule',
@@ -135,9 +135,9 @@ describe('admin API: lifecycle events', () => {
     });
 
     expect(tooMany).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('max_runs') });
-    // The add dispatched the fires at 09:00 and 09:01 (inside the 90 s window): a limit of 2 finishes it.
-    expect(updated.schedule).toMatchObject({ runs: 2, max_runs: 2, finished: true, next_fire_time: null });
-    expect(raised.schedule).toMatchObject({ runs: 2, max_runs: null, finished: false });
+    // The add sent the fires at 09:00 … 09:03 itself (its first two chunks): a limit of 4 finishes it.
+    expect(updated.schedule).toMatchObject({ runs: 4, max_runs: 4, finished: true, next_fire_time: null });
+    expect(raised.schedule).toMatchObject({ runs: 4, max_runs: null, finished: false });
     expect(types(h)).toEqual(['schedule.added', 'schedule.updated', 'schedule.finished', 'schedule.updated']);
   });
 });

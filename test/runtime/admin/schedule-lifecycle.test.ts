@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SCHEDULE_CHANGE_FIELDS } from '../../../lib/core/admin-contract';
 import { createHarness, errorOf, everyMinute, MINUTE, nightlyBerlin, SECOND, T0 } from './support/harness';
 
@@ -125,9 +125,11 @@ describe('update_schedule', () => {
     });
   });
 
-  it('computes the next fire time of a new trigger and dispatches it when inside the window', async () => {
+  it('computes the next fire time of a new trigger and starts a new chain, sending its first fires when due too soon', async () => {
     const h = createHarness();
     await h.ok({ action: 'add_schedule', id: 'report', task: 'cleanup', trigger: nightlyBerlin });
+    const before = await h.store.getSchedule('report');
+    h.clock.advance(SECOND);
 
     const result = await h.ok<ScheduleResult>({
       action: 'update_schedule',
@@ -135,9 +137,15 @@ describe('update_schedule', () => {
       trigger: everyMinute,
     });
 
-    expect(h.queue.messages.map((message) => message.job.fireTime)).toEqual([T0, T0 + MINUTE]);
-    expect(result.dispatched_jobs).toBe(2);
-    expect(result.schedule.next_fire_time).toBe(iso(T0 + 2 * MINUTE));
+    // Its first two chunks (09:01, then 09:02 and 09:03) were due too soon for the tick
+    const after = await h.store.getSchedule('report');
+    expect(h.queue.messages.map((message) => message.job.fireTime)).toEqual(
+      [1, 2, 3].map((minutes) => T0 + minutes * MINUTE),
+    );
+    expect(result.dispatched_jobs).toBe(3);
+    expect(result.schedule).toMatchObject({ next_fire_time: iso(T0 + 4 * MINUTE), runs: 3, version: 2 });
+    expect(after?.chain).not.toBe(before?.chain);
+    expect(after).toMatchObject({ firesFrom: T0 + SECOND, nextFireAt: T0 + MINUTE });
   });
 
   it('checks the payload against the new task when the task changes', async () => {
@@ -177,16 +185,11 @@ describe('update_schedule', () => {
   it('re-reads and applies the change when someone else changed the schedule meanwhile', async () => {
     const h = createHarness();
     await h.ok({ action: 'add_schedule', id: 'report', task: 'cleanup', trigger: nightlyBerlin });
-    const store = h.store;
-    const update = store.updateSchedule.bind(store);
-    let interfered = false;
-    store.updateSchedule = async (id, changes, nextFireAt, now, expectedVersion) => {
-      if (!interfered) {
-        interfered = true;
-        await update(id, { tags: ['changed-meanwhile'] }, nextFireAt, now);
-      }
-      return update(id, changes, nextFireAt, now, expectedVersion);
-    };
+    const update = h.store.updateSchedule.bind(h.store);
+    vi.spyOn(h.store, 'updateSchedule').mockImplementationOnce(async (input) => {
+      await update({ ...input, changes: { tags: ['changed-meanwhile'] } });
+      return update(input);
+    });
 
     const result = await h.ok<ScheduleResult>({
       action: 'update_schedule',
@@ -322,8 +325,9 @@ describe('run_schedule_now', () => {
       id: 'report',
     });
 
+    // Ids are id-1, id-2, …: the add's request, its chain's token, then this call's request and job.
     expect(job).toMatchObject({
-      id: 'report@run-id-3',
+      id: 'report@run-id-4',
       task: 'send-report',
       payload: { team: 'a' },
       origin: 'run_now',
@@ -335,7 +339,7 @@ describe('run_schedule_now', () => {
     expect(h.queue.messages).toEqual([
       {
         job: {
-          id: 'report@run-id-3',
+          id: 'report@run-id-4',
           task: 'send-report',
           payload: { team: 'a' },
           origin: 'run_now',
@@ -343,7 +347,7 @@ describe('run_schedule_now', () => {
           fireTime: null,
           runAt: T0,
           startDeadline: null,
-          createToken: (await h.store.getJob('report@run-id-3', T0))?.createToken,
+          createToken: (await h.store.getJob('report@run-id-4', T0))?.createToken,
         },
         attempt: 1,
         delaySeconds: 0,

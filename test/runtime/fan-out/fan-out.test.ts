@@ -1,29 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from '../../../lib/adapters/dynamodb/table-design';
 import type { DispatchRequest } from '../../../lib/core/ports/dispatcher-invoker';
-import { fanOutDispatch } from '../../../lib/runtime/fan-out/fan-out-dispatch';
+import { dispatcherOf, fanOutDispatch } from '../../../lib/runtime/fan-out/fan-out-dispatch';
+import { runDispatcher } from '../../../lib/runtime/fan-out/run-dispatcher';
 import { createDispatcherHandler } from '../../../lib/runtime/handlers/dispatcher';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { SECOND, scheduleDefinition, T0, testRuntime } from '../support';
+import { type DispatchRuntime, dispatchRuntime, interval, MINUTE } from '../dispatch/dispatch-harness';
+import { SECOND, T0, testRuntime } from '../support';
 
-type Runtime = ReturnType<typeof testRuntime>;
-
-async function addDueSchedules(runtime: Runtime, count: number): Promise<string[]> {
+/**
+ * `count` hourly schedules first firing at T0, added through the admin API 20 minutes before: their first
+ * notes are read from T0 − 14 min (an isolated fire's read-ahead).
+ */
+async function addDueSchedules(runtime: DispatchRuntime, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, (_, n) => `schedule-${n}`);
-  for (const id of ids) {
-    await runtime.store.addSchedule({
-      schedule: scheduleDefinition(id, {
-        trigger: { type: 'interval', seconds: 3600, start_at: new Date(T0).toISOString() },
-      }),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: runtime.clock.now(),
-    });
-  }
+  runtime.clock.set(T0 - 20 * MINUTE);
+  for (const id of ids) await runtime.add(id, interval(3_600));
   return ids;
 }
 
-const sentIds = (runtime: Runtime) => runtime.queue.sent.map((message) => message.job.id).sort();
+const sentIds = (runtime: DispatchRuntime) => runtime.sent.map((s) => s.message.job.id).sort();
 const fireIds = (ids: readonly string[]) => ids.map((id) => `${id}@${T0}`).sort();
 
 /** A dispatcher that was started but never ran (an accepted Lambda invocation whose sandbox died). */
@@ -32,13 +28,14 @@ const lostDispatcher = (requests: DispatchRequest[]) => async (request: Dispatch
   return undefined;
 };
 
-describe('fan-out of the due index to dispatchers (ADR 0006)', () => {
+describe('fan-out of the due shards to dispatchers (ADR 0006)', () => {
   it('a tick leases every shard, splits them over its dispatchers, sends each due fire once and frees the shards', async () => {
-    const runtime = testRuntime({ dispatchers: 4 });
-    runtime.clock.set(T0 - 10 * SECOND);
+    const runtime = dispatchRuntime({ dispatchers: 4 });
     const ids = await addDueSchedules(runtime, 40);
+    runtime.clock.set(T0 - 10 * MINUTE);
+    const tick = createTickHandler(() => runtime.deps);
 
-    const summary = await createTickHandler(() => runtime.deps)();
+    const summary = await tick();
 
     expect(summary).toMatchObject({
       shardsLeased: 16,
@@ -48,14 +45,14 @@ describe('fan-out of the due index to dispatchers (ADR 0006)', () => {
     });
     expect(sentIds(runtime)).toEqual(fireIds(ids));
     // Released: the next tick takes every shard again at once.
-    const next = await createTickHandler(() => runtime.deps)();
+    const next = await tick();
     expect(next).toMatchObject({ shardsLeased: 16, schedulesProcessed: 0 });
   });
 
   it('an overlapping tick takes no shard another tick holds, so nothing is sent twice', async () => {
-    const runtime = testRuntime({ dispatchers: 2 });
-    runtime.clock.set(T0 - 10 * SECOND);
+    const runtime = dispatchRuntime({ dispatchers: 2 });
     const ids = await addDueSchedules(runtime, 30);
+    runtime.clock.set(T0 - 10 * MINUTE);
     let releaseFirst: () => void = () => {};
     const firstHolds = new Promise<void>((resolve) => {
       releaseFirst = resolve;
@@ -65,11 +62,10 @@ describe('fan-out of the due index to dispatchers (ADR 0006)', () => {
     const first = fanOutDispatch(runtime.deps, 'tick-a', async (request) => {
       started += 1;
       await firstHolds;
-      const handler = createDispatcherHandler(() => runtime.deps);
-      return { ...(await handler(request)), fireLagMs: [], finished: [] };
+      return runDispatcher(runtime.deps, request);
     });
     while (started < 2) await new Promise((resolve) => setImmediate(resolve));
-    const second = await fanOutDispatch(runtime.deps, 'tick-b');
+    const second = await fanOutDispatch(runtime.deps, 'tick-b', dispatcherOf(runtime.deps));
     releaseFirst();
     const firstTotals = await first;
 
@@ -79,22 +75,23 @@ describe('fan-out of the due index to dispatchers (ADR 0006)', () => {
   });
 
   it('a dispatcher that never ran leaves its shards leased until they run out; then the next tick sends its fires', async () => {
-    const runtime = testRuntime({ dispatchers: 3 });
-    runtime.clock.set(T0 - 60 * SECOND);
+    const runtime = dispatchRuntime({ dispatchers: 3 });
     const ids = await addDueSchedules(runtime, 20);
+    runtime.clock.set(T0 - 10 * MINUTE);
     const requests: DispatchRequest[] = [];
+    const dispatchers = dispatcherOf(runtime.deps);
 
     const lost = await fanOutDispatch(runtime.deps, 'tick-a', lostDispatcher(requests));
     runtime.clock.advance(40 * SECOND);
-    const whileHeld = await fanOutDispatch(runtime.deps, 'tick-b');
+    const whileHeld = await fanOutDispatch(runtime.deps, 'tick-b', dispatchers);
     runtime.clock.set(requests[0]?.leaseUntil ?? 0);
-    const atTheEnd = await fanOutDispatch(runtime.deps, 'tick-c');
+    const atTheEnd = await fanOutDispatch(runtime.deps, 'tick-c', dispatchers);
     runtime.clock.advance(1);
-    const after = await fanOutDispatch(runtime.deps, 'tick-d');
+    const after = await fanOutDispatch(runtime.deps, 'tick-d', dispatchers);
 
     expect(lost).toMatchObject({ shardsLeased: 16, dispatchersStarted: 3 });
     expect(requests.map((request) => request.shards.length)).toEqual([6, 5, 5]);
-    expect(requests[0]?.leaseUntil).toBe(T0 - 60 * SECOND + runtime.deps.config.tickBudgetMs + 10 * SECOND);
+    expect(requests[0]?.leaseUntil).toBe(T0 - 10 * MINUTE + runtime.deps.config.tickBudgetMs + 10 * SECOND);
     expect(whileHeld.shardsLeased).toBe(0);
     expect(atTheEnd.shardsLeased).toBe(0);
     expect(after).toMatchObject({ shardsLeased: 16, schedulesProcessed: 20 });
@@ -102,14 +99,14 @@ describe('fan-out of the due index to dispatchers (ADR 0006)', () => {
   });
 
   it('a dispatcher that cannot be started gives its shards back for the next tick at once', async () => {
-    const runtime = testRuntime({ dispatchers: 2 });
-    runtime.clock.set(T0 - 10 * SECOND);
+    const runtime = dispatchRuntime({ dispatchers: 2 });
     const ids = await addDueSchedules(runtime, 10);
+    runtime.clock.set(T0 - 10 * MINUTE);
 
     const failed = await fanOutDispatch(runtime.deps, 'tick-a', async () => {
       throw new Error('Lambda throttled the invocation');
     });
-    const next = await fanOutDispatch(runtime.deps, 'tick-b');
+    const next = await fanOutDispatch(runtime.deps, 'tick-b', dispatcherOf(runtime.deps));
 
     expect(failed).toMatchObject({
       shardsLeased: 16,
@@ -122,9 +119,10 @@ describe('fan-out of the due index to dispatchers (ADR 0006)', () => {
   });
 
   it('a dispatcher sends the due fires of its own shards only, and releases them', async () => {
-    const runtime = testRuntime();
-    runtime.clock.set(T0 - 10 * SECOND);
+    // Prepare: the dispatcher runs 3 s before the fires: it sends them at once (no send phases to wait for)
+    const runtime = dispatchRuntime();
     const ids = await addDueSchedules(runtime, 40);
+    runtime.clock.set(T0 - 3 * SECOND);
     const now = runtime.clock.now();
     for (const shard of [2, 9]) {
       await runtime.store.leaseDueShard({ shard, owner: 'tick-a', now, leaseMs: 50 * SECOND });
@@ -146,9 +144,9 @@ describe('fan-out of the due index to dispatchers (ADR 0006)', () => {
   });
 
   it('a dispatcher started after its leases nearly ran out reads nothing and leaves the shards to a later tick', async () => {
-    const runtime = testRuntime();
-    runtime.clock.set(T0 - 10 * SECOND);
+    const runtime = dispatchRuntime();
     await addDueSchedules(runtime, 5);
+    runtime.clock.set(T0 - 3 * SECOND);
     const now = runtime.clock.now();
 
     const summary = await createDispatcherHandler(() => runtime.deps)({
@@ -158,7 +156,7 @@ describe('fan-out of the due index to dispatchers (ADR 0006)', () => {
     });
 
     expect(summary).toMatchObject({ expired: true, schedulesProcessed: 0 });
-    expect(runtime.queue.sent).toEqual([]);
+    expect(runtime.sent).toEqual([]);
   });
 
   it('the dispatcher refuses an event that is not a dispatch request, naming the fields', async () => {

@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import type { DispatchRequest } from '../../../lib/core/ports/dispatcher-invoker';
-import { fanOutDispatch } from '../../../lib/runtime/fan-out/fan-out-dispatch';
+import { dispatcherOf, fanOutDispatch } from '../../../lib/runtime/fan-out/fan-out-dispatch';
 import { shardLeaseMs } from '../../../lib/runtime/fan-out/run-dispatcher';
 import { createTestTable } from '../../support/dynamodb';
-import { SECOND, scheduleDefinition, T0, testRuntime } from '../support';
+import { dispatchRuntime, fireTimes, interval, MINUTE } from '../dispatch/dispatch-harness';
+import { SECOND, T0 } from '../support';
 
 const SCHEDULES = 60;
-const EVERY = 30 * SECOND;
+const EVERY_30S = interval(30);
 
 describe('overlapping ticks with dispatchers (DynamoDB Local)', () => {
   let drop: (() => Promise<void>) | undefined;
@@ -19,41 +20,41 @@ describe('overlapping ticks with dispatchers (DynamoDB Local)', () => {
     const table = await createTestTable('fan-out');
     drop = () => table.drop();
     const store = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName, shards: 4 });
-    const runtime = testRuntime({ dispatchers: 2, acquireBatchSize: 7 });
-    const deps = { ...runtime.deps, scheduleStore: store, jobStore: store };
+    const runtime = dispatchRuntime({ shards: 4, dispatchers: 2 }, { scheduleStore: store, jobStore: store });
+    const { deps } = runtime;
     const ids = Array.from({ length: SCHEDULES }, (_, n) => `every-30s-${n}`);
-    for (const id of ids) {
-      await store.addSchedule({
-        schedule: scheduleDefinition(id, { coalesce: 'all' }),
-        nextFireAt: T0,
-        conflictPolicy: 'exception',
-        now: T0 - 60 * SECOND,
-      });
-    }
+    runtime.clock.set(T0 - 5 * MINUTE);
+    for (const id of ids) await runtime.add(id, EVERY_30S);
     const at = (now: number) => runtime.clock.set(now);
+    const dispatchers = dispatcherOf(deps);
     const lost: DispatchRequest[] = [];
 
     // Two ticks at once, twice; then a tick whose dispatchers never run; then one once their leases ran out.
-    at(T0 - 10 * SECOND);
-    const first = await Promise.all([fanOutDispatch(deps, 'tick-a'), fanOutDispatch(deps, 'tick-b')]);
-    at(T0 + 20 * SECOND);
-    const second = await Promise.all([fanOutDispatch(deps, 'tick-c'), fanOutDispatch(deps, 'tick-d')]);
-    at(T0 + 50 * SECOND);
+    at(T0 - 140 * SECOND);
+    const first = await Promise.all([
+      fanOutDispatch(deps, 'tick-a', dispatchers),
+      fanOutDispatch(deps, 'tick-b', dispatchers),
+    ]);
+    at(T0 - 20 * SECOND);
+    const second = await Promise.all([
+      fanOutDispatch(deps, 'tick-c', dispatchers),
+      fanOutDispatch(deps, 'tick-d', dispatchers),
+    ]);
+    at(T0 + 100 * SECOND);
     const dropped = await fanOutDispatch(deps, 'tick-e', async (request) => {
       lost.push(request);
       return undefined;
     });
-    const whileLeased = await fanOutDispatch(deps, 'tick-f');
-    const afterLeases = T0 + 50 * SECOND + shardLeaseMs(deps.config) + 1;
-    at(afterLeases);
-    const recovered = await fanOutDispatch(deps, 'tick-g');
+    const whileLeased = await fanOutDispatch(deps, 'tick-f', dispatchers);
+    at(T0 + 100 * SECOND + shardLeaseMs(deps.config) + 1);
+    const recovered = await fanOutDispatch(deps, 'tick-g', dispatchers);
 
-    // Every schedule: each fire up to the last tick's window (lookahead 90 s), sent exactly once.
-    const window = afterLeases + 90 * SECOND;
-    const fireTimes = Array.from({ length: Math.floor((window - T0) / EVERY) + 1 }, (_, n) => T0 + n * EVERY);
-    const expected = ids.flatMap((id) => fireTimes.map((fire) => `${id}@${fire}`)).sort();
-    const sent = runtime.queue.sent.map((message) => message.job.id).sort();
-    expect(sent).toEqual(expected);
+    // Every schedule: each fire of the three chunks read (T0 … T0 + 330 s), sent exactly once
+    const expected = ids.flatMap((id) =>
+      fireTimes(EVERY_30S, T0, T0 + 330 * SECOND).map((fire) => `${id}@${fire}`),
+    );
+    const sent = runtime.sent.map((s) => s.message.job.id);
+    expect(sent.sort()).toEqual(expected.sort());
     // Each shard went to one of the two overlapping ticks.
     expect(first.reduce((n, t) => n + t.shardsLeased, 0)).toBe(4);
     expect(second.reduce((n, t) => n + t.shardsLeased, 0)).toBe(4);

@@ -1,14 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
+import { shardOf } from '../../../lib/adapters/dynamodb/table-design';
 import { leaseFreeShards } from '../../../lib/runtime/fan-out/lease-shards';
 import { shardLeaseMs } from '../../../lib/runtime/fan-out/run-dispatcher';
 import { createDispatcherHandler } from '../../../lib/runtime/handlers/dispatcher';
 import { createTestTable } from '../../support/dynamodb';
-import { SECOND, scheduleDefinition, T0, testRuntime } from '../support';
+import { dispatchRuntime, interval, MINUTE } from '../dispatch/dispatch-harness';
+import { SECOND, T0 } from '../support';
 
 /**
  * ADR 0006, "Changing the shard count": while a deploy raises the count, a tick of the new code may
- * hand shards the old dispatchers do not know to an old dispatcher still running.
+ * hand shards the old dispatchers do not know to an old dispatcher still running. With every schedule
+ * on its note chain (ADR 0008), that dispatcher cannot read those shards' notes (its store refuses a
+ * shard beyond its count): they wait for the next tick.
  */
 describe('a dispatcher of an older deploy given shards of a raised shard count (DynamoDB Local)', () => {
   let drop: (() => Promise<void>) | undefined;
@@ -16,23 +20,20 @@ describe('a dispatcher of an older deploy given shards of a raised shard count (
     await drop?.();
   });
 
-  it('dispatches every schedule of its shards, those beyond its own count too', async () => {
-    // Prepare: schedules written under 8 shards; a new tick leases all 8
+  it('dispatches the schedules of its own shards, leaves the notes of the others for the next tick, and loses none', async () => {
+    // Prepare: schedules added under 8 shards (their first notes in shards 0–7); a new tick leases all 8
     const table = await createTestTable('shard-raise');
     drop = () => table.drop();
     const raised = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName, shards: 8 });
     const older = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName, shards: 4 });
+    const runtime = dispatchRuntime(
+      { shards: 8, dispatchers: 2 },
+      { scheduleStore: raised, jobStore: raised },
+    );
     const ids = Array.from({ length: 40 }, (_, n) => `s-${n}`);
-    for (const id of ids) {
-      await raised.addSchedule({
-        schedule: scheduleDefinition(id),
-        nextFireAt: T0,
-        conflictPolicy: 'exception',
-        now: T0 - 60 * SECOND,
-      });
-    }
-    const runtime = testRuntime({ dispatchers: 2 });
-    runtime.clock.set(T0 - 10 * SECOND);
+    runtime.clock.set(T0 - 5 * MINUTE);
+    for (const id of ids) await runtime.add(id, interval(30));
+    runtime.clock.set(T0 - 140 * SECOND);
     const leased = await leaseFreeShards(raised, {
       owner: 'tick-new',
       now: runtime.clock.now(),
@@ -40,9 +41,10 @@ describe('a dispatcher of an older deploy given shards of a raised shard count (
       logger: runtime.deps.logger,
     });
 
-    // Act: the older dispatcher (4 shards) gets all eight
+    // Act: the older dispatcher (4 shards) gets all eight; the next tick is of the new deploy
     const dispatch = createDispatcherHandler(() => ({
       ...runtime.deps,
+      config: { ...runtime.deps.config, shards: 4 },
       scheduleStore: older,
       jobStore: older,
     }));
@@ -51,13 +53,18 @@ describe('a dispatcher of an older deploy given shards of a raised shard count (
       shards: leased.shards,
       leaseUntil: leased.leaseUntil,
     });
+    const byOlder = runtime.sent.map((s) => s.message.job.scheduleId);
+    runtime.clock.set(T0 - 80 * SECOND);
+    const next = await runtime.tick();
 
-    // Assess: every schedule's first fire went out, and each is due again in a shard both counts read
+    // Assess: the older one read the shards it knows (their notes' successors go to shards both counts
+    // read), could not read the others' cursors and released them; the next tick sent their fires
+    const own = ids.filter((id) => shardOf(id, 8) < 4);
     expect(leased.shards).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(summary).toMatchObject({ schedulesProcessed: 40, errors: 0 });
-    const firstFires = runtime.queue.sent.filter((message) => message.job.fireTime === T0);
-    expect(firstFires.map((message) => message.job.scheduleId).sort()).toEqual([...ids].sort());
-    const again = await older.readDueSchedules({ now: T0, dueBefore: T0 + 3_600 * SECOND, limit: 100 });
-    expect(again).toHaveLength(40);
+    expect(summary).toMatchObject({ schedulesProcessed: own.length, errors: 4 });
+    expect([...new Set(byOlder)].sort()).toEqual([...own].sort());
+    expect(next).toMatchObject({ shardsLeased: 8, schedulesProcessed: ids.length - own.length, errors: 0 });
+    const firstFires = runtime.sent.filter((s) => s.message.job.fireTime === T0);
+    expect(firstFires.map((s) => s.message.job.scheduleId).sort()).toEqual([...ids].sort());
   });
 });

@@ -1,118 +1,76 @@
 import { describe, expect, it } from 'vitest';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { jobRequest, SECOND, scheduleDefinition, sqsRecord, T0 } from '../support';
+import { dispatchRuntime, fireTimes, interval, MINUTE, ranOnceEach } from '../dispatch/dispatch-harness';
+import { jobRequest, SECOND, sqsRecord, T0 } from '../support';
 import { recordFor, workerHarness } from '../worker/harness';
-import { fireCountingWorker } from './fire-counting-worker';
 
-/** A worker counting runs, with a schedule firing every 30 s from T0 (coalesce 'all') added at T0 - 400 ms. */
-async function everyThirtySeconds(config: Parameters<typeof fireCountingWorker>[0], maxRuns: number | null) {
-  const counting = fireCountingWorker(config);
-  const { worker } = counting;
-  worker.clock.set(T0 - 400);
-  await worker.store.addSchedule({
-    schedule: scheduleDefinition('every-30s', { coalesce: 'all', maxRuns }),
-    nextFireAt: T0,
-    conflictPolicy: 'exception',
-    now: worker.clock.now(),
-  });
-  return counting;
-}
-
-/** Makes the store's advances fail as if the process died after sending; returns the restore. */
-function crashBeforeAdvance(worker: ReturnType<typeof fireCountingWorker>['worker']): () => void {
-  const advance = worker.store.advanceSchedule.bind(worker.store);
-  worker.store.advanceSchedule = async () => {
-    throw new Error('process died after SendMessageBatch, before the advance');
+/**
+ * A schedule every 30 s from T0 (coalesce `all`: every missed fire must still run), added through the
+ * admin API at `addedAt` (or written with its first note by an admin call that died after its write),
+ * and a dispatch that dies (its note write throws) after it sent its fires, before its successor note.
+ */
+async function crashingAfterTheSend(addedAt: number, adminDied: boolean) {
+  const runtime = dispatchRuntime();
+  runtime.clock.set(addedAt);
+  if (adminDied) await runtime.addAndDie('every-30s', interval(30));
+  else await runtime.add('every-30s', interval(30));
+  const writeDueNotes = runtime.store.writeDueNotes.bind(runtime.store);
+  runtime.store.writeDueNotes = async () => {
+    runtime.store.writeDueNotes = writeDueNotes;
+    throw new Error('process died after SendMessageBatch, before the successor note');
   };
-  return () => {
-    worker.store.advanceSchedule = advance;
-  };
+  return runtime;
 }
 
 describe('crash recovery', () => {
-  it('loses no fire and runs none twice when a tick crashes between sending and releasing', async () => {
-    // Prepare: a schedule firing every 30 s from T0 (coalesce 'all': every missed fire must still run),
-    // its first fire already missed; with `max_runs` the tick leases it
-    const { worker, runs } = await everyThirtySeconds({ scheduleLeaseSeconds: 120 }, 1_000);
-    worker.clock.set(T0 + 1);
-    const tick = createTickHandler(() => worker.deps);
-    const release = worker.store.releaseSchedule.bind(worker.store);
-    worker.store.releaseSchedule = async () => {
-      throw new Error('process died after SendMessageBatch, before the release');
-    };
+  it('loses no fire and runs none twice when a dispatch dies between its send and its successor note', async () => {
+    // Prepare: the chunk [T0, T0 + 120 s) is noted, read from T0 − 150 s
+    const runtime = await crashingAfterTheSend(T0 - 5 * MINUTE, false);
+    runtime.clock.set(T0 - 120 * SECOND);
 
-    // Act: the crashed tick sent T0 … +90 s but never released; the lease expires; ticks resume
-    const crashed = await tick();
-    worker.store.releaseSchedule = release;
-    worker.clock.advance(60 * SECOND);
-    const whileLeased = await tick();
-    worker.clock.set(T0 + 122 * SECOND);
-    const recovered = await tick();
-    worker.clock.set(T0 + 300 * SECOND);
-    const messages = worker.queue.drain();
-    await worker.deliver(messages.map((message) => sqsRecord(message)));
+    // Act: the dying tick sent T0 … T0 + 90 s; the next reads the same note and sends them again
+    const crashed = await runtime.tick();
+    runtime.clock.set(T0 - 60 * SECOND);
+    const next = await runtime.tick();
+    await runtime.tickEveryMinuteUntil(T0 + 5 * MINUTE, (at) => runtime.deliverDue(at));
+    await runtime.deliverDue(T0 + 5 * MINUTE);
 
-    // Assess
-    expect(crashed.errors).toBe(1);
-    expect(whileLeased.schedulesProcessed).toBe(0);
-    expect(recovered.schedulesProcessed).toBe(1);
-    const expectedFires = Array.from({ length: 8 }, (_, index) => T0 + index * 30 * SECOND);
-    expect([...runs.keys()].sort()).toEqual(expectedFires);
-    expect([...runs.values()].every((count) => count === 1)).toBe(true);
-    expect(messages.length).toBeGreaterThan(expectedFires.length);
+    // Assess: the first chunk was sent twice (the same ids), and every fire ran once
+    expect(crashed.notes).toMatchObject({ bucketsHeld: 1, notesWritten: 0 });
+    expect(next).toMatchObject({ jobsEnqueued: 4, errors: 0 });
+    const firstChunk = runtime
+      .sentOf('every-30s')
+      .filter((s) => (s.message.job.fireTime as number) < T0 + 120 * SECOND);
+    expect(firstChunk).toHaveLength(8);
+    expect(ranOnceEach(runtime.runs)).toEqual({
+      times: fireTimes(interval(30), T0, T0 + 5 * MINUTE),
+      once: true,
+    });
   });
 
-  it('loses no fire and runs none twice when a lease-less tick that caught up on missed fires crashes before moving the schedule on', async () => {
-    // Prepare: a schedule firing every 30 s from T0 (coalesce 'all'), its first three fires missed: no
-    // cap on runs, so no lease either
-    const { worker, runs } = await everyThirtySeconds({}, null);
-    worker.clock.set(T0 + 61 * SECOND);
-    const tick = createTickHandler(() => worker.deps);
-    const restoreAdvance = crashBeforeAdvance(worker);
+  it('loses no fire and runs none twice when a dispatch that caught up on missed fires dies before its successor note', async () => {
+    // Prepare: an admin call wrote the schedule and its first note and died; its first three fires are missed
+    const runtime = await crashingAfterTheSend(T0 - 20 * SECOND, true);
+    runtime.clock.set(T0 + 61 * SECOND);
 
-    // Act: the crashed tick sent T0 … +150 s; the next one, 20 s later, reads the same state
-    const crashed = await tick();
-    restoreAdvance();
-    worker.clock.advance(20 * SECOND);
-    const next = await tick();
-    worker.clock.set(T0 + 300 * SECOND);
-    const messages = worker.queue.drain();
-    await worker.deliver(messages.map((message) => sqsRecord(message)));
+    // Act: the dying tick sent T0 … (missed ones at once); the next one, 20 s later, reads the same note
+    const crashed = await runtime.tick();
+    runtime.clock.set(T0 + 81 * SECOND);
+    const next = await runtime.tick();
+    runtime.clock.set(T0 + 141 * SECOND);
+    await runtime.tickEveryMinuteUntil(T0 + 5 * MINUTE, (at) => runtime.deliverDue(at));
+    await runtime.deliverDue(T0 + 5 * MINUTE);
 
-    // Assess: every fire up to the second tick's lookahead ran once, the missed ones included
-    expect(crashed.errors).toBe(1);
-    expect(next).toMatchObject({ schedulesProcessed: 1, errors: 0, jobsEnqueued: 6, leasesLost: 0 });
-    const expectedFires = Array.from({ length: 6 }, (_, index) => T0 + index * 30 * SECOND);
-    expect([...runs.keys()].sort()).toEqual(expectedFires);
-    expect([...runs.values()].every((count) => count === 1)).toBe(true);
-    expect(messages).toHaveLength(2 * expectedFires.length);
-    expect(await worker.store.getSchedule('every-30s')).toMatchObject({ nextFireAt: T0 + 180 * SECOND });
-  });
-
-  it('loses no fire and runs none twice when a lease-less tick crashes between sending and moving the schedule on', async () => {
-    // Prepare: a schedule firing every 30 s from T0, its first fire ahead: no lease is taken
-    const { worker, runs } = await everyThirtySeconds({}, null);
-    const tick = createTickHandler(() => worker.deps);
-    const restoreAdvance = crashBeforeAdvance(worker);
-
-    // Act: the crashed tick sent T0, +30 s, +60 s and never moved the schedule on; the next tick (no
-    // lease to wait for) reads the same state and sends the same fires again
-    const crashed = await tick();
-    restoreAdvance();
-    worker.clock.advance(100);
-    const next = await tick();
-    worker.clock.set(T0 + 200 * SECOND);
-    const messages = worker.queue.drain();
-    await worker.deliver(messages.map((message) => sqsRecord(message)));
-
-    // Assess
-    expect(crashed.errors).toBe(1);
-    expect(next).toMatchObject({ schedulesProcessed: 1, errors: 0, jobsEnqueued: 3 });
-    const expectedFires = [T0, T0 + 30 * SECOND, T0 + 60 * SECOND];
-    expect([...runs.keys()].sort()).toEqual(expectedFires);
-    expect([...runs.values()].every((count) => count === 1)).toBe(true);
-    expect(messages).toHaveLength(2 * expectedFires.length);
-    expect(await worker.store.getSchedule('every-30s')).toMatchObject({ nextFireAt: T0 + 90 * SECOND });
+    // Assess: every fire, the missed ones included, ran once
+    expect(crashed.notes.bucketsHeld).toBe(1);
+    expect(next.errors).toBe(0);
+    expect(next.jobsEnqueued).toBeGreaterThan(0);
+    const messages = runtime.sentOf('every-30s');
+    expect(messages.length).toBeGreaterThan(new Set(messages.map((s) => s.message.job.id)).size);
+    expect(ranOnceEach(runtime.runs)).toEqual({
+      times: fireTimes(interval(30), T0, T0 + 5 * MINUTE),
+      once: true,
+    });
   });
 
   it('reaps a job whose worker vanished: returns its slot and hands it to a next attempt', async () => {

@@ -1,65 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import type { TriggerSpec } from '../../../lib/core/triggers';
-import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { SECOND, scheduleDefinition, T0 } from '../support';
-
-const MINUTE = 60 * SECOND;
-
-import { fireCountingWorker } from './fire-counting-worker';
+import { dispatchRuntime, MINUTE, once } from '../dispatch/dispatch-harness';
+import { sqsRecord, T0 } from '../support';
 
 /**
- * The lease-less path's final fire (ADR 0005): its job can end before the tick's advance writes that the
- * schedule finished; the worker's cleanup then looks again while that advance can still come. A fire
- * sent more than a minute late (a one-off missed during a tick outage) must get that wait too.
+ * ADR 0008, 3: the chain of a one-off finishes its schedule before it sends the fire, so the job of that
+ * last fire, however soon it ends, finds its schedule finished and removes it: the worker never waits
+ * for a write still to come. Here the fire is sent late, with no delay (missed by a tick outage).
  */
-describe('a final fire sent late, whose job ends before the tick moves its schedule on', () => {
+describe('a final fire sent late, whose job ends before the tick that sent it does', () => {
   async function oneOffMissedByAnOutage() {
-    const harness = fireCountingWorker();
-    const { worker } = harness;
-    worker.clock.set(T0 - 10 * MINUTE);
-    await worker.store.addSchedule({
-      schedule: scheduleDefinition('once', {
-        trigger: { type: 'date', run_at: new Date(T0).toISOString() } as unknown as TriggerSpec,
-      }),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: worker.clock.now(),
-    });
-    // The tick was down for 2 minutes: the fire is sent with no delay, marked final
-    worker.clock.set(T0 + 2 * MINUTE);
-    return harness;
+    const runtime = dispatchRuntime();
+    runtime.clock.set(T0 - 20 * MINUTE);
+    await runtime.add('once', once(T0));
+    // The tick was down from before the note's bucket (T0 − 14 min) until 2 minutes after the fire
+    runtime.clock.set(T0 + 2 * MINUTE);
+    return runtime;
   }
 
-  it('removes the finished schedule once the advance lands, the message coming back until then', async () => {
-    const { worker, runs } = await oneOffMissedByAnOutage();
-    const advance = worker.store.advanceSchedule.bind(worker.store);
-    const delivered = worker.queuedRecords;
-    let records: ReturnType<typeof delivered> = [];
-    const before: unknown[] = [];
-    worker.store.advanceSchedule = async (input) => {
-      records = worker.queuedRecords();
-      before.push(await worker.deliver(records));
-      return advance(input);
+  it('finds the schedule finished when its job ends at once, and removes it: the message is not kept', async () => {
+    const runtime = await oneOffMissedByAnOutage();
+    const send = runtime.queue.send.bind(runtime.queue);
+    const deliveries: unknown[] = [];
+    runtime.queue.send = async (messages) => {
+      const outcome = await send(messages);
+      // A worker gets the message (no delay) and ends its job before the tick goes on
+      deliveries.push(await runtime.deliver(runtime.queue.drain().map((message) => sqsRecord(message))));
+      return outcome;
     };
-    const tick = createTickHandler(() => worker.deps);
 
-    const summary = await tick();
-    // The kept message comes back (a second later) and finds the schedule finished
-    worker.clock.advance(1_000);
-    const after = await worker.deliver(records);
+    const summary = await runtime.tick();
 
     expect(summary).toMatchObject({ jobsEnqueued: 1, schedulesFinished: 1, errors: 0 });
-    expect(runs.get(T0)).toBe(1);
-    expect(before).toEqual([{ batchItemFailures: [expect.anything()] }]);
-    expect(after).toEqual({ batchItemFailures: [] });
-    expect(await worker.store.getSchedule('once')).toBeUndefined();
+    expect(
+      runtime.sent.map((s) => [s.message.job.fireTime, s.message.delaySeconds, s.message.finalFire]),
+    ).toEqual([[T0, 0, true]]);
+    expect(deliveries).toEqual([{ batchItemFailures: [] }]);
+    expect(runtime.runs.get(T0)).toHaveLength(1);
+    expect(await runtime.store.getSchedule('once')).toBeUndefined();
+    expect(await runtime.store.getFinishedScheduleRemoval('once')).toMatchObject({ lastFireAt: T0 });
   });
 
-  it('removes it at once when the advance lands before the job ends', async () => {
-    const { worker } = await oneOffMissedByAnOutage();
-    await createTickHandler(() => worker.deps)();
-    await worker.deliver(worker.queuedRecords());
+  it('removes it when its job ends after the tick', async () => {
+    const runtime = await oneOffMissedByAnOutage();
 
-    expect(await worker.store.getSchedule('once')).toBeUndefined();
+    await runtime.tick();
+    await runtime.deliver(runtime.queuedRecords());
+
+    expect(runtime.runs.get(T0)).toHaveLength(1);
+    expect(await runtime.store.getSchedule('once')).toBeUndefined();
   });
 });

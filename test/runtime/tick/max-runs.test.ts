@@ -1,37 +1,39 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TriggerSpec } from '../../../lib/core/triggers';
-import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { SECOND, scheduleDefinition, T0, testRuntime } from '../support';
-import { fireCountingWorker } from './fire-counting-worker';
+import type { Schedule } from '../../../lib/core/model/schedule';
+import {
+  type DispatchRuntime,
+  dispatchRuntime,
+  fireTimes,
+  interval,
+  MINUTE,
+  ranOnceEach,
+} from '../dispatch/dispatch-harness';
+import { SECOND, T0 } from '../support';
 
-/** A schedule firing every 30 s from T0 (the support default), with `maxRuns`. */
-async function addSchedule(
-  runtime: ReturnType<typeof testRuntime>,
+/** `id` every 30 s from T0 with `max_runs`, added through the admin API 5 minutes before T0. */
+async function addCapped(
+  runtime: DispatchRuntime,
   id: string,
-  maxRuns: number | null,
-  coalesce: 'latest' | 'all' = 'latest',
+  maxRuns: number,
+  fields: Record<string, unknown> = {},
 ) {
-  await runtime.store.addSchedule({
-    schedule: scheduleDefinition(id, { maxRuns, coalesce }),
-    nextFireAt: T0,
-    conflictPolicy: 'exception',
-    now: runtime.clock.now(),
-  });
+  runtime.clock.set(T0 - 5 * MINUTE);
+  await runtime.add(id, interval(30), { max_runs: maxRuns, ...fields });
 }
 
 describe('tick: max_runs', () => {
   it('dispatches at most max_runs fires, marks the last one, and finishes the schedule', async () => {
-    // Prepare: the 90 s window holds three fire times (T0, +30 s, +60 s); the limit is two
-    const runtime = testRuntime();
-    runtime.clock.set(T0 - 400);
-    await addSchedule(runtime, 'twice', 2);
+    // Prepare: the first note's chunk holds four fire times (T0 … +90 s); the limit is two
+    const runtime = dispatchRuntime();
+    await addCapped(runtime, 'twice', 2);
+    runtime.clock.set(T0 - 150 * SECOND);
 
     // Act
-    const summary = await createTickHandler(() => runtime.deps)();
+    const summary = await runtime.tick();
 
     // Assess
-    expect(runtime.queue.sent.map((message) => [message.job.fireTime, message.finalFire])).toEqual([
+    expect(runtime.sent.map((s) => [s.message.job.fireTime, s.message.finalFire])).toEqual([
       [T0, undefined],
       [T0 + 30 * SECOND, true],
     ]);
@@ -41,42 +43,34 @@ describe('tick: max_runs', () => {
       runs: 2,
     });
     expect(summary.schedulesFinished).toBe(1);
-    expect(runtime.publisher.events).toEqual([
+    expect(runtime.publisher.events.filter((event) => event.type === 'schedule.finished')).toEqual([
       expect.objectContaining({ type: 'schedule.finished', scheduleId: 'twice', runs: 2, maxRuns: 2 }),
     ]);
   });
 
-  it('counts fires across ticks and stops at the limit', async () => {
-    // Prepare: limit 5; the first tick sends T0..+60 s (3), the second the 2 left of +90 s..+150 s
-    const runtime = testRuntime();
-    runtime.clock.set(T0 - 400);
-    await addSchedule(runtime, 'five', 5);
-    const tick = createTickHandler(() => runtime.deps);
+  it('counts fires across notes and stops at the limit', async () => {
+    // Prepare: limit 5; the first chunk holds four fires, the next one the fifth
+    const runtime = dispatchRuntime();
+    await addCapped(runtime, 'five', 5);
 
     // Act
-    await tick();
-    const afterFirst = await runtime.store.getSchedule('five');
-    runtime.clock.set(T0 + 60 * SECOND);
-    await tick();
-    runtime.clock.set(T0 + 10 * 60 * SECOND);
-    await tick();
+    await runtime.tickEveryMinuteUntil(T0 + 10 * MINUTE);
 
     // Assess
-    expect(afterFirst).toMatchObject({ runs: 3, nextFireAt: T0 + 90 * SECOND });
-    expect(runtime.queue.sent.map((message) => (message.job.fireTime ?? 0) - T0)).toEqual(
+    expect(runtime.sent.map((s) => (s.message.job.fireTime ?? 0) - T0)).toEqual(
       [0, 30, 60, 90, 120].map((seconds) => seconds * SECOND),
     );
-    expect(runtime.queue.sent.filter((message) => message.finalFire)).toHaveLength(1);
+    expect(runtime.sent.filter((s) => s.message.finalFire)).toHaveLength(1);
     expect(await runtime.store.getSchedule('five')).toMatchObject({ runs: 5, nextFireAt: null });
   });
 
   it('finishes the schedule although the event bus fails: events are best effort', async () => {
-    const runtime = testRuntime();
-    runtime.clock.set(T0 - 400);
-    await addSchedule(runtime, 'once', 1);
+    const runtime = dispatchRuntime();
+    await addCapped(runtime, 'once', 1);
     runtime.publisher.failing = true;
+    runtime.clock.set(T0 - 150 * SECOND);
 
-    const summary = await createTickHandler(() => runtime.deps)();
+    const summary = await runtime.tick();
 
     expect(summary).toMatchObject({ errors: 0, schedulesFinished: 1, eventFailures: 1 });
     expect(await runtime.store.getSchedule('once')).toMatchObject({ runs: 1, nextFireAt: null });
@@ -85,99 +79,118 @@ describe('tick: max_runs', () => {
     );
   });
 
-  it('counts each fire once, and never more than max_runs, when ticks race and a send fails now and then', async () => {
+  it('never runs more than max_runs, each fire once, when dispatchers stuck past their shard lease overlap the next tick and sends fail now and then', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.option(fc.integer({ min: 1, max: 12 }), { nil: null }), { minLength: 1, maxLength: 4 }),
-        fc.array(fc.integer({ min: 0, max: 200 }), { minLength: 2, maxLength: 6 }),
+        fc.array(
+          fc.record({ limit: fc.integer({ min: 1, max: 30 }), coalesce: fc.constantFrom('all', 'latest') }),
+          { minLength: 1, maxLength: 3 },
+        ),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 14 }),
         fc.integer({ min: 0, max: 5 }),
-        async (limits, tickOffsetsSeconds, failEvery) => {
-          const runtime = testRuntime();
-          runtime.clock.set(T0 - 400);
-          // `all`: a fire sent after a failed one is sent again when the schedule resumes at the failed
-          // one (with `latest`, a later outage may coalesce it away: ADR 0004, consequences).
-          for (const [index, limit] of limits.entries()) {
-            await addSchedule(runtime, `s-${index}`, limit, 'all');
+        fc.integer({ min: 0, max: 50 }),
+        async (schedules, stalls, failEvery, offsetSeconds) => {
+          const runtime = dispatchRuntime();
+          for (const [index, { limit, coalesce }] of schedules.entries()) {
+            await addCapped(runtime, `s-${index}`, limit, { coalesce });
           }
           let sends = 0;
           runtime.queue.failWhen = () => failEvery > 0 && ++sends % (failEvery + 1) === 0;
-          const tick = createTickHandler(() => runtime.deps);
-
-          // Ticks overlap in pairs: each pair runs concurrently at the same instant.
-          for (const offset of [...tickOffsetsSeconds].sort((a, b) => a - b)) {
-            runtime.clock.set(T0 - 400 + offset * SECOND);
-            await Promise.all([tick(), tick()]);
+          // A tick a minute; a stalled one holds its first send until after the next tick has run (its
+          // shard leases long run out), so the next tick reads the same notes: both late, both send
+          let at = T0 - 4 * MINUTE + offsetSeconds * SECOND;
+          for (const stalled of stalls) {
+            runtime.clock.set(at);
+            if (stalled) await overlappedByTheNext(runtime, at + MINUTE);
+            else await runtime.tick();
+            at += stalled ? 2 * MINUTE : MINUTE;
+            await runtime.deliverDue(at - 1);
           }
+          runtime.queue.failWhen = () => false;
+          runtime.clock.set(Math.max(runtime.clock.now(), at));
+          await runtime.tickEveryMinuteUntil(at + 15 * MINUTE, (tickAt) => runtime.deliverDue(tickAt));
+          await runtime.deliverDue(at + 30 * MINUTE);
 
-          for (const [index, limit] of limits.entries()) {
-            const schedule = await runtime.store.getSchedule(`s-${index}`);
-            const sentFireTimes = new Set(
-              runtime.queue.sent
-                .filter((message) => message.job.scheduleId === `s-${index}`)
-                .map((message) => message.job.fireTime),
-            );
-            // Fires counted: exactly the fire times before where the schedule resumes, each once.
-            const counted = [...sentFireTimes].filter(
-              (fireTime) => schedule?.nextFireAt === null || (fireTime ?? 0) < (schedule?.nextFireAt ?? 0),
-            );
-            expect(schedule?.runs).toBe(counted.length);
-            if (limit !== null) expect(sentFireTimes.size).toBeLessThanOrEqual(limit);
+          for (const [index, { limit, coalesce }] of schedules.entries()) {
+            const id = `s-${index}`;
+            const ran = ranOnceEach(runtime.runs, id);
+            expect(ran.once).toBe(true);
+            expect(ran.times.length).toBeLessThanOrEqual(limit);
+            const sent = new Set(runtime.sentOf(id).map((s) => s.message.job.fireTime));
+            // Without coalescing, overlapping readers of one note plan the same fires: none beyond the cap
+            if (coalesce === 'all') {
+              expect(sent.size).toBeLessThanOrEqual(limit);
+              expect(ran.times.length).toBe(limit);
+            }
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 25 },
     );
   });
 });
 
-describe('max_runs and an update racing the leased release', () => {
-  it('never runs more fires than max_runs when a payload change supersedes the release', async () => {
-    const { worker, runs } = fireCountingWorker({ scheduleLeaseSeconds: 120 });
-    worker.clock.set(T0 - 500);
-    await worker.store.addSchedule({
-      schedule: scheduleDefinition('capped', {
-        maxRuns: 5,
-        coalesce: 'latest',
-        trigger: {
-          type: 'interval',
-          seconds: 1,
-          start_at: new Date(T0).toISOString(),
-        } as unknown as TriggerSpec,
-      }),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: worker.clock.now(),
-    });
-    // The tick leases and sends T0 … T0 + 4 s (all 5 runs); before its release lands (a throttled write,
-    // 3 s) the owner changes the payload as update_schedule does: same trigger, next fire time as read
-    const release = worker.store.releaseSchedule.bind(worker.store);
-    worker.store.releaseSchedule = async (input) => {
-      worker.store.releaseSchedule = release;
-      const current = await worker.store.getSchedule('capped');
-      await worker.store.updateSchedule(
-        'capped',
-        { payload: { n: 2 } },
-        current?.nextFireAt ?? null,
-        worker.clock.now(),
-        current?.version,
-      );
-      worker.clock.advance(3 * SECOND);
-      return release(input);
-    };
-    const tick = createTickHandler(() => worker.deps);
-    await tick();
-
-    // Act: every message (and each replacement the worker sends) is delivered; later ticks run
-    worker.clock.set(T0 + 300 * SECOND);
-    await tick();
-    for (let round = 0; round < 10 && worker.queue.sent.length > 0; round++) {
-      await worker.deliver(worker.queuedRecords());
+/**
+ * A tick at the clock's time whose first send is held until a tick at `next` has run, then let go: a
+ * dispatcher stuck past its shard lease, overlapped by the next tick's.
+ */
+async function overlappedByTheNext(runtime: DispatchRuntime, next: number): Promise<void> {
+  const send = runtime.queue.send;
+  let reached: () => void = () => {};
+  let release: () => void = () => {};
+  const atGate = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held = false;
+  runtime.queue.send = async (messages) => {
+    if (!held) {
+      held = true;
+      reached();
+      await gate;
     }
+    return send(messages);
+  };
+  const stuck = runtime.tick();
+  await Promise.race([atGate, stuck]);
+  runtime.queue.send = send;
+  runtime.clock.set(next);
+  await runtime.tick();
+  release();
+  await stuck;
+}
+
+describe('max_runs and a payload change while a capped chain sends', () => {
+  it('never runs more fires than max_runs when the owner changes the payload between the read and the send', async () => {
+    const runtime = dispatchRuntime();
+    runtime.clock.set(T0 - 5 * MINUTE);
+    await runtime.add('capped', interval(1), { max_runs: 5, coalesce: 'latest' });
+    // The tick reads the schedule's first note and item; before it sends, the owner changes the payload
+    // (same trigger: its chain goes on, the fires in flight are replaced when they come up: ADR 0002)
+    const readSchedules = runtime.store.readSchedules.bind(runtime.store);
+    let changed = false;
+    runtime.store.readSchedules = async (ids): Promise<Map<string, Schedule>> => {
+      const items = await readSchedules(ids);
+      if (!changed && items.has('capped')) {
+        changed = true;
+        await runtime.admin({ action: 'update_schedule', id: 'capped', payload: { n: 2 } });
+      }
+      return items;
+    };
+
+    // Act: ticks and a worker running every message (and each replacement it sends)
+    await runtime.tickEveryMinuteUntil(T0 + 5 * MINUTE, (at) => runtime.deliverDue(at + MINUTE - 1));
 
     // Assess
-    const ran = [...runs.keys()].sort((a, b) => a - b).map((fireTime) => (fireTime - T0) / SECOND);
-    expect(ran).toEqual([0, 1, 2, 3, 4]);
+    expect(changed).toBe(true);
+    const ran = [...runtime.runs.keys()].sort((a, b) => a - b);
+    expect(ran).toEqual(fireTimes(interval(1), T0, T0 + 4 * SECOND));
+    expect([...runtime.runs.values()].flat().every((run) => JSON.stringify(run.payload) === '{"n":2}')).toBe(
+      true,
+    );
     // It reached max_runs and, its last fire ended, was removed (not keep_finished: ADR 0004)
-    expect(await worker.store.getSchedule('capped')).toBeUndefined();
+    expect(await runtime.store.getSchedule('capped')).toBeUndefined();
   });
 });

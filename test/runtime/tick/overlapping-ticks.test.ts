@@ -1,16 +1,19 @@
 import { describe, it } from 'vitest';
 import { MemoryStore } from '../../../lib/adapters/memory/memory-store';
-import { overlappingMissedTicksScenario, overlappingTicksScenario } from './overlapping-ticks';
+import { overlappingMissedScenario, overlappingOnTimeScenario, STUCK_AT } from './overlapping-ticks';
 
-describe('overlapping lease-less ticks (in memory)', () => {
-  it('both read and send, one moves the schedule on, every fire is sent and later runs once', async () => {
-    await overlappingTicksScenario(new MemoryStore());
-  });
+describe('a dispatcher stuck past its shard lease, overlapped by the next tick (in memory)', () => {
+  it.each(STUCK_AT)(
+    'both read one note on time, stuck %s: every fire sent, each runs once, one chain after',
+    async (stuckAt) => {
+      await overlappingOnTimeScenario(new MemoryStore(), stuckAt);
+    },
+  );
 
-  it.each(['A', 'B'] as const)(
-    'over missed fires, coalesced to different latest fires, run what the ticks in sequence run (%s moves the schedule on)',
-    async (first) => {
-      await overlappingMissedTicksScenario(new MemoryStore(), first);
+  it.each(STUCK_AT)(
+    'both read one note late, coalesced to different latest fires, stuck %s: they run what the two in sequence run',
+    async (stuckAt) => {
+      await overlappingMissedScenario(new MemoryStore(), stuckAt);
     },
   );
 });

@@ -19,7 +19,7 @@ async function parkJobs(runtime: ReturnType<typeof testRuntime>, count: number) 
 describe('tick: parked jobs', () => {
   it('sends all of 1,000 parked jobs that come due together in one tick', async () => {
     // Prepare: 1,000 jobs with 60 s of grace, leased 100 at a time
-    const runtime = testRuntime({ acquireBatchSize: 100 });
+    const runtime = testRuntime({ parkedBatchSize: 100 });
     await parkJobs(runtime, 1_000);
     runtime.clock.set(RUN_AT - 60 * SECOND);
 
@@ -33,7 +33,7 @@ describe('tick: parked jobs', () => {
 
   it('sends the other parked jobs when the queue rejects one, and tries that one once per tick', async () => {
     // Prepare
-    const runtime = testRuntime({ acquireBatchSize: 10 });
+    const runtime = testRuntime({ parkedBatchSize: 10 });
     await parkJobs(runtime, 50);
     runtime.clock.set(RUN_AT - 60 * SECOND);
     let poisonAttempts = 0;
@@ -53,7 +53,7 @@ describe('tick: parked jobs', () => {
 
   it('stops sending parked jobs when the queue fails as a whole', async () => {
     // Prepare
-    const runtime = testRuntime({ acquireBatchSize: 10 });
+    const runtime = testRuntime({ parkedBatchSize: 10 });
     await parkJobs(runtime, 50);
     runtime.clock.set(RUN_AT - 60 * SECOND);
     let sends = 0;
@@ -70,7 +70,7 @@ describe('tick: parked jobs', () => {
 
   it('stops leasing parked jobs when the tick’s budget is spent', async () => {
     // Prepare: each send takes 25 s of the 40 s budget
-    const runtime = testRuntime({ acquireBatchSize: 10, tickBudgetMs: 40_000 });
+    const runtime = testRuntime({ parkedBatchSize: 10, tickBudgetMs: 40_000 });
     await parkJobs(runtime, 50);
     runtime.clock.set(RUN_AT - 60 * SECOND);
     runtime.queue.afterSend = () => runtime.clock.advance(25 * SECOND);

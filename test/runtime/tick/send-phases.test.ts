@@ -1,143 +1,148 @@
 import { describe, expect, it } from 'vitest';
-import type { JobMessage } from '../../../lib/core/ports/job-queue';
+import { shardOf } from '../../../lib/adapters/dynamodb/table-design';
+import type { TriggerSpec } from '../../../lib/core/triggers';
+import type { RuntimeConfig } from '../../../lib/runtime/config';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { SECOND, scheduleDefinition, T0, type TestRuntime, testRuntime } from '../support';
-
-interface Sent {
-  message: JobMessage;
-  sentAt: number;
-  /** Messages of the same send call (what the SQS queue packs into batches of ten). */
-  callSize: number;
-}
+import { dispatchRuntime, MINUTE, type Sent } from '../dispatch/dispatch-harness';
+import { SECOND, T0 } from '../support';
 
 /**
- * Phases on (50 ms tolerance), a sleep that moves the manual clock, and a queue that records when each
- * message was sent: its delivery is `sentAt + delaySeconds`.
+ * The deployed send phases (50 ms tolerance), a tick whose waits move the manual clock (recorded in
+ * `slept`), and a send call counter: a message's delivery is `at + delaySeconds`.
  */
-function phasedRuntime(overrides: Parameters<typeof testRuntime>[0] = {}) {
-  const runtime = testRuntime({ sendPhaseToleranceMs: 50, ...overrides });
-  const sent: Sent[] = [];
+function phasedRuntime(config: Partial<RuntimeConfig> = {}) {
+  const runtime = dispatchRuntime(config);
   const slept: number[] = [];
+  const sendCalls: number[] = [];
   const send = runtime.queue.send.bind(runtime.queue);
   runtime.queue.send = async (messages) => {
-    for (const message of messages)
-      sent.push({ message, sentAt: runtime.clock.now(), callSize: messages.length });
+    sendCalls.push(messages.length);
     return send(messages);
   };
-  const tick = createTickHandler(() => runtime.deps, {
-    sleep: async (ms) => {
-      slept.push(ms);
-      if (ms > 0) runtime.clock.advance(ms);
-    },
-  });
-  return { runtime, sent, slept, tick };
+  runtime.deps.sleep = (ms) => {
+    slept.push(ms);
+    return runtime.sleep(ms);
+  };
+  const tick = createTickHandler(() => runtime.deps);
+  return { runtime, slept, sendCalls, tick };
 }
 
-async function addIntervalSchedules(runtime: TestRuntime, starts: number[], seconds = 30) {
+/** Schedules first firing at `starts` (then every `seconds`), added through the admin API 20 minutes before T0. */
+async function addSchedules(
+  runtime: ReturnType<typeof dispatchRuntime>,
+  starts: number[],
+  seconds = 3_600,
+  ids: string[] = starts.map((_, index) => `schedule-${index}`),
+) {
+  runtime.clock.set(T0 - 20 * MINUTE);
   for (const [index, start] of starts.entries()) {
-    await runtime.store.addSchedule({
-      schedule: scheduleDefinition(`schedule-${index}`, {
-        trigger: { type: 'interval', seconds, start_at: new Date(start).toISOString() },
-      }),
-      nextFireAt: start,
-      conflictPolicy: 'exception',
-      now: runtime.clock.now(),
-    });
+    const trigger = { type: 'interval', seconds, start_at: new Date(start).toISOString() } as TriggerSpec;
+    await runtime.add(ids[index] as string, trigger, { coalesce: 'latest' });
   }
 }
 
-const deliveryOf = ({ message, sentAt }: Sent) => sentAt + message.delaySeconds * SECOND;
+/** `count` schedule ids of due shard 0. */
+function idsOfShardZero(count: number): string[] {
+  const ids: string[] = [];
+  for (let n = 0; ids.length < count; n++) if (shardOf(`s-${n}`, 16) === 0) ids.push(`s-${n}`);
+  return ids;
+}
+
+const deliveryOf = ({ message, at }: Sent) => at + message.delaySeconds * SECOND;
 
 describe('tick send phases', () => {
   it('sends each fire so its whole-second delay ends 10–50 ms before its run time, not up to a second early', async () => {
-    // Prepare: schedules starting at spread sub-second phases; the tick runs at T0 + 0.123 s
-    const { runtime, sent, tick } = phasedRuntime();
+    // Prepare: schedules every 30 s from spread sub-second phases; the tick runs at T0 + 0.123 s
+    const { runtime, tick } = phasedRuntime();
+    await addSchedules(runtime, [T0 + 11_000, T0 + 11_250, T0 + 11_700, T0 + 12_990, T0 + 15_060], 30);
     runtime.clock.set(T0 + 123);
-    await addIntervalSchedules(runtime, [T0 + 11_000, T0 + 11_250, T0 + 11_700, T0 + 12_990, T0 + 15_060]);
 
     // Act
     const summary = await tick();
 
-    // Assess: every fire of the lookahead was sent, each delivered within [runAt − 50, runAt − 10]
+    // Assess: every fire of their notes was sent, each delivered within [runAt − 50, runAt − 10]
     expect(summary.errors).toBe(0);
-    expect(new Set(sent.map((entry) => entry.message.job.scheduleId)).size).toBe(5);
-    expect(sent.length).toBe(summary.jobsEnqueued);
-    for (const entry of sent) {
+    expect(new Set(runtime.sent.map((s) => s.message.job.scheduleId)).size).toBe(5);
+    expect(runtime.sent.length).toBe(summary.jobsEnqueued);
+    for (const entry of runtime.sent) {
       expect(deliveryOf(entry)).toBeGreaterThanOrEqual(entry.message.job.runAt - 50);
       expect(deliveryOf(entry)).toBeLessThanOrEqual(entry.message.job.runAt - 10);
     }
   });
 
   it('sends fires that are already due at once, without waiting for a phase', async () => {
-    // Prepare: a schedule due 2.4 s ago (coalesce latest: one missed fire) and one due in 10.5 s
-    const { runtime, sent, slept, tick } = phasedRuntime();
+    // Prepare: a schedule due 2.4 s ago (its note read late) and one due in 10.5 s
+    const { runtime, slept, tick } = phasedRuntime();
+    await addSchedules(runtime, [T0, T0 + 12_900]);
     runtime.clock.set(T0 + 2_400);
-    await addIntervalSchedules(runtime, [T0, T0 + 12_900], 60);
 
     // Act
     await tick();
 
     // Assess: the missed fire went out at the tick's start with no delay; the other at its phase
-    const late = sent.find((entry) => entry.message.job.runAt === T0);
-    expect(late).toMatchObject({ sentAt: T0 + 2_400, message: { delaySeconds: 0 } });
-    const ahead = sent.find((entry) => entry.message.job.runAt === T0 + 12_900);
+    const late = runtime.sent.find((entry) => entry.message.job.runAt === T0);
+    expect(late).toMatchObject({ at: T0 + 2_400, message: { delaySeconds: 0 } });
+    const ahead = runtime.sent.find((entry) => entry.message.job.runAt === T0 + 12_900);
     expect(ahead && deliveryOf(ahead)).toBeGreaterThanOrEqual(T0 + 12_850);
     expect(slept.filter((ms) => ms > 0).length).toBeGreaterThan(0);
   });
 
-  it('sends the fires of one instant together (batches stay full)', async () => {
-    // Prepare: 25 schedules firing at the same instant
-    const { runtime, sent, tick } = phasedRuntime();
+  it('sends the fires of one instant on a page together (batches stay full)', async () => {
+    // Prepare: 20 schedules of one shard firing at the same instant: one page of notes
+    const { runtime, sendCalls, tick } = phasedRuntime();
+    await addSchedules(runtime, Array<number>(20).fill(T0 + 10_000), 3_600, idsOfShardZero(20));
     runtime.clock.set(T0 - 400);
-    await addIntervalSchedules(runtime, Array<number>(25).fill(T0 + 10_000), 3_600);
 
     // Act
     await tick();
 
-    // Assess: one send call of 25 messages, at T0 − 10 ms with 10 s of delay
-    expect(sent).toHaveLength(25);
-    expect(
-      new Set(sent.map((entry) => `${entry.sentAt}/${entry.callSize}/${entry.message.delaySeconds}`)),
-    ).toEqual(new Set([`${T0 - 10}/25/10`]));
+    // Assess: one send call of 20 messages, at T0 − 10 ms with 10 s of delay
+    expect(sendCalls).toEqual([20]);
+    expect(new Set(runtime.sent.map((entry) => `${entry.at}/${entry.message.delaySeconds}`))).toEqual(
+      new Set([`${T0 - 10}/10`]),
+    );
   });
 
-  it('stops waiting for phases once a quarter of the tick budget has passed, and sends the rest at once', async () => {
-    // Prepare: 40 schedules at spread phases, read 4 per round (10 rounds), a 2 s budget (0.5 s of waiting)
-    const { runtime, sent, slept, tick } = phasedRuntime({ acquireBatchSize: 4, tickBudgetMs: 2_000 });
-    runtime.clock.set(T0);
-    await addIntervalSchedules(
+  it('stops waiting for phases once a quarter of the dispatch budget has passed, and sends the rest at once', async () => {
+    // Prepare: 60 schedules of one shard at spread phases, read 20 notes a page (3 pages); a 2 s budget
+    // (0.5 s of waiting)
+    const { runtime, slept, tick } = phasedRuntime({ tickBudgetMs: 2_000 });
+    await addSchedules(
       runtime,
-      Array.from({ length: 40 }, (_, n) => T0 + 20_000 + n * 997),
+      Array.from({ length: 60 }, (_, n) => T0 + 20_000 + n * 997),
       3_600,
+      idsOfShardZero(60),
     );
+    runtime.clock.set(T0);
 
     // Act
     const summary = await tick();
 
-    // Assess: every schedule was dispatched; waiting stopped after the budget's share (+ one round)
-    expect(summary.schedulesProcessed).toBe(40);
+    // Assess: every schedule was dispatched; waiting stopped after the budget's share (+ one page)
+    expect(summary.schedulesProcessed).toBe(60);
     const waited = slept.filter((ms) => ms > 0).reduce((sum, ms) => sum + ms, 0);
     expect(waited).toBeLessThan(500 + SECOND);
-    const inWindow = sent.filter((entry) => deliveryOf(entry) >= entry.message.job.runAt - 50);
-    const sentAtOnce = sent.filter((entry) => deliveryOf(entry) < entry.message.job.runAt - 50);
+    const inWindow = runtime.sent.filter((entry) => deliveryOf(entry) >= entry.message.job.runAt - 50);
+    const sentAtOnce = runtime.sent.filter((entry) => deliveryOf(entry) < entry.message.job.runAt - 50);
     expect(inWindow.length).toBeGreaterThan(0);
     expect(sentAtOnce.length).toBeGreaterThan(0);
-    for (const entry of sentAtOnce)
-      expect(entry.message.delaySeconds).toBe(Math.floor((entry.message.job.runAt - entry.sentAt) / SECOND));
+    for (const entry of sentAtOnce) {
+      expect(entry.message.delaySeconds).toBe(Math.floor((entry.message.job.runAt - entry.at) / SECOND));
+    }
   });
 
-  it('sends a round at once when its schedules fire within 5 s: waiting would hold back the next round', async () => {
-    // Prepare: schedules firing 1–4 s after the tick (a tick catching up, or a burst just added)
-    const { runtime, sent, slept, tick } = phasedRuntime();
+  it('sends a page at once when its schedules fire within 5 s: waiting would hold back the next page', async () => {
+    // Prepare: schedules firing 1–4 s after the tick (a tick catching up)
+    const { runtime, slept, tick } = phasedRuntime();
+    await addSchedules(runtime, [T0 + 1_000, T0 + 2_500, T0 + 4_000]);
     runtime.clock.set(T0 + 123);
-    await addIntervalSchedules(runtime, [T0 + 1_000, T0 + 2_500, T0 + 4_000], 3_600);
 
     // Act
     await tick();
 
     // Assess: no wait; each sent at the tick's start with the floor of its delay
     expect(slept).toEqual([]);
-    expect(sent.map((entry) => [entry.sentAt, entry.message.delaySeconds])).toEqual([
+    expect(runtime.sent.map((entry) => [entry.at, entry.message.delaySeconds]).sort()).toEqual([
       [T0 + 123, 0],
       [T0 + 123, 2],
       [T0 + 123, 3],
@@ -145,13 +150,13 @@ describe('tick send phases', () => {
   });
 
   it('with SUNDIAL_SEND_PHASE_TOLERANCE_MS=0 sends at once, the sub-second rest left to the worker', async () => {
-    const { runtime, sent, slept, tick } = phasedRuntime({ sendPhaseToleranceMs: 0 });
+    const { runtime, slept, tick } = phasedRuntime({ sendPhaseToleranceMs: 0 });
+    await addSchedules(runtime, [T0 + 11_900], 30);
     runtime.clock.set(T0 + 123);
-    await addIntervalSchedules(runtime, [T0 + 1_900]);
 
     await tick();
 
     expect(slept).toEqual([]);
-    expect(sent[0]).toMatchObject({ sentAt: T0 + 123, message: { delaySeconds: 1 } });
+    expect(runtime.sent[0]).toMatchObject({ at: T0 + 123, message: { delaySeconds: 11 } });
   });
 });

@@ -1,202 +1,106 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { shardOf } from '../../../lib/adapters/dynamodb/table-design';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { SECOND, scheduleDefinition, T0, testRuntime } from '../support';
+import { dispatchRuntime, fireTimes, interval, MINUTE } from '../dispatch/dispatch-harness';
+import { SECOND, T0, testRuntime } from '../support';
 
-async function addSchedules(runtime: ReturnType<typeof testRuntime>, count: number, overrides = {}) {
-  for (let index = 0; index < count; index++) {
-    await runtime.store.addSchedule({
-      schedule: scheduleDefinition(`schedule-${index}`, overrides),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: runtime.clock.now(),
-    });
-  }
-}
+const hourlyFrom = (start: number) =>
+  ({ type: 'interval', hours: 1, start_at: new Date(start).toISOString() }) as const;
 
 describe('tick', () => {
-  it('moves a schedule on without a lease, but leases one with max_runs, and counts the fires of both', async () => {
-    // Prepare: two schedules every 30 s from T0, one of them limited to 10 runs; the tick runs before T0
-    const runtime = testRuntime();
-    runtime.clock.set(T0 - 400);
-    await addSchedules(runtime, 1);
-    await runtime.store.addSchedule({
-      schedule: scheduleDefinition('capped', { maxRuns: 10 }),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: runtime.clock.now(),
-    });
-    const leases = vi.spyOn(runtime.store, 'leaseSchedule');
-    const advances = vi.spyOn(runtime.store, 'advanceSchedule');
+  it('sends the fires of the notes whose bucket has come, each delayed to its run time, across every shard', async () => {
+    // Prepare: 20 schedules every 30 s from T0, added through the admin API 5 minutes before; their
+    // first notes (the chunk [T0, T0 + 120 s)) are read from T0 − 150 s
+    const runtime = dispatchRuntime();
+    runtime.clock.set(T0 - 5 * MINUTE);
+    const ids = Array.from({ length: 20 }, (_, n) => `schedule-${n}`);
+    for (const id of ids) await runtime.add(id, interval(30));
+    runtime.clock.set(T0 - 150 * SECOND);
 
     // Act
-    await createTickHandler(() => runtime.deps)();
+    const summary = await runtime.tick();
 
-    // Assess
-    expect(leases.mock.calls.map(([id]) => id)).toEqual(['capped']);
-    expect(advances.mock.calls.map(([input]) => input.id)).toEqual(['schedule-0']);
-    expect(await runtime.store.getSchedule('schedule-0')).toMatchObject({ runs: 3, leaseOwner: null });
-    expect(await runtime.store.getSchedule('capped')).toMatchObject({ runs: 3, leaseOwner: null });
-  });
-
-  it('dispatches the fires of due schedules inside the lookahead, each delayed until its fire time', async () => {
-    // Prepare: two schedules firing every 30 s from T0; the tick runs 0.4 s before T0
-    const runtime = testRuntime();
-    runtime.clock.set(T0 - 400);
-    await addSchedules(runtime, 2);
-    const tick = createTickHandler(() => runtime.deps);
-
-    // Act
-    const summary = await tick();
-
-    // Assess
+    // Assess: every fire of the chunk sent once, delivered by its run time, none before 50 ms ahead of it
     expect(summary).toMatchObject({
-      schedulesProcessed: 2,
-      jobsEnqueued: 6,
+      schedulesProcessed: 20,
+      jobsEnqueued: 80,
       errors: 0,
       budgetExhausted: false,
+      shardsLeased: 16,
+      dispatchersStarted: 8,
     });
-    const sent = runtime.queue.sent.map((message) => `${message.job.id}+${message.delaySeconds}s`).sort();
-    expect(sent).toEqual([
-      `schedule-0@${T0}+0s`,
-      `schedule-0@${T0 + 30 * SECOND}+30s`,
-      `schedule-0@${T0 + 60 * SECOND}+60s`,
-      `schedule-1@${T0}+0s`,
-      `schedule-1@${T0 + 30 * SECOND}+30s`,
-      `schedule-1@${T0 + 60 * SECOND}+60s`,
-    ]);
+    const sent = runtime.sent.map((s) => s.message.job.id).sort();
+    expect(sent).toEqual(ids.flatMap((id) => [0, 30, 60, 90].map((s) => `${id}@${T0 + s * SECOND}`)).sort());
+    for (const { at, message } of runtime.sent) {
+      const delivery = at + message.delaySeconds * SECOND;
+      expect(delivery).toBeLessThanOrEqual(message.job.runAt);
+      expect(delivery).toBeGreaterThanOrEqual(message.job.runAt - 50);
+    }
   });
 
-  it('keeps acquiring after a short round: schedules another tick held may be free again', async () => {
-    // Prepare: 10 due schedules; another tick holds 3 of them and releases them (unsent) while this
-    // tick sends its second, short round
-    const runtime = testRuntime({ acquireBatchSize: 4 });
-    runtime.clock.set(T0 - 400);
-    await addSchedules(runtime, 10, {
-      trigger: { type: 'interval', minutes: 10, start_at: new Date(T0).toISOString() },
-    });
-    const held = await runtime.store.acquireDueSchedules({
-      owner: 'other-tick',
-      now: runtime.clock.now(),
-      dueBefore: T0,
-      leaseMs: 60 * SECOND,
-      limit: 3,
-    });
-    let sends = 0;
-    runtime.queue.afterSend = () => {
-      sends += 1;
-      if (sends !== 2) return;
-      for (const schedule of held) {
-        void runtime.store.releaseSchedule({
-          id: schedule.id,
-          owner: 'other-tick',
-          leasedVersion: schedule.version,
-          leased: {
-            nextFireAt: schedule.nextFireAt,
-            firesFrom: schedule.firesFrom,
-            maxRuns: schedule.maxRuns,
-          },
-          nextFireAt: schedule.nextFireAt,
-          lastFireAt: null,
-          firesDispatched: 0,
-          now: runtime.clock.now(),
-        });
-      }
-    };
+  it('sends every fire once when two ticks run at once: each shard is read by the one that leased it', async () => {
+    const runtime = dispatchRuntime();
+    runtime.clock.set(T0 - 5 * MINUTE);
+    const ids = Array.from({ length: 40 }, (_, n) => `schedule-${n}`);
+    for (const id of ids) await runtime.add(id, interval(30));
+    runtime.clock.set(T0 - 150 * SECOND);
 
-    // Act: round 1 leases 4, round 2 the other 3 free ones (a short round), round 3 the released 3
-    const summary = await createTickHandler(() => runtime.deps)();
+    const [a, b] = await Promise.all([runtime.tick(), runtime.tick()]);
 
-    // Assess
-    expect(summary.schedulesProcessed).toBe(10);
-    expect(new Set(runtime.queue.sent.map((message) => message.job.scheduleId)).size).toBe(10);
-  });
-
-  it('sends every fire and moves each schedule on once when two ticks race without leases', async () => {
-    // Prepare
-    const runtime = testRuntime({ acquireBatchSize: 7 });
-    runtime.clock.set(T0 - 400);
-    await addSchedules(runtime, 40);
-    const first = createTickHandler(() => runtime.deps);
-    const second = createTickHandler(() => runtime.deps);
-
-    // Act
-    const [a, b] = await Promise.all([first(), second()]);
-
-    // Assess: a fire sent by both has one id (the worker drops the copy); each schedule moved on once,
-    // to where either tick's plan ends
-    const ids = runtime.queue.sent.map((message) => message.job.id);
-    expect(new Set(ids).size).toBe(40 * 3);
-    expect(a.schedulesProcessed + b.schedulesProcessed).toBeGreaterThanOrEqual(40);
+    expect(a.shardsLeased + b.shardsLeased).toBe(16);
+    expect(a.schedulesProcessed + b.schedulesProcessed).toBe(40);
     expect(a.errors + b.errors).toBe(0);
-    const { items } = await runtime.store.listSchedules({}, { limit: 100 });
-    expect(items.every((schedule) => schedule.nextFireAt === T0 + 90 * SECOND)).toBe(true);
+    const sent = runtime.sent.map((s) => s.message.job.id);
+    expect(sent.length).toBe(40 * 4);
+    expect(new Set(sent).size).toBe(40 * 4);
   });
 
-  it('reads a schedule it could not move on no more in the same run, and leaves it for the next tick', async () => {
-    // Prepare: every advance fails, so each schedule stays due after its fires were sent
-    const runtime = testRuntime({ acquireBatchSize: 2 });
-    runtime.clock.set(T0 - 400);
-    await addSchedules(runtime, 3);
-    const advance = runtime.store.advanceSchedule.bind(runtime.store);
-    runtime.store.advanceSchedule = async () => {
-      throw new Error('store unavailable');
+  it('stops reading pages when its budget is spent, and leaves the later buckets of the shard to the next tick', async () => {
+    // Prepare: 25 hourly schedules of one shard, their first fires 10 s apart: 25 notes in 25 buckets,
+    // read 20 note items a page; reading a page's schedules takes 45 s of the 40 s budget
+    const runtime = dispatchRuntime();
+    const ids: string[] = [];
+    for (let n = 0; ids.length < 25; n++) if (shardOf(`s-${n}`, 16) === 0) ids.push(`s-${n}`);
+    runtime.clock.set(T0 - 20 * MINUTE);
+    for (const [index, id] of ids.entries()) await runtime.add(id, hourlyFrom(T0 + index * 10 * SECOND));
+    runtime.clock.set(T0 - 9 * MINUTE);
+    const readSchedules = runtime.store.readSchedules.bind(runtime.store);
+    runtime.store.readSchedules = async (scheduleIds) => {
+      runtime.clock.advance(45 * SECOND);
+      return readSchedules(scheduleIds);
     };
-    const tick = createTickHandler(() => runtime.deps);
 
     // Act
-    const failing = await tick();
-    const sentByFailing = runtime.queue.drain();
-    runtime.store.advanceSchedule = advance;
-    const next = await tick();
+    const first = await runtime.tick();
+    runtime.store.readSchedules = readSchedules;
+    runtime.clock.set(T0 - 7 * MINUTE);
+    const second = await runtime.tick();
 
-    // Assess: each schedule's fires were sent once by the failing run, and again by the next
-    expect(failing).toMatchObject({ schedulesProcessed: 0, errors: 3, jobsEnqueued: 0 });
-    expect(sentByFailing).toHaveLength(3 * 3);
-    expect(next).toMatchObject({ schedulesProcessed: 3, errors: 0, jobsEnqueued: 9 });
-  });
-
-  it('stops acquiring schedules when its time budget is spent and leaves the rest to the next tick', async () => {
-    // Prepare: every send (one per round of leased schedules) takes 45 s of the 40 s budget; two per round
-    const runtime = testRuntime({
-      acquireBatchSize: 2,
-      tickConcurrency: 1,
-      tickRoundsInFlight: 1,
-      tickBudgetMs: 40_000,
-    });
-    runtime.clock.set(T0 - 400);
-    await addSchedules(runtime, 5, {
-      trigger: { type: 'interval', hours: 1, start_at: new Date(T0).toISOString() },
-    });
-    runtime.queue.afterSend = () => runtime.clock.advance(45 * SECOND);
-    const tick = createTickHandler(() => runtime.deps);
-
-    // Act
-    const first = await tick();
-    runtime.queue.afterSend = () => {};
-    const second = await tick();
-
-    // Assess
-    expect(first).toMatchObject({ schedulesProcessed: 2, budgetExhausted: true });
-    expect(second).toMatchObject({ schedulesProcessed: 3, budgetExhausted: false });
-    expect(runtime.queue.sent).toHaveLength(5);
+    // Assess: the first tick's one page, then the rest; each schedule's first fire sent once
+    expect(first).toMatchObject({ schedulesProcessed: 20, budgetExhausted: true, errors: 0 });
+    expect(second).toMatchObject({ schedulesProcessed: 5, budgetExhausted: false, errors: 0 });
+    expect(runtime.sent.map((s) => s.message.job.scheduleId).sort()).toEqual([...ids].sort());
   });
 
   it('writes one summary log line and CloudWatch EMF metrics per run', async () => {
-    // Prepare: the fire at T0 is dispatched 2 s late
-    const runtime = testRuntime();
+    // Prepare: an admin call wrote a schedule every 30 s and its first note at T0 − 20 s, and died; the
+    // tick at T0 + 2 s reads that note late: the fire at T0 goes 2 s late, with the fires after it
+    const runtime = dispatchRuntime();
+    runtime.clock.set(T0 - 20 * SECOND);
+    await runtime.addAndDie('every-30s', interval(30));
     runtime.clock.set(T0 + 2 * SECOND);
-    await addSchedules(runtime, 1);
 
     // Act
     await createTickHandler(() => runtime.deps)();
 
     // Assess
+    const jobs = fireTimes(interval(30), T0, T0 + 239 * SECOND).length;
     const summaries = runtime.logLines.filter((line) => line.message === 'tick finished');
     expect(summaries).toHaveLength(1);
     expect(summaries[0]).toMatchObject({
       level: 'INFO',
       schedulesProcessed: 1,
-      jobsEnqueued: 4,
+      jobsEnqueued: jobs,
       maxFireLagMs: 2000,
     });
     expect(runtime.metricLines).toHaveLength(1);
@@ -204,7 +108,7 @@ describe('tick', () => {
     expect(emf).toMatchObject({
       Service: 'tick',
       SchedulesProcessed: 1,
-      JobsEnqueued: 4,
+      JobsEnqueued: jobs,
       FireLag: 2000,
       JobsReaped: 0,
       _aws: {
@@ -219,7 +123,7 @@ describe('tick', () => {
     );
   });
 
-  it('sends a parked job once it comes within the lookahead, and only once', async () => {
+  it('sends a parked job once it comes within 90 s of its run time, and only once', async () => {
     // Prepare: a job to run 20 minutes from now waits in the due index
     const runtime = testRuntime();
     const runAt = T0 + 20 * 60 * SECOND;

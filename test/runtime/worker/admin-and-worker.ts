@@ -1,28 +1,35 @@
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { createAdminApi } from '../../../lib/runtime/admin';
 import { adminDependencies } from '../../../lib/runtime/handlers/admin';
+import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
-import { SECOND, sqsRecord, T0 } from '../support';
+import { deliverDueMessages, SECOND, seededRandom, sqsRecord, T0 } from '../support';
 import { type HarnessOptions, workerHarness } from './harness';
 
 // biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
 type AnyTaskOptions = TaskOptions<any, any>;
 
 /**
- * The worker and the admin API on one in-memory store (or the stores of `options`), queue and publisher
- * (lookahead 90 s, no tick running), with `tasks`. Messages are delivered at their run time by `deliverDue`.
+ * The worker and the admin API on one in-memory store (or the stores of `options`), queue and publisher,
+ * with `tasks`. A tick (its dispatchers in this process, as deployed) runs only when a test calls `tick`
+ * or `runUntil`. An admin write that starts a schedule's chain sends the fires of its first chunks itself
+ * when they come too soon for a tick (ADR 0008): without ticks, a test sees those fires only. Messages
+ * are delivered at their run time by `deliverDue`.
  */
 export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: HarnessOptions = {}) {
   const worker = workerHarness(tasks, {}, options);
   const api = createAdminApi(
     adminDependencies(
-      worker.deps,
+      // Its own random: each chain it starts gets a token of its own (`seededRandom`).
+      { ...worker.deps, random: seededRandom() },
       staticTaskRegistry(
         Object.fromEntries(Object.entries(tasks).map(([id, task]) => [id, { default: defineTask(task) }])),
       ),
     ),
   );
+  // The tick waits for its send phases by moving the clock, as deployed phases run.
+  const tick = createTickHandler(() => worker.deps);
   const admin = async (request: Record<string, unknown>) => {
     const response = await api(request);
     if (!response.ok) throw new Error(`${String(request.action)}: ${JSON.stringify(response.error)}`);
@@ -32,11 +39,37 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
     if (message.job.runAt > worker.clock.now()) worker.clock.set(message.job.runAt);
     return worker.deliver([sqsRecord(message)]);
   };
+  /**
+   * Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then
+   * sets the clock there; each message `deliveries` times in a row (SQS delivers at least once).
+   */
+  const deliverDue = async (seconds: number, deliveries = 1) => {
+    const until = T0 + seconds * SECOND;
+    await deliverDueMessages(worker.queue, until, async (message) => {
+      for (let delivery = 0; delivery < deliveries; delivery++) await deliver(message);
+    });
+    worker.clock.set(Math.max(worker.clock.now(), until));
+  };
   return {
     ...worker,
     api,
     admin,
     deliver,
+    deliverDue,
+    tick,
+    /**
+     * Ticks at every multiple of `step` seconds after T0 up to `T0 + seconds`, delivering each message at
+     * its run time in between (`deliverDue`).
+     */
+    async runUntil(seconds: number, step = 30) {
+      for (;;) {
+        const at = Math.floor((worker.clock.now() - T0) / SECOND / step) * step + step;
+        if (at > seconds) break;
+        await deliverDue(at);
+        await tick();
+      }
+      await deliverDue(seconds);
+    },
     /** A worker claims `message` (at the clock's time) and vanishes before it reads the schedule: its lease ends later. */
     async claimAndVanish(message: JobMessage | undefined) {
       if (!message) throw new Error('no message to claim');
@@ -54,26 +87,9 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
     /** Takes the queued message of the fire at `T0 + seconds` out of the queue (a worker that gets to it late). */
     takeMessage(seconds: number): JobMessage {
       const index = worker.queue.sent.findIndex((message) => message.job.fireTime === T0 + seconds * SECOND);
-      const [message] = worker.queue.sent.splice(index, 1);
+      const [message] = index < 0 ? [] : worker.queue.sent.splice(index, 1);
       if (!message) throw new Error(`no message for the fire at +${seconds}s`);
       return message;
-    },
-    /**
-     * Delivers, in run-time order, every queued message due by `T0 + seconds` (and those they send), then
-     * sets the clock there; each message `deliveries` times in a row (SQS delivers at least once).
-     */
-    async deliverDue(seconds: number, deliveries = 1) {
-      const until = T0 + seconds * SECOND;
-      for (;;) {
-        const queued = worker.queue.drain();
-        const due = queued.filter((message) => message.job.runAt <= until);
-        worker.queue.sent.push(...queued.filter((message) => message.job.runAt > until));
-        if (due.length === 0) break;
-        for (const message of due.sort((a, b) => a.job.runAt - b.job.runAt)) {
-          for (let delivery = 0; delivery < deliveries; delivery++) await deliver(message);
-        }
-      }
-      worker.clock.set(Math.max(worker.clock.now(), until));
     },
   };
 }

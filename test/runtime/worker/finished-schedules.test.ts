@@ -1,10 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
-import { planDispatch, releaseDispatched } from '../../../lib/runtime/scheduling/dispatch';
-import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
-import { advanceDispatched, needsLease } from '../../../lib/runtime/scheduling/dispatch-unleased';
 import type { TaskOptions } from '../../../lib/runtime/tasks/define-task';
-import { SECOND, scheduleDefinition, T0 } from '../support';
+import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 
 const iso = (instant: number) => new Date(instant).toISOString();
@@ -12,7 +9,7 @@ const every10s = { type: 'interval', seconds: 10, start_at: iso(T0) } as const;
 const at = (seconds: number) => ({ type: 'date', run_at: iso(T0 + seconds * SECOND) }) as const;
 
 /**
- * The admin API and the worker on one in-memory store and queue (lookahead 90 s, no tick), with the
+ * The admin API and the worker on one in-memory store and queue (a tick only in `runUntil`), with the
  * tasks `beat` (records its fires) and `flaky` (its first attempt of each job fails, retried 1 s later).
  */
 function platform() {
@@ -145,71 +142,52 @@ describe('finished schedules', () => {
     expect(await p.scheduleState('retry-removal')).toBe('schedule_not_found');
   });
 
-  it('cleans up when the last job ended before the tick that sent it released the schedule', async () => {
+  it('removes the schedule when the last fire a tick sent ends before that tick is done: it was finished first', async () => {
+    // Prepare: a one-off fire 30 minutes ahead, sent by the tick that reads its note (14 minutes early);
+    // its job runs and ends the moment it is sent, before the tick goes on
     const p = platform();
-    await p.store.addSchedule({
-      schedule: scheduleDefinition('quick', { task: 'beat', trigger: at(0) }),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0,
+    await p.admin({ action: 'add_schedule', id: 'quick', task: 'beat', trigger: at(1_800) });
+    const send = p.queue.send.bind(p.queue);
+    const outcomes: { batchItemFailures: unknown[] }[] = [];
+    vi.spyOn(p.queue, 'send').mockImplementation(async (messages) => {
+      const sent = await send(messages);
+      for (const message of p.queue.drain()) outcomes.push(await p.deliver(message));
+      return sent;
     });
-    const leased = await p.store.leaseSchedule('quick', 'slow-tick', T0, 60 * SECOND);
-    if (!leased) throw new Error('not leased');
-    const planned = planDispatch(dispatchDepsOf(p.deps), leased);
-    const [message] = planned.messages;
-    if (!message) throw new Error('no message');
 
-    const beforeRelease = await p.deliver(message);
-    await releaseDispatched(dispatchDepsOf(p.deps), planned, new Set(), 'slow-tick');
-    const afterRelease = await p.deliver(message);
+    // Act
+    await p.runUntil(1_800);
 
-    expect(message.finalFire).toBe(true);
-    expect(beforeRelease.batchItemFailures).toHaveLength(1);
-    expect(p.queue.visibilityChanges).toEqual([{ receiptHandle: expect.any(String), seconds: 5 }]);
-    expect(afterRelease.batchItemFailures).toEqual([]);
-    expect(p.fires).toEqual([0]);
+    // Assess: one delivery ran it and removed the schedule, without waiting for anything
+    expect(p.fires).toEqual([1_800 * SECOND]);
+    expect(outcomes).toEqual([{ batchItemFailures: [] }]);
+    expect(p.queue.visibilityChanges).toEqual([]);
     expect(await p.scheduleState('quick')).toBe('schedule_not_found');
+    expect(p.scheduleEvents().sort()).toEqual([
+      'schedule.added',
+      'schedule.finished',
+      'schedule.removed:finished',
+    ]);
   });
 
-  it('cleans up when the last job ended before the lease-less tick that sent it moved the schedule on', async () => {
-    const p = platform();
-    await p.store.addSchedule({
-      schedule: scheduleDefinition('quick', { task: 'beat', trigger: at(1) }),
-      nextFireAt: T0 + SECOND,
-      conflictPolicy: 'exception',
-      now: T0,
-    });
-    const [read] = await p.store.readDueSchedules({ now: T0, dueBefore: T0 + 90 * SECOND, limit: 10 });
-    if (!read) throw new Error('not read');
-    const planned = planDispatch(dispatchDepsOf(p.deps), read);
-    const [message] = planned.messages;
-    if (!message) throw new Error('no message');
-
-    const beforeAdvance = await p.deliver(message);
-    await advanceDispatched(dispatchDepsOf(p.deps), planned, new Set());
-    const afterAdvance = await p.deliver(message);
-
-    expect(needsLease(planned)).toBe(false);
-    expect(message.finalFire).toBe(true);
-    expect(beforeAdvance.batchItemFailures).toHaveLength(1);
-    expect(p.queue.visibilityChanges).toEqual([{ receiptHandle: expect.any(String), seconds: 1 }]);
-    expect(afterAdvance.batchItemFailures).toEqual([]);
-    expect(p.fires).toEqual([1000]);
-    expect(await p.scheduleState('quick')).toBe('schedule_not_found');
-  });
-
-  it('finishes a schedule whose max_runs is lowered to its runs; the fires already sent still run, then it is removed', async () => {
+  it('finishes a schedule capped below the fires it ran: the fires it sent ahead are cancelled, and it is removed', async () => {
+    // Prepare: the add sent 0..230 s; 0, 10 and 20 s ran
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'cut', task: 'beat', trigger: every10s });
     await p.deliverDue(25);
 
+    // Act
     const updated = await p.admin({ action: 'update_schedule', id: 'cut', max_runs: 1 });
-    await p.deliverDue(200);
+    await p.deliverDue(240);
 
+    // Assess: its count starts from the fires due before the change (3), which the cap is below
     expect(updated).toMatchObject({
-      schedule: { finished: true, runs: 10, max_runs: 1, next_fire_time: null },
+      schedule: { finished: true, runs: 3, max_runs: 1, next_fire_time: null },
     });
-    expect(p.fires).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90].map((seconds) => seconds * SECOND));
+    expect(p.fires).toEqual([0, 10, 20].map((seconds) => seconds * SECOND));
+    expect(await p.store.getJob(`cut@${T0 + 30 * SECOND}`, p.clock.now())).toMatchObject({
+      status: 'cancelled',
+    });
     expect(await p.scheduleState('cut')).toBe('schedule_not_found');
     expect(p.scheduleEvents()).toEqual([
       'schedule.added',
@@ -217,6 +195,31 @@ describe('finished schedules', () => {
       'schedule.finished',
       'schedule.removed:finished',
     ]);
+  });
+
+  it('leaves an active schedule alone when a retried fire ends, though its item says where its chain started', async () => {
+    // Prepare: every 10 s from T0, a task that fails each fire's first attempt; the item keeps where its
+    // chain started (next 0 s, no runs) while its note moves on
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'noted', task: 'flaky', trigger: every10s });
+    const first = p.takeMessage(0);
+
+    // Act: the first fire fails, its retry succeeds; the next fire comes up as usual
+    await p.deliver(first);
+    const [retry] = p.queue.sent.filter((message) => message.attempt === 2);
+    if (!retry) throw new Error('no retry sent');
+    p.queue.sent.splice(p.queue.sent.indexOf(retry), 1);
+    const retried = await p.deliver(retry);
+    await p.deliverDue(15);
+
+    // Assess
+    expect(retried.batchItemFailures).toEqual([]);
+    expect(p.queue.visibilityChanges).toEqual([]);
+    expect(await p.store.getSchedule('noted')).toMatchObject({ nextFireAt: T0, runs: 0 });
+    expect(await p.scheduleState('noted')).toMatchObject({ finished: false, runs: 24 });
+    expect(await p.admin({ action: 'get_job', job_id: `noted@${T0}` })).toMatchObject({
+      job: { status: 'success', attempt: 2 },
+    });
   });
 
   it('removes a schedule that finished while paused when it is resumed', async () => {
@@ -242,12 +245,14 @@ describe('finished schedules', () => {
 
   it('does not count run_schedule_now as a fire', async () => {
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'manual', task: 'beat', trigger: at(600), max_runs: 1 });
+    await p.admin({ action: 'add_schedule', id: 'manual', task: 'beat', trigger: at(3_600), max_runs: 1 });
 
     await p.admin({ action: 'run_schedule_now', id: 'manual' });
     await p.deliverDue(5);
 
+    expect(p.fires).toHaveLength(1);
     expect(await p.scheduleState('manual')).toMatchObject({ runs: 0, finished: false });
+    expect(await p.store.getSchedule('manual')).toMatchObject({ startedRuns: 0 });
   });
 });
 

@@ -5,7 +5,7 @@ import type { RuntimeConfig } from '../../../lib/runtime/config';
 import { createWorkerHandler, type WorkerHandlerOptions } from '../../../lib/runtime/handlers/worker';
 import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
-import { jobRequest, sqsRecord, testRuntime } from '../support';
+import { jobRequest, manualSleep, sqsRecord, testRuntime } from '../support';
 
 // biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
 type AnyTaskOptions = TaskOptions<any, any>;
@@ -34,17 +34,23 @@ export function workerHarness(
     Object.fromEntries(Object.entries(tasks).map(([id, task]) => [id, { default: defineTask(task) }])),
   );
   const waits: number[] = [];
+  // A rest the worker takes moves the clock at once and is recorded. A handler's deadline (a sleep
+  // with a signal) passes only when the test moves time with `advanceTimers`.
+  const timers = manualSleep(runtime.clock);
+  deps.sleep = async (ms, signal) => {
+    if (signal) return timers.sleep(ms, signal);
+    waits.push(ms);
+    runtime.clock.advance(ms);
+  };
   const handler = createWorkerHandler(() => deps, registry, {
-    sleep: async (ms) => {
-      waits.push(ms);
-      runtime.clock.advance(ms);
-    },
     ...(options.endSandbox ? { endSandbox: options.endSandbox } : {}),
   });
   return {
     ...runtime,
     deps,
     waits,
+    /** Moves time `ms` on, waking the handlers' deadlines that come due on the way. */
+    advanceTimers: timers.advance,
     /** Runs the worker on one batch; `remainingMs` plays the Lambda's remaining time. */
     deliver(records: SQSRecord[], remainingMs?: number) {
       return handler(

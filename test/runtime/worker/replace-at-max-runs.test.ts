@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 
@@ -16,7 +15,6 @@ function platform() {
   return {
     ...p,
     fires,
-    tick: createTickHandler(() => p.deps),
     async state(id: string) {
       const answer = await p.api({ action: 'get_schedule', id });
       return answer.ok

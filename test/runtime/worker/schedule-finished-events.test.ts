@@ -1,5 +1,4 @@
-import { describe, expect, it } from 'vitest';
-import { createTickHandler } from '../../../lib/runtime/handlers/tick';
+import { describe, expect, it, vi } from 'vitest';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 
@@ -7,34 +6,37 @@ const tasks = { echo: { events: 'all' as const, handler: () => 'ok' } };
 
 /** docs/events.md: `schedule.finished` when a schedule has no fire time left, on every path that finishes one. */
 describe('schedule.finished', () => {
-  it('is published when the tick dispatches the last fire of a max_runs schedule whose payload was updated meanwhile', async () => {
+  it('is published once when the tick sends the last fire of a max_runs schedule updated meanwhile', async () => {
+    // Prepare: its one fire is 30 minutes ahead: the tick reads its note 14 minutes before it. Between
+    // the tick's finish of the schedule and its send, the owner changes the payload
     const h = adminAndWorker(tasks);
     await h.admin({
       action: 'add_schedule',
       id: 'once',
       task: 'echo',
       max_runs: 1,
-      trigger: { type: 'interval', seconds: 3600, start_at: new Date(T0 + 600 * SECOND).toISOString() },
+      trigger: { type: 'interval', seconds: 3600, start_at: new Date(T0 + 1_800 * SECOND).toISOString() },
     });
-    h.clock.set(T0 + 570 * SECOND);
-    // The owner changes the payload while the tick holds the lease (between its send and its release)
-    const send = h.queue.send.bind(h.queue);
-    let updated = false;
-    h.queue.send = async (messages) => {
-      const outcome = await send(messages);
-      if (!updated) {
-        updated = true;
-        await h.admin({ action: 'update_schedule', id: 'once', payload: { v: 2 } });
-      }
+    h.clock.set(T0 + 960 * SECOND);
+    const finish = h.store.finishSchedule.bind(h.store);
+    vi.spyOn(h.store, 'finishSchedule').mockImplementationOnce(async (input) => {
+      const outcome = await finish(input);
+      await h.admin({ action: 'update_schedule', id: 'once', payload: { v: 2 } });
       return outcome;
-    };
+    });
 
-    await createTickHandler(() => h.deps)();
+    // Act
+    await h.tick();
+    await h.deliverDue(1_800);
 
-    expect(await h.store.getSchedule('once')).toMatchObject({ nextFireAt: null, runs: 1 });
+    // Assess: the update found it finished already (no second event); the fire ran as updated
     expect(h.publisher.events.filter((event) => event.type === 'schedule.finished')).toEqual([
-      expect.objectContaining({ scheduleId: 'once', runs: 1, version: 2, nextFireAt: null }),
+      expect.objectContaining({ scheduleId: 'once', runs: 1, nextFireAt: null }),
     ]);
+    expect(await h.store.getJob(`once@${T0 + 1_800 * SECOND}`, h.clock.now())).toMatchObject({
+      status: 'success',
+      payload: { v: 2 },
+    });
   });
 
   it('is published once when resume_schedule finds the trigger ended while it was paused', async () => {

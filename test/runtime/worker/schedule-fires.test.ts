@@ -1,8 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { JsonValue } from '../../../lib/core/json';
-import { dispatchLeasedSchedule } from '../../../lib/runtime/scheduling/dispatch';
-import { dispatchDepsOf } from '../../../lib/runtime/scheduling/dispatch-deps';
-import { SECOND, scheduleDefinition, T0 } from '../support';
+import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 
 interface Run {
@@ -15,7 +13,7 @@ const iso = (instant: number) => new Date(instant).toISOString();
 const every10s = { type: 'interval', seconds: 10, start_at: iso(T0) } as const;
 
 /**
- * The worker and the admin API on one in-memory store and queue (lookahead 90 s, no tick running), with
+ * The worker and the admin API on one in-memory store and queue (a tick only where a test runs one), with
  * a task `beat` that records its runs. Messages are delivered at their run time by `deliverDue`.
  */
 function platform() {
@@ -55,7 +53,7 @@ function fires(from: number, to: number, v: number): string[] {
 
 describe('worker: fires already sent when their schedule changes', () => {
   it('cancels the sent fires of a removed schedule; the same id added again runs them once as its own', async () => {
-    // Prepare: fires every 10 s; add_schedule sent +0 … +90
+    // Prepare: fires every 10 s; add_schedule sent +0 … +230 itself (its first two chunks)
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(15);
@@ -68,7 +66,7 @@ describe('worker: fires already sent when their schedule changes', () => {
     await p.deliverDue(200);
 
     // Assess
-    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(40, 120, 2)]);
+    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(40, 200, 2)]);
     expect([await p.errorTypeOf(20), await p.errorTypeOf(30)]).toEqual([
       'cancelled:ScheduleRemoved',
       'cancelled:ScheduleRemoved',
@@ -87,7 +85,7 @@ describe('worker: fires already sent when their schedule changes', () => {
 
     // Assess: the record of a re-run fire says what ran
     expect(updated.dispatched_jobs).toBe(0);
-    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(20, 90, 2)]);
+    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(20, 200, 2)]);
     const job = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
     expect(job).toMatchObject({ status: 'success', payload: { v: 2 }, attempt: 1 });
   });
@@ -127,7 +125,7 @@ describe('worker: fires already sent when their schedule changes', () => {
     await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(5);
 
-    // Act: every 15 s from T0 (+30, +60, +90 are fire times of both)
+    // Act: every 15 s from T0 (+30, +60, +90, … are fire times of both)
     await p.admin({
       action: 'update_schedule',
       id: 'beat',
@@ -138,7 +136,7 @@ describe('worker: fires already sent when their schedule changes', () => {
 
     // Assess
     const seconds = p.runs.map((run) => run.fireTime / SECOND);
-    expect(seconds).toEqual([0, 15, 30, 45, 60, 75, 90]);
+    expect(seconds).toEqual([0, 15, 30, 45, 60, 75, 90, 105, 120, 135, 150, 165, 180, 195]);
     expect(
       p
         .ranAs()
@@ -163,8 +161,8 @@ describe('worker: fires already sent when their schedule changes', () => {
     await p.deliverDue(200);
 
     // Assess
-    expect(resumed.dispatched_jobs).toBe(9);
-    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(40, 120, 1)]);
+    expect(resumed.dispatched_jobs).toBe(20);
+    expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(40, 200, 1)]);
     expect([await p.errorTypeOf(20), await p.errorTypeOf(30)]).toEqual([
       'cancelled:SchedulePaused',
       'cancelled:ScheduleChanged',
@@ -191,7 +189,7 @@ describe('worker: fires already sent when their schedule changes', () => {
     await p.deliverDue(200);
 
     // Assess: +20 and +30 ran late, once, and the rest on time
-    expect(p.ranAs()).toEqual(fires(0, 120, 1));
+    expect(p.ranAs()).toEqual(fires(0, 200, 1));
   });
 
   it('keeps a fire cancelled with cancel_job cancelled when the schedule changes afterwards', async () => {
@@ -205,50 +203,32 @@ describe('worker: fires already sent when their schedule changes', () => {
     await p.deliverDue(200);
 
     // Assess
-    expect(p.ranAs()).toEqual([...fires(0, 20, 2), ...fires(40, 90, 2)]);
+    expect(p.ranAs()).toEqual([...fires(0, 20, 2), ...fires(40, 200, 2)]);
     expect(await p.errorTypeOf(30)).toBe('cancelled:undefined');
   });
 
-  it('runs a fire sent before messages carried revisions as the current definition', async () => {
-    // Prepare
+  it('runs the fires a tick sent under the revision it read before an update as the new definition', async () => {
+    // Prepare: the add sent 0..230 s itself; its chain's next note (240 s) is read by the tick at 90 s,
+    // which reads the schedule just before an update of its payload lands
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 2 } });
-    const { revision: _revision, ...legacy } = p.takeMessage(10);
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.deliverDue(90);
+    const read = p.store.readSchedules.bind(p.store);
+    vi.spyOn(p.store, 'readSchedules').mockImplementationOnce(async (ids) => {
+      const items = await read(ids);
+      await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+      return items;
+    });
 
     // Act
-    await p.deliver({ ...legacy, job: { ...legacy.job, payload: { v: 1 } } });
-    await p.deliverDue(15);
+    const summary = await p.tick();
+    const sentByTick = p.queue.sent.filter((message) => (message.job.fireTime ?? 0) >= T0 + 240 * SECOND);
+    await p.deliverDue(350);
 
-    // Assess
-    expect(p.ranAs()).toEqual(fires(0, 10, 2));
-  });
-
-  it('runs the fires of a tick that sent them while the schedule was updated as the new definition', async () => {
-    // Prepare: the tick leased the schedule before the update
-    const p = platform();
-    await p.store.addSchedule({
-      schedule: scheduleDefinition('beat', { task: 'beat', trigger: every10s, payload: { v: 1 } }),
-      nextFireAt: T0,
-      conflictPolicy: 'exception',
-      now: T0,
-    });
-    const [leased] = await p.store.acquireDueSchedules({
-      owner: 'tick',
-      now: T0,
-      dueBefore: T0 + 90 * SECOND,
-      leaseMs: 60 * SECOND,
-      limit: 10,
-    });
-    if (!leased) throw new Error('not leased');
-
-    // Act
-    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
-    const summary = await dispatchLeasedSchedule(dispatchDepsOf(p.deps), leased, 'tick');
-    await p.deliverDue(200);
-
-    // Assess
-    expect(summary).toMatchObject({ release: 'released_changed', jobsSent: 10 });
-    expect(p.ranAs()).toEqual(fires(0, 90, 2));
+    // Assess: the tick sent 240..350 s under the old revision; each ran once, as the new definition
+    expect(summary.jobsEnqueued).toBe(12);
+    expect(sentByTick.map((message) => message.revision?.version)).toEqual(Array(12).fill(1));
+    expect(p.ranAs()).toEqual([...fires(0, 90, 1), ...fires(100, 350, 2)]);
   });
 
   it('retries a fire whose worker vanished after claiming it as the same job when the schedule changed afterwards', async () => {

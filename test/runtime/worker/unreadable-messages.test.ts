@@ -38,6 +38,25 @@ describe('worker: unreadable messages', () => {
     expect(logs).not.toContain('secret-token-123');
   });
 
+  it('moves aside, running nothing, the first delivery of a fire without its schedule’s revision', async () => {
+    // Prepare: every fire a dispatch sends names the revision its check compares (ADR 0002)
+    let runs = 0;
+    const worker = workerHarness({ echo: { handler: () => void runs++ } });
+    const deadLetters = recordingDeadLetters();
+    worker.deps.deadLetters = deadLetters;
+    const fire = { origin: 'schedule' as const, scheduleId: 's-1', fireTime: T0 };
+
+    // Act
+    const response = await worker.deliver([recordFor('s-1@fire', 'echo', fire)]);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(runs).toBe(0);
+    expect(deadLetters.received).toEqual([
+      expect.objectContaining({ reason: expect.stringContaining('revision') }),
+    ]);
+  });
+
   it('leaves the message to the redrive policy when the DLQ cannot take it', async () => {
     // Prepare
     const worker = workerHarness({ echo: { handler: () => null } });

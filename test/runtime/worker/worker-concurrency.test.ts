@@ -17,7 +17,7 @@ describe('worker: maxRunningJobs', () => {
           running += 1;
           maxRunning = Math.max(maxRunning, running);
           started.push(jobId);
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await worker.deps.sleep(5);
           running -= 1;
         },
       },

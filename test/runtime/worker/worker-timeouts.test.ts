@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { T0 } from '../support';
 import { recordFor, settle, workerHarness } from './harness';
 
@@ -12,14 +12,6 @@ function stubbornRun() {
 }
 
 describe('worker: handlers that outlive their timeout', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-  });
-
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('keeps the slot until a timed-out handler that ignores its signal has settled, and runs the retry after it', async () => {
     // Prepare: a task limited to 1 whose first attempt of job-1 ignores its signal until released
     const stubborn = stubbornRun();
@@ -49,7 +41,7 @@ describe('worker: handlers that outlive their timeout', () => {
     // Act: the deadline passes while the handler goes on
     const first = worker.deliver([recordFor('job-1', 'limited')]);
     await settle();
-    await vi.advanceTimersByTimeAsync(1_000);
+    await worker.advanceTimers(1_000);
     await settle();
     // Act: meanwhile, whatever the queue holds and another job of the task are delivered
     const during = await worker.deliver([...worker.queuedRecords(), recordFor('job-2', 'limited')]);
@@ -107,11 +99,11 @@ describe('worker: handlers that outlive their timeout', () => {
     await settle();
     const claimed = await worker.store.getJob('job-1', T0);
     const reapableBeforeTheEnd = await worker.store.findExpiredJobLeases(T0 + 117_000, 10);
-    await vi.advanceTimersByTimeAsync(1_000);
+    await worker.advanceTimers(1_000);
     await settle();
     const afterTheTimeout = await worker.store.getJob('job-1', T0);
     const sentAfterTheTimeout = worker.queue.sent.length;
-    await vi.advanceTimersByTimeAsync(116_000);
+    await worker.advanceTimers(116_000);
     const response = await delivery;
 
     // Assess: the lease covers the whole wait, so the reaper cannot return the slot meanwhile
@@ -162,7 +154,7 @@ describe('worker: handlers that outlive their timeout', () => {
     // what the queue holds, then the batch ends and, later, the queue delivers again
     const first = worker.deliver([recordFor('job-a', 'stuck'), recordFor('job-b', 'other')], 120_000);
     await settle();
-    await vi.advanceTimersByTimeAsync(117_000);
+    await worker.advanceTimers(117_000);
     await settle();
     await worker.deliver(worker.queuedRecords(), 120_000);
     releaseOtherWrite();
@@ -201,9 +193,8 @@ describe('worker: handlers that outlive their timeout', () => {
     // Act: the handler settles 5 s after its timeout, well before the invocation's end
     const delivery = worker.deliver([recordFor('job-1', 'slow')], 120_000);
     await settle();
-    await vi.advanceTimersByTimeAsync(6_000);
+    await worker.advanceTimers(6_000);
     const whileRunning = await worker.store.getJob('job-1', T0);
-    worker.clock.advance(5_000);
     stubborn.release();
     await delivery;
 

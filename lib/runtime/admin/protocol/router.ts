@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   ACTION_NAMES,
   type AdminAction,
@@ -7,6 +6,7 @@ import {
   isAdminAction,
 } from '../../../core/admin-contract';
 import { ValidationError } from '../../../core/errors';
+import { ChainStarter } from '../../dispatch/chain-start';
 import type { ActionContext, ActionHandler } from '../context';
 import type { AdminDeps } from '../deps';
 import { UnknownActionError } from '../errors';
@@ -71,12 +71,27 @@ export type AdminApi = (request: unknown, meta?: AdminRequestMeta) => Promise<Ad
  * // { ok: true, result: { status: 'added', dispatched_jobs: 0, schedule: { id: 'nightly', … } } }
  */
 export function createAdminApi(deps: AdminDeps): AdminApi {
-  const newId = deps.newId ?? randomUUID;
+  const { newId } = deps;
+  const chains = new ChainStarter(
+    {
+      scheduleStore: deps.scheduleStore,
+      jobStore: deps.jobStore,
+      queue: deps.queue,
+      clock: deps.clock,
+      random: deps.random,
+      maxFiresPerPlan: deps.maxFiresPerPlan,
+      sleep: deps.sleep,
+      // A call sends the fires it dispatches at once (the worker waits out the sub-second rest).
+      toleranceMs: 0,
+      phasesUntil: 0,
+    },
+    newId,
+  );
   return async (request, meta) => {
     const requestId = meta?.requestId ?? newId();
     try {
       const { action, params } = route(request);
-      const context: ActionContext = { deps, now: deps.clock.now(), requestId, newId };
+      const context: ActionContext = { deps, now: deps.clock.now(), requestId, newId, chains };
       return success(await serve(action, params, context));
     } catch (error) {
       return failure(error, requestId, deps.logger);

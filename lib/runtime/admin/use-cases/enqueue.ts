@@ -2,7 +2,12 @@ import type { AddedJob } from '../../../core/admin-contract';
 import { mapWithConcurrency } from '../../../core/concurrency';
 import type { Job } from '../../../core/model/job';
 import type { ConflictPolicy } from '../../../core/model/schedule';
-import { type JobMessage, parksBeyondQueueDelay, queueDelaySeconds } from '../../../core/ports/job-queue';
+import {
+  type JobMessage,
+  PARKED_JOB_LEAD_MS,
+  parksBeyondQueueDelay,
+  queueDelaySeconds,
+} from '../../../core/ports/job-queue';
 import { DEFAULT_UNCLAIMED_RESEND_MS, type JobRequest } from '../../../core/ports/job-store';
 import type { ActionContext } from '../context';
 
@@ -70,9 +75,9 @@ async function enqueueDistinct(
   const { jobStore, queue } = context.deps;
   const { now } = context;
   const unclaimedResendMs = context.deps.unclaimedResendMs ?? DEFAULT_UNCLAIMED_RESEND_MS;
-  // The tick sends parked jobs a lookahead before they are due: the net is that much later, so that it
+  // The tick sends parked jobs that long before they are due: the net is that much later, so that it
   // only ever catches a job still unclaimed `unclaimedResendMs` after its run time.
-  const resendAfterMs = unclaimedResendMs + context.deps.planLimits.lookaheadMs;
+  const resendAfterMs = unclaimedResendMs + PARKED_JOB_LEAD_MS;
   const outcomes = await mapWithConcurrency(
     requests,
     STORE_CONCURRENCY,

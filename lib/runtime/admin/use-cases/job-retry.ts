@@ -1,7 +1,8 @@
 import { wireJob } from '../../../core/admin-contract';
 import { retryJobParams } from '../../../core/admin-contract/job-recovery';
 import { JobNotFoundError } from '../../../core/errors';
-import { parkedJobMessage } from '../../scheduling/job-messages';
+import { PARKED_JOB_LEASE_MS } from '../../../core/ports/job-queue';
+import { parkedJobMessage } from '../../dispatch/job-messages';
 import type { ActionHandler } from '../context';
 import { JobNotRetryableError } from '../errors';
 import { InputCheck } from '../validation/input-check';
@@ -21,7 +22,7 @@ export const retryJob: ActionHandler<'retry_job'> = async (raw, context) => {
     jobId,
     now: context.now,
     owner,
-    leaseUntil: context.now + context.deps.scheduleLeaseMs,
+    leaseUntil: context.now + PARKED_JOB_LEASE_MS,
   });
   if (!outcome) throw new JobNotFoundError(jobId);
   if (outcome.status === 'not_retryable') throw new JobNotRetryableError(jobId, outcome.job.status);

@@ -18,7 +18,7 @@ import { JobNotFoundError } from '../../../core/errors';
 import { isFinalStatus, JOB_STATUSES, type JobStatus } from '../../../core/model/job';
 import { presentMetadata } from '../../../core/model/metadata';
 import { isUnsuccessfulOutcome, UNSUCCESSFUL_OUTCOMES } from '../../../core/ports/job-store';
-import { jobRequestOf } from '../../scheduling/job-messages';
+import { jobRequestOf } from '../../dispatch/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { JobNotCancellableError, NoResultYetError } from '../errors';
 import { failure, success } from '../protocol/response';

@@ -7,8 +7,8 @@ import {
   type SundialEvent,
   scheduleEvent,
 } from '../../../core/ports/event-publisher';
+import { removeFinishedAfterLastFire } from '../../dispatch/finished-cleanup';
 import { publishBestEffort } from '../../observability/publish-events';
-import { removeFinishedAfterLastFire } from '../../scheduling/finished-cleanup';
 import { publishes } from '../../worker/job-events';
 import type { ActionContext } from '../context';
 import { resultTtlMsOf } from './dispatched-fires';

@@ -1,4 +1,3 @@
-import { sleep } from '../../../core/clock';
 import { isFinalStatus, type Job } from '../../../core/model/job';
 import type { ActionContext } from '../context';
 
@@ -28,7 +27,7 @@ export async function waitForResult(
   unstored = false,
 ): Promise<Job | undefined> {
   const { jobStore, clock } = context.deps;
-  const pause = context.deps.sleep ?? sleep;
+  const pause = context.deps.sleep;
   const startedAt = clock.now();
   let job: Job | undefined = first;
   let paused = 0;

@@ -5,34 +5,28 @@ import {
   wireSchedule,
 } from '../../../core/admin-contract';
 import { resumeScheduleParams, updateScheduleParams } from '../../../core/admin-contract/schedules';
-import { ScheduleMovedError, ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
+import type { EpochMs } from '../../../core/clock';
+import { ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
 import { runNowJobId } from '../../../core/model/job-id';
 import {
+  isActive,
   isFinished,
   reachedMaxRuns,
   type Schedule,
   type ScheduleChanges,
 } from '../../../core/model/schedule';
 import type { JobRequest } from '../../../core/ports/job-store';
-import type { FiresTakenBack } from '../../../core/ports/schedule-store';
 import { compileTrigger } from '../../../core/triggers';
-import { scheduleJobExtras } from '../../scheduling/job-messages';
+import { scheduleJobExtras } from '../../dispatch/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { requireTask } from '../validation/task-payload';
 import { checkTimeoutOverride } from '../validation/timeout-override';
-import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
+import { type ChainPosition, chainPosition } from './chain-positions';
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
-import { notedStateOf, readWithLiveNote } from './live-notes';
-import { finishedEvents, validIdParams } from './schedules';
-import {
-  lastCountedAfter,
-  nextFireAfterChange,
-  runsAfter,
-  settleTakeBack,
-  takeBackOf,
-} from './take-back-fires';
+import { readWithLiveNote } from './live-notes';
+import { continueChain, type DispatchNowOutcome, finishedEvents, validIdParams } from './schedules';
 
 /** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
 const UPDATE_ATTEMPTS = 3;
@@ -70,44 +64,79 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     if (!current) throw new ScheduleNotFoundError(params.id);
 
     const changes = scheduleChangesOfRequest(params, resolved?.trigger, current);
-    // A new trigger cancels the fires sent ahead: they leave `runs` in the same write (ADR 0004).
-    const limited = (changes.maxRuns === undefined ? current.maxRuns : changes.maxRuns) !== null;
-    const takeBack = changes.trigger === undefined ? undefined : takeBackOf(current, context, limited);
-    const nextFireAt = nextFireAfterUpdate(current, resolved?.nextFireAt, changes, context, takeBack);
+    const restart = restartOf(current, changes, context.now);
+    const chain =
+      restart && !current.paused
+        ? await context.chains.plan(
+            current.id,
+            changes.trigger ?? current.trigger,
+            restart.position,
+            context.requestId,
+          )
+        : undefined;
+    let updated: Schedule;
     try {
-      const written = await context.deps.scheduleStore.updateSchedule(
-        params.id,
+      updated = await context.deps.scheduleStore.updateSchedule({
+        id: params.id,
         changes,
-        nextFireAt,
-        context.now,
-        params.expected_version ?? current.version,
-        takeBack,
-        notedStateOf(current),
-      );
-      const updated = await settleTakeBack(context, written, current, takeBack);
-      const restarted = nextFireAt !== null && current.nextFireAt === null;
-      const dispatch =
-        resolved || restarted
-          ? await dispatchIfInsideWindow(context, updated)
-          : { schedule: updated, jobsSent: 0 };
-      const finishedNow = isFinished(updated) && !isFinished(current);
-      await publishAfterWrite(context, [
-        scheduleEventNow(context, 'schedule.updated', updated),
-        ...(finishedNow ? [scheduleEventNow(context, 'schedule.finished', updated)] : []),
-        ...finishedEvents(context, dispatch),
-        ...(finishedBefore(dispatch) ? await cleanUpIfFinished(context, updated.id, updated.task, null) : []),
-      ]);
-      return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
+        now: context.now,
+        expectedVersion: params.expected_version ?? current.version,
+        ...(restart && {
+          restart: {
+            position: restart.position,
+            ...(chain && { start: chain.start }),
+            ...(restart.startedRuns !== undefined && { startedRuns: restart.startedRuns }),
+          },
+        }),
+      });
     } catch (error) {
-      // Moved on by a tick while changed: what to take back changed, whatever version was expected.
+      // Changed by someone else since it was read: read it again, unless a version was expected.
       const retry =
-        (error instanceof ScheduleMovedError ||
-          (error instanceof VersionConflictError && params.expected_version === undefined)) &&
+        error instanceof VersionConflictError &&
+        params.expected_version === undefined &&
         attempt < UPDATE_ATTEMPTS;
-      if (!retry) throw error;
+      if (retry) continue;
+      throw error;
     }
+    const dispatch = await continueChain(context, updated, chain);
+    const finishedNow = isFinished(updated) && !isFinished(current);
+    await publishAfterWrite(context, [
+      scheduleEventNow(context, 'schedule.updated', updated),
+      ...(finishedNow && !dispatch.finished ? [scheduleEventNow(context, 'schedule.finished', updated)] : []),
+      ...finishedEvents(context, dispatch),
+      ...(finishedBefore(dispatch) ? await cleanUpIfFinished(context, updated.id, updated.task, null) : []),
+    ]);
+    return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
   }
 };
+
+/**
+ * Whether an update moves the schedule's fire times, and where to: a new trigger (or a cap set on a
+ * schedule without one) starts a new chain from now, after what the schedule has run (ADR 0008); a
+ * `max_runs` at or below its runs finishes it now; one raised (or removed) above the runs of a schedule
+ * that had finished by reaching it starts it again at its trigger's next fire time from now (after its
+ * last fire). Any other change leaves its chain going on, planning the new definition.
+ */
+function restartOf(current: Schedule, changes: ScheduleChanges, now: EpochMs): ChainPosition | undefined {
+  const maxRuns = changes.maxRuns === undefined ? current.maxRuns : changes.maxRuns;
+  const trigger = changes.trigger ?? current.trigger;
+  const becomesCapped = maxRuns !== null && current.maxRuns === null && isActive(current);
+  if (changes.trigger !== undefined || becomesCapped) {
+    return chainPosition({ trigger, maxRuns }, now, current, now);
+  }
+  if (changes.maxRuns === undefined) return undefined;
+  if (reachedMaxRuns(current.runs, maxRuns)) {
+    if (isFinished(current)) return undefined;
+    const { lastFireAt, runs } = current;
+    return { position: { nextFireAt: null, lastFireAt, runs } };
+  }
+  const finishedByLimit = isFinished(current) && reachedMaxRuns(current.runs, current.maxRuns);
+  if (!finishedByLimit) return undefined;
+  // From now, but never a fire time it dispatched already: those still run and stay counted.
+  const from = Math.max(now, (current.lastFireAt ?? now - 1) + 1);
+  const { lastFireAt, runs } = current;
+  return { position: { nextFireAt: compileTrigger(trigger).next(from) ?? null, lastFireAt, runs } };
+}
 
 /**
  * `resume_schedule`: fire times missed while paused are skipped (the next fire time is counted from
@@ -124,14 +153,16 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   if (!current.paused) return { dispatched_jobs: 0, schedule: wireSchedule(current) };
 
   const from = resumeFrom(current, params.replay_missed, context);
-  // With `max_runs`, the plan starts after the fires its pause left counted (it took back those after
-  // them); their old messages, due from `from` on, still run in its place (`firesFrom` stays `from`).
-  const lastCounted = current.maxRuns === null ? null : current.lastFireAt;
-  const nextFireAt = reachedMaxRuns(current.runs, current.maxRuns)
-    ? null
-    : nextFireAfterChange(current.trigger, from, lastCounted);
-  const resumed = await context.deps.scheduleStore.resumeSchedule(params.id, nextFireAt, context.now, from);
-  const dispatch = await dispatchIfInsideWindow(context, resumed);
+  const { position } = chainPosition(current, from, current, context.now);
+  const chain = await context.chains.plan(current.id, current.trigger, position, context.requestId);
+  const resumed = await context.deps.scheduleStore.resumeSchedule({
+    id: params.id,
+    now: context.now,
+    firesFrom: from,
+    position,
+    ...(chain && { start: chain.start }),
+  });
+  const dispatch = await continueChain(context, resumed, chain);
   await publishAfterWrite(context, [
     scheduleEventNow(context, 'schedule.resumed', resumed),
     // Its trigger ended while it was paused: the resume finishes it (one finished before it was paused
@@ -145,33 +176,6 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   ]);
   return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
 };
-
-/**
- * The next fire time after an update: the new trigger's, else the stored one. A `max_runs` at or below
- * `runs` finishes the schedule now; one raised (or removed) above `runs` of a schedule that had finished
- * by reaching it starts it again at its trigger's next fire time from now (after its last fire).
- */
-function nextFireAfterUpdate(
-  current: Schedule,
-  newTriggerNext: number | null | undefined,
-  changes: ScheduleChanges,
-  context: ActionContext,
-  takeBack: FiresTakenBack | undefined,
-): number | null {
-  const maxRuns = changes.maxRuns === undefined ? current.maxRuns : changes.maxRuns;
-  if (reachedMaxRuns(runsAfter(current, takeBack), maxRuns)) return null;
-  // With `max_runs`, after the fires still counted (also when a retried call finds nothing to take back).
-  if (newTriggerNext !== undefined && maxRuns !== null && changes.trigger) {
-    return nextFireAfterChange(changes.trigger, context.now, lastCountedAfter(current, takeBack));
-  }
-  if (newTriggerNext !== undefined) return newTriggerNext;
-  const finishedByLimit =
-    current.nextFireAt === null && reachedMaxRuns(current.runs, current.maxRuns) && !current.paused;
-  // From now, but never a fire time it dispatched already (those would be counted twice).
-  const from = Math.max(context.now, (current.lastFireAt ?? context.now - 1) + 1);
-  if (finishedByLimit) return compileTrigger(current.trigger).next(from) ?? null;
-  return current.nextFireAt;
-}
 
 /**
  * Where the resumed schedule's fire times start: now, or when replaying, after the last dispatched fire

@@ -5,27 +5,27 @@ import {
   scheduleIdParams,
 } from '../../../core/admin-contract/schedules';
 import { ScheduleMovedError, ScheduleNotFoundError } from '../../../core/errors';
-import {
-  type ConflictPolicy,
-  isFinished,
-  reachedMaxRuns,
-  type Schedule,
-  type ScheduleDefinition,
-} from '../../../core/model/schedule';
+import type { ScheduleDefinition } from '../../../core/model/schedule';
+import { type ConflictPolicy, isFinished, type Schedule } from '../../../core/model/schedule';
+import type { PlannedChain } from '../../dispatch/chain-start';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
-import { type DispatchNowOutcome, dispatchIfInsideWindow } from './dispatch-now';
+import { chainPosition, runsSoFar } from './chain-positions';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
-import { notedStateOf, readWithLiveNote, withLiveNote, withLiveNotes } from './live-notes';
-import {
-  lastCountedAfter,
-  MOVED_ATTEMPTS,
-  nextFireAfterChange,
-  runsAfter,
-  settleTakeBack,
-  takeBackOf,
-} from './take-back-fires';
+import { readWithLiveNote, withLiveNote, withLiveNotes } from './live-notes';
+
+/** How often a change reads again a schedule that changed between its read and its write. */
+const MOVED_ATTEMPTS = 5;
+
+/** What an admin call's own start of a schedule's chain did (its first fires, when they came too soon). */
+export interface DispatchNowOutcome {
+  schedule: Schedule;
+  /** Jobs this call sent for the schedule's first fires. */
+  jobsSent: number;
+  /** Set when the call's own dispatch finished the schedule (it had no fire time left after these). */
+  finished?: Schedule;
+}
 
 /**
  * `add_schedule`: stores a schedule and, when its first fire time is inside the lookahead window,
@@ -51,17 +51,13 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
     taskMisfireGraceSeconds: registered.definition.misfireGraceSeconds,
   });
   const conflictPolicy = params.conflict_policy ?? 'exception';
-  const { replaced, finishedFromStart, added } = await writeSchedule(
-    context,
-    schedule,
-    trigger.nextFireAt,
-    conflictPolicy,
-  );
+  const { replaced, added, chain } = await writeSchedule(context, schedule, conflictPolicy);
   const dispatch =
     added.status === 'kept'
       ? { schedule: await withLiveNote(context, added.schedule), jobsSent: 0 }
-      : await dispatchIfInsideWindow(context, added.schedule);
+      : await continueChain(context, added.schedule, chain);
   if (added.status !== 'kept') {
+    const finishedFromStart = isFinished(added.schedule) && dispatch.finished === undefined;
     await publishAfterWrite(context, [
       scheduleEventNow(
         context,
@@ -69,7 +65,7 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
         added.schedule,
       ),
       ...finishedEvents(context, dispatch),
-      ...(finishedFromStart && isFinished(added.schedule)
+      ...(finishedFromStart
         ? [
             ...(replaced && !isFinished(replaced)
               ? [scheduleEventNow(context, 'schedule.finished', added.schedule)]
@@ -87,47 +83,63 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
 };
 
 /**
- * Adds (or replaces) the schedule. A replace keeps the schedule's runs (ADR 0004), less the fires the
- * replaced definition sent ahead (they are cancelled): at its max_runs already, it is finished from the
- * start.
+ * Adds (or replaces) the schedule with its chain's first note (ADR 0008). A replace keeps the schedule's
+ * runs (ADR 0004), less the fires the replaced definition sent ahead (they are cancelled): at its
+ * `max_runs` already, it is finished from the start.
  */
 async function writeSchedule(
   context: ActionContext,
   schedule: ScheduleDefinition,
-  nextFireAt: number | null,
   conflictPolicy: ConflictPolicy,
 ) {
   const { scheduleStore } = context.deps;
-  for (let attempt = 1; ; attempt++) {
-    // Read with its live note: a replace carries the note's runs and last fire (ADR 0007).
-    const replaced = conflictPolicy === 'replace' ? await readWithLiveNote(context, schedule.id) : undefined;
-    const noted = replaced && notedStateOf(replaced);
-    const takeBack =
-      replaced && takeBackOf(replaced, context, schedule.maxRuns !== null || replaced.maxRuns !== null);
-    const finishedFromStart =
-      replaced !== undefined && reachedMaxRuns(runsAfter(replaced, takeBack), schedule.maxRuns);
-    // With `max_runs`, after the fires the replaced definition still counts (also when a retried call
-    // finds nothing to take back): none is dispatched and counted twice.
-    const firstFire =
-      replaced && schedule.maxRuns !== null
-        ? nextFireAfterChange(schedule.trigger, context.now, lastCountedAfter(replaced, takeBack))
-        : nextFireAt;
-    try {
-      const added = await scheduleStore.addSchedule({
-        schedule,
-        nextFireAt: finishedFromStart ? null : firstFire,
-        conflictPolicy,
-        now: context.now,
-        ...(takeBack && { takeBack }),
-        ...(noted && { noted }),
-      });
-      if (replaced && added.status === 'replaced') {
-        added.schedule = await settleTakeBack(context, added.schedule, replaced, takeBack);
-      }
-      return { replaced, finishedFromStart, added };
-    } catch (error) {
-      if (!(error instanceof ScheduleMovedError) || attempt >= MOVED_ATTEMPTS) throw error;
-    }
+  const replaced = conflictPolicy === 'replace' ? await readWithLiveNote(context, schedule.id) : undefined;
+  const { position, startedRuns } = chainPosition(schedule, context.now, replaced, context.now);
+  const chain = schedule.paused
+    ? undefined
+    : await context.chains.plan(schedule.id, schedule.trigger, position, context.requestId);
+  const added = await scheduleStore.addSchedule({
+    schedule,
+    position,
+    ...(chain && { start: chain.start }),
+    ...(startedRuns !== undefined && { startedRuns }),
+    conflictPolicy,
+    now: context.now,
+  });
+  return { replaced, added, chain };
+}
+
+/**
+ * After a write that started the schedule's chain: sends its first fires itself when they come too
+ * soon for the tick (`ChainStarter.continueAfterWrite`), and answers the schedule as it is now. A failure
+ * there is logged: the chain's first note stands, and the tick sends what is missing.
+ */
+export async function continueChain(
+  context: ActionContext,
+  schedule: Schedule,
+  chain: PlannedChain | undefined,
+): Promise<DispatchNowOutcome> {
+  if (!chain || schedule.chain !== chain.start.chain) {
+    // Its chain goes on (or it has none): it answers as its live note has it.
+    return { schedule: await withLiveNote(context, schedule), jobsSent: 0 };
+  }
+  const { logger } = context.deps;
+  try {
+    const outcome = await context.chains.continueAfterWrite(chain, {
+      warn: (message, fields) => logger.warn(message, { requestId: context.requestId, ...fields }),
+      error: (message, fields) => logger.error(message, { requestId: context.requestId, ...fields }),
+    });
+    if (outcome.jobsSent === 0 && !outcome.finished) return { schedule, jobsSent: 0 };
+    // The fires are sent either way; a failed read only leaves the answer showing the state before them.
+    const read = await context.deps.scheduleStore.getSchedule(schedule.id).catch(() => undefined);
+    return { schedule: read ? await withLiveNote(context, read) : schedule, ...outcome };
+  } catch (error) {
+    logger.warn('could not send the first fires at once; the tick sends them', {
+      requestId: context.requestId,
+      scheduleId: schedule.id,
+      error,
+    });
+    return { schedule, jobsSent: 0 };
   }
 }
 
@@ -156,18 +168,25 @@ export const listSchedules: ActionHandler<'list_schedules'> = async (raw, contex
   return { schedules: schedules.map(wireSchedule), cursor: page.cursor ?? null };
 };
 
-/** `pause_schedule`: no fire time is dispatched until it is resumed. Idempotent. */
+/**
+ * `pause_schedule`: no fire time is dispatched until it is resumed; its chain ends. It keeps where it
+ * stood (its live note's next fire time), and the fires it sent ahead are cancelled when they come up:
+ * they leave `runs` (ADR 0004). Idempotent.
+ */
 export const pauseSchedule: ActionHandler<'pause_schedule'> = async (raw, context) => {
   const { params } = validIdParams(raw, context);
-  const { scheduleStore } = context.deps;
   for (let attempt = 1; ; attempt++) {
     const before = await readWithLiveNote(context, params.id);
-    // The fires it sent ahead are cancelled when they come up: they leave `runs` (ADR 0004).
-    const takeBack = before && !before.paused ? takeBackOf(before, context) : undefined;
-    const noted = before && notedStateOf(before);
+    if (!before) throw new ScheduleNotFoundError(params.id);
+    if (before.paused) return { schedule: wireSchedule(before) };
+    const { startedRuns: _, ...ran } = runsSoFar(before, context.now, before.maxRuns !== null);
     try {
-      const paused = await scheduleStore.pauseSchedule(params.id, context.now, takeBack, noted);
-      const schedule = before ? await settleTakeBack(context, paused, before, takeBack) : paused;
+      const schedule = await context.deps.scheduleStore.pauseSchedule({
+        id: params.id,
+        now: context.now,
+        position: { ...ran, nextFireAt: before.nextFireAt },
+        seenVersion: before.version,
+      });
       return await pausedNow(context, schedule, before);
     } catch (error) {
       if (!(error instanceof ScheduleMovedError) || attempt >= MOVED_ATTEMPTS) throw error;
@@ -197,7 +216,7 @@ export const removeSchedule: ActionHandler<'remove_schedule'> = async (raw, cont
 };
 
 /** `schedule.finished` when an admin call's own dispatch finished the schedule. */
-export function finishedEvents(context: ActionContext, dispatch: DispatchNowOutcome) {
+export function finishedEvents(context: ActionContext, dispatch: Pick<DispatchNowOutcome, 'finished'>) {
   return dispatch.finished ? [scheduleEventNow(context, 'schedule.finished', dispatch.finished)] : [];
 }
 

@@ -10,7 +10,7 @@ import {
 } from '../../../../lib/runtime/admin';
 import { defineTask, type TaskOptions } from '../../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry, type TaskRegistry } from '../../../../lib/runtime/tasks/registry';
-import { RecordingPublisher } from '../../support';
+import { RecordingPublisher, seededRandom } from '../../support';
 
 export const T0 = Date.parse('2026-03-02T09:00:00Z');
 export const SECOND = 1_000;
@@ -23,10 +23,13 @@ const WRITE_METHODS = new Set([
   'pauseSchedule',
   'resumeSchedule',
   'removeSchedule',
-  'acquireDueSchedules',
-  'leaseSchedule',
-  'releaseSchedule',
-  'advanceSchedule',
+  'finishSchedule',
+  'startCappedRun',
+  'removeFinishedSchedule',
+  'writeDueNotes',
+  'removeDueNote',
+  'createNoteCursor',
+  'moveNoteCursor',
   'createJob',
   'parkUnclaimedJob',
   'claimJob',
@@ -127,9 +130,7 @@ export interface Harness {
   onPause?: (pauseCount: number) => Promise<void> | void;
 }
 
-export function createHarness(
-  options: { tasks?: TaskRegistry; lookaheadMs?: number; newId?: () => string } = {},
-): Harness {
+export function createHarness(options: { tasks?: TaskRegistry; newId?: () => string } = {}): Harness {
   const { store, writes } = recordingStore();
   const queue = new RecordingQueue();
   const clock = new ManualClock(T0);
@@ -142,9 +143,8 @@ export function createHarness(
     queue,
     tasks: options.tasks ?? testTasks(),
     clock,
-    random: () => 0.5,
-    planLimits: { lookaheadMs: options.lookaheadMs ?? 90 * SECOND, maxFiresPerPlan: 1_000 },
-    scheduleLeaseMs: 120 * SECOND,
+    random: seededRandom(),
+    maxFiresPerPlan: 1_000,
     logger: {
       warn: (message, fields) => logs.push({ level: 'warn', message, ...(fields && { fields }) }),
       error: (message, fields) => logs.push({ level: 'error', message, ...(fields && { fields }) }),

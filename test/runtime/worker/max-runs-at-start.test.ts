@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { scheduleJobId } from '../../../lib/core/model/job-id';
+import { scheduleFireMessage } from '../../../lib/runtime/dispatch/job-messages';
+import { SECOND, T0 } from '../support';
+import { adminAndWorker } from './admin-and-worker';
+
+const every10s = { type: 'interval', seconds: 10, start_at: new Date(T0).toISOString() } as const;
+
+/** `runs`: the fire times (s after T0) whose handler started, with their attempt. */
+function platform() {
+  const runs: string[] = [];
+  const p = adminAndWorker({
+    beat: {
+      handler: (_payload, { fireTime, attempt }) =>
+        void runs.push(`${((fireTime?.getTime() ?? 0) - T0) / SECOND}#${attempt}`),
+    },
+  });
+  return { ...p, runs };
+}
+
+/** Adds `s`, every 10 s from T0 with `max_runs`, kept once finished: the add sends all its fires itself. */
+async function addCapped(p: ReturnType<typeof platform>, maxRuns: number) {
+  await p.admin({
+    action: 'add_schedule',
+    id: 's',
+    task: 'beat',
+    trigger: every10s,
+    max_runs: maxRuns,
+    keep_finished: true,
+  });
+}
+
+/** The message of the fire at `T0 + seconds` under the schedule's revision as it stands: one a race over-sent. */
+async function overSent(p: ReturnType<typeof platform>, seconds: number) {
+  const schedule = await p.store.getSchedule('s');
+  if (!schedule) throw new Error('not added');
+  const fireTime = T0 + seconds * SECOND;
+  const fire = { jobId: scheduleJobId('s', fireTime), fireTime, runAt: fireTime, startDeadline: null };
+  return scheduleFireMessage(schedule, fire, p.clock.now());
+}
+
+/**
+ * ADR 0008 §4: a fire of a schedule with `max_runs` counts as started before its handler runs, so no
+ * more than `max_runs` start whatever its chain sent (two late readers of one note may each coalesce a
+ * different missed fire), and a run counted once is never counted again.
+ */
+describe('the start of a capped schedule’s fires', () => {
+  it('never starts more than max_runs when its chain sent one more: the extra ends cancelled for good', async () => {
+    // Prepare: max_runs 3; the add sent 0, 10 and 20 s, and a race over-sent 30 s under the same revision
+    const p = platform();
+    await addCapped(p, 3);
+    const extra = await overSent(p, 30);
+    await p.queue.send([extra]);
+
+    // Act: every message comes up, the extra one twice (SQS delivers at least once)
+    await p.deliverDue(60);
+    await p.deliver(extra);
+
+    // Assess
+    expect(p.runs).toEqual(['0#1', '10#1', '20#1']);
+    expect(await p.store.getJob(`s@${T0 + 30 * SECOND}`, p.clock.now())).toMatchObject({
+      status: 'cancelled',
+      result: { error: { type: 'MaxRunsReached' } },
+    });
+    expect(await p.store.getSchedule('s')).toMatchObject({ startedRuns: 3, runs: 3, nextFireAt: null });
+  });
+
+  it('refuses whichever fire comes up past max_runs, an on-time one after a late extra', async () => {
+    // Prepare: max_runs 2; the over-sent 20 s comes up before 10 s (its message was delivered late)
+    const p = platform();
+    await addCapped(p, 2);
+    const extra = await overSent(p, 20);
+    const late = p.takeMessage(10);
+
+    // Act
+    await p.deliverDue(5);
+    await p.deliver(extra);
+    await p.deliver(late);
+
+    // Assess: two fires started, never three
+    expect(p.runs).toEqual(['0#1', '20#1']);
+    expect(await p.store.getJob(`s@${T0 + 10 * SECOND}`, p.clock.now())).toMatchObject({
+      status: 'cancelled',
+      result: { error: { type: 'MaxRunsReached' } },
+    });
+  });
+
+  it('does not count a takeover of a counted run again: the run goes on, and the next fire still starts', async () => {
+    // Prepare: max_runs 2; a worker claims 0 s, counts it as started, and vanishes inside its handler
+    const p = platform();
+    await addCapped(p, 2);
+    const first = p.takeMessage(0);
+    await p.claimAndVanish(first);
+    const counted = await p.store.startCappedRun({
+      scheduleId: 's',
+      createdAt: T0,
+      maxRuns: 2,
+      jobId: `s@${T0}`,
+      owner: 'worker-vanished',
+    });
+
+    // Act: its message comes back after the run's lease ended and takes the run over; then 10 s comes up
+    p.clock.advance(60 * SECOND);
+    await p.deliver(first);
+    await p.deliverDue(90);
+
+    // Assess
+    expect(counted).toBe('started');
+    expect(p.runs).toEqual(['0#2', '10#1']);
+    expect(await p.store.getSchedule('s')).toMatchObject({ startedRuns: 2 });
+    expect(await p.store.getJob(`s@${T0 + 10 * SECOND}`, p.clock.now())).toMatchObject({ status: 'success' });
+  });
+});

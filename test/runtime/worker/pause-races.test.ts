@@ -1,0 +1,110 @@
+import { describe, expect, it, vi } from 'vitest';
+import { SECOND, T0 } from '../support';
+import { adminAndWorker } from './admin-and-worker';
+
+const iso = (instant: number) => new Date(instant).toISOString();
+
+/**
+ * A schedule every `every` s from T0 (`max_runs` when given, kept once finished), added at T0 − 1 s: the
+ * add sends the fires of its first two chunks (0..230 s) itself, and its chain's next note is read by the
+ * tick from 90 s on. `runs` lists the fire times (s after T0) that ran.
+ */
+async function platform(every: number, maxRuns?: number) {
+  const runs: number[] = [];
+  const p = adminAndWorker({
+    beat: {
+      handler: (_payload, { fireTime }) => void runs.push(((fireTime?.getTime() ?? 0) - T0) / SECOND),
+    },
+  });
+  p.clock.set(T0 - SECOND);
+  const trigger = { type: 'interval', seconds: every, start_at: iso(T0) };
+  await p.admin({
+    action: 'add_schedule',
+    id: 's',
+    task: 'beat',
+    trigger,
+    keep_finished: true,
+    ...(maxRuns !== undefined && { max_runs: maxRuns }),
+  });
+  return { ...p, runs };
+}
+
+/** The next `pause_schedule` write first runs `meanwhile` (another process acting between its read and its write). */
+function beforeThePauseLands(p: Awaited<ReturnType<typeof platform>>, meanwhile: () => Promise<unknown>) {
+  const pause = p.store.pauseSchedule.bind(p.store);
+  vi.spyOn(p.store, 'pauseSchedule').mockImplementationOnce(async (input) => {
+    await meanwhile();
+    return pause(input);
+  });
+}
+
+describe('a pause racing the dispatch of its schedule', () => {
+  it('cancels what a tick sent between the pause’s read and its write; the resume still runs max_runs fires', async () => {
+    // Prepare: every 60 s, max_runs 6: the add sent 0..180 s; 0 s and 60 s ran. At 95 s the pause
+    // reads the schedule, then a tick reads the chain's note and sends its last fires (240, 300 s),
+    // finishing the schedule, before the pause lands
+    const p = await platform(60, 6);
+    await p.deliverDue(95);
+    beforeThePauseLands(p, () => p.tick());
+
+    // Act
+    const paused = await p.admin({ action: 'pause_schedule', id: 's' });
+    const sentWhilePausing = p.queue.sent.map((message) => message.job.fireTime);
+    await p.deliverDue(400);
+    const ranWhilePaused = [...p.runs];
+    await p.admin({ action: 'resume_schedule', id: 's' });
+    await p.runUntil(1_000);
+
+    // Assess
+    expect(sentWhilePausing).toEqual(expect.arrayContaining([T0 + 240 * SECOND, T0 + 300 * SECOND]));
+    expect(paused.schedule).toMatchObject({ paused: true, runs: 2 });
+    expect(ranWhilePaused).toEqual([0, 60]);
+    expect(p.runs).toEqual([0, 60, 420, 480, 540, 600]);
+    expect(await p.store.getSchedule('s')).toMatchObject({ runs: 6, nextFireAt: null, startedRuns: 6 });
+  });
+
+  it('runs none of the fires a tick sent under it once the pause returned, and counts only those due before it', async () => {
+    // Prepare: every 10 s: the add sent 0..230 s; at 95 s a tick sends 240..350 s between the pause's
+    // read and its write
+    const p = await platform(10);
+    await p.deliverDue(95);
+    beforeThePauseLands(p, () => p.tick());
+
+    // Act
+    const paused = await p.admin({ action: 'pause_schedule', id: 's' });
+    await p.runUntil(600);
+
+    // Assess: 0..90 s ran (10 fires); every fire after the pause was cancelled; the pause kept the next
+    // fire of the note it read
+    expect(p.runs).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
+    expect(paused.schedule).toMatchObject({
+      paused: true,
+      runs: 10,
+      last_fire_time: iso(T0 + 90 * SECOND).replace('.000Z', 'Z'),
+      next_fire_time: iso(T0 + 240 * SECOND).replace('.000Z', 'Z'),
+    });
+    const cancelled = await p.store.getJob(`s@${T0 + 300 * SECOND}`, p.clock.now());
+    expect(cancelled).toMatchObject({ status: 'cancelled', result: { error: { type: 'SchedulePaused' } } });
+  });
+
+  it('counts a capped fire that started while the pause was landing: the resume runs max_runs fires in all', async () => {
+    // Prepare: every 10 s, max_runs 6: the add sent all six fires (0..50 s) and finished the schedule;
+    // 0 s ran. The pause reads it at 2 s; the fire at 10 s starts before the pause lands
+    const p = await platform(10, 6);
+    await p.deliverDue(2);
+    beforeThePauseLands(p, () => p.deliverDue(10));
+
+    // Act
+    const paused = await p.admin({ action: 'pause_schedule', id: 's' });
+    p.clock.set(T0 + 11 * SECOND);
+    const resumed = await p.admin({ action: 'resume_schedule', id: 's' });
+    await p.runUntil(600);
+
+    // Assess: the pause answered the runs it read; the resume counted the fire that started meanwhile
+    // and sent the four fires left
+    expect(paused.schedule).toMatchObject({ paused: true, runs: 1 });
+    expect(resumed).toMatchObject({ dispatched_jobs: 4, schedule: { runs: 6, finished: true } });
+    expect(p.runs).toEqual([0, 10, 20, 30, 40, 50]);
+    expect(await p.store.getSchedule('s')).toMatchObject({ runs: 6, nextFireAt: null, startedRuns: 6 });
+  });
+});
