@@ -2,7 +2,6 @@ import { isDeepStrictEqual } from 'node:util';
 import type { SQSRecord } from 'aws-lambda';
 import type { Job } from '../../core/model/job';
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
-import { RATE_START_TOLERANCE_MS } from '../../core/model/rate-limit';
 import type { JobMessage } from '../../core/ports/job-queue';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { JobRequest } from '../../core/ports/job-store';
@@ -19,7 +18,7 @@ import { runLeaseUntil } from './run-lease';
 import { runClaimedFire, type ScheduleFire, scheduleFireOf } from './schedule-fire-check';
 import { handleUnreadableMessage } from './unreadable-message';
 import { wakeAfterSlotReturned, wakeForFreeSlotsOf } from './wake-after-run';
-import type { MessageOutcome, WorkerContext } from './worker-context';
+import { type MessageOutcome, type WorkerContext, waitUntil } from './worker-context';
 
 /** A message that arrives this much (or less) before its run time waits here; earlier ones are re-sent. */
 const MAX_WAIT_MS = 1_000;
@@ -27,10 +26,6 @@ const MAX_WAIT_MS = 1_000;
 const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 /** How many times in a row a job that joined its line with a slot free claims again at once (`waitInLine`). */
 const MAX_OWN_TURNS = 3;
-/** A rate-limited job's handler starts this long after its claim (see `runRateLimited`). */
-const RATE_START_ALIGN_MS = 100;
-/** How long a late start waits before trying again while its task is paused. */
-const PAUSED_RETAKE_WAIT_MS = 1_000;
 
 /**
  * Handles one queue message: decode, wait for the run time, claim, then run (or finish without running
@@ -314,9 +309,8 @@ async function waitInLine(
 
 /**
  * A rate-limited job that started: the line is woken for the task's next start time while this one
- * runs (one job, arriving just before that time). Its handler starts `RATE_START_ALIGN_MS` after the
- * claim, so handlers start as far apart as the claims (which the store spaces), whatever each claim's
- * store round trips took (up to that much).
+ * runs (one job, arriving just before that time). Its handler starts aligned on its claim
+ * (`alignRateStart`, right before the handler, after the fire check).
  */
 async function runRateLimited(
   ctx: WorkerContext,
@@ -324,42 +318,9 @@ async function runRateLimited(
   fire: ScheduleFire | undefined,
 ): Promise<MessageOutcome> {
   const waking = wakeForFreeSlotsOf(ctx, run.job.task, run.logger);
-  await waitUntil(ctx, run.startedAt + RATE_START_ALIGN_MS);
-  await startOnTime(ctx, run);
   const outcome = await runClaimedFire(ctx, run, fire);
   await waking;
   return outcome;
-}
-
-/**
- * A handler that would start later than `RATE_START_TOLERANCE_MS` after its aligned time (its process
- * stalled: a long pause, a busy event loop) could start within a period alongside the next ones: it
- * takes its start again (the next start time once it has come) and aligns on that. A run that cannot
- * start before its lease ends fails, and its message comes back: it is taken over as the next attempt.
- */
-async function startOnTime(ctx: WorkerContext, run: Parameters<typeof runClaimedFire>[1]): Promise<void> {
-  const rate = run.definition.rateLimit;
-  const { clock } = ctx.deps;
-  let alignedAt = run.startedAt + RATE_START_ALIGN_MS;
-  while (rate && clock.now() > alignedAt + RATE_START_TOLERANCE_MS) {
-    const now = clock.now();
-    if (now >= run.leaseUntil)
-      throw new Error('the rate-limited run could not start on time before its lease ended');
-    run.logger.warn('the handler could not start on time after its claim; its start is taken again', {
-      lateMs: now - alignedAt,
-    });
-    const start = await ctx.deps.jobStore.retakeRateStart(run.job.task, rate, now);
-    if (start.taken) alignedAt = now + RATE_START_ALIGN_MS;
-    await waitUntil(ctx, start.taken ? alignedAt : (start.nextStartAt ?? now + PAUSED_RETAKE_WAIT_MS));
-  }
-}
-
-/** Sleeps until the clock reaches `at` (timers may wake a millisecond early: checked a few times). */
-async function waitUntil(ctx: WorkerContext, at: number): Promise<void> {
-  for (let check = 0, wait = at - ctx.deps.clock.now(); check < 3 && wait > 0; check++) {
-    await ctx.deps.sleep(wait);
-    wait = at - ctx.deps.clock.now();
-  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { retryMessage } from '../dispatch/job-messages';
 import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
 import { retryDelayMs } from './backoff';
+import { alignRateStart } from './rate-start';
 import { storeFinalResult, writeWithRetries } from './result-writes';
 import { type HandlerOutcome, runTaskHandler } from './run-handler';
 import type { MessageOutcome, WorkerContext } from './worker-context';
@@ -35,6 +36,7 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
   ctx.counters.startLagMs.push(Math.max(0, startedAt - job.runAt));
   ctx.events.add(definition.events, eventOf(claimed, 'job.started', startedAt));
 
+  await alignRateStart(ctx, claimed);
   // The timeout counts from the handler's start, not the claim's: a slow (throttled) claim must not
   // eat the handler's time and turn a run that did its work into a timeout and a second run.
   const handlerStart = deps.clock.now();

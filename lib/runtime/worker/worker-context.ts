@@ -57,3 +57,11 @@ export function emptyCounters(): WorkerCounters {
 
 /** `done`: delete the message. `retry_later`: report it as a batch item failure so the queue redelivers it. */
 export type MessageOutcome = 'done' | 'retry_later';
+
+/** Sleeps until the clock reaches `at` (timers may wake a millisecond early: checked a few times). */
+export async function waitUntil(ctx: WorkerContext, at: number): Promise<void> {
+  for (let check = 0, wait = at - ctx.deps.clock.now(); check < 3 && wait > 0; check++) {
+    await ctx.deps.sleep(wait);
+    wait = at - ctx.deps.clock.now();
+  }
+}

@@ -21,7 +21,7 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
   const worker = workerHarness(tasks, {}, options);
   const api = createAdminApi(
     adminDependencies(
-      // Its own random: each chain it starts gets a token of its own (`seededRandom`).
+      // Its own random: the jitter of the fires it sends varies (`seededRandom`).
       { ...worker.deps, random: seededRandom() },
       staticTaskRegistry(
         Object.fromEntries(Object.entries(tasks).map(([id, task]) => [id, { default: defineTask(task) }])),

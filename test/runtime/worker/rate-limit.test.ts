@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startIntervalMs } from '../../../lib/core/model/rate-limit';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { T0 } from '../support';
+import { adminAndWorker } from './admin-and-worker';
 import { recordFor, workerHarness } from './harness';
 
 const RATE = { max: 1, perSeconds: 10 };
@@ -65,6 +66,33 @@ describe('worker: rate-limited tasks', () => {
     const slots = await worker.store.taskSlots('rated');
     expect(starts).toEqual([T0 + 600]);
     expect(slots?.nextStartAt).toBe(T0 + 500 + startIntervalMs(rate));
+  });
+
+  it("aligns a fire's start after its schedule check, so a slow schedule read never starts a handler off its pace", async () => {
+    // Prepare: 5 per second; a fire whose schedule read takes 500 ms
+    const rate = { max: 5, perSeconds: 1 };
+    const starts: number[] = [];
+    const h = adminAndWorker({ rated: { rateLimit: rate, handler: () => void starts.push(h.clock.now()) } });
+    await h.admin({
+      action: 'add_schedule',
+      id: 'paced',
+      task: 'rated',
+      trigger: { type: 'interval', seconds: 60, start_at: new Date(T0 + 10_000).toISOString() },
+    });
+    const read = h.store.getSchedule.bind(h.store);
+    h.store.getSchedule = async (id) => {
+      const schedule = await read(id);
+      h.clock.advance(500);
+      return schedule;
+    };
+
+    // Act: the fire is claimed at +10 s
+    await h.deliverDue(10);
+
+    // Assess: its start was taken again once the check was done, and the handler started aligned on that
+    const slots = await h.store.taskSlots('rated');
+    expect(starts).toEqual([T0 + 10_600]);
+    expect(slots?.nextStartAt).toBe(T0 + 10_500 + startIntervalMs(rate));
   });
 
   it('lets the tick wake a line whose wake-up was lost', async () => {
