@@ -1,4 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { quietSdkNodeVersionWarning } from './lib/adapters/sdk-node-version';
+
+// The test processes (and the platforms they start) run on Node 20 as users do: see the function.
+quietSdkNodeVersionWarning();
 
 /**
  * Three projects; `npm test` runs them all.

@@ -14,6 +14,7 @@ import type { SQSEvent } from 'aws-lambda';
  * nobody woken for it past the tick's fallback, counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a
  * one-minute variant with fewer schedules, the same faults and checks.
  */
+import { quietSdkNodeVersionWarning } from '../lib/adapters/sdk-node-version';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
 import { addNoteTotals, emptyNoteTotals, type NoteTotals } from '../lib/runtime/dispatch/note-run';
@@ -90,6 +91,7 @@ function notesUnused(notes: NoteTotals): string[] {
 }
 
 async function main(): Promise<number> {
+  quietSdkNodeVersionWarning();
   const startedAt = Date.now();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const faults = new Faults(FAULT_RATES, THROTTLE_BURSTS);

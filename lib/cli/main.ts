@@ -1,4 +1,5 @@
 import { CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { quietSdkNodeVersionWarning } from '../adapters/sdk-node-version';
 import { systemClock } from '../core/clock';
 import { EXIT_OK, EXIT_USAGE, type Invocation } from './command';
 import { usageHint } from './help-text';
@@ -33,9 +34,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 
 /** The process entry point (see `bin/sundial.mjs`): real streams and clock, exit code on `process`. */
 export async function main(): Promise<void> {
-  // The SDK warns on every run under Node 20 (which Sundial supports) that future versions need 22:
-  // noise on every command's stderr, not something the user of this CLI can act on.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  quietSdkNodeVersionWarning();
   process.exitCode = await run(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -1,3 +1,4 @@
+import { quietSdkNodeVersionWarning } from '../adapters/sdk-node-version';
 import { createDashboardRoute } from '../dashboard';
 import { banner } from './banner';
 import { startLocalPlatform } from './platform';
@@ -5,6 +6,7 @@ import { parseScriptFlags } from './script-flags';
 import { startFlags } from './start-flags';
 
 async function main(): Promise<void> {
+  quietSdkNodeVersionWarning();
   const flags = parseScriptFlags(startFlags());
   const { port, dataDir, workers: workerConcurrency } = flags;
   const tickIntervalMs = flags.tickSeconds * 1000;
