@@ -23,6 +23,12 @@ export interface WorkerHandlerOptions {
    * settles, however long. The Lambda entry passes one that exits (`createWorkerLambdaHandler`).
    */
   endSandbox?: (stillRunning: { jobIds: readonly string[] }) => void;
+  /**
+   * Told when a handler's deadline passes before it settled (its signal is aborted then): the invocation
+   * now waits for it, until it settles or until the invocation's end. The local platform then lets
+   * another sandbox take this one's place, as Lambda runs other invocations beside a held one.
+   */
+  onHandlerDeadline?: (jobId: string) => void;
 }
 
 /** Without a Lambda context (local calls) a run is bounded by its task's timeout alone. */
@@ -49,6 +55,7 @@ export function createWorkerHandler(
       counters: emptyCounters(),
       remainingMs: () => context.getRemainingTimeInMillis(),
       endsSandbox: options.endSandbox !== undefined,
+      ...(options.onHandlerDeadline && { onHandlerDeadline: options.onHandlerDeadline }),
       stillRunning: [],
       pausedTasks,
     };

@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { RuntimeDeps } from '../dependencies';
-import { createWorkerHandler } from '../handlers/worker';
+import { createWorkerHandler, type WorkerHandlerOptions } from '../handlers/worker';
 import type { TaskRegistry } from '../tasks/registry';
 import { withLambdaContext } from './lambda-context';
 
@@ -10,8 +10,9 @@ export type WorkerLambdaHandler = (event: SQSEvent, context: Context) => Promise
  * The worker Lambda's handler. The CDK app generates an entry file that imports every module of
  * `functions/` and calls this with a static registry.
  *
- * Every log line carries the Lambda context. Unlike the local platform, it ends the sandbox when a handler that ignored its abort signal still
- * runs at the end of the invocation ({@link exitSandbox}).
+ * Every log line carries the Lambda context. It ends the sandbox when a handler that ignored its abort
+ * signal still runs at the end of the invocation ({@link exitSandbox}); the local platform runs it in a
+ * worker thread per sandbox, where exiting ends the thread.
  *
  * @example
  * // generated worker entry
@@ -21,8 +22,12 @@ export type WorkerLambdaHandler = (event: SQSEvent, context: Context) => Promise
 export function createWorkerLambdaHandler(
   getDeps: () => RuntimeDeps,
   registry: TaskRegistry,
+  options: Pick<WorkerHandlerOptions, 'onHandlerDeadline'> = {},
 ): WorkerLambdaHandler {
-  return withLambdaContext(getDeps, createWorkerHandler(getDeps, registry, { endSandbox: exitSandbox }));
+  return withLambdaContext(
+    getDeps,
+    createWorkerHandler(getDeps, registry, { ...options, endSandbox: exitSandbox }),
+  );
 }
 
 /**

@@ -59,6 +59,7 @@ export async function runClaimedJob(ctx: WorkerContext, claimed: ClaimedJob): Pr
     holdUntil: ctx.endsSandbox && Number.isFinite(invocationEnd) ? invocationEnd : null,
     clock: deps.clock,
     sleep: deps.sleep,
+    onDeadline: () => ctx.onHandlerDeadline?.(job.id),
   });
   if (stillRunning) {
     ctx.stillRunning.push(job.id);

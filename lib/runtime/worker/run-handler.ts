@@ -23,6 +23,8 @@ export interface HandlerRun {
   holdUntil: EpochMs | null;
   clock: Clock;
   sleep: Sleep;
+  /** Told when the deadline passes before the handler settled, as its signal is aborted. */
+  onDeadline?: () => void;
 }
 
 export interface HandlerRunEnd {
@@ -56,6 +58,7 @@ export async function runTaskHandler(run: HandlerRun): Promise<HandlerRunEnd> {
   const reason = new Error(timeout);
   reason.name = 'TimeoutError';
   controller.abort(reason);
+  run.onDeadline?.();
   const abortedAt = run.clock.now();
   const late =
     run.holdUntil === null

@@ -35,6 +35,8 @@ export interface WorkerContext {
    * handler that ignores its signal is waited for until the invocation's end only; otherwise until it settles.
    */
   endsSandbox: boolean;
+  /** Told when a handler's deadline passes before it settled (`WorkerHandlerOptions.onHandlerDeadline`). */
+  onHandlerDeadline?: (jobId: string) => void;
   /** Jobs whose handler was still running when their outcome was recorded. */
   stillRunning: string[];
   /** Paused tasks as this warm worker last read them (for tasks without `maxRunningJobs`). */

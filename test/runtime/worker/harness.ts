@@ -16,6 +16,7 @@ export interface HarnessOptions {
   /** The schedule store the worker (and the tick) uses instead of the in-memory one. */
   scheduleStore?: ScheduleStore;
   endSandbox?: WorkerHandlerOptions['endSandbox'];
+  onHandlerDeadline?: WorkerHandlerOptions['onHandlerDeadline'];
 }
 
 /** A worker over the in-memory runtime with the given tasks; waiting advances the manual clock. */
@@ -44,6 +45,7 @@ export function workerHarness(
   };
   const handler = createWorkerHandler(() => deps, registry, {
     ...(options.endSandbox ? { endSandbox: options.endSandbox } : {}),
+    ...(options.onHandlerDeadline ? { onHandlerDeadline: options.onHandlerDeadline } : {}),
   });
   return {
     ...runtime,

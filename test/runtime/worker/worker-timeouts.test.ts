@@ -205,4 +205,47 @@ describe('worker: handlers that outlive their timeout', () => {
     expect(job?.result).toMatchObject({ outcome: 'error', error: { type: 'TimeoutError' } });
     expect(job?.result?.error?.message).toContain('it settled 5000 ms after its signal was aborted');
   });
+
+  it('tells the sandbox which job is past its deadline the moment its signal is aborted, and nothing of jobs that finish in time', async () => {
+    // Prepare: in one batch, a handler that ignores its signal and one that finishes at once
+    const told: { jobId: string; at: number; aborted: boolean }[] = [];
+    let stuckSignal: AbortSignal | undefined;
+    const worker = workerHarness(
+      {
+        stuck: {
+          timeoutSeconds: 2,
+          retry: { maxAttempts: 1 },
+          handler: (_payload, { signal }) => {
+            stuckSignal = signal;
+            return new Promise(() => {});
+          },
+        },
+        quick: { timeoutSeconds: 2, handler: () => 'ok' },
+      },
+      { workerSafetyMarginMs: 3_000 },
+      {
+        endSandbox: () => {},
+        onHandlerDeadline: (jobId) =>
+          told.push({ jobId, at: worker.clock.now(), aborted: stuckSignal?.aborted ?? false }),
+      },
+    );
+
+    // Act: the timeout passes, then the invocation's end
+    const delivery = worker.deliver(
+      [recordFor('job-stuck', 'stuck'), recordFor('job-quick', 'quick')],
+      60_000,
+    );
+    await settle();
+    await worker.advanceTimers(1_999);
+    const beforeTheDeadline = told.length;
+    await worker.advanceTimers(1);
+    const atTheDeadline = [...told];
+    await worker.advanceTimers(60_000);
+    await delivery;
+
+    // Assess: told once, for the stuck job, as its signal was aborted
+    expect(beforeTheDeadline).toBe(0);
+    expect(atTheDeadline).toEqual([{ jobId: 'job-stuck', at: T0 + 2_000, aborted: true }]);
+    expect(told).toHaveLength(1);
+  });
 });
