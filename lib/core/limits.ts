@@ -35,6 +35,8 @@ export const LIMITS = {
   maxVisibilityTimeoutSeconds: 43_200,
   /** The longest a Lambda function may run, and so a handler. */
   maxLambdaTimeoutSeconds: 900,
+  /** What the worker's timeout leaves beyond the longest task timeout: claiming, writing the result, events. */
+  workerTimeoutMarginSeconds: 30,
   /**
    * The longest `get_job_result` and `run_job` wait for a result (`wait_seconds`): half the admin
    * Lambda's 60 s timeout, which leaves room for the call's other work and its reads.
@@ -70,6 +72,24 @@ export const STACK_OUTPUTS = {
   eventBusName: 'EventBusName',
   dashboardName: 'DashboardName',
 } as const;
+
+/** The shortest worker timeout the stack picks by itself. */
+const MIN_DEFAULT_WORKER_TIMEOUT_SECONDS = 90;
+
+/**
+ * The worker Lambda's timeout unless one is set (the construct's `workerTimeoutSeconds`): the longest
+ * task timeout plus the margin, at least 90 s, at most Lambda's longest. The local platform gives its
+ * worker invocations the same.
+ */
+export function defaultWorkerTimeoutSeconds(longestTaskTimeoutSeconds: number): number {
+  return Math.min(
+    LIMITS.maxLambdaTimeoutSeconds,
+    Math.max(
+      MIN_DEFAULT_WORKER_TIMEOUT_SECONDS,
+      longestTaskTimeoutSeconds + LIMITS.workerTimeoutMarginSeconds,
+    ),
+  );
+}
 
 /** The size of a value as UTF-8 JSON, in bytes. */
 export function jsonByteLength(value: unknown): number {

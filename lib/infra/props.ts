@@ -3,7 +3,7 @@ import type * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { LogLevel } from '../core/limits';
+import { LIMITS, type LogLevel } from '../core/limits';
 
 /** Log levels the runtime understands (`SUNDIAL_LOG_LEVEL`). */
 export type SundialLogLevel = LogLevel;
@@ -183,7 +183,7 @@ export interface SundialProvisionedBilling {
 export type SundialBilling = { readonly mode: 'on-demand' } | SundialProvisionedBilling;
 
 /** Seconds the worker's timeout must leave beyond the longest task timeout. */
-export const WORKER_TIMEOUT_MARGIN_SECONDS = 30;
+export const WORKER_TIMEOUT_MARGIN_SECONDS = LIMITS.workerTimeoutMarginSeconds;
 
 /** Where one task's jobs that failed for good go: an SQS queue, or an EventBridge bus (rules route them on). */
 export type SundialFailureDestination =

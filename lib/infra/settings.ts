@@ -1,7 +1,7 @@
 import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SHARDS, MAX_SHARDS } from '../adapters/dynamodb/table-design';
-import { DISPATCH, LIMITS, LOG_LEVELS } from '../core/limits';
+import { DISPATCH, defaultWorkerTimeoutSeconds, LIMITS, LOG_LEVELS } from '../core/limits';
 import { resolveBilling } from './billing';
 import {
   type SundialBilling,
@@ -46,8 +46,6 @@ export class SundialPropsError extends Error {
   }
 }
 
-const MIN_WORKER_TIMEOUT_SECONDS = 90;
-
 /**
  * Fills in the defaults and checks every value, collecting all problems (including `taskProblems`,
  * found while reading `functions/`) into one {@link SundialPropsError}.
@@ -68,7 +66,7 @@ export function resolveSettings(
   const workerTimeoutSeconds = check.integer(
     'workerTimeoutSeconds',
     props.workerTimeoutSeconds,
-    Math.min(LIMITS.maxLambdaTimeoutSeconds, Math.max(MIN_WORKER_TIMEOUT_SECONDS, neededTimeout)),
+    defaultWorkerTimeoutSeconds(longestTask?.timeoutSeconds ?? 0),
     1,
     LIMITS.maxLambdaTimeoutSeconds,
   );
