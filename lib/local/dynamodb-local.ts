@@ -40,6 +40,12 @@ export interface StartDynamoDbLocalOptions {
   dataDir?: string;
   /** How long to wait for the first answer. @default 30_000 */
   startTimeoutMs?: number;
+  /**
+   * Start it in a process group of its own. A terminal sends Ctrl-C to every process of its foreground
+   * group: the local platform stops DynamoDB Local itself, last, once nothing writes any more.
+   * @default false (it stops with its parent's group)
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface DynamoDbLocal {
@@ -101,6 +107,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   const child = spawn('java', [...javaOptions, '-cp', JAR_NAME, LAUNCHER_MAIN_CLASS, launcher], {
     cwd: folder,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownProcessGroup ?? false,
   });
   const output = captureTail(child);
   const endpoint = `http://127.0.0.1:${port}`;

@@ -3,7 +3,11 @@ import type { Context } from 'aws-lambda';
 
 /** A Lambda `Context` for running a handler in-process with the given timeout, as the Lambda service would. */
 export function localLambdaContext(functionName: string, timeoutMs: number): Context {
-  const deadline = Date.now() + timeoutMs;
+  return lambdaContextUntil(functionName, Date.now() + timeoutMs);
+}
+
+/** A Lambda `Context` of an invocation that Lambda ends at `deadline` (epoch ms). */
+export function lambdaContextUntil(functionName: string, deadline: number): Context {
   const requestId = randomUUID();
   return {
     callbackWaitsForEmptyEventLoop: false,

@@ -1,17 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { storeClient } from '../adapters/dynamodb/client';
-import { withoutSdkLogging } from '../adapters/sdk-logging';
 import { queueClient } from '../adapters/sqs/client';
 import { LOCAL_ADMIN_FUNCTION, LOCAL_ADMIN_PORT } from '../core/admin-contract/endpoint';
-import { LIMITS } from '../core/limits';
-import { readConfig } from '../runtime/config';
-import { buildRuntimeDependencies, type RuntimeDeps } from '../runtime/dependencies';
+import { sleep } from '../core/clock';
+import { defaultWorkerTimeoutSeconds } from '../core/limits';
+import type { RuntimeDeps } from '../runtime/dependencies';
 import { type AdminHandler, createAdminHandler } from '../runtime/handlers/admin';
 import { createTickHandler, type TickHandler } from '../runtime/handlers/tick';
-import { createWorkerHandler, type WorkerHandler } from '../runtime/handlers/worker';
-import { createLogger } from '../runtime/observability/logger';
 import { taskLimitsOf } from '../runtime/task-limits';
 import { loadTaskRegistryFromDirectory } from '../runtime/tasks/load-directory';
 import type { TaskRegistry } from '../runtime/tasks/registry';
@@ -26,19 +22,24 @@ import {
   LOCAL_QUEUE_NAME,
   LOCAL_TABLE_NAME,
 } from './local-resources';
-import { prettyLogSink } from './pretty-log';
+import { type LocalRuntimeSettings, localRuntimeDeps, localRuntimeEnv } from './local-runtime';
 import { startPutEventsServer } from './put-events-server';
 import { restoreQueueSnapshot, saveQueueSnapshot } from './queue-snapshot';
+import { SandboxPool } from './sandbox-pool';
 import { startSqsEmulator } from './sqs-emulator';
 import { watchTasks } from './task-watcher';
 import { startTickLoop } from './tick-loop';
 import { startWorkerPollers } from './worker-pollers';
+import { startWorkerSandbox } from './worker-sandbox';
 
 export const TICK_FUNCTION_NAME = 'sundial-tick';
 /** The admin API's port unless `--port` or `SUNDIAL_PORT` says otherwise (the contract's). */
 export const DEFAULT_LOCAL_PORT = LOCAL_ADMIN_PORT;
-const LOCAL_EVENT_BUS = 'sundial-local';
-const WORKER_TIMEOUT_MS = LIMITS.maxLambdaTimeoutSeconds * 1000;
+/**
+ * How long a stop waits for the tick and the running invocations to end by themselves before it stops
+ * the worker sandboxes (their messages then come back, from the queue snapshot with `--data-dir`).
+ */
+const STOP_GRACE_MS = 2_000;
 
 export interface LocalPlatformOptions {
   /** Port of the local Lambda endpoint (and dashboard) on 127.0.0.1; 0 picks a free one. @default 4750 */
@@ -53,6 +54,12 @@ export interface LocalPlatformOptions {
   workerConcurrency?: number;
   /** Worker pollers of the queue for critical jobs, besides those (its own share, as in AWS). @default 2 */
   criticalWorkerConcurrency?: number;
+  /**
+   * The worker Lambda's timeout, as the construct's `workerTimeoutSeconds`: each worker invocation ends
+   * then, and a handler that ignored its signal is stopped with its sandbox.
+   * @default the construct's: the longest task timeout plus 30 s, at least 90 s
+   */
+  workerTimeoutSeconds?: number;
   /** Where the platform's log lines go. @default stdout */
   log?: (line: string) => void;
   /** `SUNDIAL_*` settings (lookahead, lease times, log level…), as in Lambda. @default process.env */
@@ -82,7 +89,7 @@ export interface LocalPlatform {
 /**
  * Sundial on one machine, with the same handlers as in AWS: DynamoDB Local, the SQS emulator, a
  * local EventBridge PutEvents endpoint, the Lambda Invoke API for the admin function, the tick on a
- * loop and workers polling the queue.
+ * loop and workers polling the queue, each invocation in a worker sandbox (a thread) as in Lambda.
  */
 export async function startLocalPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -90,20 +97,24 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
   let registry = await loadTaskRegistryFromDirectory(functionsDir);
   const stack: (() => Promise<void>)[] = [];
   const stopAll = async () => {
-    for (const stop of stack.reverse()) await stop().catch(() => undefined);
+    for (const stop of stack.splice(0).reverse()) {
+      await stop().catch((error: unknown) =>
+        log(`a part of the platform did not stop cleanly: ${errorText(error)}`),
+      );
+    }
   };
   try {
     if (options.dataDir) {
       await mkdir(options.dataDir, { recursive: true });
       stack.push(await lockDataDir(options.dataDir));
     }
-    const dynamo = await startDynamoDbLocal(
-      options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {},
-    );
+    const dynamo = await startDynamoDbLocal({
+      ownProcessGroup: true,
+      ...(options.dataDir && { dataDir: join(options.dataDir, 'dynamodb') }),
+    });
     stack.push(dynamo.stop);
     const clientSettings = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
-    const dynamodb = storeClient({ ...clientSettings, endpoint: dynamo.endpoint });
-    await ensureLocalTable(dynamodb);
+    await ensureLocalTable(storeClient({ ...clientSettings, endpoint: dynamo.endpoint }));
 
     const emulator = await startSqsEmulator();
     const sqsEndpoint = emulator.endpoint;
@@ -138,42 +149,33 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     });
     stack.push(events.stop);
 
-    const env = options.env ?? process.env;
-    // The deployed defaults: the tick hands the due shards to dispatchers, here in this process (ADR
-    // 0006) as to the dispatcher Lambda in AWS.
-    const config = readConfig({
-      SUNDIAL_LOG_LEVEL: 'info',
-      ...env,
-      SUNDIAL_TABLE_NAME: LOCAL_TABLE_NAME,
-      SUNDIAL_QUEUE_URL: queues.queueUrl,
-      SUNDIAL_CRITICAL_QUEUE_URL: critical.queueUrl,
-      SUNDIAL_EVENT_BUS_NAME: LOCAL_EVENT_BUS,
-    });
-    const built = buildRuntimeDependencies(config, {
-      dynamodb,
-      sqs,
-      eventbridge: withoutSdkLogging(new EventBridgeClient({ ...clientSettings, endpoint: events.endpoint })),
-    });
-    const deps: RuntimeDeps = {
-      ...built,
-      // The tick wakes waiting lines by the tasks' limits as loaded, as the stack tells it in AWS
-      config: { ...built.config, taskLimits: taskLimitsOf(registry) },
-      logger: createLogger({ level: config.logLevel, sink: prettyLogSink(log) }),
-      metricsSink: () => {},
+    const settings: LocalRuntimeSettings = {
+      env: localRuntimeEnv(options.env ?? process.env, {
+        queueUrl: queues.queueUrl,
+        criticalQueueUrl: critical.queueUrl,
+      }),
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint,
+      eventsEndpoint: events.endpoint,
     };
+    const deps = localRuntimeDeps(settings, registry, log);
     const getDeps = () => deps;
     const tick = createTickHandler(getDeps);
-    let worker: WorkerHandler = createWorkerHandler(getDeps, registry);
     let admin: AdminHandler = createAdminHandler(getDeps, registry);
     const invokeAdmin: AdminHandler = (event, context) => admin(event, context);
+    const sandboxes = new SandboxPool(() => startWorkerSandbox({ functionsDir, settings }, log));
+    stack.push(() => sandboxes.stop());
+    const workerTimeoutMs = () =>
+      (options.workerTimeoutSeconds ?? defaultWorkerTimeoutSeconds(longestTimeoutSeconds(registry))) * 1000;
 
     const watcher = watchTasks(
       functionsDir,
       (reloaded) => {
         registry = reloaded;
         deps.config = { ...deps.config, taskLimits: taskLimitsOf(registry) };
-        worker = createWorkerHandler(getDeps, registry);
         admin = createAdminHandler(getDeps, registry);
+        // New worker sandboxes load the tasks again, as a deployment's do
+        sandboxes.renew();
         log(`tasks reloaded: ${registry.ids().join(', ') || '(none)'}`);
       },
       (error) => log(`tasks not reloaded (the previous ones stay in use): ${errorText(error)}`),
@@ -188,29 +190,42 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       ]),
       extraRoutes: options.routes?.({ invokeAdmin }) ?? [],
     });
-    stack.push(() => new Promise<void>((done) => endpoint.server.close(() => done())));
+    stack.push(async () => {
+      const closed = new Promise<void>((done) => endpoint.server.close(() => done()));
+      // A waiting `get_job_result` or a browser's open connection must not hold the stop.
+      endpoint.server.closeAllConnections();
+      await closed;
+    });
 
+    await sandboxes.warmUp();
     const ticks = startTickLoop(tick, options.tickIntervalMs ?? 1_000, (error) =>
       log(`tick failed: ${errorText(error)}`),
     );
-    stack.push(ticks.stop);
     // Two event sources of the one worker, as in AWS: the critical queue's pollers are its own share.
-    for (const [queue, concurrency] of [
-      [queues, options.workerConcurrency ?? 4],
-      [critical, options.criticalWorkerConcurrency ?? 2],
-    ] as const) {
-      const pollers = startWorkerPollers({
+    const pollers = (
+      [
+        [queues, options.workerConcurrency ?? 4],
+        [critical, options.criticalWorkerConcurrency ?? 2],
+      ] as const
+    ).map(([queue, concurrency]) =>
+      startWorkerPollers({
         client: sqs,
         queueUrl: queue.queueUrl,
         queueArn: queue.queueArn,
-        worker: () => worker,
+        sandboxes,
         concurrency,
         batchSize: 10,
-        timeoutMs: WORKER_TIMEOUT_MS,
+        timeoutMs: workerTimeoutMs,
         onError: (error) => log(`worker poll failed: ${errorText(error)}`),
-      });
-      stack.push(pollers.stop);
-    }
+      }),
+    );
+    stack.push(async () => {
+      // Whatever the handlers do: after the grace, their sandboxes are stopped, as Lambda would.
+      const settled = Promise.all([ticks.stop(), ...pollers.map((poller) => poller.stop())]);
+      await Promise.race([settled, sleep(STOP_GRACE_MS)]);
+      await sandboxes.stop();
+      await Promise.race([settled, sleep(STOP_GRACE_MS)]);
+    });
 
     return {
       url: endpoint.url,
@@ -231,6 +246,11 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     await stopAll();
     throw error;
   }
+}
+
+/** The longest `timeoutSeconds` of the tasks (0 without tasks). */
+function longestTimeoutSeconds(registry: TaskRegistry): number {
+  return Math.max(0, ...registry.all().map((task) => task.definition.timeoutSeconds));
 }
 
 function errorText(error: unknown): string {

@@ -10,7 +10,9 @@ export function startTickLoop(tick: TickHandler, intervalMs: number, onError: (e
   let running = true;
   const run = () => {
     current = tick()
-      .catch(onError)
+      .catch((error: unknown) => {
+        if (running) onError(error);
+      })
       .finally(() => {
         if (running) timer = setTimeout(run, intervalMs);
       });

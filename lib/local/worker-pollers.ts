@@ -1,41 +1,62 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { pollOnce } from '../adapters/sqs/event-source';
 import { sleep } from '../core/clock';
-import type { WorkerHandler } from '../runtime/handlers/worker';
-import { localLambdaContext } from './lambda-context';
+import type { SandboxPool } from './sandbox-pool';
 
 export interface WorkerPollersOptions {
   client: SQSClient;
   queueUrl: string;
   queueArn: string;
-  /** The current worker handler (it changes when tasks are reloaded). */
-  worker: () => WorkerHandler;
+  /** The worker's sandboxes (shared by every queue's pollers, as both event sources invoke one function). */
+  sandboxes: SandboxPool;
   concurrency: number;
   batchSize: number;
-  /** The worker Lambda's timeout: bounds each batch like the real one. */
-  timeoutMs: number;
+  /** The worker Lambda's timeout (ms): each invocation's end; it follows the tasks as loaded. */
+  timeoutMs: () => number;
   onError: (error: unknown) => void;
 }
 
 /**
  * What Lambda's SQS event source mapping does in AWS, on this machine: `concurrency` loops that
- * long-poll the jobs queue and hand each batch to the worker handler as a real `SQSEvent`.
+ * long-poll the queue and hand each batch, as a real `SQSEvent`, to an invocation of the worker in a
+ * sandbox of its own. An invocation whose handler outlived its deadline holds its sandbox until the
+ * handler settles or the invocation ends, as in Lambda; its loop goes on polling meanwhile, as Lambda
+ * runs other invocations beside a held one, so no number of such handlers stops the other jobs.
  */
 export function startWorkerPollers(options: WorkerPollersOptions): { stop(): Promise<void> } {
   let running = true;
+  const held = new Set<Promise<unknown>>();
+  const poll = (onHeld: () => void) =>
+    pollOnce(
+      {
+        client: options.client,
+        queueUrl: options.queueUrl,
+        queueArn: options.queueArn,
+        batchSize: options.batchSize,
+        waitTimeSeconds: 1,
+      },
+      async (event) => {
+        const sandbox = await options.sandboxes.acquire();
+        try {
+          return await sandbox.invoke(event, options.timeoutMs(), onHeld);
+        } finally {
+          options.sandboxes.release(sandbox);
+        }
+      },
+    );
   const loop = async () => {
     while (running) {
       try {
-        await pollOnce(
-          {
-            client: options.client,
-            queueUrl: options.queueUrl,
-            queueArn: options.queueArn,
-            batchSize: options.batchSize,
-            waitTimeSeconds: 1,
-          },
-          (event) => options.worker()(event, localLambdaContext('sundial-worker', options.timeoutMs)),
-        );
+        let release: () => void = () => {};
+        const outlived = new Promise<'held'>((resolve) => {
+          release = () => resolve('held');
+        });
+        const polled = poll(() => release());
+        if ((await Promise.race([polled, outlived])) === 'held') {
+          const detached = polled.catch((error: unknown) => running && options.onError(error));
+          held.add(detached);
+          void detached.finally(() => held.delete(detached));
+        }
       } catch (error) {
         if (!running) return;
         options.onError(error);
@@ -45,9 +66,10 @@ export function startWorkerPollers(options: WorkerPollersOptions): { stop(): Pro
   };
   const loops = Array.from({ length: options.concurrency }, loop);
   return {
+    /** Stops polling; resolves once every invocation of these pollers has ended (see `SandboxPool.stop`). */
     async stop() {
       running = false;
-      await Promise.all(loops);
+      await Promise.all([...loops, ...held]);
     },
   };
 }

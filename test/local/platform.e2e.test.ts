@@ -165,7 +165,7 @@ describe('the local platform (npm start), end to end through the admin Lambda en
     );
 
     expect(jobs.filter((job) => job.status === 'success')).toHaveLength(20);
-    expect(recorder().maxRunning.get('limited')).toBe(2);
+    expect(recorder().maxRunning('limited')).toBe(2);
     expect(runsOf('limited')).toHaveLength(20);
   });
 
