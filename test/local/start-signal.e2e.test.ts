@@ -40,7 +40,7 @@ it.each(['SIGTERM', 'SIGINT'] as const)(
   async (signal) => {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'sundial-signal-'));
-    // what `npm start` runs (tsx lib/local/main.ts), without the tsx wrapper process
+    // what `npm start` runs (node --import tsx lib/local/main.ts)
     const main = spawn(
       process.execPath,
       ['--import', 'tsx', 'lib/local/main.ts', '--port', String(port), '--data-dir', dataDir],

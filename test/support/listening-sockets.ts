@@ -29,7 +29,8 @@ export function listeningSockets(rootPid = process.pid): ListeningSocket[] {
   });
 }
 
-function processTree(rootPid: number): number[] {
+/** `rootPid` and all its descendants, as /proc lists them now. */
+export function processTree(rootPid: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
