@@ -267,6 +267,26 @@ describe('sundial jobs and tasks, against the local platform', () => {
     expect(queued).toEqual({ job_id: 'run-later', status: 'queued', result: null });
   });
 
+  it('runs a job whose payload holds characters outside the BMP (an emoji), as it would run in AWS', async () => {
+    // Act: the SQS emulator refuses such characters raw; SQS takes them
+    const ran = await json<{ status: string; result: { outcome: string; return_value: unknown } | null }>([
+      'jobs',
+      'run',
+      'echo',
+      '--payload',
+      '{"text":"good morning \u{1F305}"}',
+      '--id',
+      'run-sunrise',
+      '--wait',
+    ]);
+
+    // Assess
+    expect(ran).toMatchObject({
+      status: 'success',
+      result: { outcome: 'success', return_value: { echoed: { text: 'good morning \u{1F305}' } } },
+    });
+  });
+
   it('finds failed jobs of every task, counts them, and retries one keeping its history', async () => {
     const failed = await json<{ jobs: WireJob[] }>(['jobs', 'list', '--status', 'error', '--since', '1h']);
     const counts = await cli(['jobs', 'count', '--task', 'explode']);

@@ -24,8 +24,26 @@ export interface OutgoingMessage {
 }
 
 export function outgoingMessage(message: JobMessage): OutgoingMessage {
-  const body = sqsSafeJson(encodeJobMessage(message));
+  return withBody(message, sqsSafeJson(encodeJobMessage(message)));
+}
+
+function withBody(message: JobMessage, body: string): OutgoingMessage {
   return { message, body, bytes: Buffer.byteLength(body, 'utf8') + MARGIN_BYTES_PER_MESSAGE };
+}
+
+/**
+ * The message with every character outside the Basic Multilingual Plane (an emoji) written as the JSON
+ * escapes of its two UTF-16 halves (`\uD83C\uDF05`), which decode to the same string; undefined when
+ * it has none. SQS takes such characters raw, but queues that allow only the BMP (the SQS emulator)
+ * refuse the message; escaped, every queue takes it. In JSON they can only stand inside strings, and
+ * only as pairs (JSON.stringify escapes a lone surrogate).
+ */
+export function withBmpOnlyBody(outgoing: OutgoingMessage): OutgoingMessage | undefined {
+  const body = outgoing.body.replace(
+    /[\uD800-\uDFFF]/g,
+    (half) => `\\u${half.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return body === outgoing.body ? undefined : withBody(outgoing.message, body);
 }
 
 /**

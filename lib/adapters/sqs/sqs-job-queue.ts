@@ -1,10 +1,17 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { JobMessage, JobQueue, ReceivedMessage } from '../../core/ports/job-queue';
+import type {
+  JobMessage,
+  JobQueue,
+  ReceivedMessage,
+  RefusedMessage,
+  SendOutcome,
+} from '../../core/ports/job-queue';
 import {
   DEFAULT_MAX_BATCH_BYTES,
   type OutgoingMessage,
   outgoingMessage,
   packBatches,
+  withBmpOnlyBody,
 } from './message-batches';
 
 /** Why messages could not be sent; the job ids are returned as failed as well. */
@@ -35,10 +42,28 @@ interface EntryFailure {
   code: string;
   /** The service failed on its side (`SenderFault: false`): worth one more try. */
   retryable: boolean;
+  /** The queue refused the message itself, for good (see `refusalOf`): its reason. */
+  refusal?: string;
 }
 
 /** The whole-call error of a batch whose messages add up to more than the queue allows. */
 const BATCH_TOO_LONG = 'BatchRequestTooLong';
+/** An entry's error for characters the queue does not take. */
+const INVALID_CONTENTS = 'InvalidMessageContents';
+/**
+ * The entry errors by which the queue refuses a message for what it holds, whatever the moment: its
+ * characters (`InvalidMessageContents`) or its size or attributes (`InvalidParameterValue`). Throttles,
+ * the service's own faults, and errors of the queue itself (missing, access, KMS) are not: the same
+ * message may go through later.
+ */
+const REFUSING_ENTRY_CODES: ReadonlySet<string> = new Set([INVALID_CONTENTS, 'InvalidParameterValue']);
+
+/** Why the queue refused an entry for good, or undefined when the failure may pass. */
+function refusalOf(code: string, senderFault: boolean, message: string | undefined): string | undefined {
+  return senderFault && REFUSING_ENTRY_CODES.has(code)
+    ? `${code}: ${message ?? 'no reason given'}`
+    : undefined;
+}
 
 /** The messages by run time, earliest first (a stable sort: equal run times keep their order). */
 function earliestFirst(messages: readonly JobMessage[]): JobMessage[] {
@@ -55,8 +80,11 @@ function queueName(urlOrArn: string): string {
  * earliest run time first (a tick's round holds each schedule's fires together: its soonest fires
  * should not queue for sockets behind other schedules' later ones); a batch the
  * queue finds too long is split in halves down to single messages, so one message never blocks
- * others. An entry the service failed on its side is sent once more before it is reported as failed.
- * Throttling and 5xx of a whole call are retried by the SDK.
+ * others. An entry the service failed on its side is sent once more before it is reported as failed,
+ * and so is one refused for characters outside the BMP, with them escaped (`withBmpOnlyBody`). A
+ * message the queue refuses for what it holds (too long even alone, characters it does not take) is
+ * reported as refused: sending it again would fail again. Throttling and 5xx of a whole call are
+ * retried by the SDK.
  */
 export class SqsJobQueue implements JobQueue {
   private readonly client: SQSClient;
@@ -79,7 +107,7 @@ export class SqsJobQueue implements JobQueue {
     this.onSendFailure = options.onSendFailure ?? (() => {});
   }
 
-  async send(messages: readonly JobMessage[]): Promise<{ failed: string[] }> {
+  async send(messages: readonly JobMessage[]): Promise<SendOutcome> {
     const byQueue = new Map<string, OutgoingMessage[]>();
     for (const message of earliestFirst(messages)) {
       const queueUrl = this.queueUrlFor(message);
@@ -87,12 +115,13 @@ export class SqsJobQueue implements JobQueue {
       if (outgoing.length === 0) byQueue.set(queueUrl, outgoing);
       outgoing.push(outgoingMessage(message));
     }
-    const failed = await Promise.all(
+    const outcomes = await Promise.all(
       [...byQueue].flatMap(([queueUrl, outgoing]) =>
         packBatches(outgoing, this.maxBatchBytes).map((batch) => this.sendBatch(queueUrl, batch)),
       ),
     );
-    return { failed: failed.flat() };
+    const refused = outcomes.flatMap((outcome) => outcome.refused ?? []);
+    return { failed: outcomes.flatMap((outcome) => outcome.failed), ...(refused.length > 0 && { refused }) };
   }
 
   async changeVisibility(message: ReceivedMessage, timeoutSeconds: number): Promise<void> {
@@ -118,23 +147,32 @@ export class SqsJobQueue implements JobQueue {
     return critical && queueName(eventSourceARN) === queueName(critical) ? critical : this.queueUrl;
   }
 
-  /** Resolves with the job ids of the batch that could not be sent. */
-  private async sendBatch(queueUrl: string, batch: readonly OutgoingMessage[]): Promise<string[]> {
+  /** Resolves with the job ids of the batch that could not be sent, and those refused for good. */
+  private async sendBatch(queueUrl: string, batch: readonly OutgoingMessage[]): Promise<SendOutcome> {
     const first = await this.sendSplitting(queueUrl, batch);
-    const retry = [...first].filter(([, failure]) => failure.retryable).map(([message]) => message);
-    const second =
-      retry.length > 0 ? await this.sendSplitting(queueUrl, retry) : new Map<OutgoingMessage, EntryFailure>();
-
-    const failures = new Map([...first].filter(([, failure]) => !failure.retryable));
-    for (const [message, failure] of second) failures.set(message, failure);
-    if (failures.size === 0) return [];
+    const failures = new Map<OutgoingMessage, EntryFailure>();
+    const again: OutgoingMessage[] = [];
+    for (const [message, failure] of first) {
+      const escaped = failure.code === INVALID_CONTENTS ? withBmpOnlyBody(message) : undefined;
+      if (escaped) again.push(escaped);
+      else if (failure.retryable) again.push(message);
+      else failures.set(message, failure);
+    }
+    if (again.length > 0) {
+      for (const [message, failure] of await this.sendSplitting(queueUrl, again))
+        failures.set(message, failure);
+    }
+    if (failures.size === 0) return { failed: [] };
 
     const jobIds = [...failures.keys()].map((message) => message.message.job.id);
     this.onSendFailure({
       jobIds,
       codes: [...new Set([...failures.values()].map((failure) => failure.code))],
     });
-    return jobIds;
+    const refused: RefusedMessage[] = [...failures].flatMap(([message, failure]) =>
+      failure.refusal === undefined ? [] : [{ jobId: message.message.job.id, reason: failure.refusal }],
+    );
+    return { failed: jobIds, ...(refused.length > 0 && { refused }) };
   }
 
   /** Sends a batch once; one the queue finds too long is split in halves and each half sent the same way. */
@@ -174,12 +212,20 @@ export class SqsJobQueue implements JobQueue {
       );
       for (const failure of output.Failed ?? []) {
         const message = byEntryId.get(failure.Id ?? '');
-        if (message)
-          failures.set(message, { code: failure.Code ?? 'unknown', retryable: !failure.SenderFault });
+        if (!message) continue;
+        const code = failure.Code ?? 'unknown';
+        const refusal = refusalOf(code, failure.SenderFault === true, failure.Message);
+        failures.set(message, { code, retryable: !failure.SenderFault, ...(refusal && { refusal }) });
       }
     } catch (error) {
       const code = error instanceof Error ? error.name : 'unknown';
-      for (const message of batch) failures.set(message, { code, retryable: false });
+      // A message too long for a batch even alone is refused for good; any other failed call may pass.
+      const refusal =
+        code === BATCH_TOO_LONG && batch.length === 1
+          ? `${code}: ${error instanceof Error ? error.message : 'the message alone is longer than a batch may be'}`
+          : undefined;
+      for (const message of batch)
+        failures.set(message, { code, retryable: false, ...(refusal && { refusal }) });
     }
     return failures;
   }

@@ -25,12 +25,30 @@ export interface ReceivedMessage {
 }
 
 /**
+ * A message the queue refused for what it holds (longer than the queue allows, characters it does not
+ * take), not for a throttle or an outage: sent again, it would be refused again.
+ */
+export interface RefusedMessage {
+  jobId: string;
+  /** The queue's reason, in its words (`InvalidParameterValue: Message must be shorter than …`). */
+  reason: string;
+}
+
+/** How a send went. */
+export interface SendOutcome {
+  /** The jobs whose messages were not sent, refused ones included. */
+  failed: string[];
+  /** Those of `failed` that the queue refused for good (absent: none). */
+  refused?: RefusedMessage[];
+}
+
+/**
  * The queue between the tick (or admin) and the workers. Critical jobs go to a queue of their own
  * when the deployment has one (ADR 0003 §6), so that they do not wait behind a backlog of normal ones.
  */
 export interface JobQueue {
-  /** Sends messages in batches; resolves with the ids of the jobs that could not be sent. */
-  send(messages: readonly JobMessage[]): Promise<{ failed: string[] }>;
+  /** Sends messages in batches; resolves with the jobs that could not be sent, and which were refused for good. */
+  send(messages: readonly JobMessage[]): Promise<SendOutcome>;
 
   /**
    * Keeps a received message hidden for `timeoutSeconds` from now (0..`LIMITS.maxVisibilityTimeoutSeconds`), after which the queue

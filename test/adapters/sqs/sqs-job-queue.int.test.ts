@@ -188,10 +188,13 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
     huge.job.payload = 'x'.repeat(2048);
 
     // Act
-    const { failed } = await queue.send([message('small-1'), huge, message('small-2')]);
+    const { failed, refused } = await queue.send([message('small-1'), huge, message('small-2')]);
 
-    // Assess
+    // Assess: refused for good, with the queue's reason
     expect(failed).toEqual(['huge']);
+    expect(refused).toEqual([
+      { jobId: 'huge', reason: expect.stringMatching(/^InvalidParameterValue: .*shorter than 1024 bytes/) },
+    ]);
     expect(failures).toEqual([{ jobIds: ['huge'], codes: [expect.any(String)] }]);
     expect(await receiveAll(queueUrl, 2)).toHaveLength(2);
   });
@@ -265,11 +268,17 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
     const tooLong = fire('too-long', 0, 300_000);
 
     // Act
-    const { failed } = await queue.send([...small.slice(0, 3), tooLong, ...small.slice(3)]);
+    const { failed, refused } = await queue.send([...small.slice(0, 3), tooLong, ...small.slice(3)]);
     const bodies = await receiveAll(queueUrl, small.length);
 
     // Assess
     expect(failed).toEqual([tooLong.job.id]);
+    expect(refused).toEqual([
+      {
+        jobId: tooLong.job.id,
+        reason: expect.stringMatching(/^BatchRequestTooLong: Batch requests cannot be/),
+      },
+    ]);
     expect(failures).toEqual([{ jobIds: [tooLong.job.id], codes: ['BatchRequestTooLong'] }]);
     expect(jobIdsOf(bodies)).toEqual(small.map((sent) => sent.job.id).sort());
     client.destroy();
@@ -294,6 +303,28 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
     expect(payloads.find((job) => job.id === 'odd')?.payload).toEqual(odd.job.payload);
   });
 
+  it('sends payloads holding characters outside the BMP (emoji), which the emulator refuses raw, and they decode unchanged', async () => {
+    // Prepare: SQS takes them; the emulator allows only #x20–#xD7FF and #xE000–#xFFFD (and tab, LF, CR)
+    const { queueUrl } = await createTestQueue(sqs.client);
+    const queue = new SqsJobQueue({ client: sqs.client, queueUrl });
+    const sunrise = message('sunrise');
+    sunrise.job.payload = { text: 'good morning \u{1F305}', '\u{1F600}': ['\u{10FFFF}', 'é\uFFFF'] };
+    sunrise.job.metadata = { mood: '\u{1F642}' };
+
+    // Act
+    const { failed, refused } = await queue.send([sunrise, message('plain')]);
+    const bodies = await receiveAll(queueUrl, 2);
+
+    // Assess
+    expect(failed).toEqual([]);
+    expect(refused).toBeUndefined();
+    const jobs = bodies.map((body) => decodeJobMessage(body)).flatMap((r) => (r.ok ? [r.message.job] : []));
+    expect(jobs.find((job) => job.id === 'sunrise')).toMatchObject({
+      payload: sunrise.job.payload,
+      metadata: sunrise.job.metadata,
+    });
+  });
+
   it('refuses a batch byte limit SQS does not have, naming the option', () => {
     expect(
       () => new SqsJobQueue({ client: sqs.client, queueUrl: 'q', maxBatchBytes: 2 * 1024 * 1024 }),
@@ -308,10 +339,11 @@ describe('SqsJobQueue (against the SQS emulator)', () => {
     });
 
     // Act
-    const { failed } = await queue.send([message('a'), message('b')]);
+    const { failed, refused } = await queue.send([message('a'), message('b')]);
 
-    // Assess
+    // Assess: a failure of the queue, not of the messages: they may go through later
     expect(failed).toEqual(['a', 'b']);
+    expect(refused).toBeUndefined();
   });
 
   it('changes the visibility of a received message so it comes back when asked', async () => {
