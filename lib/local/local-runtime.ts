@@ -4,7 +4,6 @@ import { withoutSdkLogging } from '../adapters/sdk-logging';
 import { queueClient } from '../adapters/sqs/client';
 import { readConfig } from '../runtime/config';
 import { buildRuntimeDependencies, type RuntimeDeps } from '../runtime/dependencies';
-import { createLogger } from '../runtime/observability/logger';
 import { taskLimitsOf } from '../runtime/task-limits';
 import type { TaskRegistry } from '../runtime/tasks/registry';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local';
@@ -59,12 +58,12 @@ export function localRuntimeDeps(
     eventbridge: withoutSdkLogging(
       new EventBridgeClient({ ...clientSettings, endpoint: settings.eventsEndpoint }),
     ),
+    logSink: prettyLogSink(log),
   });
   return {
     ...built,
     // The tick wakes waiting lines by the tasks' limits as loaded, as the stack tells it in AWS
     config: { ...built.config, taskLimits: taskLimitsOf(registry) },
-    logger: createLogger({ level: config.logLevel, sink: prettyLogSink(log) }),
     metricsSink: () => {},
   };
 }

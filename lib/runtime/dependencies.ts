@@ -21,6 +21,7 @@ import type { JobStore } from '../core/ports/job-store';
 import type { ScheduleStore } from '../core/ports/schedule-store';
 import { type RuntimeConfig, readConfig } from './config';
 import { failureDestinationsOf } from './failure-destinations';
+import { endingRefusedJobs } from './flow/refused-messages';
 import { createLogger, type LineSink, type RuntimeLogger, stdoutSink } from './observability/logger';
 
 /** Everything the tick, worker and admin handlers use; built once per cold start. */
@@ -64,23 +65,29 @@ export interface RuntimeClients {
   dynamodb?: DynamoDBClient;
   sqs?: SQSClient;
   eventbridge?: EventBridgeClient;
+  /** Where log lines go. @default stdout (as Lambda wants them) */
+  logSink?: LineSink;
 }
 
 /** Builds a fresh set of dependencies from a configuration (the local platform and tests call this). */
 export function buildRuntimeDependencies(config: RuntimeConfig, clients: RuntimeClients = {}): RuntimeDeps {
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, ...(clients.logSink && { sink: clients.logSink }) });
   const store = new DynamoDbStore({
     client: clients.dynamodb ?? storeClient(),
     tableName: config.tableName,
     shards: config.shards,
   });
   const sqs = clients.sqs ?? queueClient();
-  const queue = new SqsJobQueue({
-    client: sqs,
-    queueUrl: config.queueUrl,
-    ...(config.criticalQueueUrl ? { criticalQueueUrl: config.criticalQueueUrl } : {}),
-    onSendFailure: (failure) => logger.error('queue send failed', { ...failure }),
-  });
+  // A message the queue refuses for good ends its job rather than waiting, or being sent, for ever.
+  const queue = endingRefusedJobs(
+    new SqsJobQueue({
+      client: sqs,
+      queueUrl: config.queueUrl,
+      ...(config.criticalQueueUrl ? { criticalQueueUrl: config.criticalQueueUrl } : {}),
+      onSendFailure: (failure) => logger.error('queue send failed', { ...failure }),
+    }),
+    { jobStore: store, clock: systemClock, logger, defaultResultTtlSeconds: config.defaultResultTtlSeconds },
+  );
   let eventbridge = clients.eventbridge;
   const eventbridgeClient = () => {
     eventbridge ??= withoutSdkLogging(new EventBridgeClient({}));

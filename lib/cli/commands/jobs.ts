@@ -88,6 +88,13 @@ sent to the queue at once; later ones wait in the store until a tick sends them.
     };
     const result = await callAdmin(await admin(), 'add_job', request, fieldFlags);
     const { job } = result;
+    if (result.queued === 'refused') {
+      print(
+        result,
+        () => `Job '${job.id}' (${job.task}) ${result.status}, but ${job.result?.error?.message}.`,
+      );
+      return EXIT_OPERATION_FAILED;
+    }
     const queued =
       { sent: 'sent to the queue', parked: 'parked until a tick sends it', not_sent: 'kept as it was' }[
         result.queued

@@ -153,8 +153,11 @@ export function wireJob(job: Job): WireJob {
 /** What `add_job` answers, and each successful item of `add_jobs`. */
 export interface AddedJob {
   status: 'added' | 'replaced' | 'kept';
-  /** `parked`: the job starts later than the queue can delay it and waits in the store for the tick. */
-  queued: 'sent' | 'parked' | 'not_sent';
+  /**
+   * `parked`: the job starts later than the queue can delay it and waits in the store for the tick.
+   * `refused`: the queue refused its message for good; the job ended with a `MessageRefusedError` result.
+   */
+  queued: 'sent' | 'parked' | 'not_sent' | 'refused';
   job: WireJob;
 }
 

@@ -63,7 +63,8 @@ function roundsOfDistinctIds(requests: readonly EnqueueRequest[]): number[][] {
 /**
  * Stores each job (status `queued`), then sends the ones due within the queue's longest delay in one
  * batch; later ones are parked in the due index for the tick. A job the queue refuses is parked at its
- * run time, unless a worker already claimed it (a send that throws may have delivered). A stored job is
+ * run time, unless a worker already claimed it (a send that throws may have delivered), or the queue
+ * refused it for good (`refused`: the queue ended the job with an error, see `endingRefusedJobs`). A stored job is
  * never lost: whatever happens after its write (this call dies, or the send and the parking both fail,
  * or the write applied but its answer was lost and the caller retries with `do_nothing`), it waits in
  * the due index from `resendIfUnclaimedAt` on, and its claim takes it out. Items fail independently.
@@ -119,13 +120,25 @@ async function enqueueDistinct(
     delaySeconds: queueDelaySeconds(request.job.runAt, now),
   }));
   let failedIds: Set<string>;
+  let refusedIds = new Set<string>();
   let sendError: unknown;
   try {
-    failedIds = new Set((await queue.send(messages)).failed);
+    const sent = await queue.send(messages);
+    failedIds = new Set(sent.failed);
+    refusedIds = new Set((sent.refused ?? []).map((refused) => refused.jobId));
   } catch (error) {
     sendError = error;
     failedIds = new Set(messages.map((message) => message.job.id));
   }
+  // The queue refused these for good, and their jobs ended with an error saying why: answer with them
+  await mapWithConcurrency(
+    toSend.filter(({ request }) => refusedIds.has(request.job.id)),
+    STORE_CONCURRENCY,
+    async ({ index, status, stored }) => {
+      const ended = await jobStore.getJob(stored.id, now).catch(() => undefined);
+      outcomes[index] = { ok: true, status, queued: 'refused', job: ended ?? stored };
+    },
+  );
   const unsent = toSend.filter(({ request }) => failedIds.has(request.job.id));
   if (unsent.length > 0) {
     context.deps.logger.warn('queue refused jobs; parking them in the due index for the tick', {
