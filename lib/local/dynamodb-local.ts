@@ -41,11 +41,12 @@ export interface StartDynamoDbLocalOptions {
   /** How long to wait for the first answer. @default 30_000 */
   startTimeoutMs?: number;
   /**
-   * Start it in a process group of its own. A terminal sends Ctrl-C to every process of its foreground
-   * group: the local platform stops DynamoDB Local itself, last, once nothing writes any more.
-   * @default false (it stops with its parent's group)
+   * Let it ignore SIGINT. A terminal sends Ctrl-C to every process of its foreground group: the local
+   * platform stops DynamoDB Local itself, last, once nothing writes any more. It still ends with its
+   * group on any other signal (the terminal closing, a kill of the group).
+   * @default false (Ctrl-C stops it at once)
    */
-  ownProcessGroup?: boolean;
+  ignoreCtrlC?: boolean;
 }
 
 export interface DynamoDbLocal {
@@ -104,10 +105,13 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   const args = [...storage, '-sharedDb', '-port', String(port), '-disableTelemetry'];
   await writeFile(launcher, loopbackLauncherXml(args));
   const javaOptions = ['-Djava.library.path=./DynamoDBLocal_lib', '-Djava.net.preferIPv4Stack=true'];
-  const child = spawn('java', [...javaOptions, '-cp', JAR_NAME, LAUNCHER_MAIN_CLASS, launcher], {
+  const java = ['java', ...javaOptions, '-cp', JAR_NAME, LAUNCHER_MAIN_CLASS, launcher];
+  // A signal ignored when a program starts stays ignored across exec, and the JVM then installs no
+  // shutdown handler for it.
+  const command = options.ignoreCtrlC ? ['sh', '-c', 'trap "" INT; exec "$0" "$@"', ...java] : java;
+  const child = spawn(command[0] as string, command.slice(1), {
     cwd: folder,
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: options.ownProcessGroup ?? false,
   });
   const output = captureTail(child);
   const endpoint = `http://127.0.0.1:${port}`;

@@ -109,7 +109,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       stack.push(await lockDataDir(options.dataDir));
     }
     const dynamo = await startDynamoDbLocal({
-      ownProcessGroup: true,
+      ignoreCtrlC: true,
       ...(options.dataDir && { dataDir: join(options.dataDir, 'dynamodb') }),
     });
     stack.push(dynamo.stop);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,11 +6,42 @@ import { CreateTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb'
 import { describe, expect, inject, it } from 'vitest';
 import { startDynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { localDynamoDbClient } from '../support/dynamodb';
-import { listeningSockets } from '../support/listening-sockets';
+import { listeningSockets, processTree } from '../support/listening-sockets';
+import { running } from '../support/started-platform';
 
 const portOf = (url: string) => Number(new URL(url).port);
 
+/** The java processes this test process started. */
+function javaChildren(): number[] {
+  return processTree(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'java';
+    } catch {
+      return false;
+    }
+  });
+}
+
 describe('DynamoDB Local as Sundial starts it', () => {
+  it('outlives a Ctrl-C to its process group when asked to, and still stops when told', async () => {
+    // Prepare: as the local platform starts it (a terminal's Ctrl-C reaches every process of the group)
+    const before = new Set(javaChildren());
+    const dynamo = await startDynamoDbLocal({ ignoreCtrlC: true });
+    const java = javaChildren().find((pid) => !before.has(pid)) as number;
+
+    // Act
+    process.kill(java, 'SIGINT');
+    await new Promise((done) => setTimeout(done, 2_000));
+    const client = localDynamoDbClient(dynamo.endpoint);
+    const tables = await client.send(new ListTablesCommand({}));
+    client.destroy();
+    await dynamo.stop();
+
+    // Assess
+    expect(tables.TableNames).toBeDefined();
+    expect(running(java)).toBe(false);
+  });
+
   it('keeps its tables in a data folder across restarts (arguments reach it through the launcher)', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'sundial data & <more> '));
     try {
