@@ -36,7 +36,11 @@ export function startWorkerPollers(options: WorkerPollersOptions): { stop(): Pro
         waitTimeSeconds: 1,
       },
       async (event) => {
-        const sandbox = await options.sandboxes.acquire();
+        // Lambda fails the batch when its sandbox cannot start (a task module that does not load): so here
+        const sandbox = await options.sandboxes.acquire().catch((error: unknown) => {
+          options.onError(error);
+          throw error;
+        });
         try {
           return await sandbox.invoke(event, options.timeoutMs(), onHeld);
         } finally {
