@@ -86,7 +86,13 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
       ...(config.criticalQueueUrl ? { criticalQueueUrl: config.criticalQueueUrl } : {}),
       onSendFailure: (failure) => logger.error('queue send failed', { ...failure }),
     }),
-    { jobStore: store, clock: systemClock, logger, defaultResultTtlSeconds: config.defaultResultTtlSeconds },
+    {
+      jobStore: store,
+      clock: systemClock,
+      newId: randomUUID,
+      logger,
+      defaultResultTtlSeconds: config.defaultResultTtlSeconds,
+    },
   );
   let eventbridge = clients.eventbridge;
   const eventbridgeClient = () => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
@@ -15,6 +14,8 @@ const ENDING_LEASE_MS = 60_000;
 export interface RefusedJobsDeps {
   jobStore: Pick<JobStore, 'claimJob' | 'finishJob'>;
   clock: Clock;
+  /** Names the short claim that ends a job (`RuntimeDeps.newId`). */
+  newId: () => string;
   logger: Logger;
   /** How long the error result is kept, unless the job overrides it. */
   defaultResultTtlSeconds: number;
@@ -69,7 +70,7 @@ async function endRefusedJob(
 ): Promise<Job | undefined> {
   const { job, attempt } = message;
   const now = deps.clock.now();
-  const owner = `refused-${randomUUID()}`;
+  const owner = `refused-${deps.newId()}`;
   try {
     const claim = await deps.jobStore.claimJob({
       job,

@@ -4,7 +4,7 @@ import { ManualClock } from '../../../lib/core/clock';
 import type { JobMessage, JobQueue, SendOutcome } from '../../../lib/core/ports/job-queue';
 import { endingRefusedJobs, MESSAGE_REFUSED_ERROR } from '../../../lib/runtime/flow/refused-messages';
 import { createLogger } from '../../../lib/runtime/observability/logger';
-import { T0 } from '../support';
+import { sequentialIds, T0 } from '../support';
 
 const REASON = 'InvalidParameterValue: Message must be shorter than 262144 bytes.';
 
@@ -36,6 +36,7 @@ function setUp(outcome: SendOutcome) {
   const queue = endingRefusedJobs(answering(outcome), {
     jobStore: store,
     clock: new ManualClock(T0),
+    newId: sequentialIds(),
     logger: createLogger({ level: 'debug', sink: (line) => logs.push(JSON.parse(line)) }),
     defaultResultTtlSeconds: 3_600,
   });
