@@ -121,6 +121,9 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const sqs = queueClient({ ...clientSettings, endpoint: sqsEndpoint });
     const snapshotFile = (name: string) => options.dataDir && join(options.dataDir, `${name}.json`);
     const queueNames = { queue: LOCAL_QUEUE_NAME, 'queue-critical': LOCAL_CRITICAL_QUEUE_NAME };
+    // The inspection's code loads now, not at the stop: a terminal's Ctrl-C also ends the TypeScript
+    // loader's compiler process, so a module first loaded while stopping could not be compiled.
+    if (options.dataDir) await emulator.inspectQueue(LOCAL_QUEUE_NAME);
     stack.push(async () => {
       for (const [file, name] of Object.entries(queueNames)) {
         const snapshot = snapshotFile(file);
