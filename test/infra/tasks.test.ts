@@ -21,7 +21,13 @@ describe('discoverTasks', () => {
   it('names a file whose name is not a kebab-case task id', () => {
     const { tasks, problems } = discoverTasks(BAD_FUNCTIONS, PROJECT_ROOT);
 
-    expect(tasks.map((task) => task.id)).toEqual(['fine-task', 'no-default', 'throws-on-import', 'too-slow']);
+    expect(tasks.map((task) => task.id)).toEqual([
+      'fine-task',
+      'misspelt-option',
+      'no-default',
+      'throws-on-import',
+      'too-slow',
+    ]);
     expect(problems).toEqual([
       "test/infra/fixtures/bad-functions/Send_Report.ts: task id 'Send_Report' must be kebab-case (lower-case letters and digits, words joined by '-'); rename the file",
     ]);
@@ -69,6 +75,7 @@ describe('inspectTaskTimeouts', () => {
         'quick-task': { maxRunningJobs: 2, rateLimit: null },
       });
       expect(inspection.problems).toEqual([
+        "test/infra/fixtures/bad-functions/misspelt-option.ts: unknown option 'maxRuningJobs': did you mean 'maxRunningJobs'? (defineTask knows handler, payloadSchema, maxRunningJobs, rateLimit, misfireGraceSeconds, timeoutSeconds, retry, resultTtlSeconds, events)",
         'test/infra/fixtures/bad-functions/no-default.ts: has no default export; export default defineTask({ ... })',
         'test/infra/fixtures/bad-functions/throws-on-import.ts: failed to import: SECRET_NAME is not set',
       ]);

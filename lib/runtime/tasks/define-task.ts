@@ -3,6 +3,7 @@ import type { JsonValue } from '../../core/json';
 import { LIMITS } from '../../core/limits';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '../../core/model/rate-limit';
 import { MAX_RESULT_TTL_SECONDS } from '../../core/model/run-settings';
+import { refuseUnknownOptions } from './task-options';
 
 /** How a failed job is tried again. `maxAttempts` counts the first run. */
 export interface RetryPolicy {
@@ -140,8 +141,11 @@ export const MAX_TIMEOUT_SECONDS = LIMITS.maxLambdaTimeoutSeconds;
 
 /**
  * Declares a task. Export it as the default export of a module in `functions/`; the file name is the task id.
- * The options are checked when the task registry loads the module, which names the file and lists
- * every problem at once. The handler must honour `signal` (aborted at the deadline; see `JobContext`).
+ * An option it does not know (`maxRuningJobs`, or one of a newer version) throws a `TaskOptionsError`
+ * naming it and the closest known one, so the module does not load: not in `npm start`, not in the
+ * worker, not in `cdk synth`. The values are checked when the task registry loads the module, which
+ * names the file and lists every problem at once. The handler must honour `signal` (aborted at the
+ * deadline; see `JobContext`).
  *
  * @example
  * // functions/send-report.ts
@@ -162,6 +166,7 @@ export const MAX_TIMEOUT_SECONDS = LIMITS.maxLambdaTimeoutSeconds;
 export function defineTask<Payload = JsonValue, Result extends TaskResult = TaskResult>(
   options: TaskOptions<Payload, Result>,
 ): TaskDefinition {
+  refuseUnknownOptions(options);
   return {
     handler: options.handler as TaskDefinition['handler'],
     maxRunningJobs: options.maxRunningJobs ?? null,
@@ -235,9 +240,7 @@ function rateLimitProblems(rateLimit: unknown): string[] {
     return [`rateLimit must be an object { max, perSeconds }, got ${show(rateLimit)}`];
   }
   const fields = rateLimit as Record<string, unknown>;
-  const problems = Object.keys(fields)
-    .filter((key) => key !== 'max' && key !== 'perSeconds')
-    .map((key) => `rateLimit.${key} is not an option (rateLimit takes max and perSeconds)`);
+  const problems: string[] = [];
   for (const key of ['max', 'perSeconds'] as const) {
     const { min, max } = RATE_LIMIT_BOUNDS[key];
     const value = fields[key];

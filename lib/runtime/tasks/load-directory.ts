@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { registryFromEntries, type TaskModuleEntry, type TaskRegistry, TaskRegistryError } from './registry';
+import { TaskOptionsError } from './task-options';
 
 const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.js', '.mjs']);
 
@@ -29,7 +30,7 @@ export async function loadTaskRegistryFromDirectory(
     try {
       entries.push({ id, file, module: await import(`${pathToFileURL(path).href}${query}`) });
     } catch (error) {
-      problems.push(`${file}: failed to import: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(`${file}: ${importProblem(error)}`);
     }
   }
   try {
@@ -40,6 +41,12 @@ export async function loadTaskRegistryFromDirectory(
     problems.push(...error.problems);
   }
   throw new TaskRegistryError(problems);
+}
+
+/** Options `defineTask` refused are the module's problem as written, not a failed import. */
+function importProblem(error: unknown): string {
+  if (error instanceof TaskOptionsError) return error.message;
+  return `failed to import: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 function isTaskModule(name: string): boolean {
