@@ -17,12 +17,17 @@ export interface CliPlatform {
   stop(): Promise<void>;
 }
 
-/** The real local platform (DynamoDB Local, SQS emulator, tick loop, workers) with the fixture tasks and the dashboard. */
-export async function startCliPlatform(): Promise<CliPlatform> {
+/**
+ * The real local platform (DynamoDB Local, SQS emulator, tick loop, workers) with the dashboard and the
+ * fixture tasks (or those of `functionsDir`).
+ */
+export async function startCliPlatform(
+  functionsDir = resolve(import.meta.dirname, 'fixtures/functions'),
+): Promise<CliPlatform> {
   const logs: string[] = [];
   const platform = await startLocalPlatform({
     port: 0,
-    functionsDir: resolve(import.meta.dirname, 'fixtures/functions'),
+    functionsDir,
     tickIntervalMs: 500,
     log: (line) => logs.push(line),
     env: { SUNDIAL_LOG_LEVEL: 'warn' },

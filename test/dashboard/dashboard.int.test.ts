@@ -5,6 +5,7 @@ import { run } from '../../lib/cli/main';
 import { systemClock } from '../../lib/core/clock';
 import { type CliPlatform, waitFor } from '../cli/support';
 import { type DashboardDemo, startDashboardDemo } from './demo';
+import { layoutProblems } from './layout-check';
 
 let demo: DashboardDemo;
 let sundial: CliPlatform;
@@ -187,5 +188,65 @@ describe('the dashboard in headless Chromium', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<title>Sundial dashboard</title>');
     expect(await running).toBe(0);
+  });
+});
+
+describe('the dashboard layout', () => {
+  it('holds at 1280 and 1920 px wide with long ids, names and payloads: nothing leaves its panel, no button is covered', async () => {
+    // Prepare: schedules with the CLI's default ids (UUIDs), a long task id, description, metadata and
+    // trigger, and failures whose message names a long URL from the payload
+    const ledgerUrl =
+      'https://ledger.internal.example.com/api/v2/tenants/0f3c2a9e-4b7d-4f1a-9c8e-2d6b5a4e3f21/invoice-batches';
+    const schedules = [
+      [
+        '--task',
+        'sync-customer-invoices-to-ledger',
+        '--every',
+        '3s',
+        '--payload',
+        JSON.stringify({ ledgerUrl, batch: 'invoices-2026-11-22T01:05:00Z-0000000000000001' }),
+        '--description',
+        'Pushes the invoices of every customer of the EMEA region to the ledger, in batches of 500',
+        '--metadata',
+        `ledger=${ledgerUrl}`,
+      ],
+      [
+        '--task',
+        'report',
+        '--cron',
+        '0,5,10,15,20,25,30,35,40,45,50,55 6-22 * * MON-FRI',
+        '--timezone',
+        'America/Argentina/Buenos_Aires',
+        '--payload',
+        JSON.stringify({ team: 'customer-success-and-onboarding-latin-america' }),
+      ],
+    ];
+    const ids: string[] = [];
+    for (const options of schedules) {
+      ids.push(
+        (await sundial.json<{ schedule: WireSchedule }>(['schedules', 'add', ...options])).schedule.id,
+      );
+    }
+    for (const id of ids) await row(id).waitFor({ timeout: 20_000 });
+    await page
+      .locator('#result-list li', { hasText: 'sync-customer-invoices-to-ledger' })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await page
+      .locator('#result-list li', { hasText: 'sync-customer-invoices-to-ledger' })
+      .first()
+      .locator('summary')
+      .click();
+
+    // Act
+    const problems: Record<number, string[]> = {};
+    for (const width of [1280, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      problems[width] = await layoutProblems(page);
+    }
+
+    // Assess
+    expect(ids.every((id) => /^[0-9a-f-]{36}$/.test(id))).toBe(true);
+    expect(problems).toEqual({ 1280: [], 1920: [] });
   });
 });

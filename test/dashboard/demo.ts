@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { type CliPlatform, startCliPlatform } from '../cli/support';
 import { type HeadlessChromium, launchChromium } from './browser';
@@ -37,7 +38,7 @@ export async function startDashboardDemo(): Promise<DashboardDemo> {
   const chromium = await launchChromium();
   let sundial: CliPlatform | undefined;
   try {
-    sundial = await startCliPlatform();
+    sundial = await startCliPlatform(resolve(import.meta.dirname, 'fixtures/functions'));
     for (const [id, options] of Object.entries(SCHEDULES)) await sundial.json(addArgs(id, options));
     const page = await chromium.context.newPage();
     await page.goto(`${sundial.platform.url}/`);
