@@ -24,6 +24,16 @@ async function sweep(): Promise<Harness> {
   return h;
 }
 
+/** `sweep` a second on: the +0 fire was claimed by a worker (running); a run-now job waits. */
+async function sweepStartedAndRunNow() {
+  const h = await sweep();
+  const now = h.clock.now();
+  await h.store.claimJob({ job: fireRequest(0), attempt: 1, owner: 'worker', now, leaseUntil: now + MINUTE });
+  h.clock.advance(SECOND);
+  const runNow = await h.ok<{ job: { id: string } }>({ action: 'run_schedule_now', id: 'sweep' });
+  return { h, runNow };
+}
+
 async function getJob(h: Harness, seconds: number) {
   return (await h.ok<{ job: JobAnswer }>({ action: 'get_job', job_id: fireId(seconds) })).job;
 }
@@ -87,38 +97,41 @@ describe('fires sent to the queue and not started yet', () => {
     }
   });
 
-  it('come first when listing a schedule’s jobs, newest first, each once across pages', async () => {
-    // Prepare: the +0 fire ran; a run-now job waits
-    const h = await sweep();
-    const now = h.clock.now();
-    await h.store.claimJob({
-      job: fireRequest(0),
-      attempt: 1,
-      owner: 'worker',
-      now,
-      leaseUntil: now + MINUTE,
-    });
-    h.clock.advance(SECOND);
-    const runNow = await h.ok<{ job: { id: string } }>({ action: 'run_schedule_now', id: 'sweep' });
+  it('are listed with status queued, newest first, each once across pages', async () => {
+    // Prepare
+    const { h, runNow } = await sweepStartedAndRunNow();
 
     // Act
-    const pages = await allPages(h, { schedule_id: 'sweep', limit: 2 });
-    const queued = await allPages(h, { schedule_id: 'sweep', status: 'queued', limit: 10 });
+    const queued = await allPages(h, { schedule_id: 'sweep', status: 'queued', limit: 2 });
     const running = await allPages(h, { schedule_id: 'sweep', status: 'running' });
 
     // Assess
+    expect(queued.map((page) => page.map((job) => job.id))).toEqual([
+      [fireId(210), fireId(180)],
+      [fireId(150), fireId(120)],
+      [fireId(90), fireId(60)],
+      [fireId(30), runNow.job.id],
+    ]);
+    expect(running.flat().map((job) => job.id)).toEqual([fireId(0)]);
+  });
+
+  it('list a schedule’s jobs recent first: the fires that are due and not started, then what ran', async () => {
+    // Prepare: then the +30 fire comes due and no worker has it yet
+    const { h, runNow } = await sweepStartedAndRunNow();
+    const beforeDue = await allPages(h, { schedule_id: 'sweep', limit: 2 });
+    h.clock.advance(30 * SECOND);
+
+    // Act
+    const pages = await allPages(h, { schedule_id: 'sweep', limit: 2 });
+
+    // Assess: the fires at +60 … +210 are still ahead (status queued lists them)
+    expect(beforeDue.map((page) => page.map((job) => `${job.id}:${job.status}`))).toEqual([
+      [`${runNow.job.id}:queued`, `${fireId(0)}:running`],
+    ]);
     expect(pages.map((page) => page.map((job) => `${job.id}:${job.status}`))).toEqual([
-      [`${fireId(210)}:queued`, `${fireId(180)}:queued`],
-      [`${fireId(150)}:queued`, `${fireId(120)}:queued`],
-      [`${fireId(90)}:queued`, `${fireId(60)}:queued`],
       [`${fireId(30)}:queued`, `${runNow.job.id}:queued`],
       [`${fireId(0)}:running`],
     ]);
-    expect(queued.flat().map((job) => job.id)).toEqual([
-      ...[210, 180, 150, 120, 90, 60, 30].map(fireId),
-      runNow.job.id,
-    ]);
-    expect(running.flat().map((job) => job.id)).toEqual([fireId(0)]);
   });
 
   it('can be cancelled, and then show as cancelled', async () => {

@@ -205,20 +205,21 @@ describe('list_jobs input that a store would refuse', () => {
     const every30s = { type: 'interval', seconds: 30 };
     await h.ok({ action: 'add_schedule', id: 'a', task: 'cleanup', trigger: every30s });
     await h.ok({ action: 'add_schedule', id: 'b', task: 'cleanup', trigger: every30s });
-    const page = await h.ok<{ cursor: string | null }>({ action: 'list_jobs', schedule_id: 'a', limit: 2 });
+    const queued = { schedule_id: 'a', status: 'queued' };
+    const page = await h.ok<{ cursor: string | null }>({ action: 'list_jobs', ...queued, limit: 2 });
     expect(page.cursor).not.toBeNull();
     const next = await h.ok<{ jobs: unknown[] }>({
       action: 'list_jobs',
-      schedule_id: 'a',
+      ...queued,
       limit: 2,
       cursor: page.cursor,
     });
     expect(next.jobs.length).toBeGreaterThan(0);
 
     for (const other of [
-      { schedule_id: 'b' },
-      { schedule_id: 'a', metadata: { tenant: 'acme' } },
-      { schedule_id: 'a', status: 'queued' },
+      { schedule_id: 'b', status: 'queued' },
+      { ...queued, metadata: { tenant: 'acme' } },
+      { schedule_id: 'a' },
     ]) {
       const error = errorOf(await h.call({ action: 'list_jobs', ...other, limit: 2, cursor: page.cursor }));
       expect(error.code).toBe('invalid_input');

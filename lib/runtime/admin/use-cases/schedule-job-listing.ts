@@ -11,9 +11,11 @@ import { readWithLiveNote } from './live-notes';
 const RECORD_PAGE = 500;
 
 /**
- * `list_jobs`: the store's listing; for a schedule's jobs (all, or `queued`; not narrowed by task), its dispatched fires that
- * have no job record yet come first (newest first), then the stored jobs. While the page holds
- * dispatched fires, the cursor is one of ours (`{ firesBefore }`); past them, the store's.
+ * `list_jobs`: the store's listing; for a schedule's jobs (not narrowed by task), its dispatched fires
+ * that have no job record yet come first (newest first), then the stored jobs. Without a status, only
+ * the fires that are due (recent first: what ran and runs now, not the next 90 s of a per-second
+ * schedule); with `queued`, every fire in the queue. While the page holds dispatched fires, the cursor
+ * is one of ours (`{ firesBefore }`); past them, the store's.
  */
 export async function listJobsWithDispatchedFires(
   context: ActionContext,
@@ -31,8 +33,10 @@ export async function listJobsWithDispatchedFires(
   if (!withFires || filter.scheduleId === undefined) return fromStore(page);
 
   const schedule = await readWithLiveNote(context, filter.scheduleId);
+  const before = firesCursor ?? Number.POSITIVE_INFINITY;
+  const dueOnly = filter.status === undefined;
   const times = schedule
-    ? dispatchedFireTimes(schedule, context, firesCursor ?? Number.POSITIVE_INFINITY)
+    ? dispatchedFireTimes(schedule, context, dueOnly ? Math.min(before, context.now + 1) : before)
     : [];
   const recorded =
     times.length > 0 ? await recordedJobIds(context, filter.scheduleId, times.at(-1) ?? 0) : new Set();
