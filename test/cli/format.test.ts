@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AdminAnswerError } from '../../lib/cli/admin/answer';
 import type { WireJob, WireSchedule, WireTask } from '../../lib/cli/admin/wire';
 import { renderImportReport } from '../../lib/cli/commands/import';
+import { writtenSummary } from '../../lib/cli/commands/schedules/add-update';
 import { localWithRelative } from '../../lib/cli/format/instants';
 import { renderJobTable, renderTaskTable } from '../../lib/cli/format/jobs';
 import { upcomingFire } from '../../lib/cli/format/next-fire';
@@ -278,3 +279,42 @@ function job(fields: Partial<WireJob>): WireJob {
     ...fields,
   };
 }
+
+describe('the summary of an added or changed schedule', () => {
+  const io = { stdout: { write: () => true }, stderr: { write: () => true }, clock };
+  const added = (dispatched: number, fields: Partial<WireSchedule>) =>
+    writtenSummary(
+      'Added schedule',
+      {
+        dispatched_jobs: dispatched,
+        schedule: schedule({
+          created_at: '2026-03-02T08:59:59.950Z',
+          updated_at: '2026-03-02T08:59:59.950Z',
+          ...fields,
+        }),
+      },
+      io,
+    ).split('\n')[0];
+
+  it('says a fire runs now when the change dispatched one due at once, then when the next comes', () => {
+    // An interval starts firing when it is added: its first fire was dispatched 50 ms ago
+    const interval = { type: 'interval', start_at: '2026-03-02T08:59:59.950Z', seconds: 10 } as const;
+
+    const dispatched = {
+      next_fire_time: '2026-03-02T09:01:39.950Z',
+      last_fire_time: '2026-03-02T09:01:29.950Z',
+    };
+
+    expect(added(10, { trigger: interval, ...dispatched })).toBe(
+      "Added schedule 'nightly' (send-report): fires now, next fire Mon 2026-03-02 09:00:09.950 UTC (in 10 s); 10 jobs dispatched now.",
+    );
+  });
+
+  it('says only when the next fire comes when none was due', () => {
+    const cron = { type: 'cron', expression: '0 10 * * *' } as const;
+
+    expect(added(0, { trigger: cron, next_fire_time: '2026-03-02T10:00:00Z' })).toBe(
+      "Added schedule 'nightly' (send-report): next fire Mon 2026-03-02 10:00:00 UTC (in 1 h).",
+    );
+  });
+});

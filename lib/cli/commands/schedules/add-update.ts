@@ -3,7 +3,7 @@ import type { WireSchedule } from '../../admin/wire';
 import { adminCommand } from '../../admin-command';
 import { UsageError } from '../../command';
 import { localWithRelative } from '../../format/instants';
-import { upcomingFire } from '../../format/next-fire';
+import { fireDispatchedNow, upcomingFire } from '../../format/next-fire';
 import { renderScheduleDetails } from '../../format/schedules';
 import type { CliIo } from '../../io';
 import { definedFields, numberField, policyValue } from '../../option-values';
@@ -83,17 +83,25 @@ next fire time counted from now; --payload and --tag replace the stored payload 
   },
 });
 
-/** `Added schedule 'nightly' (send-report): next fire … (in 3 h); 2 jobs dispatched now.` plus its details. */
+/**
+ * `Added schedule 'nightly' (send-report): next fire … (in 3 h); 2 jobs dispatched now.` plus its details;
+ * `fires now, next fire …` when the change dispatched a fire that runs at once.
+ */
 export function writtenSummary(
   what: string,
   result: { dispatched_jobs: number; schedule: WireSchedule },
   io: CliIo,
 ) {
   const { schedule } = result;
-  const upcoming = upcomingFire(schedule, io.clock.now());
+  const now = io.clock.now();
+  const upcoming = upcomingFire(schedule, now);
+  const nextFire = `next fire ${localWithRelative(upcoming === null ? null : new Date(upcoming).toISOString(), schedule.timezone, io.clock)}`;
+  const firesNow = fireDispatchedNow(schedule, result.dispatched_jobs, now) !== undefined;
   const next = schedule.paused
     ? 'paused'
-    : `next fire ${localWithRelative(upcoming === null ? null : new Date(upcoming).toISOString(), schedule.timezone, io.clock)}`;
+    : firesNow
+      ? `fires now, ${upcoming === null ? 'no fire after it' : nextFire}`
+      : nextFire;
   const dispatched =
     result.dispatched_jobs > 0
       ? `; ${result.dispatched_jobs} job${result.dispatched_jobs === 1 ? '' : 's'} dispatched now`
