@@ -10,7 +10,7 @@ const sundialImport = (args: readonly string[]) => sundial(['import', ...args], 
 const noMapping = new Map<string, string>();
 
 describe('EventBridge Scheduler schedules as add_schedule fields', () => {
-  it('carries expression, zone, start, state, flexible window and input; names what it cannot carry', () => {
+  it('carries expression, zone, start, state, flexible window, input and description; names what it cannot carry', () => {
     const conversion = convertEventBridgeSchedule(
       {
         Name: 'weekday-report',
@@ -22,6 +22,7 @@ describe('EventBridge Scheduler schedules as add_schedule fields', () => {
         State: 'DISABLED',
         FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: 15 },
         ActionAfterCompletion: 'DELETE',
+        Description: 'Weekday report for the ops team',
         Target: {
           Arn: 'arn:aws:lambda:eu-west-1:123456789012:function:send-report',
           Input: '{"team": "ops"}',
@@ -47,6 +48,7 @@ describe('EventBridge Scheduler schedules as add_schedule fields', () => {
         },
         payload: { team: 'ops' },
         max_jitter_seconds: 900,
+        description: 'Weekday report for the ops team',
         paused: true,
       },
       notes: [
@@ -87,36 +89,7 @@ describe('EventBridge Scheduler schedules as add_schedule fields', () => {
   });
 });
 
-describe('sundial import --from-eventbridge --dry-run', () => {
-  it('reports every schedule of a list of get-schedule outputs without adding any', async () => {
-    const result = await sundialImport([
-      '--from-eventbridge',
-      'schedules.json',
-      '--task',
-      'report',
-      '--dry-run',
-    ]);
-    expect(result.code).toBe(1);
-    expect(result.stdout.split('\n')).toEqual([
-      'STATUS     ITEM  SCHEDULE                    ID                          OUTCOME',
-      'would add  [0]   billing/every-five-minutes  billing:every-five-minutes',
-      '    - id billing:every-five-minutes (group billing, name every-five-minutes)',
-      '    - target arn:aws:lambda:eu-west-1:123456789012:function:sync-invoices → task report',
-      '    - State DISABLED → paused',
-      'would add  [1]   default/launch-day          launch-day',
-      '    - target arn:aws:sqs:eu-west-1:123456789012:launch → task report',
-      '    - Target.Input is not JSON: the payload is {"input": <its text>}',
-      "    - flexible window of 240 minutes cut to Sundial's longest jitter, 60 minutes",
-      '    - Target.SqsParameters not carried',
-      '    - ActionAfterCompletion DELETE not carried: remove the schedule once it has finished',
-      "FAILED     [2]   default/wrong-weekday       wrong-weekday               invalid_input: trigger.expression: 'cron(0 10 * * MON *)' is not a valid EventBridge cron() expression: day-of-month ('*') and day-of-week ('MON') cannot both be set; exactly one of them must be '?', e.g. cron(0 10 ? * MON *)",
-      '    - target arn:aws:lambda:eu-west-1:123456789012:function:send-report → task report',
-      '',
-      'Dry run, nothing was added: 3 EventBridge schedules: 2 would add, 1 failed.',
-      '',
-    ]);
-  });
-
+describe('sundial import --from-eventbridge, before any request', () => {
   it('says list-schedules items need get-schedule', async () => {
     const result = await sundialImport([
       '--from-eventbridge',

@@ -138,12 +138,15 @@ const listJobsCommand = adminCommand({
   summary: "list a schedule's or a task's jobs, or failed jobs of every task",
   usage:
     '(--schedule <id> | --task <task>) [--status <status>] | --status <failure> [--since <when>] [--until <ISO>] [options]',
-  description: `Jobs newest first (admin API list_jobs), with their status, duration and error.
+  description: `Jobs newest first (admin API list_jobs), with their status, duration and error. A schedule's jobs
+are those that ran or run now, and its fires that are due; --status queued lists its fires waiting in
+the queue too (a task's listing has no such fires: list them by schedule).
 
 With --status alone (error, missed_start_deadline, abandoned or cancelled): such jobs of every task, latest
 finish first; --since (an instant, or a duration ago: 24h) and --until narrow their finish time.`,
   examples: [
     'sundial jobs list --schedule nightly',
+    'sundial jobs list --schedule nightly --status queued',
     'sundial jobs list --task send-report --status error --limit 10',
     'sundial jobs list --task sync --metadata tenant=acme',
     'sundial jobs list --status error --since 24h',
@@ -194,7 +197,12 @@ finish first; --since (an instant, or a duration ago: 24h) and --until narrow th
     const result = await callAdmin(await admin(), 'list_jobs', request, fieldFlags);
     print(result, () => {
       const more = result.cursor === null ? '' : `\n\nMore jobs: add --cursor ${result.cursor}`;
-      return `${renderJobTable(result.jobs, options.timezone, io.clock)}${more}`;
+      // A fire waits in the queue without a job record (ADR 0002): it is listed by its schedule only.
+      const fires =
+        options.task !== undefined && options.schedule === undefined && options.status === 'queued'
+          ? `\n\nFires of ${options.task}'s schedules that wait in the queue are listed by schedule: sundial jobs list --schedule ID --status queued`
+          : '';
+      return `${renderJobTable(result.jobs, options.timezone, io.clock)}${more}${fires}`;
     });
     return undefined;
   },
@@ -242,8 +250,8 @@ const runJobCommand = adminCommand({
 result as 'jobs result' does; exits 1 when the job did not succeed. When the wait runs out first, it prints
 the job's status: read the result later with 'sundial jobs result <job id>'.`,
   examples: [
-    `sundial jobs run send-report --payload '{"team":"ops"}' --wait`,
-    'sundial jobs run cleanup --id cleanup-now --wait 10s --json',
+    `sundial jobs run send-report --payload '{"team":"ops","recipients":["ops@example.com"]}' --wait`,
+    `sundial jobs run slow-task --payload '{"ms":500}' --id slow-now --wait 10s --json`,
   ],
   declare: (command) =>
     command

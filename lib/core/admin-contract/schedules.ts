@@ -59,6 +59,8 @@ export const addScheduleParams = z.strictObject({
   metadata: metadata.nullable().optional(),
   description: description.nullable().optional(),
   priority: priority.optional(),
+  /** Check everything, the id against the stored schedules included, and write nothing. */
+  dry_run: booleanFlag.optional(),
 });
 export type AddScheduleParams = z.output<typeof addScheduleParams>;
 

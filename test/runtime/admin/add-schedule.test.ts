@@ -333,3 +333,49 @@ describe('payload: null', () => {
     expect(updated.schedule).toHaveProperty('payload', null);
   });
 });
+
+describe('add_schedule with dry_run', () => {
+  const request = {
+    action: 'add_schedule',
+    id: 'every-30s',
+    task: 'cleanup',
+    trigger: { type: 'interval', seconds: 30 },
+    dry_run: true,
+  };
+
+  it('answers what it would add, and writes, sends and publishes nothing', async () => {
+    const h = createHarness();
+
+    const result = await h.ok<ScheduleResult>(request);
+
+    expect(result).toMatchObject({
+      status: 'added',
+      dispatched_jobs: 0,
+      schedule: { id: 'every-30s', next_fire_time: iso(T0), runs: 0, version: 1 },
+    });
+    expect([h.writes, h.queue.messages, h.events.events]).toEqual([[], [], []]);
+    expect(errorOf(await h.call({ action: 'get_schedule', id: 'every-30s' })).code).toBe(
+      'schedule_not_found',
+    );
+  });
+
+  it('refuses what the call would refuse: an id in use, a payload the task refuses, an unknown task', async () => {
+    const h = createHarness();
+    await h.ok({ ...request, dry_run: false });
+    const written = h.writes.length;
+
+    const taken = errorOf(await h.call(request));
+    const kept = await h.ok<ScheduleResult>({ ...request, conflict_policy: 'do_nothing' });
+    const replaced = await h.ok<ScheduleResult>({ ...request, conflict_policy: 'replace' });
+    const payload = errorOf(
+      await h.call({ ...request, id: 'r', task: 'send-report', payload: { team: '' } }),
+    );
+    const task = errorOf(await h.call({ ...request, id: 'u', task: 'send-reprot' }));
+
+    expect(taken.code).toBe('conflicting_id');
+    expect([kept.status, replaced.status]).toEqual(['kept', 'replaced']);
+    expect(payload).toMatchObject({ code: 'invalid_input', details: [{ path: 'payload.team' }] });
+    expect(task.code).toBe('unknown_task');
+    expect(h.writes.length).toBe(written);
+  });
+});

@@ -62,7 +62,10 @@ and the report says what was not carried over (docs/cli.md).`,
         'with --from-eventbridge: the task for one target ARN (repeat)',
         collect,
       )
-      .option('--dry-run', 'with --from-eventbridge: convert and check, add nothing'),
+      .option(
+        '--dry-run',
+        'with --from-eventbridge: convert, and have the admin API check each schedule as it would add it; add nothing',
+      ),
   async execute({ args: [path], options, io, admin, print }) {
     const choice = taskChoice(options);
     if (choice !== undefined) {

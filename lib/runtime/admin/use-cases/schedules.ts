@@ -14,6 +14,7 @@ import { checkTimeoutOverride } from '../validation/timeout-override';
 import { chainPosition, runsSoFar } from './chain-positions';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { readWithLiveNote, withLiveNote, withLiveNotes } from './live-notes';
+import { dryRunAddSchedule } from './schedule-dry-run';
 
 /** How often a change reads again a schedule that changed between its read and its write. */
 const MOVED_ATTEMPTS = 5;
@@ -30,7 +31,7 @@ export interface DispatchNowOutcome {
 /**
  * `add_schedule`: stores a schedule and, when its first fire time is inside the lookahead window,
  * dispatches it at once. Defaults: a generated id, the rest as `scheduleOfRequest` fills them in,
- * conflict policy `exception`.
+ * conflict policy `exception`. With `dry_run`, the same checks and answer, and nothing written.
  */
 export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) => {
   const check = new InputCheck(context.deps.tasks);
@@ -51,6 +52,7 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
     taskMisfireGraceSeconds: registered.definition.misfireGraceSeconds,
   });
   const conflictPolicy = params.conflict_policy ?? 'exception';
+  if (params.dry_run) return dryRunAddSchedule(context, schedule, conflictPolicy);
   const { replaced, added, chain } = await writeSchedule(context, schedule, conflictPolicy);
   const dispatch =
     added.status === 'kept'

@@ -93,6 +93,7 @@ export function convertEventBridgeSchedule(
     trigger: trigger(item, expression, notes),
     ...payloadOf(target, notes),
     ...jitterOf(item.FlexibleTimeWindow, notes),
+    ...(text(item.Description) !== undefined && { description: item.Description }),
     paused: item.State === 'DISABLED',
   };
   notes.push(...notCarried(item, target));
@@ -180,7 +181,6 @@ function notCarried(item: Record<string, unknown>, target: Record<string, unknow
   if (item.ActionAfterCompletion === 'DELETE') {
     notes.push('ActionAfterCompletion DELETE not carried: remove the schedule once it has finished');
   }
-  if (text(item.Description) !== undefined) notes.push('Description not carried');
   return notes;
 }
 

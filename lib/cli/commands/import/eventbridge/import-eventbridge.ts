@@ -1,5 +1,3 @@
-import { ValidationError } from '../../../../core/errors';
-import { parseTrigger } from '../../../../core/triggers';
 import type { AdminClient } from '../../../admin/client';
 import { UsageError } from '../../../command';
 import type { ItemOutcome } from '../submit';
@@ -11,7 +9,10 @@ import {
   type TaskChoice,
 } from './convert';
 
-/** What became of one EventBridge schedule: `added`, `replaced`, `kept`, `would add` (dry run), `skipped`, `failed`. */
+/**
+ * What became of one EventBridge schedule: `added`, `replaced`, `kept` (or in a dry run `would add`,
+ * `would replace`, `would keep`), `skipped`, `failed`.
+ */
 export interface EventBridgeOutcome {
   index: number;
   source: string;
@@ -34,8 +35,9 @@ export interface EventBridgeImportOptions {
 }
 
 /**
- * Converts the file's EventBridge schedules and adds those that convert (none in a dry run, which
- * checks their triggers locally instead). Every item gets an outcome, in file order.
+ * Converts the file's EventBridge schedules and adds those that convert. A dry run sends them with
+ * `dry_run`: the admin API checks each as it would add it (task, payload, trigger, an id in use) and
+ * writes nothing. Every item gets an outcome, in file order.
  */
 export async function importEventBridgeSchedules(
   content: unknown,
@@ -47,15 +49,26 @@ export async function importEventBridgeSchedules(
   if (items.length === 0) throw new UsageError(`${path}: holds no schedules`);
   const conversions = items.map((item, index) => convertEventBridgeSchedule(item, index, options.choice));
   const convertible = conversions.filter((conversion) => conversion.schedule !== undefined);
-  const submitted = options.dryRun
-    ? convertible.map(checkedLocally)
-    : await submitSchedules(
-        convertible.map((conversion) => conversion.schedule),
-        { client: await options.admin(), ...options },
-      );
+  const requests = convertible.map((conversion) =>
+    options.dryRun ? { ...conversion.schedule, dry_run: true } : conversion.schedule,
+  );
+  const submitted =
+    requests.length === 0
+      ? []
+      : await submitSchedules(requests, { client: await options.admin(), ...options });
   const outcomeOf = new Map(convertible.map((conversion, position) => [conversion, submitted[position]]));
-  return conversions.map((conversion) => outcome(conversion, outcomeOf.get(conversion)));
+  return conversions.map((conversion) => {
+    const result = outcome(conversion, outcomeOf.get(conversion));
+    return options.dryRun ? { ...result, status: WOULD[result.status] ?? result.status } : result;
+  });
 }
+
+/** What a dry run says for what the import would have done. */
+const WOULD: Readonly<Record<string, string>> = {
+  added: 'would add',
+  replaced: 'would replace',
+  kept: 'would keep',
+};
 
 function outcome(conversion: EventBridgeConversion, submitted: ItemOutcome | undefined): EventBridgeOutcome {
   const { index, source, notes, schedule } = conversion;
@@ -75,16 +88,4 @@ function outcome(conversion: EventBridgeConversion, submitted: ItemOutcome | und
     notes,
     ...(schedule && { schedule }),
   };
-}
-
-/** A dry run's check: the trigger as the admin API would read it. */
-function checkedLocally(conversion: EventBridgeConversion, position: number): ItemOutcome {
-  const base = { kind: 'schedule' as const, index: position, id: null };
-  try {
-    parseTrigger(conversion.schedule?.trigger);
-    return { ...base, ok: true, status: 'would add' };
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    return { ...base, ok: false, error: { code: 'invalid_input', message: error.message } };
-  }
 }
