@@ -19,6 +19,8 @@ export interface LocalRuntimeSettings {
   dynamodbEndpoint: string;
   sqsEndpoint: string;
   eventsEndpoint: string;
+  /** How far ahead of the system clock the runtime's clock runs (`LocalPlatformOptions.clockOffsetMs`). */
+  clockOffsetMs?: number;
 }
 
 /**
@@ -60,8 +62,10 @@ export function localRuntimeDeps(
     ),
     logSink: prettyLogSink(log),
   });
+  const offset = settings.clockOffsetMs;
   return {
     ...built,
+    ...(offset !== undefined && { clock: { now: () => Date.now() + offset } }),
     // The tick wakes waiting lines by the tasks' limits as loaded, as the stack tells it in AWS
     config: { ...built.config, taskLimits: taskLimitsOf(registry) },
     metricsSink: () => {},

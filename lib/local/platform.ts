@@ -66,6 +66,11 @@ export interface LocalPlatformOptions {
   env?: Record<string, string | undefined>;
   /** More HTTP routes on the same port (the dashboard). */
   routes?: (platform: Pick<LocalPlatform, 'invokeAdmin'>) => readonly ExtraRoute[];
+  /**
+   * How far ahead of the system clock the runtime's clock runs, in the tick, admin and worker functions
+   * alike (tests run the docs' examples at a fixed date with one). @default 0
+   */
+  clockOffsetMs?: number;
 }
 
 export interface LocalPlatform {
@@ -160,6 +165,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       dynamodbEndpoint: dynamo.endpoint,
       sqsEndpoint,
       eventsEndpoint: events.endpoint,
+      ...(options.clockOffsetMs !== undefined && { clockOffsetMs: options.clockOffsetMs }),
     };
     const deps = localRuntimeDeps(settings, registry, log);
     const getDeps = () => deps;

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../../lib/cli/main';
 import { ManualClock } from '../../../lib/core/clock';
 import { parseTrigger } from '../../../lib/core/triggers';
+import { fencedBlocks, shellWords, transcripts } from '../../docs/support/markdown';
 
 /**
  * docs/triggers.md shows real output: every `$ npx sundial preview …` transcript is run here (in
@@ -12,14 +13,7 @@ import { parseTrigger } from '../../../lib/core/triggers';
  */
 
 const doc = readFileSync(resolve(import.meta.dirname, '../../../docs/triggers.md'), 'utf8');
-/** Fenced blocks, with the indentation of their fence (inside a list item) removed. */
-const blocks = [...doc.matchAll(/^( *)```(\w*)\n([\s\S]*?)\n *```/gm)].map(([, indent, language, body]) => ({
-  language: language ?? '',
-  body: (body ?? '')
-    .split('\n')
-    .map((line) => line.slice((indent ?? '').length))
-    .join('\n'),
-}));
+const blocks = fencedBlocks(doc);
 
 /** Each rule the page states, and a command its example must run. */
 const RULE_EXAMPLES: Readonly<Record<string, string>> = {
@@ -36,47 +30,6 @@ const RULE_EXAMPLES: Readonly<Record<string, string>> = {
   'eventbridge rate is elapsed time': '"expression": "rate(1 day)"',
   'a Sundial cron in EventBridge syntax points to cron(…)': "'0 10 ? * MON *'",
 };
-
-interface Transcript {
-  command: string;
-  output: string;
-}
-
-/** The commands of a shell block, each with the lines it printed. */
-function transcripts(block: string): Transcript[] {
-  const result: Transcript[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith('$ ')) result.push({ command: line.slice(2), output: '' });
-    else if (result.length > 0) {
-      const last = result[result.length - 1] as Transcript;
-      last.output += `${line}\n`;
-    }
-  }
-  return result;
-}
-
-/** Shell words: single and double quotes group, nothing else is special. */
-function shellWords(command: string): string[] {
-  const words: string[] = [];
-  let word: string | undefined;
-  let quote: string | undefined;
-  for (const char of command) {
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-      else word += char;
-    } else if (char === "'" || char === '"') {
-      quote = char;
-      word ??= '';
-    } else if (/\s/.test(char)) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else {
-      word = (word ?? '') + char;
-    }
-  }
-  if (word !== undefined) words.push(word);
-  return words;
-}
 
 async function sundial(args: readonly string[]) {
   let output = '';
@@ -105,7 +58,7 @@ describe('docs/triggers.md', () => {
     const differences: string[] = [];
     let lastCode: number | undefined;
     for (const { command, output } of examples) {
-      const words = shellWords(command);
+      const { words } = shellWords(command);
       if (command === 'echo $?') {
         if (String(lastCode) !== output.trimEnd())
           differences.push(`exit code ${lastCode}, documented ${output}`);
