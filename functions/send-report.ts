@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTask } from '../lib/runtime/sdk';
 
 const DAY_MS = 24 * 3600 * 1000;

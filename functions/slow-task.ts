@@ -1,5 +1,5 @@
 import { setTimeout as wait } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTask } from '../lib/runtime/sdk';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JobStatus } from '../model/job';
 import { instant, jobId, taskId, wholeNumber } from './fields';
 import type { WireJob } from './jobs';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isoUtc } from '../instants';
 import type { JsonValue } from '../json';
 import { LIMITS } from '../limits';

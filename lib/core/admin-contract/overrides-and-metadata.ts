@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isRecord } from '../json';
 import { METADATA_KEY_PATTERN, METADATA_LIMITS } from '../model/metadata';
 import { presentOverrides, RUN_SETTING_BOUNDS, type RunSettingOverrides } from '../model/run-settings';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isoInZone, isoUtc } from '../instants';
 import type { JsonValue } from '../json';
 import type { Priority } from '../model/priority';

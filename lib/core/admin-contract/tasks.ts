@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { taskId } from './fields';
 
 /** The task actions of the admin API (docs/admin-api.md, "Tasks"). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
 import { DEFAULT_PRIORITY, PRIORITIES } from './priority';

@@ -149,7 +149,7 @@ export const MAX_TIMEOUT_SECONDS = LIMITS.maxLambdaTimeoutSeconds;
  *
  * @example
  * // functions/send-report.ts
- * import { z } from 'zod';
+ * import * as z from 'zod';
  * import { defineTask } from '../lib/runtime/sdk';
  *
  * export default defineTask({
