@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
-import { discardingPublisher } from '../../lib/adapters/eventbridge/eventbridge-publisher';
 import { SqsJobQueue } from '../../lib/adapters/sqs/sqs-job-queue';
 import { sleep, systemClock } from '../../lib/core/clock';
+import { discardingPublisher } from '../../lib/core/ports/event-publisher';
 import { readConfig } from '../../lib/runtime/config';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { type AdminHandler, createAdminHandler } from '../../lib/runtime/handlers/admin';

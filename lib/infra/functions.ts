@@ -41,8 +41,10 @@ export interface SundialFunctionProps {
 }
 
 /**
- * One Sundial Lambda: an esbuild bundle (local esbuild, never Docker) of a TypeScript entry as an ESM
- * `index.mjs` with source maps, arm64, with its own role and its own log group.
+ * One Sundial Lambda: an esbuild bundle (local esbuild, never Docker) of a TypeScript entry as one
+ * minified ESM `index.mjs` with its source map and esbuild's metafile (`index.meta.json`: what went in,
+ * and by which import; test/infra/synth.int.test.ts holds each bundle to its budget with it), arm64,
+ * with its own role and its own log group.
  *
  * The role starts empty: it gets write access to this log group only (instead of the managed
  * `AWSLambdaBasicExecutionRole`, which allows every log group), plus what `permissions.ts` grants.
@@ -87,10 +89,13 @@ export class SundialFunction extends Construct {
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
         esbuildArgs: { '--alias': luxonAlias(props.projectRoot) },
-        externalModules: ['@aws-sdk/*'],
+        // The SDK as the lockfile pins it, tree-shaken into the one file: importing it from the runtime's
+        // own copy (hundreds of files) took most of a cold start's import (docs/benchmarks.md, "Lambda bundles").
+        bundleAwsSDK: true,
+        minify: true,
+        metafile: true,
         sourceMap: true,
         sourcesContent: false,
-        minify: false,
         tsconfig: join(props.projectRoot, 'tsconfig.json'),
       },
     });

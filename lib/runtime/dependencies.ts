@@ -1,25 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { LambdaClient } from '@aws-sdk/client-lambda';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { storeClient } from '../adapters/dynamodb/client';
 import { DynamoDbStore } from '../adapters/dynamodb/dynamodb-store';
-import { discardingPublisher, EventBridgePublisher } from '../adapters/eventbridge/eventbridge-publisher';
-import { LambdaDispatcherInvoker } from '../adapters/lambda/lambda-dispatcher-invoker';
-import { withoutSdkLogging } from '../adapters/sdk-logging';
 import { queueClient } from '../adapters/sqs/client';
 import { SqsDeadLetterQueue } from '../adapters/sqs/sqs-dead-letter-queue';
 import { SqsJobQueue } from '../adapters/sqs/sqs-job-queue';
 import { type Clock, type Sleep, sleep, systemClock } from '../core/clock';
 import type { DeadLetterQueue } from '../core/ports/dead-letter-queue';
 import type { DispatcherInvoker } from '../core/ports/dispatcher-invoker';
-import type { EventPublisher } from '../core/ports/event-publisher';
+import { discardingPublisher, type EventPublisher } from '../core/ports/event-publisher';
 import type { FailureDestination } from '../core/ports/failure-destination';
 import type { JobQueue } from '../core/ports/job-queue';
 import type { JobStore } from '../core/ports/job-store';
 import type { ScheduleStore } from '../core/ports/schedule-store';
-import { type RuntimeConfig, readConfig } from './config';
+import { ConfigError, type RuntimeConfig, readConfig } from './config';
+import { LazyEventBridge } from './event-bus';
 import { failureDestinationsOf } from './failure-destinations';
 import { endingRefusedJobs } from './flow/refused-messages';
 import { createLogger, type LineSink, type RuntimeLogger, stdoutSink } from './observability/logger';
@@ -49,25 +46,35 @@ export interface RuntimeDeps {
   metricsSink: LineSink;
 }
 
-let memoized: RuntimeDeps | undefined;
-
-/**
- * The dependencies of this process: configuration read from the environment, SDK clients and adapters,
- * created on first call and reused by every later invocation of a warm Lambda.
- */
-export function runtimeDependencies(): RuntimeDeps {
-  memoized ??= buildRuntimeDependencies(readConfig());
-  return memoized;
-}
-
-/** SDK clients to use instead of ones configured from the environment (the local platform passes its own). */
+/** What to use instead of SDK clients configured from the environment (the local platform passes its own clients). */
 export interface RuntimeClients {
   dynamodb?: DynamoDBClient;
   sqs?: SQSClient;
   eventbridge?: EventBridgeClient;
   /** Where log lines go. @default stdout (as Lambda wants them) */
   logSink?: LineSink;
+  /**
+   * Builds the invoker of the dispatcher Lambda the configuration names (`SUNDIAL_DISPATCHER_FUNCTION`,
+   * which the stack gives the tick alone). Only the tick's entry passes one, so only its bundle holds the
+   * Lambda client.
+   */
+  dispatcherInvoker?: (functionName: string) => DispatcherInvoker;
 }
+
+/**
+ * The dependencies of this process as a getter: configuration read from the environment, SDK clients
+ * and adapters, created on its first call and reused by every later invocation of a warm Lambda.
+ */
+export function dependenciesOnce(clients: RuntimeClients = {}): () => RuntimeDeps {
+  let built: RuntimeDeps | undefined;
+  return () => {
+    built ??= buildRuntimeDependencies(readConfig(), clients);
+    return built;
+  };
+}
+
+/** The dependencies of a Lambda that starts no dispatcher Lambda (all but the tick). */
+export const runtimeDependencies = dependenciesOnce();
 
 /** Builds a fresh set of dependencies from a configuration (the local platform and tests call this). */
 export function buildRuntimeDependencies(config: RuntimeConfig, clients: RuntimeClients = {}): RuntimeDeps {
@@ -94,17 +101,11 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
       defaultResultTtlSeconds: config.defaultResultTtlSeconds,
     },
   );
-  let eventbridge = clients.eventbridge;
-  const eventbridgeClient = () => {
-    eventbridge ??= withoutSdkLogging(new EventBridgeClient({}));
-    return eventbridge;
-  };
+  const eventbridge = new LazyEventBridge(clients.eventbridge);
   const events = config.eventBusName
-    ? new EventBridgePublisher({
-        client: eventbridgeClient(),
-        eventBusName: config.eventBusName,
-        onPublishFailure: (failure) => logger.warn('events rejected by EventBridge', { ...failure }),
-      })
+    ? eventbridge.publisher(config.eventBusName, (failure) =>
+        logger.warn('events rejected by EventBridge', { ...failure }),
+      )
     : discardingPublisher;
   return {
     config,
@@ -116,14 +117,11 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
       ? { deadLetters: new SqsDeadLetterQueue({ client: sqs, queueUrl: config.deadLetterQueueUrl }) }
       : {}),
     ...(config.dispatcherFunctionName && {
-      dispatcherInvoker: new LambdaDispatcherInvoker({
-        client: withoutSdkLogging(new LambdaClient({})),
-        functionName: config.dispatcherFunctionName,
-      }),
+      dispatcherInvoker: dispatcherInvokerOf(config.dispatcherFunctionName, clients),
     }),
     failureDestinations: failureDestinationsOf(config.failureDestinations, {
       sqs,
-      eventbridge: eventbridgeClient,
+      eventBus: (eventBusName) => eventbridge.failureDestination(eventBusName),
     }),
     clock: systemClock,
     sleep,
@@ -132,4 +130,13 @@ export function buildRuntimeDependencies(config: RuntimeConfig, clients: Runtime
     logger,
     metricsSink: stdoutSink,
   };
+}
+
+function dispatcherInvokerOf(functionName: string, clients: RuntimeClients): DispatcherInvoker {
+  if (!clients.dispatcherInvoker) {
+    throw new ConfigError([
+      `SUNDIAL_DISPATCHER_FUNCTION is set (${functionName}), but only the tick's entry starts dispatcher Lambdas`,
+    ]);
+  }
+  return clients.dispatcherInvoker(functionName);
 }

@@ -1,6 +1,4 @@
-import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { EventBridgeFailureDestination } from '../adapters/eventbridge/eventbridge-failure-destination';
 import { SqsFailureDestination } from '../adapters/sqs/sqs-failure-destination';
 import type { FailureDestination } from '../core/ports/failure-destination';
 
@@ -54,17 +52,17 @@ function destinationOf(value: unknown): FailureDestinationConfig | undefined {
   return undefined;
 }
 
-/** The adapters for the configured destinations, by task. */
+/** The adapters for the configured destinations, by task; `eventBus` makes the one of a bus. */
 export function failureDestinationsOf(
   configs: Readonly<Record<string, FailureDestinationConfig>>,
-  clients: { sqs: SQSClient; eventbridge: () => EventBridgeClient },
+  destinations: { sqs: SQSClient; eventBus: (eventBusName: string) => FailureDestination },
 ): ReadonlyMap<string, FailureDestination> {
   return new Map(
     Object.entries(configs).map(([task, config]) => [
       task,
       'queueUrl' in config
-        ? new SqsFailureDestination(clients.sqs, config.queueUrl)
-        : new EventBridgeFailureDestination(clients.eventbridge(), config.eventBusName),
+        ? new SqsFailureDestination(destinations.sqs, config.queueUrl)
+        : destinations.eventBus(config.eventBusName),
     ]),
   );
 }

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readBundleMeta } from '../../bench/support/bundle-meta';
+import { CDK_CLI, lambdaBundles, OFFLINE_ENV, synthOffline } from '../../bench/support/synth';
 import { ESM_REQUIRE_BANNER } from '../../lib/infra/functions';
 import { PROJECT_ROOT } from '../../lib/infra/sundial';
 
@@ -13,12 +15,6 @@ const run = promisify(execFile);
  * under tsx, the task modules of functions/, esbuild bundling, and cdk-nag as a validation plugin
  * (any unacknowledged finding fails the synth). No AWS credentials, no network.
  */
-const OFFLINE_ENV: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^AWS_|^CDK_DEFAULT_/.test(key))),
-  CDK_DISABLE_VERSION_CHECK: '1',
-  CDK_DISABLE_CLI_TELEMETRY: 'true',
-  AWS_EC2_METADATA_DISABLED: 'true',
-};
 const SYNTH_TIMEOUT_MS = 120_000;
 
 interface Template {
@@ -37,17 +33,7 @@ beforeAll(async () => {
   mkdirSync(join(PROJECT_ROOT, '.cache'), { recursive: true });
   // Inside the project, so the bundles' external @aws-sdk/* imports resolve as Lambda's runtime provides them.
   outdir = mkdtempSync(join(PROJECT_ROOT, '.cache', 'synth-check-'));
-  const { stdout, stderr } = await run(
-    join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk'),
-    ['synth', '--no-notices', '-q', '-o', outdir],
-    {
-      cwd: PROJECT_ROOT,
-      env: OFFLINE_ENV,
-      timeout: SYNTH_TIMEOUT_MS,
-      maxBuffer: 16 * 1024 * 1024,
-    },
-  );
-  synthOutput = `${stdout}\n${stderr}`;
+  synthOutput = await synthOffline(outdir);
   template = JSON.parse(readFileSync(join(outdir, 'Sundial.template.json'), 'utf8')) as Template;
 }, SYNTH_TIMEOUT_MS + 10_000);
 
@@ -69,7 +55,7 @@ function assetDir(resource: { Metadata?: Record<string, string> }): string {
 
 describe('cdk synth (offline, pinned CLI, real bundles)', () => {
   it('uses the pinned CLI', async () => {
-    const { stdout } = await run(join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk'), ['--version'], {
+    const { stdout } = await run(CDK_CLI, ['--version'], {
       env: OFFLINE_ENV,
     });
 
@@ -94,19 +80,22 @@ describe('cdk synth (offline, pinned CLI, real bundles)', () => {
     expect(synthOutput).not.toMatch(/\[Warning|\[Error/);
   });
 
-  it('bundles each function as ESM with the createRequire banner and a source map', () => {
+  it('bundles each function as ESM with the createRequire banner, a source map and the metafile', () => {
     for (const [, resource] of functions()) {
       const dir = assetDir(resource);
-      expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+      expect(readdirSync(dir).sort()).toEqual(['index.meta.json', 'index.mjs', 'index.mjs.map']);
       expect(readFileSync(join(dir, 'index.mjs'), 'utf8').startsWith(ESM_REQUIRE_BANNER)).toBe(true);
     }
   });
 
   it('bundles one copy of luxon, the build cron-parser requires, not also its ES module build', () => {
     for (const [id, resource] of functions()) {
-      const bundle = readFileSync(join(assetDir(resource), 'index.mjs'), 'utf8');
-      expect(bundle, id).toContain('node_modules/luxon/build/node/luxon.js');
-      expect(bundle, id).not.toContain('node_modules/luxon/build/es6/');
+      const modules = [...readBundleMeta(assetDir(resource)).modules.keys()];
+      expect(modules, id).toContain('node_modules/luxon/build/node/luxon.js');
+      expect(
+        modules.filter((path) => path.includes('node_modules/luxon/build/es6/')),
+        id,
+      ).toEqual([]);
     }
   });
 
@@ -120,8 +109,13 @@ describe('cdk synth (offline, pinned CLI, real bundles)', () => {
 
     expect(withRegistry).toHaveLength(2);
     for (const [, resource] of withRegistry) {
-      const bundle = readFileSync(join(assetDir(resource), 'index.mjs'), 'utf8');
-      for (const task of tasks) expect(bundle).toContain(`"${task}": `);
+      const dir = assetDir(resource);
+      const bundle = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      const modules = readBundleMeta(dir).loadedAtImport;
+      for (const task of tasks) {
+        expect(bundle).toContain(`"${task}":`);
+        expect(modules).toContain(`functions/${task}.ts`);
+      }
     }
   });
 
@@ -141,4 +135,62 @@ describe('cdk synth (offline, pinned CLI, real bundles)', () => {
       expect(stdout.trim(), id).toBe('function');
     }
   }, 60_000);
+});
+
+/**
+ * What each bundle may weigh, minified: in all, and outside the AWS SDK (what a bundle held while it
+ * left the SDK to the Lambda runtime's copy). docs/benchmarks.md ("Lambda bundles") has the figures.
+ */
+const BUDGET = { whole: 950_000, outsideSdk: 400_000 };
+
+/** Modules a Lambda imports when it first uses them (`import()`), never at its start. */
+const LOADED_WHEN_USED = ['node_modules/@aws-sdk/client-eventbridge/', 'lib/adapters/eventbridge/'];
+
+/** The largest packages of a bundle, for a failure message. */
+function heaviest(modules: ReadonlyMap<string, number>): string {
+  const byPackage = new Map<string, number>();
+  for (const [path, bytes] of modules) {
+    const name =
+      /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path.split('/').slice(0, 2).join('/');
+    byPackage.set(name, (byPackage.get(name) ?? 0) + bytes);
+  }
+  return [...byPackage]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([name, bytes]) => `${name} ${Math.round(bytes / 1000)} KB`)
+    .join(', ');
+}
+
+describe('the bundles cold starts load (esbuild metafiles of the synth)', () => {
+  it('keeps each bundle within its budget: 950 KB minified, 400 KB of it outside the AWS SDK', () => {
+    for (const bundle of lambdaBundles(outdir)) {
+      const meta = readBundleMeta(bundle.dir);
+      const message = `${bundle.name}: ${heaviest(meta.modules)}`;
+
+      expect(meta.bytes, message).toBeLessThanOrEqual(BUDGET.whole);
+      expect(meta.bytes - meta.sdkBytes, message).toBeLessThanOrEqual(BUDGET.outsideSdk);
+    }
+  });
+
+  it('loads EventBridge when a Lambda first publishes, not when it starts', () => {
+    for (const bundle of lambdaBundles(outdir)) {
+      const meta = readBundleMeta(bundle.dir);
+      const lazy = (path: string) => LOADED_WHEN_USED.some((prefix) => path.startsWith(prefix));
+
+      expect([...meta.loadedAtImport].filter(lazy).slice(0, 5), bundle.name).toEqual([]);
+      expect([...meta.modules.keys()].filter(lazy).length, bundle.name).toBeGreaterThan(0);
+    }
+  });
+
+  it('bundles the Lambda client into the tick alone, which starts the dispatchers', () => {
+    const holders = lambdaBundles(outdir)
+      .filter((bundle) =>
+        [...readBundleMeta(bundle.dir).modules.keys()].some((path) =>
+          path.startsWith('node_modules/@aws-sdk/client-lambda/'),
+        ),
+      )
+      .map((bundle) => bundle.name);
+
+    expect(holders).toEqual(['tick']);
+  });
 });

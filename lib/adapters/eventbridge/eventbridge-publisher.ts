@@ -76,6 +76,3 @@ function eventSubjectAt(batch: readonly SundialEvent[], index: number): string {
   const event = batch[index];
   return event ? eventSubject(event) : '?';
 }
-
-/** For deployments without an event bus: events go nowhere. */
-export const discardingPublisher: EventPublisher = { publish: async () => {} };

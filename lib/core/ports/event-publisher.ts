@@ -61,6 +61,9 @@ export interface EventPublisher {
   publish(events: readonly SundialEvent[]): Promise<void>;
 }
 
+/** For deployments without an event bus: events go nowhere. */
+export const discardingPublisher: EventPublisher = { publish: async () => {} };
+
 /** The event of a schedule as it is after `type` happened to it. */
 export function scheduleEvent(
   type: ScheduleEventType,
