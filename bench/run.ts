@@ -1,15 +1,18 @@
 /**
  * `npm run bench`: tick throughput (1k, 10k, 50k due schedules) next to the raw conditional-write
- * ceiling, fire lag under steady load, per-job capacity/requests and cost per million jobs. Starts its
- * own DynamoDB Local and SQS emulator; writes bench/results/latest.md and bench/results/chart.svg.
+ * ceiling, fire lag under steady load, per-job capacity/requests and cost per million jobs, and the
+ * Lambda bundles' sizes and cold starts. Starts its own DynamoDB Local and SQS emulator; writes
+ * bench/results/latest.md and bench/results/chart.svg.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseScriptFlags } from '../lib/local/script-flags';
+import { bundlesMarkdown } from './report/bundles-section';
 import { renderChart } from './report/chart';
 import { type BenchReport, renderMarkdown } from './report/markdown';
 import { bullmqFireLagScenario } from './scenarios/bullmq-fire-lag';
+import { bundlesScenario } from './scenarios/bundles';
 import { dispatchScenario } from './scenarios/dispatch';
 import { fireLagScenario } from './scenarios/fire-lag';
 import { herdMarkdown, herdScenario } from './scenarios/herd';
@@ -39,6 +42,9 @@ async function main(): Promise<void> {
   benchEnvironment.SUNDIAL_SEND_PHASE_TOLERANCE_MS = String(flags.sendPhaseTolerance);
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
   try {
+    const bundleReps = flags.quick ? Math.min(5, flags.bundleReps) : flags.bundleReps;
+    const bundles =
+      bundleReps > 0 ? bundlesMarkdown(await bundlesScenario(dynamo, sqs, { reps: bundleReps, log })) : '';
     log('raw conditional-write ceiling…');
     await rawConditionalWrites(dynamo, 2_000, RAW_CONCURRENCY); // warms the JVM up: not measured
     const raw = await rawConditionalWrites(dynamo, flags.rawWrites, RAW_CONCURRENCY);
@@ -121,7 +127,7 @@ async function main(): Promise<void> {
     const chartPath = join(flags.out, 'chart.svg');
     await writeFile(chartPath, renderChart(report));
     const markdownPath = join(flags.out, 'latest.md');
-    const markdown = renderMarkdown(report, 'chart.svg') + herd;
+    const markdown = `${renderMarkdown(report, 'chart.svg')}${herd}${bundles && `\n${bundles}`}`;
     await writeFile(markdownPath, markdown);
     log(`wrote ${relative(process.cwd(), markdownPath)} and ${relative(process.cwd(), chartPath)}`);
     process.stdout.write(markdown);

@@ -1,6 +1,9 @@
 import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { positiveNumber, wholeNumberFrom } from '../../lib/local/script-flags';
 
+/** Fresh processes per module of the bundles' cold-start run: enough for a median on a busy machine. */
+const BUNDLE_REPS = 15;
+
 /** The flags of `npm run bench` (bench/run.ts), with their help. */
 export function benchFlags() {
   return new Command('npm run bench --')
@@ -60,13 +63,33 @@ export function benchFlags() {
     .option('--herd-dispatchers <n>', 'dispatchers per tick in the herd run', wholeNumberFrom(1), 4)
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 32)
     .option('--raw-writes <n>', 'writes of the raw-ceiling run', wholeNumberFrom(1), 10_000)
+    .option(
+      '--bundle-reps <n>',
+      "fresh processes per Lambda bundle (and reference module) of the bundles' cold-start run (0 skips it)",
+      wholeNumberFrom(0),
+      BUNDLE_REPS,
+    )
     .addOption(
       new Option('--out <dir>', 'where latest.md and chart.svg go').default('bench/results', 'bench/results'),
     )
     .option(
       '--quick',
-      '1000 schedules, a 30 s fire-lag run, a herd of 1000 added 100 s ahead: a smoke test in a few minutes',
+      '1000 schedules, a 30 s fire-lag run, a herd of 1000 added 100 s ahead, 5 processes per bundle: a smoke test in a few minutes',
     );
+}
+
+/** The flags of `npm run bench:bundles` (bench/bundles.ts), with their help. */
+export function bundlesFlags() {
+  return new Command('npm run bench:bundles --')
+    .description(
+      "Each Lambda's bundle as `cdk synth` builds it: its size, its import time in fresh Node processes and the worker's first invocations.",
+    )
+    .option('--reps <n>', 'fresh processes per module', wholeNumberFrom(1), BUNDLE_REPS)
+    .option(
+      '--baseline <dir>',
+      "a cdk.out inside the project (another build's synth) whose bundles are timed in the same rounds",
+    )
+    .addOption(new Option('--out <dir>', 'where bundles.md goes').default('bench/results', 'bench/results'));
 }
 
 /** The flags of `npm run bench:limited` (bench/limited.ts), with their help. */

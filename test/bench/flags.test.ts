@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { benchFlags, limitedFlags, soakFlags } from '../../bench/support/flags';
+import { benchFlags, bundlesFlags, limitedFlags, soakFlags } from '../../bench/support/flags';
 import { parseCollecting } from '../support/script-flags';
 
 afterEach(() => {
@@ -10,6 +10,24 @@ describe('npm run bench:limited flags', () => {
   it('runs the rate-limit backlog of the issue (500 jobs) unless told otherwise', () => {
     expect(parseCollecting(limitedFlags(), []).flags).toEqual({ rateJobs: 500 });
     expect(parseCollecting(limitedFlags(), ['--rate-jobs=0']).flags).toEqual({ rateJobs: 0 });
+  });
+});
+
+describe('npm run bench:bundles flags', () => {
+  it('times 15 processes per bundle into bench/results, and a baseline only when given one', () => {
+    expect(parseCollecting(bundlesFlags(), []).flags).toEqual({ reps: 15, out: 'bench/results' });
+    expect(parseCollecting(bundlesFlags(), ['--reps=3', '--baseline', '.cache/main/cdk.out']).flags).toEqual({
+      reps: 3,
+      baseline: '.cache/main/cdk.out',
+      out: 'bench/results',
+    });
+  });
+
+  it('refuses no processes at all', () => {
+    const refused = parseCollecting(bundlesFlags(), ['--reps', '0']);
+
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/--reps <n>.*'0' is invalid/);
   });
 });
 
@@ -30,6 +48,7 @@ describe('npm run bench flags', () => {
       herdDispatchers: 4,
       workers: 32,
       rawWrites: 10_000,
+      bundleReps: 15,
       out: 'bench/results',
     });
   });
