@@ -7,12 +7,15 @@ import type { SQSEvent } from 'aws-lambda';
  * ticks at once, counter repair every 2 s, payloads up to the 128 KB limit, handlers that throw, return
  * unstorable values or ignore their signal past their timeout, schedules paused, resumed, updated and
  * removed mid-run, dead letters redriven after their results expired, and a task limited to 2 running
- * jobs fed faster than it drains whose workers die between giving a slot back and waking the next job.
- * Then it checks that every fire and job completed once (a run cut off by a crash is retried, and counted
- * apart), nothing of a paused or removed schedule started after the call returned, no old payload ran
- * after an update returned, no task exceeded its limit, no job waited in a line with a slot free and
- * nobody woken for it past the tick's fallback, counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a
- * one-minute variant with fewer schedules, the same faults and checks.
+ * jobs fed faster than it drains whose workers die between handing a slot to the next job and sending
+ * its message. Then it checks that every fire and job completed once (a run cut off by a crash is
+ * retried, and counted apart), nothing of a paused or removed schedule started after the call
+ * returned, no old payload ran after an update returned, no task exceeded its limit, no job waited in
+ * a line with a slot free and nobody woken for it longer than a message's travel (or, after a crash,
+ * than the tick's repair), every woken job was claimed by the time its lost message was due again,
+ * counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a one-minute
+ * variant with fewer schedules, the same faults and checks. `--tick-seconds 60`: the ticks run as in
+ * AWS, once a minute.
  */
 import { quietSdkNodeVersionWarning } from '../lib/adapters/sdk-node-version';
 import { parseScriptFlags } from '../lib/local/script-flags';
@@ -33,7 +36,7 @@ import {
 } from './soak/faults';
 import { SOAK_TIMEOUT_SECONDS, soakHandler } from './soak/handlers';
 import { JobTrace } from './soak/job-trace';
-import { heldEntriesProbe } from './soak/line-probe';
+import { wokenEntriesProbe } from './soak/line-probe';
 import { adminThatDiesAfterStoring } from './soak/lost-adds';
 import { MetricTotals } from './soak/metric-totals';
 import { expectedJobIds, SOAK_TASKS, type SoakTask, soakPayload, soakSchedules } from './soak/plan';
@@ -55,6 +58,7 @@ const scheduleCount = flags.ci ? 200 : flags.schedules;
 const churnCount = Math.max(8, Math.round(scheduleCount * 0.01));
 const intervals = flags.ci ? [1, 2, 3, 5] : [10, 15, 20, 30, 60];
 const drainMs = (flags.ci ? 150 : flags.drainSeconds) * 1000;
+const tickMs = flags.tickSeconds * 1000;
 const FAULT_RATES = {
   tickCrash: 0.02,
   workerCrash: 0.005,
@@ -66,7 +70,7 @@ const FAULT_RATES = {
   handlerThrows: 0.02,
   unstorableReturn: 0.01,
   overrun: 0.25,
-  crashBeforeWake: 0.1,
+  crashAfterHandOff: 0.1,
   noteCrash: 0.15,
   slowNotePut: 0.05,
   lostAdd: 0.25,
@@ -124,7 +128,7 @@ async function main(): Promise<number> {
       maxReceiveCount: 100,
       dynamoClient,
     });
-    trace.probeLine = heldEntriesProbe(dynamo.newClient(), runtime.deps.config.tableName);
+    trace.probeLine = wokenEntriesProbe(dynamo.newClient(), runtime.deps.config.tableName);
     const redrive = new DeadLetterRedrive(sqs.client, runtime.queue.queueUrl, runtime.queue.dlqUrl);
     const faulty: RuntimeDeps = {
       ...runtime.deps,
@@ -152,7 +156,7 @@ async function main(): Promise<number> {
     });
 
     let ticking = true;
-    /** Each tick's run [start, end): the backlog check's fallback is due by the end of a tick. */
+    /** Each tick's run [start, end): the backlog check's repairs are due by the end of a tick. */
     const tickRuns: [number, number][] = [];
     const fanOut = { shardsLeased: 0, dispatchersStarted: 0 };
     const notes = emptyNoteTotals();
@@ -168,7 +172,7 @@ async function main(): Promise<number> {
         fanOut.shardsLeased += summary?.shardsLeased ?? 0;
         fanOut.dispatchersStarted += summary?.dispatchersStarted ?? 0;
         if (summary) addNoteTotals(notes, summary.notes);
-        await sleep(Math.max(0, 1000 - (Date.now() - started)) + Math.random() * 200);
+        await sleep(Math.max(0, tickMs - (Date.now() - started)) + Math.random() * 200);
       }
     };
     // Two ticks at once, all the time: their runs overlap and race for the same schedules.
@@ -246,14 +250,16 @@ async function main(): Promise<number> {
       limit: SOAK_TASKS.backlog.maxRunningJobs,
       spans: recorder.spans.get(BACKLOG_FEED.task) ?? [],
       deadHolds: crashes.deadHolds,
+      lostWakings: crashes.lostWakings,
       joins: trace.joins,
-      wakes: trace.wakes,
-      claimAnswers: trace.claimAnswers,
+      wokenWithSlot: trace.wokenWithSlot,
+      wokenEnds: trace.wokenEnds,
+      sends: trace.sends,
       runEnds: trace.runEnds,
       claimedBefore: (jobId, at) => trace.claimedBefore(jobId, at),
       isOfTask: (jobId) => jobId.startsWith('backlog-'),
       ticks: tickRuns,
-      lineWakes: trace.lineWakes,
+      lineEvents: trace.lineEvents,
       bursts: faults.burstPeriods,
       until: Date.now(),
     });
@@ -298,6 +304,8 @@ async function main(): Promise<number> {
         ...backlog,
         fed: [...expected].filter((id) => id.startsWith('backlog-')).length,
       },
+      resentWoken: trace.resentWoken,
+      tickSeconds: flags.tickSeconds,
       fanOut,
       notes,
       inFlightMarginMs: churnChecks.inFlightMarginMs,

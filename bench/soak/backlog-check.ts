@@ -1,49 +1,62 @@
+import { WOKEN_RESEND_MS } from '../../lib/core/ports/waiting-line';
+import type { LineEvent } from './job-trace';
 import type { HandlerSpan } from './recorder';
-import type { DeadHold } from './worker-crashes';
+import type { DeadHold, LostWaking } from './worker-crashes';
 
 /** [from, to) in ms. */
 type Period = [number, number];
 
-/** The tick wakes lines last, before it ends; this covers the trace's own timing. */
-export const WAKE_MARGIN_MS = 500;
-/** How long a woken job's hold lasts (WAKE_LEASE_MS): after it, its wake-up counts as lost. */
-const WOKEN_AT_MOST_MS = 10_000;
+/**
+ * The bound on a free slot while a job waits when nothing crashed (ADR 0009: "one message's travel"):
+ * a slot comes back free only where a hand-off could not happen in the ending's own write (a joiner
+ * between its join and its re-read of the counter, a head that left before the hand-off, a woken
+ * entry given back with nobody waiting), and the wake that takes it is a few store calls away (the
+ * woken job then holds the slot while its message travels: (b) covers that). On DynamoDB Local those
+ * calls take well under a second; the rest is room for a throttled request the store retries (its
+ * backoff grows to about a second).
+ */
+export const TRAVEL_MS = 2_000;
+/** The tick repairs lines last, before it ends; this covers the trace's own timing. */
+export const REPAIR_MARGIN_MS = 500;
+/**
+ * A joiner that died this long before a slot came back may still have lost the waking for it: it
+ * joined after the slot's giver read the line's head, and the giver's ending (retried through
+ * throttling) landed after the death.
+ */
+const LOST_WAKING_LOOKBACK_MS = 5_000;
+
+/** Why a slot is taken: a run (claim to ending), a dead invocation's run until its lease ends, a woken job. */
+type Holder = 'run' | 'lease' | 'woken';
 
 export interface BacklogVerdict {
   /** Jobs of the task that waited in its line (joined it at least once). */
   waited: number;
   /** The most jobs waiting in the line at once. */
   maxWaiting: number;
-  /** The longest time a job waited while a slot was free and no job was woken for it (bursts left out). */
+  /** The longest a job waited with a slot free and nobody woken for it, nothing crashed (bursts left out). */
   longestFreeMs: number;
-  /** How much sooner than allowed the latest such wait ended (negative: the bound was exceeded). */
-  leastSlackMs: number;
+  /** The same after a dead run's lease ended or a joiner died: the wait for the next tick to repair it. */
+  longestRepairMs: number;
+  /** Jobs woken holding a slot (hand-offs and wakes). */
+  wokenWithSlot: number;
+  /** The longest from a job's wake (with a slot) to its claim or its giving the slot back. */
+  longestWokenMs: number;
   violations: string[];
 }
 
-/**
- * Checks that no job of a limited task waited in its line while a slot of the task stayed free, with
- * no job woken for it, past the fallback: the worker that gives a slot back wakes the next job, and
- * when that wake-up is lost the tick wakes the line (ADR 0003), so a free slot is covered at the latest
- * by the end of the first tick that began after the slot came back to the counter, plus `WAKE_MARGIN_MS`.
- *
- * All from what the soak recorded: a job waits from when it joined the line to its handler's next start
- * (or `until`). A slot is taken while a handler runs (`spans`, recorded inside the handlers), from its
- * run's claim (`claimedBefore`) until its result (or retry) is written (`runEnds`: the counter gets the
- * slot back then), while a
- * dead invocation's run keeps it until its lease ends (`deadHolds`: the reaper gives it back then), and
- * while a job woken for it is on its way (from its wake to its next claim: the queue hop is not the
- * wake-up's to bound); free otherwise. A free stretch that overlaps a throttling burst counts from the
- * burst's end (no store call gets through in one).
- */
-export function checkBacklog(input: {
+export interface BacklogInput {
   task: string;
   limit: number;
   spans: readonly HandlerSpan[];
   deadHolds: readonly DeadHold[];
+  lostWakings: readonly LostWaking[];
   joins: ReadonlyMap<string, readonly number[]>;
-  wakes: ReadonlyMap<string, readonly number[]>;
-  claimAnswers: ReadonlyMap<string, readonly number[]>;
+  /** When each job was woken holding a slot. */
+  wokenWithSlot: ReadonlyMap<string, readonly number[]>;
+  /** When each job's claim succeeded or its woken entry was given back. */
+  wokenEnds: ReadonlyMap<string, readonly number[]>;
+  /** When a message of each job was sent (sends that did not fail). */
+  sends: ReadonlyMap<string, readonly number[]>;
   runEnds: ReadonlyMap<string, readonly number[]>;
   /** When the run a handler started at `at` was claimed (its `started_at`), if seen. */
   claimedBefore: (jobId: string, at: number) => number | undefined;
@@ -51,109 +64,197 @@ export function checkBacklog(input: {
   isOfTask: (jobId: string) => boolean;
   /** Each tick's run, [start, end). */
   ticks: readonly Period[];
-  /** Every wake of a line, for the report of a violation. */
-  lineWakes?: readonly { at: number; who: string; task: string; what: string }[];
+  /** Every wake, hand-off and resend of a line, for the report of a violation. */
+  lineEvents?: readonly LineEvent[];
   bursts: readonly Period[];
   until: number;
-}): BacklogVerdict {
+}
+
+/**
+ * Checks the liveness of a limited task's line with the slot hand-off (ADR 0009), from what the soak
+ * recorded. A slot is taken while a run holds it (from its claim's `started_at` until its result or
+ * retry is written: a handler's span, `claimedBefore` and `runEnds`), while a dead invocation's run
+ * keeps it (until its lease ends: the reaper ends it then), and while a woken job holds it (from the
+ * ending or wake that handed it over to the job's claim, or to its giving it back); free otherwise.
+ * A job waits from when it joined the line to its handler's next start or its wake with a slot (a
+ * woken job holds a slot: it waits for its message, which (b) bounds).
+ *
+ * (a) No job waits while a slot is free for longer than `TRAVEL_MS`, counted from the end of a
+ * throttling burst the stretch overlaps — except where the slot came free from a dead run's lease
+ * end, or a joiner died that may have lost its waking: then the next tick must repair it, by the end
+ * of the first tick that began after, plus `REPAIR_MARGIN_MS`.
+ * (b) A woken job's message is sent (or the job claims or gives back its slot without one: its own
+ * turn) by the time a message lost with its sender is sent again: the end of the first tick that began
+ * `WOKEN_RESEND_MS` after its wake (or after a throttling burst then), plus `REPAIR_MARGIN_MS`. The
+ * queue's own travel is measured (`longestWokenMs`), not bounded: under the soak's load a message
+ * waits in the queue for seconds, which no resend shortens. A woken job never claimed fails too.
+ */
+export function checkBacklog(input: BacklogInput): BacklogVerdict {
   const ofTask = <T>(byJob: ReadonlyMap<string, T>) =>
     new Map([...byJob].filter(([jobId]) => input.isOfTask(jobId)));
+  const woken = wokenHolds(ofTask(input.wokenWithSlot), ofTask(input.wokenEnds), input.until);
   const free = freePeriods(input.limit, [
-    ...input.spans.map(
-      (span): Period => [
-        input.claimedBefore(span.jobId, span.from) ?? span.from,
-        slotBackAt(span, input.runEnds),
-      ],
-    ),
-    ...input.deadHolds.filter((hold) => hold.task === input.task).map((hold): Period => [hold.from, hold.to]),
-    ...wokenPeriods(ofTask(input.wakes), ofTask(input.claimAnswers)),
+    ...input.spans.map((span): [Period, Holder] => [
+      [input.claimedBefore(span.jobId, span.from) ?? span.from, slotBackAt(span, input.runEnds)],
+      'run',
+    ]),
+    ...input.deadHolds
+      .filter((hold) => hold.task === input.task)
+      .map((hold): [Period, Holder] => [[hold.from, hold.to], hold.to >= hold.leaseUntil ? 'lease' : 'run']),
+    ...woken.map((hold): [Period, Holder] => [hold.period, 'woken']),
   ]);
-  const waits = waitsOf(input.spans, ofTask(input.joins), input.until);
+  const waits = waitsOf(input.spans, ofTask(input.joins), ofTask(input.wokenWithSlot), input.until);
+  const lostWakings = input.lostWakings.filter((lost) => lost.task === input.task).map((lost) => lost.at);
   const violations: string[] = [];
   let longestFreeMs = 0;
-  let leastSlackMs = Number.POSITIVE_INFINITY;
+  let longestRepairMs = 0;
   let firstStall: Period | undefined;
   for (const wait of waits) {
-    for (const period of free) {
+    for (const { period, opener } of free) {
       const [from, to] = overlap(wait.period, period);
       if (to <= from) continue;
-      const counted = Math.max(
-        from,
-        ...input.bursts.filter(([a, b]) => a < to && b > from).map(([, b]) => b),
-      );
+      const counted = afterBursts(input.bursts, from, to);
       if (counted >= to) continue;
-      longestFreeMs = Math.max(longestFreeMs, to - counted);
-      const allowed = fallbackDue(input.ticks, counted);
-      leastSlackMs = Math.min(leastSlackMs, allowed - to);
+      const lostAt = lostWakings.find((at) => at >= counted - LOST_WAKING_LOOKBACK_MS && at < to);
+      const repair = opener === 'lease' || lostAt !== undefined;
+      const allowed = repair
+        ? tickEnd(input.ticks, Math.max(counted, lostAt ?? counted)) + REPAIR_MARGIN_MS
+        : counted + TRAVEL_MS;
+      if (repair) longestRepairMs = Math.max(longestRepairMs, to - counted);
+      else longestFreeMs = Math.max(longestFreeMs, to - counted);
       if (to > allowed) {
         firstStall ??= [counted, to];
+        const why = repair
+          ? `${opener === 'lease' ? "a dead run's lease ended" : 'a joiner died'}: the tick's repair was due by ${allowed}`
+          : `one message's travel (${TRAVEL_MS} ms) allowed until ${allowed}`;
         violations.push(
-          `${wait.jobId} waited ${to - counted} ms with a slot of '${input.task}' free and no job woken for it (from ${counted}; the fallback was due by ${allowed})`,
+          `${wait.jobId} waited ${to - counted} ms with a slot of '${input.task}' free and nobody woken for it (from ${counted}; ${why})`,
         );
       }
     }
   }
   if (firstStall) violations[0] = [violations[0], ...stallContext(input, firstStall)].join('\n');
+  let longestWokenMs = 0;
+  for (const hold of woken) {
+    const [wokenAt, endedAt] = hold.period;
+    longestWokenMs = Math.max(longestWokenMs, Math.min(endedAt, input.until) - wokenAt);
+    if (endedAt === Number.POSITIVE_INFINITY) {
+      violations.push(
+        `${hold.jobId} woken at ${wokenAt} holding a slot of '${input.task}' was never claimed`,
+      );
+      continue;
+    }
+    const sentAt =
+      (input.sends.get(hold.jobId) ?? []).find((at) => at >= wokenAt) ?? Number.POSITIVE_INFINITY;
+    const allowed = resentBy(input, wokenAt);
+    if (Math.min(sentAt, endedAt) > allowed) {
+      violations.push(
+        `${hold.jobId} woken at ${wokenAt} holding a slot of '${input.task}': its message was sent ${sentAt === Number.POSITIVE_INFINITY ? 'never' : `${sentAt - wokenAt} ms later`}, due again by ${allowed}`,
+      );
+    }
+  }
   return {
     waited: new Set(waits.map((wait) => wait.jobId)).size,
     maxWaiting: mostAtOnce(waits.map((wait) => wait.period)),
     longestFreeMs,
-    leastSlackMs: Number.isFinite(leastSlackMs) ? leastSlackMs : 0,
+    longestRepairMs,
+    wokenWithSlot: woken.length,
+    longestWokenMs,
     violations,
   };
 }
 
-/** When the tick's fallback must have woken a line whose slot came free at `freeAt` (Infinity: no tick ran since). */
-function fallbackDue(ticks: readonly Period[], freeAt: number): number {
-  const ends = ticks.filter(([start]) => start >= freeAt).map(([, end]) => end);
-  return Math.min(...ends) + WAKE_MARGIN_MS;
+/** Where a stretch [from, to) starts to count: after the end of the throttling bursts it overlaps. */
+function afterBursts(bursts: readonly Period[], from: number, to: number): number {
+  return Math.max(from, ...bursts.filter(([a, b]) => a < to && b > from).map(([, b]) => b));
+}
+
+/** The end of the first tick that began at or after `at` (Infinity: none did). */
+function tickEnd(ticks: readonly Period[], at: number): number {
+  return Math.min(...ticks.filter(([start]) => start >= at).map(([, end]) => end));
 }
 
 /**
- * When a handler's slot came back to the counter: its run's first result or retry written after the
- * handler ended (a run whose process died has none: its slot is a dead hold until its lease ends).
+ * By when a job woken at `wokenAt` must have its message sent: if its sender died, the message is
+ * overdue `WOKEN_RESEND_MS` later and sent again by the first tick that begins then (a joiner may come
+ * sooner); a throttling burst over that tick's repair puts it off to the first tick after the burst.
+ */
+function resentBy(input: BacklogInput, wokenAt: number): number {
+  const overdueAt = wokenAt + WOKEN_RESEND_MS;
+  const repairFrom = afterBursts(input.bursts, overdueAt, tickEnd(input.ticks, overdueAt));
+  return tickEnd(input.ticks, repairFrom) + REPAIR_MARGIN_MS;
+}
+
+/**
+ * When a handler's slot came back to the counter or was handed on: its run's first result or retry
+ * written after the handler ended (a run whose process died has none: its slot is a dead hold until
+ * its lease ends).
  */
 function slotBackAt(span: HandlerSpan, runEnds: ReadonlyMap<string, readonly number[]>): number {
   return (runEnds.get(span.jobId) ?? []).find((at) => at >= span.to) ?? span.to;
 }
 
-/** Each woken job on its way: from its wake to its next claim (at most a hold's length). */
-function wokenPeriods(
+/** Each woken job's hold of its slot: from its wake to its next claim or release (Infinity: neither came). */
+function wokenHolds(
   wakes: ReadonlyMap<string, readonly number[]>,
-  claimAnswers: ReadonlyMap<string, readonly number[]>,
-): Period[] {
+  ends: ReadonlyMap<string, readonly number[]>,
+  until: number,
+): { jobId: string; period: Period }[] {
   return [...wakes].flatMap(([jobId, times]) =>
-    times.map((wokenAt): Period => {
-      const claimed = (claimAnswers.get(jobId) ?? []).find((at) => at >= wokenAt);
-      return [wokenAt, Math.min(claimed ?? Number.POSITIVE_INFINITY, wokenAt + WOKEN_AT_MOST_MS)];
+    times.map((wokenAt) => {
+      const ended = (ends.get(jobId) ?? []).find((at) => at >= wokenAt);
+      return {
+        jobId,
+        period: [wokenAt, ended ?? (until > wokenAt ? Number.POSITIVE_INFINITY : until)] as Period,
+      };
     }),
   );
 }
 
-/** The periods in which fewer than `limit` of `taken` overlap. */
-function freePeriods(limit: number, taken: readonly Period[]): Period[] {
-  const free: Period[] = [];
+/**
+ * The periods in which fewer than `limit` of `taken` overlap, each with the holder whose end opened
+ * it (`run` for the free start).
+ */
+function freePeriods(
+  limit: number,
+  taken: readonly [Period, Holder][],
+): { period: Period; opener: Holder }[] {
+  const events = taken.flatMap(([[from, to], holder]): [number, number, Holder][] => [
+    [from, 1, holder],
+    [to, -1, holder],
+  ]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const free: { period: Period; opener: Holder }[] = [];
   let running = 0;
   let freeSince: number | undefined = Number.NEGATIVE_INFINITY;
-  for (const [at, change] of edges(taken)) {
+  let opener: Holder = 'run';
+  for (const [at, change, holder] of events) {
     running += change;
     if (running >= limit && freeSince !== undefined) {
-      free.push([freeSince, at]);
+      if (at > freeSince) free.push({ period: [freeSince, at], opener });
       freeSince = undefined;
-    } else if (running < limit && freeSince === undefined) freeSince = at;
+    } else if (running < limit && freeSince === undefined) {
+      freeSince = at;
+      opener = holder;
+    }
   }
-  if (freeSince !== undefined) free.push([freeSince, Number.POSITIVE_INFINITY]);
+  if (freeSince !== undefined) free.push({ period: [freeSince, Number.POSITIVE_INFINITY], opener });
   return free;
 }
 
-/** Each wait of a job in its line: from its first join since its last start to its next start. */
+/**
+ * Each wait of a job in its line: from its first join since its last start (or wake with a slot) to
+ * its next start or wake with a slot.
+ */
 function waitsOf(
   spans: readonly HandlerSpan[],
   joins: ReadonlyMap<string, readonly number[]>,
+  wokenWithSlot: ReadonlyMap<string, readonly number[]>,
   until: number,
 ): { jobId: string; period: Period }[] {
   const startsOf = new Map<string, number[]>();
   for (const span of spans) startsOf.set(span.jobId, [...(startsOf.get(span.jobId) ?? []), span.from]);
+  for (const [jobId, times] of wokenWithSlot) startsOf.set(jobId, [...(startsOf.get(jobId) ?? []), ...times]);
   const waits: { jobId: string; period: Period }[] = [];
   for (const [jobId, joined] of joins) {
     const starts = (startsOf.get(jobId) ?? []).sort((a, b) => a - b);
@@ -176,34 +277,30 @@ function overlap([a, b]: Period, [c, d]: Period): Period {
   return [Math.max(a, c), Math.min(b, d)];
 }
 
-/** +1 where a period begins, −1 where it ends, in time order (ends first at the same instant). */
-function edges(periods: readonly Period[]): [number, number][] {
-  const events = periods.flatMap(([from, to]): [number, number][] => [
+function mostAtOnce(periods: readonly Period[]): number {
+  const edges = periods.flatMap(([from, to]): [number, number][] => [
     [from, 1],
     [to, -1],
   ]);
-  return events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-}
-
-function mostAtOnce(periods: readonly Period[]): number {
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let now = 0;
   let most = 0;
-  for (const [, change] of edges(periods)) {
+  for (const [, change] of edges) {
     now += change;
     most = Math.max(most, now);
   }
   return most;
 }
 
-/** What the ticks and wakers did around the first stall: the ticks' runs and every wake of the line. */
-function stallContext(input: Parameters<typeof checkBacklog>[0], [from, to]: Period): string[] {
+/** What the ticks and the line's wakers did around the first stall: the ticks' runs and the line's events. */
+function stallContext(input: BacklogInput, [from, to]: Period): string[] {
   const window: Period = [from - 1_500, to + 200];
   const inWindow = (at: number) => at >= window[0] && at <= window[1];
   const ticks = input.ticks
     .filter(([start, end]) => inWindow(start) || inWindow(end))
     .map(([start, end]) => `+${start - from}…+${end - from}`);
-  const wakes = (input.lineWakes ?? [])
-    .filter((wake) => wake.task === input.task && inWindow(wake.at))
-    .map((wake) => `    +${wake.at - from} ms ${wake.who}: ${wake.what}`);
-  return [`  around the first stall (from ${from}): ticks ${ticks.join(', ') || 'none'}`, ...wakes];
+  const events = (input.lineEvents ?? [])
+    .filter((event) => event.task === input.task && inWindow(event.at))
+    .map((event) => `    +${event.at - from} ms ${event.who}: ${event.what}`);
+  return [`  around the first stall (from ${from}): ticks ${ticks.join(', ') || 'none'}`, ...events];
 }

@@ -43,7 +43,7 @@ export async function checkSoak(input: {
   taskOf: (jobId: string) => string;
   /** What the changed schedules did wrong (see `checkChurn`). */
   churnViolations: readonly string[];
-  /** Jobs of the backlog task that waited with a slot free longer than the fallback allows (see `checkBacklog`). */
+  /** The backlog task's line: waits with a slot free too long, woken jobs not claimed in time (see `checkBacklog`); each names its job first. */
   backlogViolations: readonly string[];
   /** The admin calls made to a job's schedule (churn), relative to its fire time, for a violation's history. */
   callsOf: (jobId: string) => string;
@@ -110,7 +110,7 @@ export async function checkSoak(input: {
   }
   if (input.backlogViolations.length > 0) {
     violations.push(
-      `${input.backlogViolations.length} wait(s) in the backlog task's line with a slot free too long: ${input.backlogViolations.slice(0, 5).join('; ')}${input.backlogViolations.length > 5 ? '; …' : ''}`,
+      `${input.backlogViolations.length} liveness violation(s) in the backlog task's line (a slot free too long, a woken job not claimed): ${input.backlogViolations.slice(0, 5).join('; ')}${input.backlogViolations.length > 5 ? '; …' : ''}`,
     );
     const jobIds = [...new Set(input.backlogViolations.map((violation) => violation.split(' ')[0] ?? ''))];
     for (const id of jobIds.slice(0, 2))

@@ -29,10 +29,12 @@ export interface FaultRates {
   /** A handler of the task limited to one running job ignores its signal and runs past its timeout on its first attempt (per job). */
   overrun: number;
   /**
-   * A worker invocation dies after a run of the backlog task gave its slot back and before it woke the
-   * next job of the line (per run: at the wake's first store call, `leaseLineHead`).
+   * A worker invocation dies right after a run of the backlog task ended by handing its slot to the
+   * head of the line (ADR 0009: `finishJob` or `retryJob` answered with a woken entry), before it sends
+   * the woken job's message (per such hand-off). The woken entry keeps the slot until its message is
+   * sent again.
    */
-  crashBeforeWake: number;
+  crashAfterHandOff: number;
   /**
    * With due notes on (ADR 0007): a tick dies after sending a note's fires, before it writes the notes it
    * leaves, or after writing them, before it moves the shard's cursor (per call of either).
@@ -69,7 +71,7 @@ export class Faults {
     handlerThrows: 0,
     unstorableReturn: 0,
     overrun: 0,
-    crashBeforeWake: 0,
+    crashAfterHandOff: 0,
     noteCrash: 0,
     slowNotePut: 0,
     lostAdd: 0,
@@ -90,11 +92,11 @@ export class Faults {
   /**
    * True (and counted) when fault `kind` strikes now. Overruns strike during the drain too: they only
    * slow a run down, and the jobs of the limited task mostly start late, when other faults are off.
-   * So do crashes before a wake-up: the backlog task's line mostly drains after the window, and a lost
-   * wake-up is recovered by the tick alone.
+   * So do crashes after a hand-off: the backlog task's line mostly drains after the window, and a woken
+   * job whose message was lost then is sent again by the tick alone (no job joins the line then).
    */
   strike(kind: keyof FaultRates): boolean {
-    const on = this.enabled || kind === 'overrun' || kind === 'crashBeforeWake';
+    const on = this.enabled || kind === 'overrun' || kind === 'crashAfterHandOff';
     if (!on || this.random() >= this.rates[kind]) return false;
     this.injected[kind] += 1;
     return true;

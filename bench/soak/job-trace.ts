@@ -1,5 +1,6 @@
 import type { JobMessage, JobQueue } from '../../lib/core/ports/job-queue';
-import type { JobStore } from '../../lib/core/ports/job-store';
+import type { ClaimOutcome, JobStore, RunEnd } from '../../lib/core/ports/job-store';
+import type { WakeHeadsInput, WokenEntry, WokenRelease } from '../../lib/core/ports/waiting-line';
 
 /** One store or queue call about a job: when, by whom, what was asked and what came back. */
 interface TraceEntry {
@@ -18,25 +19,43 @@ const TRACED_CALLS = new Set([
   'joinLine',
 ]);
 
+/** The calls that wake jobs of a line or give a woken job's slot back (ADR 0009), traced per line. */
+const LINE_CALLS = new Set(['wakeHeads', 'releaseWoken', 'staleWoken']);
+
+/** Something done to a task's line: a wake, a hand-off, a woken entry given back, a resend. */
+export interface LineEvent {
+  at: number;
+  who: string;
+  task: string;
+  what: string;
+}
+
 /**
  * What the platform did with each job during the soak, for the report of a violation: every claim,
- * ending and cancellation (with its outcome), and every message sent for it (attempt and revision).
- * Kept per job id; a few entries per fire.
+ * ending and cancellation (with its outcome), every wake-up and hand-off of a slot, and every message
+ * sent for it (attempt and revision). Kept per job id; a few entries per fire.
  */
 export class JobTrace {
   private readonly entries = new Map<string, TraceEntry[]>();
   /** When each job joined its task's waiting line (every time it did), by job id. */
   readonly joins = new Map<string, number[]>();
-  /** When each job was held in its line to be woken (its message is sent next), by job id. */
-  readonly wakes = new Map<string, number[]>();
-  /** When each claim of a job answered, whatever the answer, by job id. */
-  readonly claimAnswers = new Map<string, number[]>();
-  /** When a run of each job wrote its result or its retry (which gives a slot back), by job id. */
+  /**
+   * When each job was woken holding a slot (by `wakeHeads`, or handed the slot of a run's ending or of a
+   * woken job given back), by job id: it holds that slot until its claim takes it or it gives it back.
+   */
+  readonly wokenWithSlot = new Map<string, number[]>();
+  /** When a woken job's slot stopped being its own: its claim succeeded, or its entry was given back. */
+  readonly wokenEnds = new Map<string, number[]>();
+  /** When a run of each job wrote its result or its retry (which hands its slot on or gives it back), by job id. */
   readonly runEnds = new Map<string, number[]>();
-  /** Lists the held entries of a task's line, for a wake that found free slots and held nothing. */
+  /** When a message of each job was sent (sends that did not fail), by job id. */
+  readonly sends = new Map<string, number[]>();
+  /** How many woken jobs' messages were found overdue (`staleWoken`) and sent again. */
+  resentWoken = 0;
+  /** Lists a task's woken entries and how many wait, for a wake that found free slots and woke nobody. */
   probeLine: ((task: string) => Promise<string>) | undefined;
-  /** Every wake of a line (`leaseLineHead`): when, by whom, for which task, how many asked and held. */
-  readonly lineWakes: { at: number; who: string; task: string; what: string }[] = [];
+  /** Every wake, hand-off, release and resend of a line, in time order. */
+  readonly lineEvents: LineEvent[] = [];
   /** Successful claims per job id: attempt and the `started_at` the claim wrote. */
   private readonly claims = new Map<string, { attempt: number; at: number }[]>();
 
@@ -78,28 +97,22 @@ export class JobTrace {
     );
   }
 
-  /** A job store that records the job calls made through it as `who()` says. */
+  /** A job store that records the job and line calls made through it as `who()` says. */
   store(store: JobStore, who: () => string): JobStore {
     return new Proxy(store, {
       get: (target, property) => {
         const value = Reflect.get(target, property);
         if (typeof value !== 'function') return value;
-        if (property === 'leaseLineHead') return this.tracedWake(target, value, who);
-        if (typeof property !== 'string' || !TRACED_CALLS.has(property)) return value.bind(target);
+        if (typeof property !== 'string') return value.bind(target);
+        if (LINE_CALLS.has(property)) return this.tracedLineCall(target, property, value, who);
+        if (!TRACED_CALLS.has(property)) return value.bind(target);
         return async (first: unknown, ...rest: unknown[]) => {
           const input = typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};
           const jobId = typeof first === 'string' ? first : jobIdOf(input);
           const asked = askedOf(property, input);
           try {
             const answer: unknown = await value.call(target, first, ...rest);
-            if (property === 'joinLine') addTime(this.joins, jobId);
-            if (property === 'claimJob') addTime(this.claimAnswers, jobId);
-            if (property === 'finishJob' || property === 'retryJob') addTime(this.runEnds, jobId);
-            if (property === 'claimJob' && (answer as { status?: string }).status === 'claimed') {
-              const claims = this.claims.get(jobId) ?? [];
-              claims.push({ attempt: Number(input.attempt), at: Number(input.now) });
-              this.claims.set(jobId, claims);
-            }
+            this.recordAnswer(property, jobId, input, answer, who());
             this.add(jobId, who(), `${property}(${asked}) → ${answerOf(answer)}`);
             return answer;
           } catch (error) {
@@ -111,37 +124,100 @@ export class JobTrace {
     });
   }
 
-  /** `leaseLineHead`, recording the jobs it holds to wake (the entries of a task's line). */
-  private tracedWake(target: JobStore, call: (...args: unknown[]) => unknown, who: () => string) {
-    return async (...args: unknown[]) => {
-      const { leased, task, count, only, owner } = args[0] as {
-        leased?: string;
-        task?: string;
-        count?: number;
-        only?: string;
-        owner?: string;
-      };
-      const entries = (await call.apply(target, args)) as { message: JobMessage }[];
-      const at = Date.now();
-      const held =
-        entries.length === 0 && only === undefined && this.probeLine
-          ? ` (held: ${await this.probeLine(String(task))})`
-          : '';
-      this.lineWakes.push({
-        at,
-        who: who(),
-        task: String(task),
-        what: `${only === undefined ? 'wake' : 'own turn'} by ${String(owner).slice(-6)} ${leased} ${count} → ${entries.map((entry) => entry.message.job.id).join(' ') || 'none'}${held}`,
-      });
-      for (const entry of entries) addTime(this.wakes, entry.message.job.id);
-      for (const entry of entries)
-        this.add(
-          entry.message.job.id,
-          who(),
-          `held in its line to be woken (${leased === 'skip' ? 'slot given back' : 'free slots'})`,
+  private recordAnswer(
+    property: string,
+    jobId: string,
+    input: Record<string, unknown>,
+    answer: unknown,
+    caller: string,
+  ): void {
+    if (property === 'joinLine') addTime(this.joins, jobId);
+    if (property === 'claimJob' && (answer as ClaimOutcome).status === 'claimed') {
+      const claims = this.claims.get(jobId) ?? [];
+      claims.push({ attempt: Number(input.attempt), at: Number(input.now) });
+      this.claims.set(jobId, claims);
+      addTime(this.wokenEnds, jobId);
+    }
+    if (property === 'finishJob' || property === 'retryJob') {
+      addTime(this.runEnds, jobId);
+      const { woken } = answer as RunEnd;
+      if (woken)
+        this.woke(
+          woken,
+          caller,
+          `handed the slot of ${jobId}'s ${property === 'finishJob' ? 'ending' : 'retry'}`,
         );
-      return entries;
+    }
+  }
+
+  /** A job woken holding a slot: traced on its own job and on its line. */
+  private woke(entry: WokenEntry, caller: string, how: string): void {
+    const jobId = entry.message.job.id;
+    if (entry.withSlot) addTime(this.wokenWithSlot, jobId);
+    this.add(jobId, caller, `woken: ${how}${entry.withSlot ? '' : ' (no slot)'}`);
+    this.lineEvents.push({ at: Date.now(), who: caller, task: entry.task, what: `${how} → ${jobId} woken` });
+  }
+
+  /** `wakeHeads`, `releaseWoken`, `staleWoken`: what each woke, gave back or found overdue. */
+  private tracedLineCall(
+    target: JobStore,
+    property: string,
+    call: (...args: unknown[]) => unknown,
+    who: () => string,
+  ) {
+    return async (...args: unknown[]) => {
+      const answer = await call.apply(target, args);
+      const caller = who();
+      if (property === 'wakeHeads') {
+        const input = args[0] as WakeHeadsInput;
+        const woken = answer as WokenEntry[];
+        for (const entry of woken) this.woke(entry, caller, `wakeHeads(${input.take} × ${input.count})`);
+        if (woken.length === 0 && input.take === 'slot') {
+          const line = this.probeLine ? await this.probeLine(input.task).catch(() => 'unreadable') : '';
+          this.lineEvents.push({
+            at: Date.now(),
+            who: caller,
+            task: input.task,
+            what: `wakeHeads(slot × ${input.count}) woke nobody${line && ` (${line})`}`,
+          });
+        }
+      }
+      if (property === 'releaseWoken')
+        this.released(args[0] as { task: string; position: string }, answer as WokenRelease, caller);
+      if (property === 'staleWoken') {
+        const stale = answer as WokenEntry[];
+        // Every caller of `staleWoken` (`resendStaleWoken`) sends each entry it finds again.
+        this.resentWoken += stale.length;
+        for (const entry of stale) {
+          this.add(
+            entry.message.job.id,
+            caller,
+            `overdue since woken at ${entry.wokenAt}: its message is sent again`,
+          );
+          this.lineEvents.push({
+            at: Date.now(),
+            who: caller,
+            task: entry.task,
+            what: `resend of ${entry.message.job.id}`,
+          });
+        }
+      }
+      return answer;
     };
+  }
+
+  private released(input: { task: string; position: string }, release: WokenRelease, caller: string): void {
+    const jobId = input.position.split('#').slice(2).join('#'); // linePosition: rank#runAt#id
+    addTime(this.wokenEnds, jobId);
+    this.add(jobId, caller, `releaseWoken → ${release.status}`);
+    if (release.status === 'handed') this.woke(release.woken, caller, `handed the slot of woken ${jobId}`);
+    else
+      this.lineEvents.push({
+        at: Date.now(),
+        who: caller,
+        task: input.task,
+        what: `releaseWoken of ${jobId} → ${release.status}`,
+      });
   }
 
   /** A queue that records the job messages sent through it as `who()` says. */
@@ -151,6 +227,7 @@ export class JobTrace {
         const result = await queue.send(messages);
         const failed = new Set(result.failed);
         for (const message of messages) {
+          if (!failed.has(message.job.id)) addTime(this.sends, message.job.id);
           const revision = message.revision ? ` rev v${message.revision.version}` : '';
           this.add(
             message.job.id,
@@ -181,21 +258,37 @@ function jobIdOf(input: Record<string, unknown>): string {
 function askedOf(call: string, input: Record<string, unknown>): string {
   if (call === 'claimJob') {
     const reclaim = input.reclaimCancelledFire ? ' reclaim' : '';
-    return `attempt ${String(input.attempt)} owner ${String(input.owner).slice(-6)}${reclaim}`;
+    const woken = input.wokenAt === undefined ? '' : ' woken';
+    return `attempt ${String(input.attempt)} owner ${String(input.owner).slice(-6)}${reclaim}${woken}`;
   }
   if (call === 'finishJob') {
     const result = input.result as { outcome?: string; attempt?: number } | undefined;
     const reclaim = input.reclaimable ? ' reclaimable' : '';
-    return `${result?.outcome} owner ${String(input.owner).slice(-6)}${reclaim}`;
+    return `${result?.outcome} owner ${String(input.owner).slice(-6)}${reclaim}${handToOf(input)}`;
   }
   if (call === 'retryJob')
-    return `attempt ${String(input.failedAttempt)} owner ${String(input.owner).slice(-6)}`;
+    return `attempt ${String(input.failedAttempt)} owner ${String(input.owner).slice(-6)}${handToOf(input)}`;
   return '';
+}
+
+/** The head a run's ending hands its slot to, when it read one. */
+function handToOf(input: Record<string, unknown>): string {
+  const head = input.handTo as { message?: { job?: { id?: string } } } | undefined;
+  return head ? ` hand to ${head.message?.job?.id}` : '';
 }
 
 function answerOf(answer: unknown): string {
   if (answer === undefined) return 'undefined';
-  const outcome = answer as { status?: string; job?: { status?: string; attempt?: number } };
+  if (typeof answer === 'object' && answer !== null && 'job' in answer && !('status' in answer)) {
+    const { job, woken } = answer as RunEnd;
+    return `ended (stored ${job.status} attempt ${job.attempt})${woken ? `, woke ${woken.message.job.id}` : ', no hand-off'}`;
+  }
+  const outcome = answer as {
+    status?: string;
+    job?: { status?: string; attempt?: number };
+    tookWokenSlot?: boolean;
+  };
   const job = outcome.job ?? (answer as { status?: string; attempt?: number });
-  return `${outcome.status ?? '?'}${job && job !== answer ? ` (stored ${job.status} attempt ${job.attempt})` : ''}`;
+  const stored = job && job !== answer ? ` (stored ${job.status} attempt ${job.attempt})` : '';
+  return `${outcome.status ?? '?'}${stored}${outcome.tookWokenSlot ? ', took its woken slot' : ''}`;
 }

@@ -1,29 +1,33 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { TASK_PREFIX, WAITING_PREFIX } from '../../lib/adapters/dynamodb/table-design';
+import { TASK_PREFIX, WAITING_PREFIX, WOKEN_PREFIX } from '../../lib/adapters/dynamodb/table-design';
 
 /**
- * For the report of a wake-up stall: the entries of a task's waiting line that a waker holds now (the
- * count of free slots takes each for a job on its way), as `position held by <owner> for <ms>`. Reads
- * with its own client, so the soak's injected faults never touch it.
+ * For the report of a free-slot stall: a task's woken entries (ADR 0009: `WOKEN#` items, each a job
+ * whose message is on its way, holding the slot it was handed or not) and how many jobs wait, as
+ * `<job> woken <ms> ago (slot), … ; <n> waiting`. Reads with its own client, so the soak's injected
+ * faults never touch it.
  */
-export function heldEntriesProbe(client: DynamoDBClient, tableName: string) {
+export function wokenEntriesProbe(client: DynamoDBClient, tableName: string) {
   const documents = DynamoDBDocumentClient.from(client);
-  return async (task: string): Promise<string> => {
-    const now = Date.now();
+  const itemsOf = async (task: string, prefix: string) => {
     const page = await documents.send(
       new QueryCommand({
         TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :wait)',
-        ExpressionAttributeValues: { ':pk': `${TASK_PREFIX}${task}`, ':wait': WAITING_PREFIX },
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `${TASK_PREFIX}${task}`, ':prefix': prefix },
         ConsistentRead: true,
       }),
     );
-    const held = (page.Items ?? []).filter((item) => Number(item.wakeUntil ?? 0) >= now);
-    const lines = held.map(
+    return page.Items ?? [];
+  };
+  return async (task: string): Promise<string> => {
+    const [woken, waiting] = await Promise.all([itemsOf(task, WOKEN_PREFIX), itemsOf(task, WAITING_PREFIX)]);
+    const now = Date.now();
+    const lines = woken.map(
       (item) =>
-        `${String(item.sk).split('#').at(-1)} held by ${String(item.wakeOwner).slice(-6)} for ${Number(item.wakeUntil) - now} ms more`,
+        `${String(item.sk).split('#').at(-1)} woken ${now - Number(item.wokenAt)} ms ago${item.withSlot === true ? ' (slot)' : ''}`,
     );
-    return `${lines.join(', ') || 'nothing'} of ${page.Items?.length ?? 0} waiting`;
+    return `${lines.join(', ') || 'none woken'}; ${waiting.length} waiting`;
   };
 }

@@ -1,6 +1,6 @@
 import type { NoteTotals } from '../../lib/runtime/dispatch/note-run';
 import type { PollerStats } from '../support/pollers';
-import type { BacklogVerdict } from './backlog-check';
+import { type BacklogVerdict, TRAVEL_MS } from './backlog-check';
 import type { SoakVerdict } from './checks';
 import type { ChurnKind } from './churn';
 import type { Faults } from './faults';
@@ -20,6 +20,10 @@ export function printSoak(input: {
   redrive: Pick<DeadLetterRedrive, 'copied' | 'redriven'>;
   churnCalls: Record<ChurnKind, number>;
   backlog: BacklogVerdict & { fed: number };
+  /** How many woken jobs' messages were sent again as overdue (any task). */
+  resentWoken: number;
+  /** The ticks' period (`--tick-seconds`). */
+  tickSeconds: number;
   /** What the two ticks handed to dispatchers (ADR 0006), summed over their runs. */
   fanOut: { shardsLeased: number; dispatchersStarted: number };
   /** What the ticks' dispatchers did with due notes (ADR 0007, 0008), summed over their runs. */
@@ -51,7 +55,7 @@ export function printSoak(input: {
         ', ',
       )}; fires due up to ${(input.inFlightMarginMs / 1000).toFixed(0)} s before a change may be cancelled by it (the latest first start of an unchanged schedule's fire)`,
     input.capped,
-    `backlog task (limit 2): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest wait with a slot free and no job woken for it ${input.backlog.longestFreeMs} ms, ended ${input.backlog.leastSlackMs} ms before the tick's fallback was due at the latest; crashes between giving a slot back and waking: ${faults.injected.crashBeforeWake}`,
+    `backlog task (limit 2, tick every ${input.tickSeconds} s): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest free-slot wait ${input.backlog.longestFreeMs} ms (bound ${TRAVEL_MS} ms), until a tick's repair after a crash ${input.backlog.longestRepairMs} ms; ${input.backlog.wokenWithSlot} woken with a slot, longest woken-to-claim ${input.backlog.longestWokenMs} ms, ${input.resentWoken} woken messages resent (all tasks); crashes after a hand-off: ${faults.injected.crashAfterHandOff}`,
     `fan-out: ${input.fanOut.shardsLeased} due-index shard leases taken by the ticks, ${input.fanOut.dispatchersStarted} dispatchers started`,
     ...(input.notes
       ? [

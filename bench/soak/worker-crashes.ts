@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LeaseLostError, StoreUnavailableError } from '../../lib/core/errors';
+import type { JobMessageBody } from '../../lib/core/model/job-message';
+import type { RunEnd } from '../../lib/core/ports/job-store';
+import type { WokenEntry } from '../../lib/core/ports/waiting-line';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { type Faults, InjectedCrash } from './faults';
 import type { JobTrace } from './job-trace';
@@ -21,6 +24,8 @@ interface Invocation {
   storeUnavailable: Set<string>;
   /** Slots this invocation's claims took and has not given back yet: task and lease end, by job id. */
   slots: Map<string, { task: string; leaseUntil: number }>;
+  /** The tasks whose line this invocation put a job in (its joiner re-checks the counter after). */
+  joinedTasks: Set<string>;
   die: (error: Error) => void;
 }
 
@@ -30,33 +35,50 @@ export interface DeadHold {
   jobId: string;
   /** When the invocation died (ms). */
   from: number;
-  /** The run's lease end (ms). */
+  /** Until when the slot was kept (ms): the run's lease end, or its result written after the death. */
   to: number;
+  /** The run's lease end (ms): a slot kept until then is given back (or handed on) by the reaper. */
+  leaseUntil: number;
+}
+
+/**
+ * An invocation died after putting a job of `task` in its line: the joiner's re-check of the counter
+ * (which wakes the line for a slot that came back meanwhile) may be lost with it, and then only the
+ * next worker or tick that touches the task wakes the line.
+ */
+export interface LostWaking {
+  task: string;
+  at: number;
 }
 
 const never = <T>() => new Promise<T>(() => {});
+
+type JoinInput = { message: JobMessageBody };
 
 /**
  * Worker crashes: each batch runs as one "process" (an AsyncLocalStorage context). When a handler
  * decides its process dies, every store and queue call of that invocation hangs from then on (nothing
  * more is written), the batch is abandoned without deleting its messages, and the jobs it claimed keep
  * their leases until the reaper (or a redelivery) takes them over. A process of a task in
- * `wakeCrashTasks` may also die right after a run gave its slot back, as the worker starts to wake the
- * next job of the line: the wake-up is lost, and the tick's fallback (ADR 0003) must make up for it.
+ * `handOffCrashTasks` may also die right after a run's ending handed its slot to the head of the line
+ * (ADR 0009), before the woken job's message is sent: the woken entry keeps the slot, and the next
+ * worker or tick that touches the task must send its message again once it is overdue.
  */
 export class CrashableWorkers {
   /** Slots kept by the runs of invocations that died, for the free-slot check of the backlog task. */
   readonly deadHolds: DeadHold[] = [];
+  /** Invocations that died with a join of a line behind them (see `LostWaking`). */
+  readonly lostWakings: LostWaking[] = [];
   private readonly context = new AsyncLocalStorage<Invocation>();
   private invocations = 0;
 
-  /** `wakeCrashTasks`: the tasks whose invocations may die between giving a slot back and waking the line. */
+  /** `handOffCrashTasks`: the tasks whose invocations may die between a hand-off and the woken job's send. */
   constructor(
     private readonly base: RuntimeDeps,
     private readonly faults: Faults,
     private readonly recorder: ExecutionRecorder,
     private readonly trace: JobTrace,
-    private readonly wakeCrashTasks: ReadonlySet<string> = new Set(),
+    private readonly handOffCrashTasks: ReadonlySet<string> = new Set(),
   ) {}
 
   /** Who makes a call now, for the job trace: the worker invocation (and whether it died), or `tick/admin`. */
@@ -121,6 +143,7 @@ export class CrashableWorkers {
       inFlight: new Set(),
       storeUnavailable: new Set(),
       slots: new Map(),
+      joinedTasks: new Set(),
       die,
     };
     for (const record of event.Records) {
@@ -151,7 +174,8 @@ export class CrashableWorkers {
     invocation.crashed = true;
     const at = Date.now();
     for (const [jobId, { task, leaseUntil }] of invocation.slots)
-      this.deadHolds.push({ task, jobId, from: at, to: leaseUntil });
+      this.deadHolds.push({ task, jobId, from: at, to: leaseUntil, leaseUntil });
+    for (const task of invocation.joinedTasks) this.lostWakings.push({ task, at });
     for (const jobId of invocation.unacknowledged) invocation.discarded.add(jobId);
     this.recorder.discard([...invocation.unacknowledged]);
     for (const jobId of invocation.inFlight) {
@@ -169,15 +193,22 @@ export class CrashableWorkers {
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
           if (invocation.crashed) return never();
-          if (property === 'leaseLineHead' && this.diesBeforeWaking(args[0])) {
-            this.crash(invocation);
-            return never();
-          }
           const result = value.apply(object, args) as Promise<unknown>;
           return result.then(
             (answer) => {
               this.trackSlot(invocation, property, args[0], answer);
               if (property === 'finishJob') this.acknowledge(invocation, args[0] as { jobId: string });
+              if (property === 'joinLine')
+                invocation.joinedTasks.add((args[0] as JoinInput).message.job.task);
+              if (!invocation.crashed && this.diesAfterHandOff(property, answer)) {
+                const woken = (answer as RunEnd).woken as WokenEntry;
+                this.trace.add(
+                  woken.message.job.id,
+                  invocation.label,
+                  'invocation died before sending its message',
+                );
+                this.crash(invocation);
+              }
               return invocation.crashed ? never() : answer;
             },
             (error: unknown) => {
@@ -196,16 +227,14 @@ export class CrashableWorkers {
   }
 
   /**
-   * The wake that follows a run giving its slot back (`wakeNextWaitingJob`: the only wake that skips
-   * held entries) of a task in `wakeCrashTasks`: the process dies before it, if the fault strikes.
+   * A run's ending (`finishJob`, `retryJob`) of a task in `handOffCrashTasks` that handed its slot to
+   * a waiting job: the process dies before it sends the woken job's message, if the fault strikes.
    */
-  private diesBeforeWaking(input: unknown): boolean {
-    const { task, leased } = input as { task?: string; leased?: string };
+  private diesAfterHandOff(property: string | symbol, answer: unknown): boolean {
+    if (property !== 'finishJob' && property !== 'retryJob') return false;
+    const { woken } = answer as RunEnd;
     return (
-      leased === 'skip' &&
-      task !== undefined &&
-      this.wakeCrashTasks.has(task) &&
-      this.faults.strike('crashBeforeWake')
+      woken !== undefined && this.handOffCrashTasks.has(woken.task) && this.faults.strike('crashAfterHandOff')
     );
   }
 
@@ -233,6 +262,7 @@ export class CrashableWorkers {
             jobId: fields.job.id,
             from: Date.now(),
             to: slot.leaseUntil,
+            leaseUntil: slot.leaseUntil,
           });
       }
     }

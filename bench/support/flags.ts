@@ -121,6 +121,12 @@ export function soakFlags() {
       wholeNumberFrom(0),
       360,
     )
+    .option(
+      '--tick-seconds <s>',
+      "the ticks' period: 1 as `npm start` runs them, 60 as AWS does (the waiting line's repairs wait for a tick)",
+      positiveNumber,
+      1,
+    )
     .option('--ci', 'about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks');
 }
 

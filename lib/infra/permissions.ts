@@ -42,19 +42,20 @@ export interface TableAccess {
  * The table access of each Lambda, from the store operations its code calls:
  * - tick: leaseDueShard, releaseDueShard (shard leases, ADR 0006), acquireDueJobs, markJobSent,
  *   findExpiredJobLeases, retryJob, repairCounters: queries `due`, `running` and `by-kind`, and only
- *   updates items (every such write is a conditional update); wakes idle waiting lines (allTaskSlots,
- *   leaseLineHead, leaveLine): queries and deletes only in `TASK#` partitions. It dispatches no schedule
- *   itself: its dispatchers do.
+ *   updates items (every such write is a conditional update); wakes waiting lines and resends overdue
+ *   woken jobs (allTaskSlots, lineHead, wakeHeads, staleWoken, markWokenResent; a reaped run's slot
+ *   handed on, ADR 0009): queries, puts and deletes only in `TASK#` partitions. It dispatches no
+ *   schedule itself: its dispatchers do.
  * - dispatcher: the notes of its shards (ADR 0007, 0008: readNoteCursor, createNoteCursor,
  *   moveNoteCursor, readDueNotes, readSchedules, writeDueNotes, finishSchedule), releaseDueShard,
  *   logFiresToSend: queries only `DUENOTES#` partitions; puts only `DUENOTES#` and `TASKFIRES#` items
  *   (its notes, its tasks' fire logs, ADR 0001); only updates items otherwise (cursors, shard leases,
  *   and a schedule whose chain ended).
- * - worker: claimJob, finishJob, retryJob (slot taken and returned in the same transactions): updates
- *   job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items (LeadingKeys); a schedule
- *   only to count a started run of one with `max_runs` (startCappedRun, ADR 0008); its task's waiting
- *   line (joinLine, leaseLineHead, leaveLine, waitingCount): queries, puts and deletes only in `TASK#`
- *   partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job
+ * - worker: claimJob, finishJob, retryJob (slot taken, handed on or returned in the same
+ *   transactions): updates job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items
+ *   (LeadingKeys); a schedule only to count a started run of one with `max_runs` (startCappedRun, ADR
+ *   0008); its task's waiting line (joinLine, lineHead, wakeHeads, releaseWoken, staleWoken,
+ *   markWokenResent, isWaiting): queries, puts and deletes only in `TASK#` partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job
  *   ended), and puts `REMOVED#` items (the removal record written in the same transaction, ADR 0004);
  *   which tasks are paused (allTaskSlots): queries `by-kind`.
  * - admin: the admin API (add/update/pause/resume/remove schedules with their chains' first notes, add/
@@ -71,6 +72,7 @@ export const TABLE_ACCESS = {
     queryIndexes: [INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind],
     writes: ['dynamodb:UpdateItem'],
     deleteKeyPrefixes: [TASK_PREFIX],
+    putKeyPrefixes: [TASK_PREFIX],
     queryKeyPrefixes: [TASK_PREFIX],
   },
   dispatcher: {

@@ -19,13 +19,13 @@ export function counterContract(fixture: () => StoreFixture): void {
     await store.claimJob(limitedClaim('b', 2));
     await setRunningCount('limited', 0);
 
-    const finished = await store.finishJob({
+    const { job: finished } = await store.finishJob({
       jobId: 'a',
       owner: 'w-a',
       result: SUCCESS,
       expiresAt: T0 + MINUTE,
     });
-    const retrying = await store.retryJob({
+    const { job: retrying } = await store.retryJob({
       jobId: 'b',
       owner: 'w-b',
       failedAttempt: 1,

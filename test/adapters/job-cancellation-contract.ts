@@ -31,7 +31,7 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
   /** Claims attempt 1 of `id` and finishes it as a schedule check does when the schedule changed. */
   const cancelledByCheck = async (id: string, limit?: number) => {
     await store.claimJob(claim(id, 1, 'checker', limit === undefined ? {} : { limit }));
-    return store.finishJob({
+    const { job } = await store.finishJob({
       jobId: id,
       owner: 'checker',
       result: {
@@ -44,6 +44,7 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
       expiresAt: T0 + MINUTE,
       reclaimable: true,
     });
+    return job;
   };
 
   it('lets a re-checking fire delivery claim a job a schedule check cancelled, until cancelJob makes it final', async () => {

@@ -70,13 +70,13 @@ export function jobContract(fixture: () => StoreFixture): void {
     const stranger = await failure(
       store.finishJob({ jobId: 'j', owner: 'w2', result: success(1), expiresAt: T0 + MINUTE }),
     );
-    const finished = await store.finishJob({
+    const { job: finished } = await store.finishJob({
       jobId: 'j',
       owner: 'w1',
       result: success(1, null),
       expiresAt: T0 + MINUTE,
     });
-    const repeated = await store.finishJob({
+    const { job: repeated } = await store.finishJob({
       jobId: 'j',
       owner: 'w1',
       result: success(1, null),
@@ -165,7 +165,7 @@ export function jobContract(fixture: () => StoreFixture): void {
     await store.claimJob(claim('j', 1, 'w1'));
     const error = { type: 'Error', message: 'boom' };
 
-    const retrying = await store.retryJob({
+    const { job: retrying } = await store.retryJob({
       jobId: 'j',
       owner: 'w1',
       failedAttempt: 1,

@@ -1,6 +1,8 @@
 import { beforeEach, expect, it } from 'vitest';
 import type { JobMessageBody } from '../../lib/core/model/job-message';
-import { linePosition } from '../../lib/core/ports/waiting-line';
+import { type RateLimit, startIntervalMs } from '../../lib/core/model/rate-limit';
+import type { ClaimJobInput } from '../../lib/core/ports/job-store';
+import { type LineEntry, linePosition, type WokenEntry } from '../../lib/core/ports/waiting-line';
 import {
   jobRequest,
   limitedClaim,
@@ -8,6 +10,7 @@ import {
   SECOND,
   type Store,
   type StoreFixture,
+  SUCCESS,
   T0,
 } from './store-fixtures';
 
@@ -24,123 +27,361 @@ function waiting(
   };
 }
 
-/** Waiting lines: ordered by priority then run time, one entry per job, held by one waker at a time. */
+const ids = (entries: readonly LineEntry[]) => entries.map((entry) => entry.message.job.id);
+
+/**
+ * Waiting lines (ADR 0003, ADR 0009): ordered by priority then run time, one entry per job; a slot that
+ * comes back is handed to the head in the same step, and a woken job's claim takes the slot it was
+ * handed. The counter counts running jobs and woken entries with a slot.
+ */
 export function waitingLineContract(fixture: () => StoreFixture): void {
   let store: Store;
+  let setRunningCount: StoreFixture['setRunningCount'];
   beforeEach(() => {
-    ({ store } = fixture());
+    ({ store, setRunningCount } = fixture());
   });
 
-  const lease = (owner: string, count: number, now = T0, leased: 'skip' | 'count' = 'skip') =>
-    store.leaseLineHead({ task: 'limited', owner, now, leaseMs: 10 * SECOND, count, leased });
+  const join = (message: JobMessageBody, now = T0) => store.joinLine({ message, now });
+  const running = async () => (await store.taskSlots('limited'))?.running ?? 0;
+  const head = async (): Promise<LineEntry> => {
+    const entry = await store.lineHead('limited');
+    if (!entry) throw new Error('expected a job waiting in the line');
+    return entry;
+  };
+  const wakeWithSlots = (count: number, limit: number, now = T0) =>
+    store.wakeHeads({ task: 'limited', now, count, take: 'slot', limit });
+  /** Ends the run of `id` (claimed by `w-<id>`) with success at T0 + 1 s, handing its slot to `handTo`. */
+  const finish = (id: string, handTo?: LineEntry) =>
+    store.finishJob({
+      jobId: id,
+      owner: `w-${id}`,
+      result: SUCCESS,
+      expiresAt: T0 + MINUTE,
+      ...(handTo && { handTo }),
+    });
+  /** The claim of a woken delivery of `entry`'s job (limited to `limit`), by owner `owner`. */
+  const wokenClaim = (
+    entry: WokenEntry,
+    limit: number,
+    now: number,
+    owner = `w-${entry.message.job.id}`,
+  ) => ({
+    ...limitedClaim(entry.message.job.id, limit, now),
+    job: entry.message.job,
+    owner,
+    wokenAt: entry.position,
+  });
+  const woken = (entry: WokenEntry | undefined): WokenEntry => {
+    if (!entry) throw new Error('expected a woken entry');
+    return entry;
+  };
 
-  it('hands out the head of the line in priority, then run-time order, with each message as it joined', async () => {
+  it('keeps its line in priority, then run-time order, each entry with its message as it joined', async () => {
     const fire = waiting('fire', T0 + 3, {
       revision: { createdAt: T0 - MINUTE, version: 2, firesFrom: T0 - MINUTE },
     });
-    await store.joinLine({ message: waiting('second', T0 + 2), now: T0 });
-    await store.joinLine({ message: fire, now: T0 });
-    await store.joinLine({ message: waiting('first', T0 + 1), now: T0 });
-    await store.joinLine({ message: waiting('urgent', T0 + 9, {}, 'critical'), now: T0 });
-    await store.joinLine({
-      message: { ...waiting('other-task', T0), job: jobRequest('o', { task: 'other' }) },
-      now: T0,
-    });
+    await join(waiting('second', T0 + 2));
+    await join(fire);
+    await join(waiting('first', T0 + 1));
+    await join(waiting('urgent', T0 + 9, {}, 'critical'));
+    await join({ ...waiting('other-task', T0), job: jobRequest('o', { task: 'other' }) });
 
-    const head = await lease('w1', 3);
-    const rest = await lease('w2', 10);
+    const first = await store.lineHead('limited');
+    const all = await store.wakeHeads({ task: 'limited', now: T0 + SECOND, count: 10, take: 'none' });
 
-    expect(head.map((entry) => entry.message.job.id)).toEqual(['urgent', 'first', 'second']);
-    expect(head[0]).toMatchObject({
+    expect(first).toMatchObject({
       task: 'limited',
       joinedAt: T0,
-      message: { job: { priority: 'critical' } },
+      message: { job: { id: 'urgent', priority: 'critical' } },
     });
-    expect(rest).toEqual([{ task: 'limited', position: linePosition(fire), message: fire, joinedAt: T0 }]);
+    expect(ids(all)).toEqual(['urgent', 'first', 'second', 'fire']);
+    expect(all[3]).toEqual({
+      task: 'limited',
+      position: linePosition(fire),
+      message: fire,
+      joinedAt: T0,
+      wokenAt: T0 + SECOND,
+      withSlot: false,
+    });
+    expect(await store.lineHead('limited')).toBeUndefined();
+    expect((await store.lineHead('other'))?.message.job.id).toBe('o');
+    // Woken entries still count as waiting until their jobs claim them
     expect(await store.waitingCount('limited')).toBe(4);
     expect(await store.waitingCount('other')).toBe(1);
     expect(await store.isWaiting('limited', linePosition(fire))).toBe(true);
-    expect(await store.isWaiting('limited', head[0]?.position ?? '')).toBe(true);
     expect(await store.isWaiting('other', linePosition(fire))).toBe(false);
     expect(await store.isWaiting('absent', linePosition(fire))).toBe(false);
   });
 
-  it('keeps one entry per job: joining again keeps its place and the higher attempt, and ends a hold on it', async () => {
-    await store.joinLine({ message: waiting('a', T0 + 1), now: T0 });
-    await store.joinLine({ message: waiting('b', T0 + 2), now: T0 });
-    await store.joinLine({ message: { ...waiting('a', T0 + 1), attempt: 2 }, now: T0 + SECOND });
-    await store.joinLine({ message: waiting('a', T0 + 1), now: T0 + 2 * SECOND });
-    const held = await lease('w1', 1);
-    await store.joinLine({ message: { ...waiting('a', T0 + 1), attempt: 2 }, now: T0 + 3 * SECOND });
+  it('keeps one entry per job: joining again keeps its place and the higher attempt', async () => {
+    await join(waiting('a', T0 + 1));
+    await join(waiting('b', T0 + 2));
+    await join({ ...waiting('a', T0 + 1), attempt: 2 }, T0 + SECOND);
+    await join(waiting('a', T0 + 1), T0 + 2 * SECOND);
 
-    const again = await lease('w2', 1);
+    const first = await head();
+    const all = await store.wakeHeads({ task: 'limited', now: T0, count: 10, take: 'none' });
 
     expect(await store.waitingCount('limited')).toBe(2);
-    expect(held.map((entry) => [entry.message.job.id, entry.message.attempt])).toEqual([['a', 2]]);
-    expect(again.map((entry) => [entry.message.job.id, entry.message.attempt])).toEqual([['a', 2]]);
+    expect([first.message.job.id, first.message.attempt]).toEqual(['a', 2]);
+    expect(all.map((entry) => [entry.message.job.id, entry.message.attempt])).toEqual([
+      ['a', 2],
+      ['b', 1],
+    ]);
   });
 
-  it('gives each held entry to one waker until its hold ends: skipped, or counted as woken', async () => {
-    for (const [index, id] of ['a', 'b', 'c'].entries()) {
-      await store.joinLine({ message: waiting(id, T0 + index), now: T0 });
-    }
+  it('wakes heads with a free slot each, up to the limit given, and none while the task is paused', async () => {
+    await store.claimJob(limitedClaim('x', 3));
+    for (const id of ['a', 'b', 'c', 'd']) await join(waiting(id, T0));
 
-    const first = await lease('w1', 1);
-    const skipping = await lease('w2', 1);
-    const counting = await lease('w3', 2, T0, 'count');
-    const afterHolds = await lease('w4', 3, T0 + 11 * SECOND);
+    const upToLimit = await wakeWithSlots(5, 3);
+    const afterLimit = await wakeWithSlots(1, 3);
+    await store.setTaskPaused('limited', true);
+    const whilePaused = await wakeWithSlots(1, 5);
+    await store.setTaskPaused('limited', false);
+    const raised = await wakeWithSlots(1, 4);
 
-    expect(first.map((entry) => entry.message.job.id)).toEqual(['a']);
-    expect(skipping.map((entry) => entry.message.job.id)).toEqual(['b']);
-    expect(counting).toEqual([]);
-    expect(afterHolds.map((entry) => entry.message.job.id)).toEqual(['a', 'b', 'c']);
+    expect(ids(upToLimit)).toEqual(['a', 'b']);
+    expect(upToLimit.every((entry) => entry.withSlot)).toBe(true);
+    expect(afterLimit).toEqual([]);
+    expect(whilePaused).toEqual([]);
+    expect(ids(raised)).toEqual(['c']);
+    expect(await store.taskSlots('limited')).toMatchObject({ running: 4, limit: 4, paused: false });
+    expect(ids([await head()])).toEqual(['d']);
+    expect(await store.waitingCount('limited')).toBe(4);
   });
 
-  it("takes only a joiner's own entry out of the line, and only within the count (held and passed-over entries count)", async () => {
-    for (const [index, id] of ['a', 'b', 'c'].entries()) {
-      await store.joinLine({ message: waiting(id, T0 + index), now: T0 });
-    }
-    await lease('w1', 1);
-    const only = (owner: string, id: string, count: number) =>
-      store.leaseLineHead({
+  it("wakes heads without a slot for a rate's next start or a task without a limit", async () => {
+    for (const id of ['a', 'b', 'c']) await join(waiting(id, T0));
+
+    const forStart = await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'start' });
+    const unlimited = await store.wakeHeads({ task: 'limited', now: T0, count: 5, take: 'none' });
+
+    expect(forStart.map((entry) => [entry.message.job.id, entry.withSlot])).toEqual([['a', false]]);
+    expect(unlimited.map((entry) => [entry.message.job.id, entry.withSlot])).toEqual([
+      ['b', false],
+      ['c', false],
+    ]);
+    expect((await store.runningCounts()).get('limited') ?? 0).toBe(0);
+  });
+
+  it('wakes a job once: a second entry of a job already woken leaves the line and takes no slot', async () => {
+    await store.claimJob(limitedClaim('x', 5));
+    await join(waiting('a', T0));
+    const first = await wakeWithSlots(1, 5);
+    // A second delivery of `a` joins while its wake-up travels
+    await join(waiting('a', T0), T0 + SECOND);
+    await join(waiting('b', T0));
+
+    const second = await wakeWithSlots(2, 5, T0 + 2 * SECOND);
+
+    expect(ids(first)).toEqual(['a']);
+    expect(ids(second)).toEqual(['b']);
+    expect(await running()).toBe(3);
+    expect(await store.lineHead('limited')).toBeUndefined();
+    expect(await store.waitingCount('limited')).toBe(2);
+    expect((await store.staleWoken('limited', T0 + 1)).map((entry) => entry.wokenAt)).toEqual([T0]);
+  });
+
+  it('releases a woken entry: its slot to the head read when it still waits, else back; gone when it held none', async () => {
+    await store.claimJob(limitedClaim('x', 3));
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await join(waiting(id, T0));
+    const [a] = await wakeWithSlots(1, 3);
+    const headB = await head();
+    const release = (entry: LineEntry | undefined, handTo?: LineEntry) =>
+      store.releaseWoken({
         task: 'limited',
-        owner,
-        now: T0,
-        leaseMs: 10 * SECOND,
-        count,
-        leased: 'count',
-        only: linePosition(waiting(id, T0 + ['a', 'b', 'c'].indexOf(id))),
+        position: woken(entry as WokenEntry).position,
+        now: T0 + SECOND,
+        ...(handTo && { handTo }),
       });
 
-    // Act: a is held; b is the first free entry; c comes after b
-    const cBeyondCount = await only('w2', 'c', 2);
-    const cWithinCount = await only('w3', 'c', 3);
-    const b = await only('w4', 'b', 2);
+    const handed = await release(a, headB);
+    const afterHanding = await running();
+    const [c] = await wakeWithSlots(1, 3);
+    // The head read has left the line (it was woken): the slot goes back
+    const staleHead = await release(c, headB);
+    const afterStale = await running();
+    const again = await release(c);
+    await store.setTaskPaused('limited', true);
+    const paused = await release(headB, await head());
+    const afterPaused = await running();
+    await store.setTaskPaused('limited', false);
+    const [d] = await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'start' });
+    const noSlot = await release(d);
 
-    // Assess: nobody else's entry was held (b was still free for its own turn); c and b left the line
-    // without a hold, and a, held by its waker, stays
-    expect(cBeyondCount).toEqual([]);
-    expect(cWithinCount.map((entry) => entry.message.job.id)).toEqual(['c']);
-    expect(b.map((entry) => entry.message.job.id)).toEqual(['b']);
+    expect(handed).toEqual({ status: 'handed', woken: { ...headB, wokenAt: T0 + SECOND, withSlot: true } });
+    expect(afterHanding).toBe(2);
+    expect(staleHead).toEqual({ status: 'released' });
+    expect(afterStale).toBe(2);
+    expect(again).toEqual({ status: 'gone' });
+    expect(paused).toEqual({ status: 'released' });
+    expect(afterPaused).toBe(1);
+    expect(noSlot).toEqual({ status: 'gone' });
+    expect(await running()).toBe(1);
+    expect(ids([await head()])).toEqual(['e']);
     expect(await store.waitingCount('limited')).toBe(1);
-    expect(await lease('w5', 3, T0 + 11 * SECOND)).toHaveLength(1);
   });
 
-  it('takes a woken entry out only for the waker holding it; a job that joined again stays', async () => {
-    await store.joinLine({ message: waiting('a', T0), now: T0 });
-    await store.joinLine({ message: waiting('b', T0 + 1), now: T0 });
-    const [a, b] = await lease('w1', 2);
-    if (!a || !b) throw new Error('expected two entries');
+  it("ends a run handing its slot to the line's head: the head is woken, the counter does not change", async () => {
+    await store.claimJob(limitedClaim('a', 2));
+    await store.claimJob(limitedClaim('b', 2));
+    await join(waiting('c', T0));
+    await join(waiting('d', T0));
+    const headC = await head();
 
-    await store.leaveLine('limited', a.position, 'someone-else');
-    const afterStranger = await store.waitingCount('limited');
-    await store.leaveLine('limited', a.position, 'w1');
-    await store.joinLine({ message: waiting('b', T0 + 1), now: T0 + SECOND });
-    await store.leaveLine('limited', b.position, 'w1');
-    await store.leaveLine('limited', a.position, 'w1');
+    const finished = await finish('a', headC);
+    const afterFinish = await running();
+    const headD = await head();
+    const retried = await store.retryJob({
+      jobId: 'b',
+      owner: 'w-b',
+      failedAttempt: 1,
+      error: { type: 'Error', message: 'boom' },
+      retryAt: T0 + MINUTE,
+      now: T0 + 2 * SECOND,
+      handTo: headD,
+    });
 
-    expect(afterStranger).toBe(2);
-    expect((await lease('w2', 5)).map((entry) => entry.message.job.id)).toEqual(['b']);
+    expect(finished.job).toMatchObject({ id: 'a', status: 'success', holdsSlot: false, leaseOwner: null });
+    expect(finished.woken).toEqual({ ...headC, wokenAt: T0 + SECOND, withSlot: true });
+    expect(afterFinish).toBe(2);
+    expect(retried.job).toMatchObject({ id: 'b', status: 'retrying', holdsSlot: false });
+    expect(retried.woken).toEqual({ ...headD, wokenAt: T0 + 2 * SECOND, withSlot: true });
+    expect(await running()).toBe(2);
+    expect(await store.lineHead('limited')).toBeUndefined();
+    expect(await store.waitingCount('limited')).toBe(2);
+  });
+
+  it('gives the slot back instead when the head read left the line, the task is paused, or it is over its limit', async () => {
+    for (const id of ['a', 'b', 'c']) await store.claimJob(limitedClaim(id, 3));
+    await join(waiting('d', T0));
+    const headD = await head();
+    await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'none' });
+    await join(waiting('e', T0));
+
+    const headGone = await finish('a', headD);
+    const afterHeadGone = await running();
+    await store.setTaskPaused('limited', true);
+    const paused = await store.retryJob({
+      jobId: 'b',
+      owner: 'w-b',
+      failedAttempt: 1,
+      error: { type: 'Error', message: 'boom' },
+      retryAt: T0 + MINUTE,
+      now: T0 + SECOND,
+      handTo: await head(),
+    });
+    const afterPaused = await running();
+    await store.setTaskPaused('limited', false);
+    // Drift counted more slots than the limit allows: a slot that comes back goes back
+    await setRunningCount('limited', 4);
+    const overLimit = await finish('c', await head());
+
+    expect(headGone.woken).toBeUndefined();
+    expect(afterHeadGone).toBe(2);
+    expect(paused.woken).toBeUndefined();
+    expect(paused.job.status).toBe('retrying');
+    expect(afterPaused).toBe(1);
+    expect(overLimit.woken).toBeUndefined();
+    expect(overLimit.job.status).toBe('success');
+    expect(await running()).toBe(3);
+    expect(ids([await head()])).toEqual(['e']);
+  });
+
+  it('lets a woken job claim the slot it was handed, taking its entry out only when the claim succeeds', async () => {
+    await store.claimJob(limitedClaim('a', 1));
+    await join(waiting('b', T0));
+    await join(waiting('c', T0));
+    const b = woken((await finish('a', await head())).woken);
+
+    const claimed = await store.claimJob(wokenClaim(b, 1, T0 + 2 * SECOND));
+    const afterClaim = await running();
+    const duplicate = await store.claimJob(wokenClaim(b, 1, T0 + 2 * SECOND, 'another-copy'));
+    const c = woken((await finish('b', await head())).woken);
+    await store.cancelJob('c', T0 + 3 * SECOND, T0 + MINUTE);
+    const cancelled = await store.claimJob(wokenClaim(c, 1, T0 + 4 * SECOND));
+    const stillWoken = await store.isWaiting('limited', c.position);
+    const released = await store.releaseWoken({
+      task: 'limited',
+      position: c.position,
+      now: T0 + 5 * SECOND,
+    });
+
+    expect(claimed).toMatchObject({
+      status: 'claimed',
+      tookWokenSlot: true,
+      job: { id: 'b', holdsSlot: true },
+    });
+    expect(afterClaim).toBe(1);
+    expect(await store.isWaiting('limited', b.position)).toBe(false);
+    expect(duplicate.status).toBe('duplicate');
+    expect(cancelled.status).toBe('cancelled');
+    expect(stillWoken).toBe(true);
+    expect(released).toEqual({ status: 'released' });
+    expect(await running()).toBe(0);
+    expect(await store.waitingCount('limited')).toBe(0);
+  });
+
+  it("keeps a rate-limited task's woken job to the rate: its claim with the handed slot waits for the next start", async () => {
+    const rate: RateLimit = { max: 1, perSeconds: 10 };
+    const interval = startIntervalMs(rate);
+    const rateClaim = (claim: ClaimJobInput): ClaimJobInput => ({ ...claim, rateLimit: rate });
+    await store.claimJob(rateClaim(limitedClaim('a', 1)));
+    await join(waiting('b', T0));
+    const b = woken((await finish('a', await head())).woken);
+
+    const early = await store.claimJob(rateClaim(wokenClaim(b, 1, T0 + interval - 1)));
+    const stillWoken = await store.isWaiting('limited', b.position);
+    const onTime = await store.claimJob(rateClaim(wokenClaim(b, 1, T0 + interval)));
+
+    expect(early).toEqual({ status: 'no_slot', running: 1, nextStartAt: T0 + interval });
+    expect(stillWoken).toBe(true);
+    expect(onTime).toMatchObject({ status: 'claimed', tookWokenSlot: true });
+    expect(await store.isWaiting('limited', b.position)).toBe(false);
+    expect(await store.taskSlots('limited')).toMatchObject({ running: 1, nextStartAt: T0 + 2 * interval });
+  });
+
+  it('lists the woken entries woken before a time; one whose message was sent again is stale again only later', async () => {
+    for (const id of ['a', 'b']) await join(waiting(id, T0));
+    await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'none' });
+    await store.wakeHeads({ task: 'limited', now: T0 + 5 * SECOND, count: 1, take: 'none' });
+
+    const early = await store.staleWoken('limited', T0 + 1);
+    const both = await store.staleWoken('limited', T0 + 10 * SECOND);
+    const a = { task: 'limited', position: linePosition(waiting('a', T0)), wokenAt: T0 };
+    const taken = await store.markWokenResent(a, T0 + 10 * SECOND);
+    // Another worker that found it stale at the same time: its resend was taken already
+    const takenTwice = await store.markWokenResent(a, T0 + 10 * SECOND + 3);
+    const gone = await store.markWokenResent(
+      { ...a, position: linePosition(waiting('gone', T0)) },
+      T0 + 10 * SECOND,
+    );
+    const afterResend = await store.staleWoken('limited', T0 + 10 * SECOND);
+    const later = await store.staleWoken('limited', T0 + 10 * SECOND + 1);
+
+    expect([taken, takenTwice, gone]).toEqual([true, false, false]);
+    expect(ids(early)).toEqual(['a']);
+    expect(ids(both)).toEqual(['a', 'b']);
+    expect(ids(afterResend)).toEqual(['b']);
+    expect(later.map((entry) => [entry.message.job.id, entry.wokenAt])).toEqual([
+      ['a', T0 + 10 * SECOND],
+      ['b', T0 + 5 * SECOND],
+    ]);
+    expect(await store.waitingCount('limited')).toBe(2);
+  });
+
+  it('repairs a counter to count the woken entries holding a slot besides the running jobs', async () => {
+    await store.claimJob(limitedClaim('a', 3));
+    for (const id of ['b', 'c', 'd']) await join(waiting(id, T0));
+    await wakeWithSlots(2, 3);
+    await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'none' });
+    await setRunningCount('limited', 0);
+
+    const corrections = await store.repairCounters(T0);
+
+    expect(corrections).toEqual(new Map([['limited', { was: 0, now: 3 }]]));
+    expect(await running()).toBe(3);
   });
 
   it("reads a task's slots: taken, the limit they were taken under, not paused", async () => {

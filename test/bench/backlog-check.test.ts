@@ -3,9 +3,9 @@ import { checkBacklog } from '../../bench/soak/backlog-check';
 
 /**
  * A task limited to 1: job `a` runs 0–1,000 ms and its result is written at 1,400 ms; job `b` joined
- * the line at 500 ms and starts at `bStartsAt`. Ticks run every second (each 100 ms long). The slot is
- * back in the counter at 1,400 ms, so the first tick that sees it starts at 2,000 ms and ends at
- * 2,100 ms; the fallback is due 500 ms later, at 2,600 ms.
+ * the line at 500 ms and starts at `bStartsAt`. Ticks run every second (each 100 ms long). Unless a
+ * test hands the slot to `b`, it is free from 1,400 ms: `b` may wait for it one message's travel
+ * (2,000 ms), until 3,400 ms.
  */
 function backlogOf(bStartsAt: number, extra: Partial<Parameters<typeof checkBacklog>[0]> = {}) {
   return checkBacklog({
@@ -16,70 +16,140 @@ function backlogOf(bStartsAt: number, extra: Partial<Parameters<typeof checkBack
       { jobId: 'b', from: bStartsAt, to: bStartsAt + 100 },
     ],
     deadHolds: [],
+    lostWakings: [],
     joins: new Map([['b', [500]]]),
-    wakes: new Map(),
-    claimAnswers: new Map(),
+    wokenWithSlot: new Map(),
+    wokenEnds: new Map(),
+    sends: new Map(),
     runEnds: new Map([['a', [1_400]]]),
     claimedBefore: () => undefined,
     isOfTask: () => true,
-    ticks: Array.from({ length: 20 }, (_, n): [number, number] => [n * 1_000, n * 1_000 + 100]),
+    ticks: Array.from({ length: 40 }, (_, n): [number, number] => [n * 1_000, n * 1_000 + 100]),
     bursts: [],
-    until: 20_000,
+    until: 40_000,
     ...extra,
   });
 }
 
-describe('checkBacklog: no job waits with a slot free and nobody woken for it past the fallback', () => {
-  it('passes a job that starts before the first tick after the result write has woken it', () => {
-    const verdict = backlogOf(2_500);
+/** `a`'s ending handed its slot to `b` at 1,400 ms; `b`'s message was sent at `sentAt`, and claimed it at `claimedAt`. */
+const handedToB = (claimedAt: number, sentAt = 1_450) => ({
+  wokenWithSlot: new Map([['b', [1_400]]]),
+  wokenEnds: new Map([['b', [claimedAt]]]),
+  sends: new Map([['b', [sentAt]]]),
+  claimedBefore: (jobId: string) => (jobId === 'b' ? claimedAt : undefined),
+});
+
+describe('checkBacklog: a slot is free while a job waits for one message’s travel at most', () => {
+  it('passes a job that starts within one travel of the slot coming free', () => {
+    const verdict = backlogOf(3_300);
 
     expect(verdict.violations).toEqual([]);
-    expect(verdict).toMatchObject({ waited: 1, longestFreeMs: 1_100, leastSlackMs: 100 });
+    expect(verdict).toMatchObject({ waited: 1, longestFreeMs: 1_900, longestRepairMs: 0 });
   });
 
-  it('flags a job that still waits with the slot free after that tick', () => {
-    const verdict = backlogOf(4_000);
+  it('flags a job that still waits with the slot free after one travel, though a tick would have come', () => {
+    const verdict = backlogOf(3_600);
 
     expect(verdict.violations).toHaveLength(1);
-    expect(verdict.violations[0]).toContain('b waited 2600 ms');
+    expect(verdict.violations[0]).toContain('b waited 2200 ms');
   });
 
-  it('counts a woken job on its way to its claim as taking the slot', () => {
-    const verdict = backlogOf(4_000, {
-      wakes: new Map([['b', [1_200]]]),
-      claimAnswers: new Map([['b', [3_990]]]),
-    });
+  it('counts the slot handed to a woken job as taken until its claim', () => {
+    const verdict = backlogOf(4_100, handedToB(4_000));
 
     expect(verdict.violations).toEqual([]);
-  });
-
-  it('counts the slot a dead invocation keeps until its lease ends, then wants the fallback', () => {
-    // `a`'s process died at 1,000 ms: no result written; its lease ends at 3,000 ms (tick 3,000–3,100)
-    const dead = { deadHolds: [{ task: 't', jobId: 'a', from: 1_000, to: 3_000 }], runEnds: new Map() };
-
-    expect(backlogOf(3_500, dead).violations).toEqual([]);
-    expect(backlogOf(4_000, dead).violations).toHaveLength(1);
+    expect(verdict).toMatchObject({ longestFreeMs: 0, wokenWithSlot: 1, longestWokenMs: 2_600 });
   });
 
   it('counts a slot as taken from its run’s claim, before the handler starts', () => {
-    // `b`, woken at 1,200 ms, was claimed at 3,000 ms and its handler started at 4,000 ms
-    const claimed = {
-      wakes: new Map([['b', [1_200]]]),
-      claimAnswers: new Map([['b', [3_000]]]),
-      claimedBefore: (jobId: string) => (jobId === 'b' ? 3_000 : undefined),
+    // `a` was claimed at 0 ms, its handler ran 3,000–4,000 ms
+    const lateStart = {
+      spans: [
+        { jobId: 'a', from: 3_000, to: 4_000 },
+        { jobId: 'b', from: 5_000, to: 5_100 },
+      ],
+      runEnds: new Map([['a', [4_000]]]),
     };
 
-    expect(backlogOf(4_000, claimed).violations).toEqual([]);
-    expect(backlogOf(4_000, { ...claimed, claimedBefore: () => undefined }).violations).toHaveLength(1);
+    expect(
+      backlogOf(5_000, { ...lateStart, claimedBefore: (jobId) => (jobId === 'a' ? 0 : undefined) })
+        .violations,
+    ).toEqual([]);
+    expect(backlogOf(5_000, lateStart).violations).toHaveLength(1);
   });
 
   it('counts a free stretch that overlaps a throttling burst from the burst’s end', () => {
-    expect(backlogOf(3_500).violations).toHaveLength(1);
-    expect(backlogOf(3_500, { bursts: [[1_500, 2_100]] }).violations).toEqual([]);
+    expect(backlogOf(4_000).violations).toHaveLength(1);
+    expect(backlogOf(4_000, { bursts: [[1_500, 2_100]] }).violations).toEqual([]);
   });
 
   it('checks only the jobs of the task, and only while they wait in its line', () => {
     expect(backlogOf(9_000, { isOfTask: (jobId) => jobId !== 'b' }).violations).toEqual([]);
     expect(backlogOf(9_000, { joins: new Map() }).violations).toEqual([]);
+  });
+});
+
+describe('checkBacklog: after a crash, the next tick repairs the line', () => {
+  it('counts the slot a dead invocation keeps until its lease ends, then wants the reaper’s tick', () => {
+    // `a`'s process died at 1,000 ms: no result written; its lease ends at 3,000 ms (tick 3,000–3,100)
+    const dead = {
+      deadHolds: [{ task: 't', jobId: 'a', from: 1_000, to: 3_000, leaseUntil: 3_000 }],
+      runEnds: new Map(),
+    };
+
+    expect(backlogOf(3_500, dead)).toMatchObject({ violations: [], longestRepairMs: 500 });
+    expect(backlogOf(4_000, dead).violations).toHaveLength(1);
+  });
+
+  it('wants the next tick, not one travel, when a joiner died that may have lost the waking', () => {
+    const lost = { lostWakings: [{ task: 't', at: 1_300 }] };
+
+    expect(backlogOf(2_500, lost).violations).toEqual([]);
+    expect(backlogOf(2_700, lost).violations).toHaveLength(1);
+    expect(backlogOf(2_700, { lostWakings: [{ task: 'other', at: 1_300 }] }).violations).toEqual([]);
+  });
+});
+
+describe('checkBacklog: a woken job whose message was lost is sent again', () => {
+  it('passes a woken job whose message the first tick after it became overdue sent again, however long the queue took', () => {
+    // Woken at 1,400 ms, overdue at 11,400 ms: the tick of 12,000–12,100 ms resends it (by 12,600 ms with the margin)
+    const verdict = backlogOf(30_000, handedToB(30_000, 12_050));
+
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.longestWokenMs).toBe(28_600);
+  });
+
+  it('flags a woken job whose message was sent later than that, or that was never claimed', () => {
+    expect(backlogOf(30_000, handedToB(30_000, 12_700)).violations).toEqual([
+      "b woken at 1400 holding a slot of 't': its message was sent 11300 ms later, due again by 12600",
+    ]);
+    const never = backlogOf(40_000, { wokenWithSlot: new Map([['b', [1_400]]]), until: 30_000 });
+    expect(never.violations).toContain("b woken at 1400 holding a slot of 't' was never claimed");
+  });
+
+  it('waits for the first tick after a throttling burst over the resend', () => {
+    const burst = { bursts: [[11_500, 13_500]] as [number, number][] };
+
+    expect(backlogOf(30_000, { ...handedToB(30_000, 14_500), ...burst }).violations).toEqual([]);
+    expect(backlogOf(30_000, { ...handedToB(30_000, 14_700), ...burst }).violations).toHaveLength(1);
+  });
+
+  it('does not count the wait of a woken job for the other, free slot: it holds one', () => {
+    // Limit 2: `c` runs 0–3,000 ms and gives its slot back (nobody else waits) while `b` is woken
+    const verdict = backlogOf(14_500, {
+      ...handedToB(14_500, 12_050),
+      limit: 2,
+      spans: [
+        { jobId: 'a', from: 0, to: 1_000 },
+        { jobId: 'c', from: 0, to: 3_000 },
+        { jobId: 'b', from: 14_500, to: 14_600 },
+      ],
+      runEnds: new Map([
+        ['a', [1_400]],
+        ['c', [3_000]],
+      ]),
+    });
+
+    expect(verdict.violations).toEqual([]);
   });
 });

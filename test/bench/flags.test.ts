@@ -126,8 +126,13 @@ describe('npm run soak flags', () => {
       schedules: 2000,
       workers: 16,
       drainSeconds: 360,
+      tickSeconds: 1,
       ci: true,
     });
+  });
+
+  it('reads --tick-seconds 60, the tick period in AWS', () => {
+    expect(parseCollecting(soakFlags(), ['--tick-seconds', '60']).flags).toMatchObject({ tickSeconds: 60 });
   });
 
   it('reads --minutes=2 and --drain-seconds 0', () => {

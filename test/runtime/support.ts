@@ -2,7 +2,7 @@ import type { Context, SQSRecord } from 'aws-lambda';
 import { MemoryStore } from '../../lib/adapters/memory/memory-store';
 import { ManualClock, type Sleep } from '../../lib/core/clock';
 import type { JsonValue } from '../../lib/core/json';
-import { encodeJobMessage } from '../../lib/core/model/job-message';
+import { encodeJobMessage, type JobMessageBody } from '../../lib/core/model/job-message';
 import type { ScheduleDefinition } from '../../lib/core/model/schedule';
 import type { EventPublisher, SundialEvent } from '../../lib/core/ports/event-publisher';
 import type { JobMessage, JobQueue, ReceivedMessage } from '../../lib/core/ports/job-queue';
@@ -261,10 +261,7 @@ export function jobRequest(id: string, overrides: Partial<JobRequest> = {}): Job
 let messageCounter = 0;
 
 /** An SQS record as Lambda delivers it, for a job message (or a raw body). */
-export function sqsRecord(
-  message: Pick<JobMessage, 'job' | 'attempt'> | string,
-  receiveCount = 1,
-): SQSRecord {
+export function sqsRecord(message: JobMessageBody | string, receiveCount = 1): SQSRecord {
   messageCounter += 1;
   return {
     messageId: `message-${messageCounter}`,

@@ -4,11 +4,13 @@ import { counterItems } from './counters';
 import { Expressions } from './expressions';
 import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { INDEX_NAMES, ITEM_KINDS, type ItemKey, shardKeys, taskCounterKey } from './table-design';
+import { wokenSlotCount } from './woken-entries';
 
 /**
- * Brings each counter towards the number of its task's slot holders by the rule of `counterRepair`.
- * The holders come from the running index (eventually consistent); when their number differs from the
- * counter, each is read again consistently so that index entries of runs that already ended do not count.
+ * Brings each counter towards the number of its task's slot holders by the rule of `counterRepair`:
+ * its running jobs that hold a slot and its woken entries handed one (ADR 0009). The running jobs come
+ * from the running index (eventually consistent); when the holders differ from the counter, each is
+ * read again consistently so that index entries of runs that already ended do not count.
  * The previous repair's observation is kept on the counter item (`repairSeq`, `repairCount`, `repairAt`):
  * ticks are stateless. Every write is conditional on the counter's `seq` and `running` as read.
  */
@@ -23,8 +25,9 @@ export async function repairCounters(
     const item = counters.get(task);
     const counter = taskCounter(item);
     const keys = indexed.get(task) ?? [];
-    if (keys.length === counter.running) continue;
-    const repair = counterRepair(counter, await stillHoldingSlots(context, keys), now);
+    const woken = await wokenSlotCount(context, task);
+    if (keys.length + woken === counter.running) continue;
+    const repair = counterRepair(counter, (await stillHoldingSlots(context, keys)) + woken, now);
     if (repair.action === 'none' || !(await writeIfUnchanged(context, task, item, repair))) continue;
     if (repair.action === 'set') corrections.set(task, { was: counter.running, now: repair.running });
   }

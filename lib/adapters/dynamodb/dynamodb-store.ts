@@ -26,6 +26,7 @@ import type {
   RetryEndedJobInput,
   RetryEndedJobOutcome,
   RetryJobInput,
+  RunEnd,
 } from '../../core/ports/job-store';
 import type {
   AddScheduleInput,
@@ -40,7 +41,13 @@ import type {
   StartCappedRunOutcome,
   UpdateScheduleInput,
 } from '../../core/ports/schedule-store';
-import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
+import type {
+  LineEntry,
+  TaskSlots,
+  WakeHeadsInput,
+  WokenEntry,
+  WokenRelease,
+} from '../../core/ports/waiting-line';
 import * as cappedRuns from './capped-runs';
 import * as counterRepair from './counter-repair';
 import * as counters from './counters';
@@ -62,6 +69,7 @@ import * as startGate from './start-gate';
 import { StoreContext } from './store-context';
 import { DEFAULT_SHARDS, shardOf } from './table-design';
 import * as waitingLine from './waiting-line';
+import * as wokenEntries from './woken-entries';
 
 export interface DynamoDbStoreOptions {
   /**
@@ -227,11 +235,11 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return claims.claimJob(this.context, input);
   }
 
-  finishJob(input: FinishJobInput): Promise<Job> {
+  finishJob(input: FinishJobInput): Promise<RunEnd> {
     return endings.finishJob(this.context, input);
   }
 
-  retryJob(input: RetryJobInput): Promise<Job> {
+  retryJob(input: RetryJobInput): Promise<RunEnd> {
     return endings.retryJob(this.context, input);
   }
 
@@ -285,12 +293,29 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return waitingLine.joinLine(this.context, input);
   }
 
-  leaseLineHead(input: LeaseLineHeadInput): Promise<LineEntry[]> {
-    return waitingLine.leaseLineHead(this.context, input);
+  lineHead(task: string): Promise<LineEntry | undefined> {
+    return waitingLine.lineHead(this.context, task);
   }
 
-  leaveLine(task: string, position: string, owner: string): Promise<void> {
-    return waitingLine.leaveLine(this.context, task, position, owner);
+  wakeHeads(input: WakeHeadsInput): Promise<WokenEntry[]> {
+    return wokenEntries.wakeHeads(this.context, input);
+  }
+
+  releaseWoken(input: {
+    task: string;
+    position: string;
+    handTo?: LineEntry;
+    now: EpochMs;
+  }): Promise<WokenRelease> {
+    return wokenEntries.releaseWoken(this.context, input);
+  }
+
+  staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]> {
+    return wokenEntries.staleWoken(this.context, task, before);
+  }
+
+  markWokenResent(entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>, now: EpochMs): Promise<boolean> {
+    return wokenEntries.markWokenResent(this.context, entry, now);
   }
 
   waitingCount(task: string): Promise<number> {

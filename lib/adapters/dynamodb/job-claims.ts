@@ -1,5 +1,6 @@
 import type { Job } from '../../core/model/job';
 import type { ClaimJobInput, ClaimOutcome } from '../../core/ports/job-store';
+import type { WokenEntry } from '../../core/ports/waiting-line';
 import { fireLogCovers } from './fire-log';
 import { applyTo, change, Expressions, type ItemChange } from './item-change';
 import { itemToJob, requestAttributes } from './job-items';
@@ -18,7 +19,9 @@ import {
   shardKeys,
   shardOf,
   TTL_ATTRIBUTE,
+  wokenEntryKey,
 } from './table-design';
+import { wokenEntry } from './woken-entries';
 
 /**
  * Claims one delivery of a job: creates the item or takes a `queued`/`retrying` one whose stored attempt
@@ -33,28 +36,42 @@ import {
  * the outcome knows it reclaimed (`reclaimed`), at the cost of one failed write per reclaim (only after a
  * schedule change), and none on the path of every other claim. Should another delivery reclaim and cancel
  * the job again in between, the claim finds that cancellation and tries again.
+ *
+ * A woken delivery (`wokenAt`, ADR 0009) takes its woken entry out in the same transaction, and with it
+ * the slot the entry was handed, instead of a free one (a rate limit's gate still applies).
  */
 export async function claimJob(context: StoreContext, input: ClaimJobInput): Promise<ClaimOutcome> {
-  let outcome = await claimAs(context, input, 'fresh');
-  while (outcome === 'reclaimable') outcome = await claimAs(context, input, 'reclaim');
+  const woken =
+    input.wokenAt === undefined ? undefined : await wokenEntry(context, input.job.task, input.wokenAt);
+  let outcome = await claimAs(context, input, 'fresh', woken);
+  while (outcome === 'reclaimable') outcome = await claimAs(context, input, 'reclaim', woken);
+  // The entry went meanwhile (another delivery of the job took it, or it was given back): claim as any delivery.
+  if (outcome === 'woken_gone') return claimJob(context, { ...input, wokenAt: undefined });
   return outcome;
 }
 
 /** `fresh`: the claim of a job not yet run or to run again; `reclaim`: of a check's cancellation. */
 type ClaimKind = 'fresh' | 'reclaim';
 
-/** One claim write (or transaction); `reclaimable` when it found a check's cancellation it may take back. */
+/**
+ * One claim write (or transaction); `reclaimable` when it found a check's cancellation it may take back,
+ * `woken_gone` when the woken entry it would take was gone.
+ */
 async function claimAs(
   context: StoreContext,
   input: ClaimJobInput,
   kind: ClaimKind,
-): Promise<ClaimOutcome | 'reclaimable'> {
+  woken: WokenEntry | undefined,
+): Promise<ClaimOutcome | 'reclaimable' | 'woken_gone'> {
   const update = claimUpdate(context, input, kind);
+  const tookWokenSlot = woken?.withSlot === true;
   const claimed = (job: Job): ClaimOutcome => ({
     status: 'claimed',
     job,
     ...(kind === 'reclaim' && { reclaimed: true }),
+    ...(tookWokenSlot && { tookWokenSlot: true }),
   });
+  if (woken) return claimWoken(context, input, update, woken, claimed);
   if (input.concurrencyLimit === undefined && input.rateLimit === undefined) {
     try {
       const output = await context.update('claimJob', {
@@ -90,6 +107,64 @@ async function claimAs(
   } catch (error) {
     const [claimReason, slotReason] = transactionCancellation(error);
     if (claimReason?.code === 'ConditionalCheckFailed') return lostClaim(input, claimReason.old, claimed);
+    return refusalOf(gate, slotReason?.old);
+  }
+  const output = await context.get('claimJob', { Key: jobKey(input.job.id), ConsistentRead: true });
+  return claimed(itemToJob(output.Item ?? {}));
+}
+
+/**
+ * The claim of a woken delivery: the job, its woken entry out, and the task's counter: the handed slot
+ * kept (given back when the task no longer has a limit), or a free slot taken for an entry woken
+ * without one; a rate limit's next start either way.
+ */
+async function claimWoken(
+  context: StoreContext,
+  input: ClaimJobInput,
+  update: ReturnType<typeof claimUpdate>,
+  woken: WokenEntry,
+  claimed: (job: Job) => ClaimOutcome,
+): Promise<ClaimOutcome | 'reclaimable' | 'woken_gone'> {
+  const entry = new Expressions();
+  const withSlot = entry.name('withSlot');
+  const items: Record<string, unknown>[] = [
+    {
+      Update: {
+        TableName: context.tableName,
+        Key: jobKey(input.job.id),
+        ...update,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    {
+      Delete: {
+        TableName: context.tableName,
+        Key: wokenEntryKey(input.job.task, woken.position),
+        ...entry.build(
+          woken.withSlot
+            ? `attribute_exists(${withSlot})`
+            : `attribute_exists(pk) AND attribute_not_exists(${withSlot})`,
+        ),
+      },
+    },
+  ];
+  const gate: StartGate = {
+    now: input.now,
+    ...(input.concurrencyLimit !== undefined && !woken.withSlot && { limit: input.concurrencyLimit }),
+    ...(input.rateLimit && { rate: input.rateLimit }),
+    ...(woken.withSlot && input.concurrencyLimit === undefined && { returnSlot: true }),
+  };
+  if (gate.limit !== undefined || gate.rate || gate.returnSlot) {
+    items.push(takeStartItem(context, input.job.task, gate));
+  }
+  try {
+    await context.transact('claimJob', { TransactItems: items });
+  } catch (error) {
+    const [claimReason, entryReason, slotReason] = transactionCancellation(error);
+    if (claimReason?.code === 'ConditionalCheckFailed') return lostClaim(input, claimReason.old, claimed);
+    if (entryReason?.code === 'ConditionalCheckFailed') return 'woken_gone';
+    // A slot to give back on a counter already at 0 (it drifted): claim as any delivery; the entry goes later.
+    if (gate.returnSlot && Number(slotReason?.old?.running ?? 0) <= 0) return 'woken_gone';
     return refusalOf(gate, slotReason?.old);
   }
   const output = await context.get('claimJob', { Key: jobKey(input.job.id), ConsistentRead: true });

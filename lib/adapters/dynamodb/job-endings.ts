@@ -7,7 +7,9 @@ import {
   isUnsuccessfulOutcome,
   type JobRequest,
   type RetryJobInput,
+  type RunEnd,
 } from '../../core/ports/job-store';
+import type { LineEntry } from '../../core/ports/waiting-line';
 import { returnSlotItem, slotDroppedItem } from './counters';
 import { fireLogCovers } from './fire-log';
 import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
@@ -19,11 +21,15 @@ import {
   transactionCancellation,
 } from './store-context';
 import { jobKey, keptFireOf, shardKeys, shardOf } from './table-design';
+import { handOnItem, wakeItems, wokenOf } from './woken-entries';
 
 const LEASE_ATTRIBUTES = ['leaseOwner', 'leaseUntil', 'runShard', 'holdsSlot'];
 
-/** Records the final result, clears the lease and returns the slot (in one transaction when one is held). */
-export function finishJob(context: StoreContext, input: FinishJobInput): Promise<Job> {
+/**
+ * Records the final result, clears the lease and hands the slot to `handTo` or returns it (in one
+ * transaction when one is held).
+ */
+export function finishJob(context: StoreContext, input: FinishJobInput): Promise<RunEnd> {
   const { result } = input;
   const ending = change(
     {
@@ -52,14 +58,14 @@ export function finishJob(context: StoreContext, input: FinishJobInput): Promise
   if (fire && !fireLogCovers(fire.fireTime, input.expiresAt)) ending.keep = { runAt: fire.fireTime };
   const ourEarlierTry = (old: StoredItem) =>
     old.status === result.outcome && old.finishedAt === result.finishedAt && old.leaseOwner === undefined;
-  return endRun(context, 'finishJob', input.jobId, input.owner, ending, ourEarlierTry);
+  return endRun(context, 'finishJob', { ...input, now: result.finishedAt }, ending, ourEarlierTry);
 }
 
 /**
  * Records a failed attempt (status `retrying`, the error kept as the job's latest result), clears the lease
- * and returns the slot. A retry further away than the queue can delay is parked in the due index.
+ * and hands the slot on or returns it. A retry further away than the queue can delay is parked in the due index.
  */
-export function retryJob(context: StoreContext, input: RetryJobInput): Promise<Job> {
+export function retryJob(context: StoreContext, input: RetryJobInput): Promise<RunEnd> {
   const parked = parksBeyondQueueDelay(input.retryAt, input.now);
   const shard = shardOf(input.jobId, context.shards);
   const ending = change(
@@ -75,24 +81,25 @@ export function retryJob(context: StoreContext, input: RetryJobInput): Promise<J
   );
   const ourEarlierTry = (old: StoredItem) =>
     old.status === 'retrying' && old.attempt === input.failedAttempt && old.finishedAt === input.now;
-  return endRun(context, 'retryJob', input.jobId, input.owner, ending, ourEarlierTry, input.failedAttempt);
+  return endRun(context, 'retryJob', input, ending, ourEarlierTry, input.failedAttempt);
 }
 
 /**
  * Applies `ending` to a running job leased by `owner` (also after its lease expired, as long as nobody
- * took it over). Tries the common case first (no slot held: one write); a slot holder is ended in a
- * transaction that also gives the slot back, or, when its counter is already 0 (it drifted low), that
- * only records the slot change on the counter: a counter never goes below 0.
+ * took it over). Tries the common case first (no slot held: one write). A slot holder is ended in a
+ * transaction that hands its slot to `handTo` (woken in the same step, ADR 0009) while that still waits
+ * and the task may hand slots on; else in one that gives the slot back, or, when its counter is already
+ * 0 (it drifted low), that only records the slot change on the counter: a counter never goes below 0.
  */
 async function endRun(
   context: StoreContext,
   operation: string,
-  jobId: string,
-  owner: string,
+  run: { jobId: string; owner: string; now: EpochMs; handTo?: LineEntry },
   ending: ItemChange,
   ourEarlierTry: (old: StoredItem) => boolean,
   attempt?: number,
-): Promise<Job> {
+): Promise<RunEnd> {
+  const { jobId, owner } = run;
   const build = (withoutSlot: boolean) => {
     const expressions = applyTo(new Expressions(), ending);
     let condition =
@@ -111,11 +118,11 @@ async function endRun(
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    return itemToJob(output.Attributes ?? {});
+    return { job: itemToJob(output.Attributes ?? {}) };
   } catch (error) {
     old = conditionFailure(error).old;
   }
-  if (old && ourEarlierTry(old)) return itemToJob(old);
+  if (old && ourEarlierTry(old)) return { job: itemToJob(old) };
   const ownsRun =
     old?.leaseOwner === owner &&
     old.status === 'running' &&
@@ -129,23 +136,30 @@ async function endRun(
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     },
   };
-  /** Ends the run with `slotItem`; undefined when only the counter's condition failed. */
-  const endWith = async (slotItem: ReturnType<typeof returnSlotItem>): Promise<Job | undefined> => {
+  const ended = itemToJob(changedItem(old, ending));
+  /** Ends the run with the slot's `items`; undefined when only their conditions failed. */
+  const endWith = async (items: Record<string, unknown>[]): Promise<RunEnd | undefined> => {
     try {
-      await context.transact(operation, { TransactItems: [runItem, slotItem] });
-      return itemToJob(changedItem(old, ending));
+      await context.transact(operation, { TransactItems: [runItem, ...items] });
+      return { job: ended };
     } catch (error) {
-      const [run, slot] = transactionCancellation(error);
-      if (run?.old && ourEarlierTry(run.old)) return itemToJob(run.old);
-      if (run?.code !== 'ConditionalCheckFailed' && slot?.code === 'ConditionalCheckFailed') return undefined;
+      const [runReason, ...slotReasons] = transactionCancellation(error);
+      if (runReason?.old && ourEarlierTry(runReason.old)) return { job: itemToJob(runReason.old) };
+      const slotFailed = slotReasons.some((reason) => reason.code === 'ConditionalCheckFailed');
+      if (runReason?.code !== 'ConditionalCheckFailed' && slotFailed) return undefined;
       throw new LeaseLostError('job', jobId, owner);
     }
   };
   const task = String(old.task);
-  const ended =
-    (await endWith(returnSlotItem(context, task))) ?? (await endWith(slotDroppedItem(context, task)));
-  if (!ended) throw new LeaseLostError('job', jobId, owner);
-  return ended;
+  const { handTo } = run;
+  if (handTo && handTo.task === task) {
+    const handed = await endWith([...wakeItems(context, handTo, run.now, true), handOnItem(context, task)]);
+    if (handed) return handed.job === ended ? { job: ended, woken: wokenOf(handTo, run.now, true) } : handed;
+  }
+  const returned =
+    (await endWith([returnSlotItem(context, task)])) ?? (await endWith([slotDroppedItem(context, task)]));
+  if (!returned) throw new LeaseLostError('job', jobId, owner);
+  return returned;
 }
 
 /**

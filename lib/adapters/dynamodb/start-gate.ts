@@ -12,6 +12,8 @@ export interface StartGate {
   limit?: number;
   rate?: RateLimit;
   now: EpochMs;
+  /** Gives back a slot handed to a woken job of a task that no longer has a slot limit (ADR 0009). */
+  returnSlot?: boolean;
 }
 
 /**
@@ -27,6 +29,10 @@ export function takeStartItem(context: StoreContext, task: string, gate: StartGa
     update.add('running', 1).add('seq', 1).set('limit', gate.limit);
     const running = update.name('running');
     conditions.push(`(attribute_not_exists(${running}) OR ${running} < ${update.value(gate.limit)})`);
+  }
+  if (gate.returnSlot) {
+    update.add('running', -1).add('seq', 1);
+    conditions.push(`${update.name('running')} > ${update.value(0)}`);
   }
   if (gate.rate) {
     update

@@ -230,6 +230,13 @@ export function waitingEntryKey(task: string, position: string): ItemKey {
   return { pk: `${TASK_PREFIX}${task}`, sk: `${WAITING_PREFIX}${position}` };
 }
 
+/** Prefix of the sort keys of a task's woken entries, beside its line (`WOKEN#<linePosition>`, ADR 0009). */
+export const WOKEN_PREFIX = 'WOKEN#';
+
+export function wokenEntryKey(task: string, position: string): ItemKey {
+  return { pk: `${TASK_PREFIX}${task}`, sk: `${WOKEN_PREFIX}${position}` };
+}
+
 /** The id inside a `pk` built by one of the key builders. */
 export function idFromPartitionKey(pk: string, prefix: string): string {
   if (!pk.startsWith(prefix)) throw new Error(`key '${pk}' does not start with '${prefix}'`);

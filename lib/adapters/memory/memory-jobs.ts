@@ -22,8 +22,15 @@ import {
   type RetryEndedJobInput,
   type RetryEndedJobOutcome,
   type RetryJobInput,
+  type RunEnd,
 } from '../../core/ports/job-store';
-import type { LeaseLineHeadInput, LineEntry, TaskSlots } from '../../core/ports/waiting-line';
+import type {
+  LineEntry,
+  TaskSlots,
+  WakeHeadsInput,
+  WokenEntry,
+  WokenRelease,
+} from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
 import {
   claimable,
@@ -88,18 +95,24 @@ export class MemoryJobStore implements JobStore {
       };
     }
     const limit = input.concurrencyLimit;
-    if (limit !== undefined || input.rateLimit) {
-      const gate = {
-        now: input.now,
-        ...(limit !== undefined && { limit }),
-        ...(input.rateLimit && { rate: input.rateLimit }),
-      };
+    const woken =
+      input.wokenAt === undefined ? undefined : this.lines.wokenEntry(input.job.task, input.wokenAt);
+    const tookWokenSlot = woken?.withSlot === true;
+    // A handed slot replaces a free one; a rate limit's start is taken either way.
+    const gate = {
+      now: input.now,
+      ...(limit !== undefined && !tookWokenSlot && { limit }),
+      ...(input.rateLimit && { rate: input.rateLimit }),
+    };
+    if (gate.limit !== undefined || gate.rate) {
       const start = this.slots.take(input.job.task, gate);
       if (!start.taken) {
         const { running, nextStartAt } = start;
         return { status: 'no_slot', running, ...(nextStartAt !== undefined && { nextStartAt }) };
       }
     }
+    if (woken) this.lines.removeWoken(input.job.task, woken.position);
+    if (tookWokenSlot && limit === undefined) this.slots.giveBack(input.job.task);
     const job: StoredJob = {
       ...newJob(input.job, input.now),
       runAt: existing?.runAt ?? input.job.runAt,
@@ -121,7 +134,12 @@ export class MemoryJobStore implements JobStore {
     delete job.createToken;
     if (existing?.createToken !== undefined) job.createToken = existing.createToken;
     this.jobs.set(job.id, job);
-    return { status: 'claimed', job: present(job), ...(reclaimable && { reclaimed: true }) };
+    return {
+      status: 'claimed',
+      job: present(job),
+      ...(reclaimable && { reclaimed: true }),
+      ...(tookWokenSlot && { tookWokenSlot: true }),
+    };
   }
 
   /**
@@ -136,16 +154,16 @@ export class MemoryJobStore implements JobStore {
     return 'mark';
   }
 
-  async finishJob(input: FinishJobInput): Promise<Job> {
+  async finishJob(input: FinishJobInput): Promise<RunEnd> {
     const done = this.jobs.get(input.jobId);
     const repeated =
       done?.status === input.result.outcome &&
       done.finishedAt === input.result.finishedAt &&
       done.leaseOwner === null;
-    if (done && repeated) return present(done); // a retried request whose first try applied
+    if (done && repeated) return { job: present(done) }; // a retried request whose first try applied
     const job = this.ownedRun(input.jobId, input.owner);
     const result: JobResult = { ...structuredClone(input.result), attempt: job.attempt };
-    this.endRun(job);
+    const woken = this.endRun(job, input.handTo, input.result.finishedAt);
     Object.assign(job, {
       status: result.outcome,
       startedAt: result.startedAt,
@@ -155,18 +173,18 @@ export class MemoryJobStore implements JobStore {
       recordExpiresAt: wholeSecondsUp(dedupeRecordExpiresAt(result.finishedAt, input.expiresAt)),
       reclaimable: input.reclaimable === true,
     });
-    return present(job);
+    return { job: present(job), ...(woken && { woken }) };
   }
 
-  async retryJob(input: RetryJobInput): Promise<Job> {
+  async retryJob(input: RetryJobInput): Promise<RunEnd> {
     const done = this.jobs.get(input.jobId);
     const repeated =
       done?.status === 'retrying' &&
       done.attempt === input.failedAttempt &&
       done.result?.finishedAt === input.now;
-    if (done && repeated) return present(done); // a retried request whose first try applied
+    if (done && repeated) return { job: present(done) }; // a retried request whose first try applied
     const job = this.ownedRun(input.jobId, input.owner, input.failedAttempt);
-    this.endRun(job);
+    const woken = this.endRun(job, input.handTo, input.now);
     const result: JobResult = {
       outcome: 'error',
       startedAt: job.startedAt,
@@ -181,7 +199,7 @@ export class MemoryJobStore implements JobStore {
       result,
       parkedUntil: parked ? input.retryAt : null,
     });
-    return present(job);
+    return { job: present(job), ...(woken && { woken }) };
   }
 
   async retryEndedJob(input: RetryEndedJobInput): Promise<RetryEndedJobOutcome | undefined> {
@@ -322,7 +340,7 @@ export class MemoryJobStore implements JobStore {
   }
 
   async repairCounters(now: EpochMs): Promise<Map<string, { was: number; now: number }>> {
-    const actual = new Map<string, number>();
+    const actual = this.lines.wokenSlots();
     for (const job of this.jobs.values()) {
       if (job.status === 'running' && job.holdsSlot) actual.set(job.task, (actual.get(job.task) ?? 0) + 1);
     }
@@ -333,20 +351,59 @@ export class MemoryJobStore implements JobStore {
     this.lines.join(input.message, input.now);
   }
 
-  async leaseLineHead(input: LeaseLineHeadInput): Promise<LineEntry[]> {
-    return this.lines.leaseHead(input);
+  async lineHead(task: string): Promise<LineEntry | undefined> {
+    return this.lines.head(task);
   }
 
-  async leaveLine(task: string, position: string, owner: string): Promise<void> {
-    this.lines.leave(task, position, owner);
+  async wakeHeads(input: WakeHeadsInput): Promise<WokenEntry[]> {
+    const woken: WokenEntry[] = [];
+    while (woken.length < input.count) {
+      const head = this.lines.head(input.task);
+      if (!head) break;
+      // Woken already (a second delivery of the job joined while its wake-up travelled): one is enough.
+      if (this.lines.wokenEntry(input.task, head.position)) {
+        this.lines.leave(input.task, head.position);
+        continue;
+      }
+      if (input.take === 'slot' && !this.slots.takeForWoken(input.task, input.limit)) break;
+      woken.push(this.lines.wake(input.task, head.position, input.now, input.take === 'slot') as WokenEntry);
+    }
+    return woken;
+  }
+
+  async releaseWoken(input: {
+    task: string;
+    position: string;
+    handTo?: LineEntry;
+    now: EpochMs;
+  }): Promise<WokenRelease> {
+    const entry = this.lines.wokenEntry(input.task, input.position);
+    if (!entry) return { status: 'gone' };
+    this.lines.removeWoken(input.task, input.position);
+    if (!entry.withSlot) return { status: 'gone' };
+    const woken = this.handOn(input.task, input.handTo, input.now);
+    if (woken) return { status: 'handed', woken };
+    this.slots.giveBack(input.task);
+    return { status: 'released' };
+  }
+
+  async staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]> {
+    return this.lines.staleWoken(task, before);
+  }
+
+  async markWokenResent(
+    entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>,
+    now: EpochMs,
+  ): Promise<boolean> {
+    return this.lines.markResent(entry.task, entry.position, entry.wokenAt, now);
+  }
+
+  async isWaiting(task: string, position: string): Promise<boolean> {
+    return this.lines.isWaiting(task, position);
   }
 
   async waitingCount(task: string): Promise<number> {
     return this.lines.count(task);
-  }
-
-  async isWaiting(task: string, position: string): Promise<boolean> {
-    return this.lines.has(task, position);
   }
 
   async taskSlots(task: string): Promise<TaskSlots | undefined> {
@@ -404,9 +461,20 @@ export class MemoryJobStore implements JobStore {
     return job;
   }
 
-  /** Clears the lease and gives the slot back (a counter already at 0 stays there). */
-  private endRun(job: StoredJob): void {
-    if (job.holdsSlot) this.slots.giveBack(job.task);
+  /**
+   * Clears the lease; the slot it held goes to `handTo` (woken, returned) when that still waits and the
+   * task may hand slots on, else back to the counter (one already at 0 stays there).
+   */
+  private endRun(job: StoredJob, handTo: LineEntry | undefined, now: EpochMs): WokenEntry | undefined {
+    const woken = job.holdsSlot ? this.handOn(job.task, handTo, now) : undefined;
+    if (job.holdsSlot && !woken) this.slots.giveBack(job.task);
     Object.assign(job, { leaseOwner: null, leaseUntil: null, holdsSlot: false });
+    return woken;
+  }
+
+  /** Hands a slot coming back to `handTo`, if it still waits and the task may hand slots on. */
+  private handOn(task: string, handTo: LineEntry | undefined, now: EpochMs): WokenEntry | undefined {
+    if (!handTo || handTo.task !== task || !this.slots.mayHandOn(task)) return undefined;
+    return this.lines.wake(task, handTo.position, now, true);
   }
 }

@@ -62,6 +62,29 @@ export class MemoryTaskSlots {
     if (settings?.rateWakeAt === at) settings.rateWakeAt = null;
   }
 
+  /**
+   * Takes a free slot for a job woken from the line: only while the task is not paused and below
+   * `limit` (the caller's, as deployed), which the counter keeps as a claim's.
+   */
+  takeForWoken(task: string, limit: number): boolean {
+    const counter = this.counter(task);
+    const settings = this.settingsOf(task);
+    if (settings.paused || counter.running >= limit) return false;
+    Object.assign(counter, { running: counter.running + 1, seq: counter.seq + 1 });
+    settings.limit = limit;
+    return true;
+  }
+
+  /**
+   * Whether a slot coming back may go straight to a waiting job: not while the task is paused, nor when
+   * its limit was lowered under the slots taken (the slot must then go back).
+   */
+  mayHandOn(task: string): boolean {
+    const settings = this.settings.get(task);
+    const running = this.counters.get(task)?.running ?? 0;
+    return !settings?.paused && (settings?.limit == null || running <= settings.limit);
+  }
+
   /** Gives a slot back (a counter already at 0 stays there). */
   giveBack(task: string): void {
     const counter = this.counter(task);

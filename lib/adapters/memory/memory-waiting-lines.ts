@@ -1,80 +1,118 @@
 import type { EpochMs } from '../../core/clock';
 import type { JobMessageBody } from '../../core/model/job-message';
-import { type LeaseLineHeadInput, type LineEntry, linePosition } from '../../core/ports/waiting-line';
+import { type LineEntry, linePosition, type WokenEntry } from '../../core/ports/waiting-line';
 
 interface StoredEntry {
   message: JobMessageBody;
   joinedAt: EpochMs;
-  wakeOwner: string | null;
-  wakeUntil: EpochMs | null;
 }
 
-/** The waiting lines of the in-memory store (same contract as the DynamoDB store's `WAIT#` items). */
+interface StoredWoken extends StoredEntry {
+  wokenAt: EpochMs;
+  withSlot: boolean;
+}
+
+/**
+ * The waiting lines of the in-memory store (same contract as the DynamoDB store's `WAIT#` and `WOKEN#`
+ * items): per task, the jobs waiting in line order and the woken ones whose messages are on their way.
+ * The slot a woken entry holds is counted by the task's counter (`MemoryTaskSlots`); moving entries and
+ * slots together is the store's (`MemoryJobStore`).
+ */
 export class MemoryWaitingLines {
-  private readonly lines = new Map<string, Map<string, StoredEntry>>();
+  private readonly waiting = new Map<string, Map<string, StoredEntry>>();
+  private readonly woken = new Map<string, Map<string, StoredWoken>>();
 
   join(message: JobMessageBody, now: EpochMs): void {
-    const line = this.line(message.job.task);
+    const line = this.lineOf(this.waiting, message.job.task);
     const position = linePosition(message);
     const existing = line.get(position);
     if (existing && existing.message.attempt > message.attempt) return;
-    line.set(position, {
-      message: structuredClone(message),
-      joinedAt: now,
-      wakeOwner: null,
-      wakeUntil: null,
-    });
+    line.set(position, { message: structuredClone(message), joinedAt: now });
   }
 
-  leaseHead(input: LeaseLineHeadInput): LineEntry[] {
-    const taken: LineEntry[] = [];
-    let held = 0;
-    for (const [position, entry] of this.ordered(input.task)) {
-      if (taken.length + held >= input.count) break;
-      if (entry.wakeUntil !== null && entry.wakeUntil >= input.now) {
-        if (input.leased === 'count') held += 1;
-        continue;
-      }
-      if (input.only !== undefined && position !== input.only) {
-        held += 1;
-        continue;
-      }
-      // A joiner's own turn takes its entry out of the line; a waker holds the entries it wakes.
-      if (input.only !== undefined) this.line(input.task).delete(position);
-      else Object.assign(entry, { wakeOwner: input.owner, wakeUntil: input.now + input.leaseMs });
-      taken.push({
-        task: input.task,
-        position,
-        message: structuredClone(entry.message),
-        joinedAt: entry.joinedAt,
-      });
+  head(task: string): LineEntry | undefined {
+    const line = this.waiting.get(task);
+    if (!line || line.size === 0) return undefined;
+    const position = [...line.keys()].sort()[0] as string;
+    return entryOf(task, position, line.get(position) as StoredEntry);
+  }
+
+  isWaiting(task: string, position: string): boolean {
+    return (this.waiting.get(task)?.has(position) ?? false) || (this.woken.get(task)?.has(position) ?? false);
+  }
+
+  /**
+   * Moves a waiting entry to the woken ones; undefined when it no longer waits, or when the job is woken
+   * already (its waiting entry then goes: the woken one stands for it).
+   */
+  wake(task: string, position: string, now: EpochMs, withSlot: boolean): WokenEntry | undefined {
+    const line = this.waiting.get(task);
+    const entry = line?.get(position);
+    if (!line || !entry) return undefined;
+    line.delete(position);
+    if (this.woken.get(task)?.has(position)) return undefined;
+    const woken: StoredWoken = { ...entry, wokenAt: now, withSlot };
+    this.lineOf(this.woken, task).set(position, woken);
+    return wokenOf(task, position, woken);
+  }
+
+  /** Takes a waiting entry out of the line. */
+  leave(task: string, position: string): void {
+    this.waiting.get(task)?.delete(position);
+  }
+
+  wokenEntry(task: string, position: string): WokenEntry | undefined {
+    const entry = this.woken.get(task)?.get(position);
+    return entry && wokenOf(task, position, entry);
+  }
+
+  removeWoken(task: string, position: string): void {
+    this.woken.get(task)?.delete(position);
+  }
+
+  staleWoken(task: string, before: EpochMs): WokenEntry[] {
+    return [...(this.woken.get(task) ?? [])]
+      .filter(([, entry]) => entry.wokenAt < before)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([position, entry]) => wokenOf(task, position, entry));
+  }
+
+  /** Moves a woken entry's `wokenAt` from `wokenAt` to `now`; false when it is gone or was moved since. */
+  markResent(task: string, position: string, wokenAt: EpochMs, now: EpochMs): boolean {
+    const entry = this.woken.get(task)?.get(position);
+    if (entry?.wokenAt !== wokenAt) return false;
+    entry.wokenAt = now;
+    return true;
+  }
+
+  /** Woken entries holding a slot, per task (what the counter counts besides running jobs). */
+  wokenSlots(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [task, line] of this.woken) {
+      const slots = [...line.values()].filter((entry) => entry.withSlot).length;
+      if (slots > 0) counts.set(task, slots);
     }
-    return taken;
-  }
-
-  leave(task: string, position: string, owner: string): void {
-    const line = this.lines.get(task);
-    if (line?.get(position)?.wakeOwner === owner) line.delete(position);
-  }
-
-  has(task: string, position: string): boolean {
-    return this.lines.get(task)?.has(position) ?? false;
+    return counts;
   }
 
   count(task: string): number {
-    return this.lines.get(task)?.size ?? 0;
+    return (this.waiting.get(task)?.size ?? 0) + (this.woken.get(task)?.size ?? 0);
   }
 
-  private ordered(task: string): [string, StoredEntry][] {
-    return [...this.line(task)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  }
-
-  private line(task: string): Map<string, StoredEntry> {
-    let line = this.lines.get(task);
+  private lineOf<T>(lines: Map<string, Map<string, T>>, task: string): Map<string, T> {
+    let line = lines.get(task);
     if (!line) {
       line = new Map();
-      this.lines.set(task, line);
+      lines.set(task, line);
     }
     return line;
   }
+}
+
+function entryOf(task: string, position: string, entry: StoredEntry): LineEntry {
+  return { task, position, message: structuredClone(entry.message), joinedAt: entry.joinedAt };
+}
+
+function wokenOf(task: string, position: string, entry: StoredWoken): WokenEntry {
+  return { ...entryOf(task, position, entry), wokenAt: entry.wokenAt, withSlot: entry.withSlot };
 }

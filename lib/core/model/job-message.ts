@@ -57,7 +57,7 @@ const jobMessageBody = z.object({
     .optional(),
   finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
-  wokenBy: z.string().min(1).max(100).optional(),
+  woken: z.literal(true).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -77,11 +77,10 @@ export interface JobMessageBody {
    */
   taskLogged?: true;
   /**
-   * Sent by a waker that held the job's line entry as this owner: the delivery that claims the job
-   * takes that entry out, should the waker have died before it could (its hold would count as a job on
-   * its way, keeping a free slot from the tick's fallback until the hold ends).
+   * Woken from its task's line (ADR 0009): its woken entry (at `linePosition` of the message) holds the
+   * slot it was handed, which its claim takes; a delivery that does not claim hands it on.
    */
-  wokenBy?: string;
+  woken?: true;
 }
 
 /**
@@ -136,7 +135,7 @@ export function encodeJobMessage(body: JobMessageBody): string {
     }),
     ...(body.finalFire && { finalFire: true }),
     ...(body.taskLogged && { taskLogged: true }),
-    ...(body.wokenBy && { wokenBy: body.wokenBy }),
+    ...(body.woken && { woken: true }),
   });
 }
 
@@ -158,7 +157,7 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job: decoded, revision, finalFire, taskLogged, wokenBy } = parsed.data;
+  const { attempt, job: decoded, revision, finalFire, taskLogged, woken } = parsed.data;
   if (decoded.origin === 'schedule' && attempt === 1 && !revision) {
     return { ok: false, reason: 'invalid job message (revision: required for the first delivery of a fire)' };
   }
@@ -175,7 +174,7 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
       ...(revision && { revision }),
       ...(finalFire && { finalFire }),
       ...(taskLogged && { taskLogged }),
-      ...(wokenBy && { wokenBy }),
+      ...(woken && { woken }),
     },
   };
 }

@@ -13,6 +13,8 @@ export interface JobMessage {
   finalFire?: true;
   /** For a schedule fire: noted in its task's fire log before the send (see `JobMessageBody.taskLogged`). */
   taskLogged?: true;
+  /** Woken from its task's line (see `JobMessageBody.woken`). */
+  woken?: true;
   /** Seconds the queue holds the message before a worker may see it (0..`LIMITS.maxQueueDelaySeconds`). */
   delaySeconds: number;
 }

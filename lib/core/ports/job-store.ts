@@ -6,7 +6,7 @@ import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { RateLimit } from '../model/rate-limit';
 import type { ConflictPolicy } from '../model/schedule';
-import type { WaitingLineStore } from './waiting-line';
+import type { LineEntry, WaitingLineStore, WokenEntry } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
 
@@ -95,6 +95,11 @@ export interface ClaimJobInput {
    * leave its job out of the task's listing index, the log lists it.
    */
   taskLogged?: boolean;
+  /**
+   * The delivery was woken from the task's line at this position (ADR 0009): when its woken entry is
+   * still there, the claim takes the slot it was handed (deleting the entry) instead of a free one.
+   */
+  wokenAt?: string;
 }
 
 /**
@@ -112,6 +117,8 @@ export type ClaimOutcome =
        * cancellation was told already, and this delivery only checks the fire again.
        */
       reclaimed?: boolean;
+      /** The claim took the slot its woken entry was handed (`wokenAt`). */
+      tookWokenSlot?: boolean;
     }
   | { status: 'duplicate'; job?: Job }
   | {
@@ -141,6 +148,14 @@ export interface FinishJobInput {
    * Cancellations by `cancelJob` are final.
    */
   reclaimable?: boolean;
+  /** The line's head, read before: a slot the run holds is handed to it in the same step (`RunEnd`). */
+  handTo?: LineEntry;
+}
+
+/** A run that ended: the job as written, and the job its slot was handed to (woken: send its message). */
+export interface RunEnd {
+  job: Job;
+  woken?: WokenEntry;
 }
 
 export interface RetryJobInput {
@@ -151,6 +166,8 @@ export interface RetryJobInput {
   error: JobResult['error'];
   retryAt: EpochMs;
   now: EpochMs;
+  /** The line's head, read before: a slot the run holds is handed to it in the same step. */
+  handTo?: LineEntry;
 }
 
 /** The endings `retry_job` gives a new attempt. */
@@ -290,17 +307,18 @@ export interface JobStore extends WaitingLineStore {
   /**
    * Final result (any outcome; `result.attempt` is the job's attempt); sets `expiresAt` (the result TTL,
    * whole seconds, rounded up; the dedupe record lives on, from `result.finishedAt`), clears the lease
-   * and returns the slot. Works for an expired lease nobody took over.
-   * Throws `LeaseLostError` unless the job is running under `owner`.
+   * and gives the slot back or hands it to `handTo` (ADR 0009). Works for an expired lease nobody took
+   * over. Throws `LeaseLostError` unless the job is running under `owner`.
    */
-  finishJob(input: FinishJobInput): Promise<Job>;
+  finishJob(input: FinishJobInput): Promise<RunEnd>;
 
   /**
    * Records a failed attempt: status `retrying`, `runAt = retryAt`, the error as the job's latest result;
-   * clears the lease and returns the slot. A retry further away than the queue can delay is parked in the
-   * due index (see `acquireDueJobs`). Throws `LeaseLostError` unless running under `owner` at `failedAttempt`.
+   * clears the lease and gives the slot back or hands it to `handTo`. A retry further away than the queue
+   * can delay is parked in the due index (see `acquireDueJobs`). The tick's reaper retries a stalled run
+   * this way too. Throws `LeaseLostError` unless running under `owner` at `failedAttempt`.
    */
-  retryJob(input: RetryJobInput): Promise<Job>;
+  retryJob(input: RetryJobInput): Promise<RunEnd>;
 
   /**
    * Gives a job that ended in one of `RETRYABLE_OUTCOMES` a new attempt (see `RetryEndedJobOutcome`):

@@ -3,8 +3,11 @@ import type { JobMessageBody } from '../model/job-message';
 import { DEFAULT_PRIORITY, PRIORITIES } from '../model/priority';
 import type { RateLimit } from '../model/rate-limit';
 
-/** How long a waker holds the entries it takes from a line while it re-sends their messages. */
-export const WAKE_LEASE_MS = 10_000;
+/**
+ * How long a woken job's message may take before its entry is taken for lost and its message sent again
+ * (by any worker that touches the task, or the tick): well above a queue's travel and a worker's poll.
+ */
+export const WOKEN_RESEND_MS = 10_000;
 
 /**
  * Where a waiting job stands in its task's line: priority first, then run time (the order jobs came
@@ -25,27 +28,35 @@ export interface LineEntry {
   joinedAt: EpochMs;
 }
 
-export interface LeaseLineHeadInput {
-  task: string;
-  owner: string;
-  now: EpochMs;
-  leaseMs: number;
-  /** How many entries to wake. */
-  count: number;
-  /**
-   * `skip`: entries another waker holds are passed over (a worker giving back its slot wakes the next
-   * free one). `count`: they count as woken (the tick's fallback tops a line up to its free slots).
-   */
-  leased: 'skip' | 'count';
-  /**
-   * Takes only the entry at this position, if it is among the first `count` (the others are passed
-   * over but counted, as their own jobs take their turn), and takes it out of the line rather than
-   * holding it (a conditional delete, only while no waker holds it): how a job that has just joined
-   * the line takes its own turn without waking anyone else, and without a hold that a crash would
-   * leave behind to stall the line.
-   */
-  only?: string;
+/**
+ * A job woken from its task's line (ADR 0009): its message is on its way. `withSlot`: it was handed a
+ * slot of the task, which it holds until its claim takes it (or it is handed on): the task's counter
+ * counts it as running.
+ */
+export interface WokenEntry extends LineEntry {
+  wokenAt: EpochMs;
+  withSlot: boolean;
 }
+
+/**
+ * What `wakeHeads` wakes the head of a line with: `slot`, a free slot of the task each (the counter
+ * goes up; none while the task is paused or at `limit`, which stop the waking); `start`, nothing but a
+ * rate-limited task's next start (which the claim takes); `none`, for a task without a slot limit
+ * whose pause ended.
+ */
+export type WakeHeadsInput = { task: string; now: EpochMs; count: number } & (
+  | { take: 'slot'; limit: number }
+  | { take: 'start' | 'none' }
+);
+
+/** What became of a woken entry a delivery gave back (it ended without running). */
+export type WokenRelease =
+  /** Its slot went to the next waiting job, now woken: its message must be sent. */
+  | { status: 'handed'; woken: WokenEntry }
+  /** Its slot went back to the counter (nobody waits, or the task is paused). */
+  | { status: 'released' }
+  /** It held no slot, or was gone already (another delivery of the job took it). */
+  | { status: 'gone' };
 
 /** A task's slot counter as it stands: slots taken, the limit it was taken under, whether paused. */
 export interface TaskSlots {
@@ -61,36 +72,58 @@ export interface TaskSlots {
 }
 
 /**
- * Per-task waiting lines: a job that finds no free slot joins its task's line and lets its queue
- * message go; whoever gives a slot back wakes the head of the line (its message is sent again). The
- * slot counter alone enforces the limit: the line only decides who tries next, so a lost wake-up
- * delays a job (until the tick's fallback) and a duplicate one costs a claim that finds no slot.
+ * Per-task waiting lines (ADR 0003, ADR 0009): a job that finds no free slot joins its task's line and
+ * lets its queue message go. A slot that comes back is handed to the line's head in the same step
+ * (`JobStore.finishJob`, `retryJob`: `handTo`), which becomes woken; its message is then sent and its
+ * claim takes the slot it was handed. The counter counts running jobs and woken entries with a slot:
+ * it alone enforces the limit, and a slot is never free while a job waits. A woken entry whose message
+ * was lost keeps its slot until someone sends the message again (`staleWoken`).
  */
 export interface WaitingLineStore {
   /**
    * Puts the job in its task's line at `linePosition(message)`. Joining again (a redelivery, or a woken
-   * job that found no slot again) keeps one entry, with the higher attempt's message, and ends any
-   * waker's hold on it.
+   * job that found no slot again) keeps one entry, with the higher attempt's message.
    */
   joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void>;
 
-  /**
-   * Holds up to `count` entries from the head of the task's line for `owner` until `now + leaseMs`
-   * (entries held by a waker whose hold ended are free again), in line order.
-   */
-  leaseLineHead(input: LeaseLineHeadInput): Promise<LineEntry[]>;
+  /** The first job waiting in the task's line (not counting the woken ones), read consistently. */
+  lineHead(task: string): Promise<LineEntry | undefined>;
 
   /**
-   * Takes a woken entry out of the line once its message was sent again; only while `owner` holds it
-   * (an entry that joined again meanwhile stays).
+   * Wakes up to `count` jobs from the head of the task's line, in order, each moved from waiting to
+   * woken in one atomic step with what it takes (`take`). Returns the woken entries, whose messages the
+   * caller sends.
    */
-  leaveLine(task: string, position: string, owner: string): Promise<void>;
+  wakeHeads(input: WakeHeadsInput): Promise<WokenEntry[]>;
 
-  /** How many jobs wait in the task's line. */
-  waitingCount(task: string): Promise<number>;
+  /**
+   * A delivery of a woken job that ends without running gives its entry back: its slot is handed to
+   * `handTo` (the line's head the caller read; woken in the same step) when that still waits and the
+   * task is not paused, else returned to the counter.
+   */
+  releaseWoken(input: {
+    task: string;
+    position: string;
+    handTo?: LineEntry;
+    now: EpochMs;
+  }): Promise<WokenRelease>;
 
-  /** Whether an entry waits at `position` of the task's line (held by a waker or not), read consistently. */
+  /** The task's woken entries woken before `before`: their messages may be lost. */
+  staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]>;
+
+  /**
+   * Takes the resend of a stale woken entry: moves its `wokenAt` to `now` (it is stale again only
+   * `WOKEN_RESEND_MS` later) only while it is still the `wokenAt` read, so of the workers and ticks that
+   * found it stale at once, one sends its message again. True for that one; false when the entry is
+   * gone or someone else took its resend.
+   */
+  markWokenResent(entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>, now: EpochMs): Promise<boolean>;
+
+  /** Whether the job at `position` waits in the task's line or was woken from it, read consistently. */
   isWaiting(task: string, position: string): Promise<boolean>;
+
+  /** How many jobs wait in the task's line, woken ones included. */
+  waitingCount(task: string): Promise<number>;
 
   /** The task's slot counter read consistently, or undefined when it has none. */
   taskSlots(task: string): Promise<TaskSlots | undefined>;

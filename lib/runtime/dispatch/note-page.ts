@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import { mapWithConcurrency } from '../../core/concurrency';
 import type { DueNoteEntry } from '../../core/model/due-note';
+import { scheduleFireMessage } from '../../core/model/job-messages';
 import type { Schedule } from '../../core/model/schedule';
 import type { PlannedFire } from '../../core/planning';
 import { type NoteChunkPlan, planNoteChunk } from '../../core/planning/note-chunks';
@@ -8,7 +9,6 @@ import type { DueNote } from '../../core/ports/due-notes';
 import type { JobMessage } from '../../core/ports/job-queue';
 import { compileTrigger } from '../../core/triggers';
 import type { DispatchDeps, DispatchLogger, DispatchSummary } from './dispatch-deps';
-import { scheduleFireMessage } from './job-messages';
 import type { NoteRun } from './note-run';
 import { noteAndSendFires } from './send-fires';
 

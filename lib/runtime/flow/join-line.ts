@@ -1,29 +1,41 @@
 import type { JobMessageBody } from '../../core/model/job-message';
 import { linePosition, type TaskSlots } from '../../core/ports/waiting-line';
-import { takeOwnTurn, type WakeDeps, wakeForFreeSlots } from './wake-line';
+import { wakeForNextStart } from './rate-wake';
+import { wakeFreeSlots } from './wake-line';
+import { resendStaleWoken, sendWoken, type WakeDeps } from './woken';
 
 /**
- * Puts a job that found no free slot in its task's line; its message may then go (the line holds
- * it). Afterwards the counter is read again: a slot given back between the failed take and the join
- * woke nobody (the line looked empty to its waker), so this wakes the line for it. Either the waker
- * saw the entry or this read sees the slot: both are strongly consistent. With `takeOwnTurn` (the
- * caller holds the job's message and can claim it), the job wakes only itself (`takeOwnTurn` in
- * wake-line) and `ownTurn` says whether it left the line to be claimed at once.
+ * Puts a job that found no free slot in its task's line; its message may then go (the line holds it).
+ * Afterwards the counter is read again: a slot given back between the failed take and the join found
+ * the line empty and went back to the counter, so this wakes the line for it. Either the giver saw the
+ * entry or this read sees the slot: both are strongly consistent. When this job is among those woken,
+ * it takes its own turn (`ownTurn`): the caller, whose message stays in the queue until it is done,
+ * claims it at once with the slot it was handed instead of waking it through the queue; unless it may
+ * not take a turn now (`mayTakeTurn: false`), when it is woken through the queue like the others. The
+ * line's overdue wake-ups are sent again on the way (ADR 0009: whoever touches the task repairs them).
  */
 export async function joinWaitingLine(
   deps: WakeDeps,
   message: JobMessageBody,
-  options: { takeOwnTurn?: boolean } = {},
+  options: { mayTakeTurn: boolean } = { mayTakeTurn: true },
 ): Promise<{ slots: TaskSlots | undefined; ownTurn: boolean }> {
+  const { task } = message.job;
   await deps.jobStore.joinLine({ message, now: deps.clock.now() });
   try {
-    const slots = await deps.jobStore.taskSlots(message.job.task);
+    const slots = await deps.jobStore.taskSlots(task);
     if (!slots) return { slots, ownTurn: false };
-    if (!options.takeOwnTurn) {
-      await wakeForFreeSlots(deps, slots);
+    await resendStaleWoken(deps, task);
+    if (slots.rateLimit) {
+      await wakeForNextStart(deps, slots);
       return { slots, ownTurn: false };
     }
-    return { slots, ownTurn: await takeOwnTurn(deps, slots, linePosition(message)) };
+    const woken = await wakeFreeSlots(deps, slots);
+    const own = options.mayTakeTurn ? linePosition(message) : undefined;
+    await sendWoken(
+      deps,
+      woken.filter((entry) => entry.position !== own),
+    );
+    return { slots, ownTurn: woken.some((entry) => entry.position === own) };
   } catch (error) {
     deps.logger.warn('could not check for a slot freed while joining the line; the tick wakes it', {
       error,

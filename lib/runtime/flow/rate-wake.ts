@@ -1,12 +1,12 @@
 import type { EpochMs } from '../../core/clock';
 import { LIMITS } from '../../core/limits';
 import type { TaskSlots } from '../../core/ports/waiting-line';
-import { type WakeDeps, wakeWaitingJobs } from './wake-line';
+import { sendWoken, type WakeDeps } from './woken';
 
 /**
  * Wakes the line of a rate-limited task for its next start time: one job, sent with the queue delay
  * that brings it back in the last second before that time (SQS delays in whole seconds; the worker
- * waits out the rest, see `process-message`). One wake-up per start time: the store books it, so the
+ * waits out the rest). One wake-up per start time: the store books it, so the
  * many jobs refused in one interval wake one job, not one each. A booking that found nobody to wake is
  * given back and the line looked at once more: a job that joined while it was booked (and so woke
  * nobody itself) is seen then. Returns how many jobs were woken (0 or 1).
@@ -25,8 +25,8 @@ export async function wakeForNextStart(
   if (options.passOn) await deps.jobStore.releaseRateWake(slots.task, at);
   for (let round = 0; round < 2; round++) {
     if (!(await deps.jobStore.bookRateWake(slots.task, at))) return 0;
-    const woken = await wakeWaitingJobs(deps, slots.task, 1, 'skip', wakeDelaySeconds(at, now));
-    if (woken > 0) return woken;
+    const woken = await deps.jobStore.wakeHeads({ task: slots.task, now, count: 1, take: 'start' });
+    if (woken.length > 0) return sendWoken(deps, woken, wakeDelaySeconds(at, now));
     await deps.jobStore.releaseRateWake(slots.task, at);
   }
   return 0;

@@ -104,7 +104,7 @@ async function endRefusedJob(
       attempt,
       reason,
     });
-    return finished;
+    return finished.job;
   } catch (error) {
     if (!(error instanceof LeaseLostError)) {
       deps.logger.warn('could not end a job whose message the queue refused; it stays unsent', {

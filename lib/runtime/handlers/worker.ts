@@ -3,9 +3,9 @@ import type { RuntimeDeps } from '../dependencies';
 import { PausedTasks } from '../flow/paused-tasks';
 import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 import type { TaskRegistry } from '../tasks/registry';
+import { deliver } from '../worker/deliver';
 import { FailureNotices } from '../worker/failure-notices';
 import { JobEventBatch } from '../worker/job-events';
-import { processMessage } from '../worker/process-message';
 import { emptyCounters, type WorkerContext } from '../worker/worker-context';
 
 /** The part of Lambda's context the worker uses (the local platform passes its own). */
@@ -59,7 +59,7 @@ export function createWorkerHandler(
       stillRunning: [],
       pausedTasks,
     };
-    const outcomes = await Promise.all(event.Records.map((record) => processMessage(ctx, record)));
+    const outcomes = await Promise.all(event.Records.map((record) => deliver(ctx, record)));
     await Promise.all([ctx.events.flush(), ctx.failures.flush()]);
 
     const { counters } = ctx;

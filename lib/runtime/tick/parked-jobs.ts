@@ -1,9 +1,9 @@
 import type { Clock } from '../../core/clock';
 import type { Job } from '../../core/model/job';
+import { parkedJobMessage } from '../../core/model/job-messages';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 import { linePosition } from '../../core/ports/waiting-line';
-import { parkedJobMessage } from '../dispatch/job-messages';
 import type { Logger } from '../observability/logger';
 
 export interface ParkedJobsDeps {

@@ -1,9 +1,10 @@
 import type { Clock } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
+import { retryMessage } from '../../core/model/job-messages';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
-import { retryMessage } from '../dispatch/job-messages';
+import { sendWoken } from '../flow/woken';
 import type { Logger } from '../observability/logger';
 
 export interface ReaperDeps {
@@ -17,7 +18,8 @@ export const LEASE_EXPIRED_ERROR_TYPE = 'LeaseExpiredError';
 
 /**
  * Hands every job whose worker stopped answering (its lease expired) to a next attempt: the message for
- * attempt n+1 is sent first, then the job is set `retrying`, which returns its slot in the same write.
+ * attempt n+1 is sent first, then the job is set `retrying`, which hands its slot to the head of its
+ * task's line in the same write (ADR 0009; that job's message is sent then) or gives it back.
  *
  * The tick bundles no task code, so it does not know the task's retry policy: the worker that receives
  * attempt n+1 finishes the job as `abandoned` when the task allows no further attempt. Sending before
@@ -47,7 +49,8 @@ export async function reapExpiredJobLeases(
 
 async function handOver(deps: ReaperDeps, job: Job, now: number): Promise<'reaped' | 'gone' | 'failed'> {
   try {
-    await deps.jobStore.retryJob({
+    const handTo = job.holdsSlot ? await deps.jobStore.lineHead(job.task) : undefined;
+    const end = await deps.jobStore.retryJob({
       jobId: job.id,
       owner: job.leaseOwner ?? '',
       failedAttempt: job.attempt,
@@ -57,7 +60,9 @@ async function handOver(deps: ReaperDeps, job: Job, now: number): Promise<'reape
       },
       retryAt: now,
       now,
+      ...(handTo && { handTo }),
     });
+    if (end.woken) await sendWoken(deps, [end.woken]);
     deps.logger.warn('reaped job with expired lease', {
       jobId: job.id,
       task: job.task,

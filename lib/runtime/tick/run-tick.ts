@@ -4,7 +4,7 @@ import type { RuntimeDeps } from '../dependencies';
 import { emptyDispatchTotals } from '../dispatch/dispatch-shards';
 import type { FanOutTotals } from '../fan-out/fan-out-dispatch';
 import { dispatchForTick } from '../fan-out/tick-dispatch';
-import { wakeIdleLines } from '../flow/idle-lines';
+import { repairLines } from '../flow/idle-lines';
 import { publishBestEffort } from '../observability/publish-events';
 import { sendParkedJobs } from './parked-jobs';
 import { reapExpiredJobLeases } from './reaper';
@@ -78,7 +78,7 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     logger,
   );
   // After reaping and repairs, which give slots back.
-  const jobsWoken = await guarded('waking waiting jobs', 0, () => wakeIdleLines(deps, config.taskLimits));
+  const jobsWoken = await guarded('waking waiting jobs', 0, () => repairLines(deps, config.taskLimits));
 
   return {
     ...totals,

@@ -1,5 +1,6 @@
+import type { RateLimit } from '../../core/model/rate-limit';
 import { RATE_START_TOLERANCE_MS } from '../../core/model/rate-limit';
-import type { ClaimedJob } from './run-claimed-job';
+import type { Logger } from '../observability/logger';
 import { type WorkerContext, waitUntil } from './worker-context';
 
 /** A rate-limited job's handler starts this long after its claim. */
@@ -16,8 +17,12 @@ const PAUSED_RETAKE_WAIT_MS = 1_000;
  * start is taken again (the next start time once it has come) and aligned on that. A run that cannot
  * start before its lease ends fails, and its message comes back: it is taken over as the next attempt.
  */
-export async function alignRateStart(ctx: WorkerContext, run: ClaimedJob): Promise<void> {
-  const rate = run.definition.rateLimit;
+export async function alignRateStart(
+  ctx: WorkerContext,
+  run: { task: string; startedAt: number; leaseUntil: number; rateLimit: RateLimit | null },
+  logger: Logger,
+): Promise<void> {
+  const rate = run.rateLimit;
   if (!rate) return;
   const { clock } = ctx.deps;
   let alignedAt = run.startedAt + RATE_START_ALIGN_MS;
@@ -26,10 +31,10 @@ export async function alignRateStart(ctx: WorkerContext, run: ClaimedJob): Promi
     const now = clock.now();
     if (now >= run.leaseUntil)
       throw new Error('the rate-limited run could not start on time before its lease ended');
-    run.logger.warn('the handler could not start on time after its claim; its start is taken again', {
+    logger.warn('the handler could not start on time after its claim; its start is taken again', {
       lateMs: now - alignedAt,
     });
-    const start = await ctx.deps.jobStore.retakeRateStart(run.job.task, rate, now);
+    const start = await ctx.deps.jobStore.retakeRateStart(run.task, rate, now);
     if (start.taken) alignedAt = now + RATE_START_ALIGN_MS;
     await waitUntil(ctx, start.taken ? alignedAt : (start.nextStartAt ?? now + PAUSED_RETAKE_WAIT_MS));
   }

@@ -1,6 +1,8 @@
 import type { EpochMs } from '../../core/clock';
 import { LeaseLostError, StoreUnavailableError } from '../../core/errors';
 import type { JobResult } from '../../core/model/job';
+import type { RunEnd } from '../../core/ports/job-store';
+import type { LineEntry } from '../../core/ports/waiting-line';
 import type { Logger } from '../observability/logger';
 import { toJobError } from './run-handler';
 import type { WorkerContext } from './worker-context';
@@ -42,6 +44,8 @@ export interface ResultWrite {
   leaseUntil: EpochMs;
   result: JobResult;
   expiresAt: number;
+  /** The line's head: a slot the run holds is handed to it in the same write (ADR 0009). */
+  handTo?: LineEntry;
   logger: Logger;
 }
 
@@ -50,32 +54,34 @@ export interface ResultWrite {
  * when the result cannot be stored, an error result without the value (`ResultNotStoredError`) is
  * recorded instead; when even that fails, nothing is recorded and undefined is returned, and the caller
  * lets the message go (a kept message would take the run over once its lease ended, and run it again).
- * Returns the result that was stored. A lost lease is thrown (`LeaseLostError`): the run is someone else's.
+ * Returns the result that was stored, and the store's answer. A lost lease is thrown (`LeaseLostError`):
+ * the run is someone else's.
  */
 export async function storeFinalResult(
   ctx: WorkerContext,
   write: ResultWrite,
-): Promise<JobResult | undefined> {
-  const finish = (result: JobResult) =>
-    writeWithRetries(ctx, write.leaseUntil, () =>
+): Promise<{ result: JobResult; end: RunEnd } | undefined> {
+  const finish = async (result: JobResult) => {
+    const end = await writeWithRetries(ctx, write.leaseUntil, () =>
       ctx.deps.jobStore.finishJob({
         jobId: write.jobId,
         owner: write.owner,
         result,
         expiresAt: write.expiresAt,
+        ...(write.handTo && { handTo: write.handTo }),
       }),
     );
+    return { result, end };
+  };
   try {
-    await finish(write.result);
-    return write.result;
+    return await finish(write.result);
   } catch (error) {
     if (error instanceof LeaseLostError) throw error;
     if (error instanceof StoreUnavailableError) return notStored(write, error);
     write.logger.error('the result could not be stored; recording an error result without it', { error });
     const fallback = resultNotStored(write.result, error);
     try {
-      await finish(fallback);
-      return fallback;
+      return await finish(fallback);
     } catch (fallbackError) {
       if (fallbackError instanceof LeaseLostError) throw fallbackError;
       return notStored(write, fallbackError);

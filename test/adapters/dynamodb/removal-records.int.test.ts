@@ -6,9 +6,11 @@ import { MAX_DESCRIPTION_LENGTH as DESCRIPTION_LENGTH } from '../../../lib/core/
 import type { JsonValue } from '../../../lib/core/json';
 import { LIMITS } from '../../../lib/core/limits';
 import { METADATA_LIMITS } from '../../../lib/core/model/metadata';
+import type { ScheduleRevision } from '../../../lib/core/model/schedule-revision';
 import type { JobRequest } from '../../../lib/core/ports/job-store';
 import { payloadProblem, STORABLE_MAX_DEPTH } from '../../../lib/core/storable-json';
-import { cleanedUpScheduleOf } from '../../../lib/runtime/worker/fire-of-cleaned-up-schedule';
+import { sqsRecord } from '../../runtime/support';
+import { workerHarness } from '../../runtime/worker/harness';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { addActive, definition, jobRequest, MINUTE, startingAt, T0 } from '../store-fixtures';
 
@@ -118,14 +120,31 @@ describe('the removal record of a finished schedule changed since it was added, 
         UpdateExpression: 'REMOVE removed',
       }),
     );
-    const revision2 = { createdAt: T0, version: 2 };
+    const ran: string[] = [];
+    const worker = workerHarness(
+      { 'send-report': { handler: (_payload, { jobId }) => void ran.push(jobId) } },
+      {},
+      { scheduleStore: store },
+    );
+    const fire = (fireTime: number, revision: ScheduleRevision) =>
+      sqsRecord({ job: fireAt(fireTime), attempt: 1, revision });
+    // A fire's message names the firesFrom of its revision; the record's revision has none
+    const revision2 = { createdAt: T0, version: 2, firesFrom: T0 };
 
+    // Act: fires of the removed schedule's last revision (within and after its last fire), and of an earlier one
+    await worker.deliver([
+      fire(T0, revision2),
+      fire(LAST, revision2),
+      fire(LAST + 5_000, revision2),
+      fire(T0 + 1_000, { createdAt: T0, version: 1, firesFrom: T0 }),
+    ]);
+
+    // Assess: the fires of that revision up to its last fire ran; the others were cancelled
+    const statusOf = async (fireTime: number) =>
+      (await worker.store.getJob(fireAt(fireTime).id, worker.clock.now()))?.status;
     expect(await store.getFinishedScheduleRemoval('done')).not.toHaveProperty('schedule');
-    expect(await cleanedUpScheduleOf(store, fireAt(T0), { revision: revision2 })).toBe('run');
-    expect(await cleanedUpScheduleOf(store, fireAt(LAST), { revision: revision2 })).toBe('run');
-    expect(await cleanedUpScheduleOf(store, fireAt(LAST + 5_000), { revision: revision2 })).toBeUndefined();
-    expect(
-      await cleanedUpScheduleOf(store, fireAt(T0), { revision: { createdAt: T0, version: 1 } }),
-    ).toBeUndefined();
+    expect(ran.sort()).toEqual([fireAt(LAST).id, fireAt(T0).id].sort());
+    expect(await statusOf(LAST + 5_000)).toBe('cancelled');
+    expect(await statusOf(T0 + 1_000)).toBe('cancelled');
   });
 });

@@ -56,9 +56,11 @@ describe('pause_task and resume_task', () => {
       task: 'cleanup',
     });
 
+    // A woken job still counts as waiting until it starts; the line's head is the next one
     expect(whilePaused.status).toBe('no_slot');
-    expect(result).toMatchObject({ woken_jobs: 1, task: { paused: false, waiting: 2 } });
+    expect(result).toMatchObject({ woken_jobs: 1, task: { paused: false, waiting: 3 } });
     expect(h.queue.messages.map((message) => [message.job.id, message.delaySeconds])).toEqual([['a', 0]]);
+    expect((await h.store.lineHead('cleanup'))?.message.job.id).toBe('b');
   });
 
   it('wakes no more jobs than the task allows when none of its jobs ever took a slot', async () => {
@@ -72,8 +74,10 @@ describe('pause_task and resume_task', () => {
       task: 'cleanup',
     });
 
-    expect(result).toMatchObject({ woken_jobs: 2, task: { waiting: 1 } });
+    expect(result).toMatchObject({ woken_jobs: 2, task: { waiting: 3 } });
     expect(h.queue.messages.map((message) => message.job.id).sort()).toEqual(['a', 'b']);
+    expect((await h.store.lineHead('cleanup'))?.message.job.id).toBe('c');
+    expect(await h.store.taskSlots('cleanup')).toMatchObject({ running: 2, limit: 2 });
   });
 
   it('refuses an unknown task, a missing one and unknown fields, writing nothing', async () => {

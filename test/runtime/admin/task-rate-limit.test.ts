@@ -35,8 +35,10 @@ describe('rate-limited tasks in the admin API', () => {
 
     expect(result).toMatchObject({
       woken_jobs: 1,
-      task: { waiting: 2, rate_limit: { max: 5, per_seconds: 1 } },
+      // The woken job counts as waiting until it starts
+      task: { waiting: 3, rate_limit: { max: 5, per_seconds: 1 } },
     });
     expect(h.queue.messages.map((message) => [message.job.id, message.delaySeconds])).toEqual([['a', 0]]);
+    expect((await h.store.lineHead('call-api'))?.message.job.id).toBe('b');
   });
 });

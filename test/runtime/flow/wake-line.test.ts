@@ -1,130 +1,238 @@
 import { describe, expect, it } from 'vitest';
-import { WAKE_LEASE_MS } from '../../../lib/core/ports/waiting-line';
-import { wakeNextWaitingJob } from '../../../lib/runtime/flow/wake-line';
+import { WOKEN_RESEND_MS } from '../../../lib/core/ports/waiting-line';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { T0 } from '../support';
-import { recordFor, workerHarness } from '../worker/harness';
+import { sqsRecord, T0 } from '../support';
+import { recordFor, settle, workerHarness } from '../worker/harness';
 
 type Worker = ReturnType<typeof workerHarness>;
 
-/** Job `waiter` joins the line of task `limited` (limited to 1) while `holder` runs, which then ends. */
-async function joinWhileHeld(worker: Worker, holder: string, waiter: string) {
+/**
+ * A task `limited` (at most 1 running) whose slot is held by job `holder`, running in the worker until
+ * `finishHolder`; job `waiter` (and any of `alsoWaiting`) waits in its line. Records the order of
+ * starts and the most jobs running at once.
+ */
+async function waiterBehindRunningHolder(alsoWaiting: string[] = []) {
+  const started: string[] = [];
+  let running = 0;
+  let maxRunning = 0;
+  let release: () => void = () => {};
+  const worker = workerHarness({
+    limited: {
+      maxRunningJobs: 1,
+      handler: async (_payload, { jobId }) => {
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        started.push(jobId);
+        if (jobId === 'holder') await new Promise<void>((resolve) => (release = resolve));
+        running -= 1;
+      },
+    },
+  });
+  const holder = worker.deliver([recordFor('holder', 'limited')]);
+  await settle();
+  for (const [index, id] of ['waiter', ...alsoWaiting].entries()) {
+    await worker.deliver([recordFor(id, 'limited', { runAt: T0 - 1_000 + index })]);
+  }
+  return {
+    worker,
+    started,
+    maxRunning: () => maxRunning,
+    tick: createTickHandler(() => worker.deps),
+    /** The holder's handler returns; its worker ends the run. */
+    async finishHolder() {
+      release();
+      await holder;
+    },
+  };
+}
+
+/** Delivers whatever the queue holds, again and again, until it holds nothing. */
+async function deliverAll(worker: Worker): Promise<void> {
+  for (let batch = worker.queuedRecords(); batch.length > 0; batch = worker.queuedRecords()) {
+    await worker.deliver(batch);
+  }
+}
+
+const slotsTaken = async (worker: Worker) => (await worker.store.runningCounts()).get('limited');
+
+describe('handing slots on to waiting jobs (ADR 0009)', () => {
+  it('hands the slot of a run that ends to the head of the line: the woken job claims it and runs', async () => {
+    // Prepare
+    const { worker, started, maxRunning, finishHolder } = await waiterBehindRunningHolder();
+    const waitingBefore = await worker.store.waitingCount('limited');
+
+    // Act
+    await finishHolder();
+    const sent = worker.queue.drain();
+    const slotsAfterEnd = await slotsTaken(worker);
+    await worker.deliver(sent.map((message) => sqsRecord(message)));
+
+    // Assess: the slot went from the holder to the waiter (the counter never went down in between)
+    expect(waitingBefore).toBe(1);
+    expect(sent.map((message) => [message.job.id, message.woken, message.delaySeconds])).toEqual([
+      ['waiter', true, 0],
+    ]);
+    expect(slotsAfterEnd).toBe(1);
+    expect(started).toEqual(['holder', 'waiter']);
+    expect(maxRunning()).toBe(1);
+    expect(await slotsTaken(worker)).toBe(0);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it('keeps the slot of a woken job whose message was lost, and the tick sends it again once overdue', async () => {
+    // Prepare: the send of the waiter's wake-up fails
+    const { worker, started, maxRunning, finishHolder, tick } = await waiterBehindRunningHolder();
+    worker.queue.failWhen = (message) => message.job.id === 'waiter';
+    await finishHolder();
+    worker.queue.failWhen = () => false;
+
+    // Act: a newcomer arrives; a tick at once, then one after the wake-up is overdue
+    await worker.deliver([recordFor('newcomer', 'limited')]);
+    const newcomerRanAtOnce = started.includes('newcomer');
+    const early = await tick();
+    worker.clock.advance(WOKEN_RESEND_MS + 1);
+    const overdue = await tick();
+    const resent = worker.queue.sent.map((message) => [message.job.id, message.woken]);
+    await deliverAll(worker);
+
+    // Assess: nobody took the waiter's slot meanwhile; it ran once, then the newcomer
+    expect(newcomerRanAtOnce).toBe(false);
+    expect(early.jobsWoken).toBe(0);
+    expect(overdue.jobsWoken).toBe(1);
+    expect(resent).toEqual([['waiter', true]]);
+    expect(started).toEqual(['holder', 'waiter', 'newcomer']);
+    expect(maxRunning()).toBe(1);
+    expect(await slotsTaken(worker)).toBe(0);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it('sends an overdue wake-up again from the next worker that touches the task, without a tick', async () => {
+    // Prepare: the send of the waiter's wake-up fails
+    const { worker, started, finishHolder } = await waiterBehindRunningHolder();
+    worker.queue.failWhen = (message) => message.job.id === 'waiter';
+    await finishHolder();
+    worker.queue.failWhen = () => false;
+
+    // Act: once the wake-up is overdue, a newcomer joins the line
+    worker.clock.advance(WOKEN_RESEND_MS + 1);
+    await worker.deliver([recordFor('newcomer', 'limited')]);
+    const resent = worker.queue.sent.map((message) => message.job.id);
+    await deliverAll(worker);
+
+    // Assess
+    expect(resent).toEqual(['waiter']);
+    expect(started).toEqual(['holder', 'waiter', 'newcomer']);
+    expect(await slotsTaken(worker)).toBe(0);
+  });
+
+  it('runs a woken job once when its wake-up was sent again while the first message was only late', async () => {
+    // Prepare: the waiter's wake-up is on its way; it is overdue, and a tick sends it again
+    const { worker, started, finishHolder, tick } = await waiterBehindRunningHolder();
+    await finishHolder();
+    const first = worker.queue.drain();
+    worker.clock.advance(WOKEN_RESEND_MS + 1);
+    await tick();
+    const second = worker.queue.drain();
+
+    // Act: both copies arrive
+    await worker.deliver(first.map((message) => sqsRecord(message)));
+    await worker.deliver(second.map((message) => sqsRecord(message)));
+
+    // Assess: the second copy was a duplicate: nothing ran twice, no slot was taken or given twice
+    expect(second.map((message) => message.job.id)).toEqual(['waiter']);
+    expect(started).toEqual(['holder', 'waiter']);
+    expect(worker.queue.sent).toEqual([]);
+    expect(await slotsTaken(worker)).toBe(0);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it("gives the slot back and wakes the line at once when the run's end could not read the line's head", async () => {
+    // Prepare: the store fails the first read of the line's head
+    const { worker, started, finishHolder } = await waiterBehindRunningHolder();
+    const lineHead = worker.store.lineHead.bind(worker.store);
+    worker.store.lineHead = async () => {
+      worker.store.lineHead = lineHead;
+      throw new Error('store unavailable');
+    };
+
+    // Act
+    await finishHolder();
+    const woken = worker.queue.sent.map((message) => message.job.id);
+    await deliverAll(worker);
+
+    // Assess: the waiter was woken without a tick
+    expect(woken).toEqual(['waiter']);
+    expect(started).toEqual(['holder', 'waiter']);
+    expect(await slotsTaken(worker)).toBe(0);
+  });
+
+  it('passes the slot of a woken job that does not run (cancelled meanwhile) on to the next in line', async () => {
+    // Prepare: waiter and next wait; waiter is cancelled while its slot is handed to it
+    const { worker, started, finishHolder } = await waiterBehindRunningHolder(['next']);
+    await worker.store.cancelJob('waiter', worker.clock.now(), worker.clock.now() + 60_000);
+
+    // Act
+    await finishHolder();
+    const wokenFirst = worker.queue.sent.map((message) => message.job.id);
+    await deliverAll(worker);
+
+    // Assess
+    expect(wokenFirst).toEqual(['waiter']);
+    expect(started).toEqual(['holder', 'next']);
+    expect(await slotsTaken(worker)).toBe(0);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it('wakes the head at the next tick when the slot went back without a hand-off (its worker died before waking)', async () => {
+    // Prepare: the holder's run is ended by a worker that gave the slot back, then died before waking anyone
+    const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => undefined } });
+    await endedWithoutHandOff(worker);
+
+    // Act
+    const summary = await createTickHandler(() => worker.deps)();
+    await deliverAll(worker);
+
+    // Assess
+    expect(summary.jobsWoken).toBe(1);
+    expect(await worker.store.getJob('waiter', worker.clock.now())).toMatchObject({ status: 'success' });
+    expect(await slotsTaken(worker)).toBe(0);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it('starts the waiting job when the next job that touches the task ends, when the slot went back without a hand-off', async () => {
+    // Prepare: as above; no tick comes
+    const started: string[] = [];
+    const worker = workerHarness({
+      limited: { maxRunningJobs: 1, handler: (_payload, { jobId }) => void started.push(jobId) },
+    });
+    await endedWithoutHandOff(worker);
+
+    // Act: a newcomer arrives
+    await worker.deliver([recordFor('newcomer', 'limited')]);
+    await deliverAll(worker);
+
+    // Assess: the newcomer took the free slot and handed it to the waiter as it ended
+    expect(started.sort()).toEqual(['newcomer', 'waiter']);
+    expect(await slotsTaken(worker)).toBe(0);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+});
+
+/** `waiter` joins the line while `holder` (claimed by another worker) runs; that run ends giving its slot back, waking nobody. */
+async function endedWithoutHandOff(worker: Worker): Promise<void> {
   await worker.store.claimJob({
-    job: { ...JSON.parse(recordFor(holder, 'limited').body).job },
+    job: JSON.parse(recordFor('holder', 'limited').body).job,
     attempt: 1,
     owner: 'someone',
     now: T0,
     leaseUntil: T0 + 60_000,
     concurrencyLimit: 1,
   });
-  await worker.deliver([recordFor(waiter, 'limited')]);
+  await worker.deliver([recordFor('waiter', 'limited')]);
   await worker.store.finishJob({
-    jobId: holder,
+    jobId: 'holder',
     owner: 'someone',
     result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
     expiresAt: T0 + 60_000,
   });
 }
-
-/** A task limited to 1 with job `waiter` in its line and its slot free; counts runs per job. */
-async function lineWithFreeSlot() {
-  const runs = new Map<string, number>();
-  const worker = workerHarness({
-    limited: {
-      maxRunningJobs: 1,
-      handler: (_payload, { jobId }) => void runs.set(jobId, (runs.get(jobId) ?? 0) + 1),
-    },
-  });
-  await joinWhileHeld(worker, 'holder', 'waiter');
-  return { worker, runs, tick: createTickHandler(() => worker.deps) };
-}
-
-/** A waker wakes the head of the line, sends its message and dies before taking the entry out. */
-async function wakeAndDieBeforeLeaving(worker: Worker) {
-  const leaveLine = worker.store.leaveLine.bind(worker.store);
-  worker.store.leaveLine = async () => {
-    throw new Error('process died');
-  };
-  await wakeNextWaitingJob(worker.deps, 'limited');
-  worker.store.leaveLine = leaveLine;
-  return worker.queuedRecords();
-}
-
-describe('waking waiting jobs when a waker dies', () => {
-  it('wakes a job again after the hold of a waker that died before sending; it runs once', async () => {
-    // Prepare: the waker holds the entry, then its send never happens (its process died)
-    const { worker, runs, tick } = await lineWithFreeSlot();
-    worker.queue.failWhen = () => true;
-    await wakeNextWaitingJob(worker.deps, 'limited');
-    worker.queue.failWhen = () => false;
-
-    // Act: a tick while the hold lasts, then one after it ended
-    const duringHold = await tick();
-    worker.clock.advance(WAKE_LEASE_MS + 1);
-    const afterHold = await tick();
-    await worker.deliver(worker.queuedRecords());
-
-    // Assess
-    expect(duringHold.jobsWoken).toBe(0);
-    expect(afterHold.jobsWoken).toBe(1);
-    expect(runs.get('waiter')).toBe(1);
-    expect(await worker.store.waitingCount('limited')).toBe(0);
-  });
-
-  it('takes the entry out at the claim when the waker died after sending, before taking it out', async () => {
-    // Prepare: the waker sent the message but never took the entry out of the line
-    const { worker, runs, tick } = await lineWithFreeSlot();
-    const first = await wakeAndDieBeforeLeaving(worker);
-
-    // Act: the first message runs the job; after the hold a tick finds nothing left to wake
-    await worker.deliver(first);
-    const afterRun = await worker.store.waitingCount('limited');
-    worker.clock.advance(WAKE_LEASE_MS + 1);
-    const again = await tick();
-    await worker.deliver(worker.queuedRecords());
-
-    // Assess: the job ran once, and its claim took its entry out of the line
-    expect(first).toHaveLength(1);
-    expect(afterRun).toBe(0);
-    expect(again.jobsWoken).toBe(0);
-    expect(runs.get('waiter')).toBe(1);
-  });
-
-  it('wakes the next job at the next tick, not after the hold, when the waker died after sending', async () => {
-    // Prepare: two jobs wait; the waker of the first sends its message and dies before taking it out
-    const { worker, runs, tick } = await lineWithFreeSlot();
-    await joinWhileHeld(worker, 'holder-2', 'zz-next');
-    const first = await wakeAndDieBeforeLeaving(worker);
-
-    // Act: the woken job runs (its worker dies too before waking anyone); a tick within the hold
-    worker.store.leaseLineHead = async () => [];
-    await worker.deliver(first);
-    delete (worker.store as { leaseLineHead?: unknown }).leaseLineHead;
-    const withinHold = await tick();
-    await worker.deliver(worker.queuedRecords());
-
-    // Assess
-    expect(first.map((record) => JSON.parse(record.body).job.id)).toEqual(['waiter']);
-    expect(withinHold.jobsWoken).toBe(1);
-    expect(runs.get('zz-next')).toBe(1);
-  });
-
-  it('takes the entry out when the woken job already ran elsewhere, so the next job is woken at once', async () => {
-    // Prepare: `waiter` ran through another copy of its message (finished here) while its entry stayed
-    // in the line; `zz-next` waits behind it. The waker of `waiter` sends and dies before taking it out.
-    const { worker, runs } = await lineWithFreeSlot();
-    await joinWhileHeld(worker, 'holder-2', 'zz-next');
-    await joinWhileHeld(worker, 'waiter', 'zz-next');
-    const first = await wakeAndDieBeforeLeaving(worker);
-
-    // Act: the woken copy is a duplicate; whatever it wakes runs, all within the dead waker's hold
-    await worker.deliver(first);
-    await worker.deliver(worker.queuedRecords());
-
-    // Assess: the duplicate took its entry out and passed the wake-up on to the next job
-    expect(first.map((record) => JSON.parse(record.body).job.id)).toEqual(['waiter']);
-    expect(runs.get('waiter')).toBeUndefined();
-    expect(runs.get('zz-next')).toBe(1);
-    expect(await worker.store.waitingCount('limited')).toBe(0);
-  });
-});

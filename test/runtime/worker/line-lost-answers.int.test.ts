@@ -1,7 +1,8 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
-import { wakeNextWaitingJob } from '../../../lib/runtime/flow/wake-line';
+import type { LineEntry } from '../../../lib/core/ports/waiting-line';
+import { sendWoken } from '../../../lib/runtime/flow/woken';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { losingFirstAnswer } from '../../support/lost-answers';
 import { jobRequest, T0 } from '../support';
@@ -13,11 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => table.drop());
 
-/** The first own-turn delete (a conditional delete of a WAIT# entry, not a waker's) is applied, but its answer is lost. */
-const isOwnTurn = (command: unknown) =>
-  command instanceof DeleteCommand &&
-  String(command.input.Key?.sk).startsWith('WAIT#') &&
-  !String(command.input.ConditionExpression).includes('wakeOwner');
+/** A transaction that wakes a waiting job (it deletes its WAIT# entry): an own turn, or a run's end handing its slot on. */
+const isWake = (command: unknown) =>
+  command instanceof TransactWriteCommand &&
+  (command.input.TransactItems ?? []).some((item) => String(item.Delete?.Key?.sk).startsWith('WAIT#'));
 
 /**
  * A worker of task `limited` (limited to 1) over a DynamoDB store whose first command that `matches`
@@ -44,20 +44,21 @@ async function limitedTaskWithSlotHeld(matches: (command: unknown) => boolean, h
     leaseUntil: T0 + 60_000,
     concurrencyLimit: 1,
   });
-  const holderEnds = () =>
+  const holderEnds = (handTo?: LineEntry) =>
     store.finishJob({
       jobId: holder,
       owner: 'someone',
       result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
       expiresAt: T0 + 60_000,
+      ...(handTo && { handTo }),
     });
   return { faulty, store, started, worker, holderEnds };
 }
 
 describe('a job taking its own turn in its line while the store loses an answer', () => {
-  it('runs the job when the delete of its own entry is retried after it applied (never losing it)', async () => {
+  it('runs the job when the wake-up of its own entry is retried after it applied (never losing it)', async () => {
     // The one slot is held; it comes back right as the waiter joins the line (the join race)
-    const { faulty, store, started, worker, holderEnds } = await limitedTaskWithSlotHeld(isOwnTurn);
+    const { faulty, store, started, worker, holderEnds } = await limitedTaskWithSlotHeld(isWake);
     const join = store.joinLine.bind(store);
     store.joinLine = async (input) => {
       await holderEnds();
@@ -76,24 +77,20 @@ describe('a job taking its own turn in its line while the store loses an answer'
   });
 });
 
-/** A waker's hold of a line entry (a conditional update of a WAIT# item). */
-const isHold = (command: unknown) =>
-  command instanceof UpdateCommand && String(command.input.Key?.sk).startsWith('WAIT#');
-
-describe('a waker whose hold of a line entry applied but whose answer was lost', () => {
-  it('wakes the job it holds, rather than leaving a hold that no message follows', async () => {
-    // Prepare: `waiter-2` joins the line while `holder-2` runs, which then ends
-    const { faulty, store, started, worker, holderEnds } = await limitedTaskWithSlotHeld(isHold, 'holder-2');
+describe('a run whose end handed its slot on but whose answer was lost', () => {
+  it('still returns the job it woke, whose message is then sent, rather than a woken entry no message follows', async () => {
+    // Prepare: `waiter-2` joins the line while `holder-2` runs
+    const { faulty, store, started, worker, holderEnds } = await limitedTaskWithSlotHeld(isWake, 'holder-2');
     await worker.deliver([recordFor('waiter-2', 'limited')]);
-    await holderEnds();
 
-    // Act: the slot given back wakes the head of the line; its hold's answer is lost and retried
-    const woken = await wakeNextWaitingJob(worker.deps, 'limited');
+    // Act: the run ends handing its slot to the head (the answer of that write is lost and retried), as a worker ends it
+    const end = await holderEnds(await store.lineHead('limited'));
+    if (end.woken) await sendWoken(worker.deps, [end.woken]);
     await worker.deliver(worker.queuedRecords());
 
     // Assess
     expect(faulty.faults).toBe(1);
-    expect(woken).toBe(1);
+    expect(end.woken?.message.job.id).toBe('waiter-2');
     expect(started).toEqual(['waiter-2']);
     expect(await store.waitingCount('limited')).toBe(0);
   });

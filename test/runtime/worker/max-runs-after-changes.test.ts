@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scheduleJobId } from '../../../lib/core/model/job-id';
-import { scheduleFireMessage } from '../../../lib/runtime/dispatch/job-messages';
+import { scheduleFireMessage } from '../../../lib/core/model/job-messages';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scheduleJobId } from '../../../lib/core/model/job-id';
-import { scheduleFireMessage } from '../../../lib/runtime/dispatch/job-messages';
+import { scheduleFireMessage } from '../../../lib/core/model/job-messages';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 
@@ -109,5 +109,28 @@ describe('the start of a capped schedule’s fires', () => {
     expect(p.runs).toEqual(['0#2', '10#1']);
     expect(await p.store.getSchedule('s')).toMatchObject({ startedRuns: 2 });
     expect(await p.store.getJob(`s@${T0 + 10 * SECOND}`, p.clock.now())).toMatchObject({ status: 'success' });
+  });
+
+  it('runs a fire whose schedule its last fire removed between the fire’s check and its count', async () => {
+    // Prepare: max_runs 2, not kept: the add sent 0 and 10 s. The 10 s fire (the last) comes up first, and
+    // runs to its end (removing the finished schedule) while the 0 s fire is between its check and its count.
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 's', task: 'beat', trigger: every10s, max_runs: 2 });
+    const first = await overSent(p, 0);
+    const last = await overSent(p, 10);
+    const startCappedRun = p.store.startCappedRun.bind(p.store);
+    p.store.startCappedRun = async (input) => {
+      if (input.jobId === first.job.id && (await p.store.getSchedule('s'))) await p.deliver(last);
+      return startCappedRun(input);
+    };
+    p.clock.set(T0 + 10 * SECOND);
+
+    // Act
+    await p.deliver(first);
+
+    // Assess: the schedule is gone, and both fires ran once: the removal was the end of its runs, not a change
+    expect(await p.store.getSchedule('s')).toBeUndefined();
+    expect(p.runs).toEqual(['10#1', '0#1']);
+    expect((await p.store.getJob(first.job.id, p.clock.now()))?.status).toBe('success');
   });
 });

@@ -25,6 +25,7 @@ describe('worker: rate-limited tasks', () => {
     await worker.deliver([recordFor('c', 'rated', { runAt: T0 - 1 })]);
     const firstWake = worker.queue.sent.map((message) => [message.job.id, message.delaySeconds]);
     const waitingAfterArrival = await worker.store.waitingCount('rated');
+    const headAfterArrival = (await worker.store.lineHead('rated'))?.message.job.id;
     for (let round = 0; round < 2; round++) {
       const [message] = worker.queue.sent;
       worker.clock.advance((message?.delaySeconds ?? 0) * 1000);
@@ -34,7 +35,9 @@ describe('worker: rate-limited tasks', () => {
     // Assess: a at once, b and c each one interval after the one before, woken with the delay that
     // brings them back in the second before their start (the worker waits the rest)
     expect(firstWake).toEqual([['b', Math.floor((INTERVAL - 100) / 1000)]]);
-    expect(waitingAfterArrival).toBe(1);
+    // b, woken for the next start, waits until it starts; c is the line's head
+    expect(waitingAfterArrival).toBe(2);
+    expect(headAfterArrival).toBe('c');
     expect(started.map(([id]) => id)).toEqual(['a', 'b', 'c']);
     const [[, a], [, b], [, c]] = started as [[string, number], [string, number], [string, number]];
     expect(b - a).toBeGreaterThanOrEqual(INTERVAL);

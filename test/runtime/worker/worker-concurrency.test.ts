@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { wakeNextWaitingJob } from '../../../lib/runtime/flow/wake-line';
+import { sendWoken } from '../../../lib/runtime/flow/woken';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { sqsRecord, T0 } from '../support';
+import { T0 } from '../support';
 import { recordFor, settle, workerHarness } from './harness';
 
 describe('worker: maxRunningJobs', () => {
@@ -28,8 +28,9 @@ describe('worker: maxRunningJobs', () => {
 
     // Act: deliver, then deliver whatever the wake-ups put in the queue until nothing comes
     const responses = [await worker.deliver(records)];
-    // a and b ran; c, d and e joined the line; a and b ending woke c and d
+    // a and b ran; c, d and e joined the line; a and b ending handed their slots to c and d
     const waitingAfterFirst = await worker.store.waitingCount('limited');
+    const headAfterFirst = (await worker.store.lineHead('limited'))?.message.job.id;
     const wokenAfterFirst = worker.queue.sent.map((message) => message.job.id);
     for (let batch = worker.queuedRecords(); batch.length > 0; batch = worker.queuedRecords()) {
       responses.push(await worker.deliver(batch));
@@ -37,7 +38,9 @@ describe('worker: maxRunningJobs', () => {
 
     // Assess: no message was hidden or kept; the line emptied in order
     expect(maxRunning).toBe(2);
-    expect(waitingAfterFirst).toBe(1);
+    // Woken jobs wait (holding their slots) until they start
+    expect(waitingAfterFirst).toBe(3);
+    expect(headAfterFirst).toBe('e');
     expect(wokenAfterFirst).toEqual(['c', 'd']);
     expect(started.slice(0, 2).sort()).toEqual(['a', 'b']);
     expect(started.slice(2)).toEqual(['c', 'd', 'e']);
@@ -72,7 +75,9 @@ describe('worker: maxRunningJobs', () => {
     expect(worker.queue.sent.map((message) => [message.job.id, message.delaySeconds])).toEqual([
       ['earlier', 0],
     ]);
-    expect(await worker.store.waitingCount('limited')).toBe(2);
+    expect(await worker.store.waitingCount('limited')).toBe(3);
+    expect((await worker.store.lineHead('limited'))?.message.job.id).toBe('later');
+    expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 1]]));
   });
 
   it('claims at once when the slot came back between its failed take and its joining the line', async () => {
@@ -95,34 +100,36 @@ describe('worker: maxRunningJobs', () => {
     expect(await worker.store.waitingCount('limited')).toBe(0);
   });
 
-  it('starts a critical job before a normal job woken while the critical one was joining the line', async () => {
-    // Prepare: a normal job waits; the holder ends and wakes it (its message is on its way) right as a
-    // critical job, refused a slot a moment before, joins the line
+  it('starts a critical job next after the normal job its slot was handed to before the critical one joined', async () => {
+    // Prepare: two normal jobs wait; the holder ends and hands its slot to the first (its message is on
+    // its way) right as a critical job, refused a slot a moment before, joins the line
     const started: string[] = [];
     const worker = workerHarness({
       limited: { maxRunningJobs: 1, handler: (_payload, { jobId }) => void started.push(jobId) },
     });
-    await worker.store.joinLine({ message: { job: recordJob('normal'), attempt: 1 }, now: T0 });
+    for (const id of ['normal-1', 'normal-2']) {
+      await worker.store.joinLine({ message: { job: recordJob(id), attempt: 1 }, now: T0 });
+    }
     await worker.store.claimJob(holderClaim());
     const join = worker.store.joinLine.bind(worker.store);
     worker.store.joinLine = async (input) => {
-      if (input.message.job.id === 'critical') {
-        await endHolder(worker.store);
-        await wakeNextWaitingJob(worker.deps, 'limited');
-      }
+      if (input.message.job.id === 'critical') await endHolderHandingOn(worker);
       await join(input);
     };
 
-    // Act: the critical job's delivery, then the woken normal job's
+    // Act: the critical job's delivery, then whatever the queue brings until nothing comes
     await worker.deliver([recordFor('critical', 'limited', { priority: 'critical' })]);
-    const wokenNormal = worker.queue.drain();
-    await worker.deliver(wokenNormal.map((message) => sqsRecord(message)));
+    const wokenFirst = worker.queue.sent.map((message) => message.job.id);
+    for (let batch = worker.queuedRecords(); batch.length > 0; batch = worker.queuedRecords()) {
+      await worker.deliver(batch);
+    }
 
-    // Assess: the critical job took the slot at once (not woken through the queue) and ran first; the
-    // normal one ran after it
-    expect(wokenNormal.map((message) => message.job.id)).toEqual(['normal']);
-    expect(started).toEqual(['critical', 'normal']);
+    // Assess: the slot handed on stayed the first normal job's; as it came back it went to the critical
+    // job, before the normal job that waited longer; never two at once
+    expect(wokenFirst).toEqual(['normal-1']);
+    expect(started).toEqual(['normal-1', 'critical', 'normal-2']);
     expect(await worker.store.waitingCount('limited')).toBe(0);
+    expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
   });
 
   it('passes a wake-up on when the woken job ends without taking a slot (its start deadline passed)', async () => {
@@ -138,17 +145,17 @@ describe('worker: maxRunningJobs', () => {
       now: T0,
     });
     await worker.store.claimJob(holderClaim());
-    await endHolder(worker.store);
-    await wakeNextWaitingJob(worker.deps, 'limited');
+    await endHolderHandingOn(worker);
 
     // Act: the late job is delivered
     await worker.deliver(worker.queuedRecords());
 
-    // Assess: it did not run, and the next job was woken for the free slot
+    // Assess: it did not run, and the slot it was handed went on to the next job, woken
     expect(await worker.store.getJob('late', worker.clock.now())).toMatchObject({
       status: 'missed_start_deadline',
     });
-    expect(worker.queue.sent.map((message) => message.job.id)).toEqual(['next']);
+    expect(worker.queue.sent.map((message) => [message.job.id, message.woken])).toEqual([['next', true]]);
+    expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 1]]));
   });
 
   it('starts a critical job next when it joins behind 100 waiting normal jobs', async () => {
@@ -181,7 +188,8 @@ describe('worker: maxRunningJobs', () => {
     // Assess
     expect(started).toEqual(['holder', 'urgent']);
     expect(worker.queue.sent.map((message) => message.job.id)).toEqual(['normal-0']);
-    expect(await worker.store.waitingCount('limited')).toBe(99);
+    expect(await worker.store.waitingCount('limited')).toBe(100);
+    expect((await worker.store.lineHead('limited'))?.message.job.id).toBe('normal-1');
   });
 
   it('keeps the message, back after a short while, when the line cannot be joined', async () => {
@@ -233,6 +241,19 @@ function endHolder(store: ReturnType<typeof workerHarness>['store']) {
     result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
     expiresAt: T0 + 60_000,
   });
+}
+
+/** The holder's run ends as a worker ends it: its slot handed to the line's head, whose message is sent. */
+async function endHolderHandingOn(worker: ReturnType<typeof workerHarness>) {
+  const handTo = await worker.store.lineHead('limited');
+  const end = await worker.store.finishJob({
+    jobId: 'holder',
+    owner: 'someone',
+    result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
+    expiresAt: T0 + 60_000,
+    ...(handTo && { handTo }),
+  });
+  if (end.woken) await sendWoken(worker.deps, [end.woken]);
 }
 
 function holderClaim() {

@@ -47,7 +47,7 @@ describe('worker: handlers that outlive their timeout', () => {
     const during = await worker.deliver([...worker.queuedRecords(), recordFor('job-2', 'limited')]);
     const whileRunning = await worker.store.getJob('job-1', worker.clock.now());
     const waitingWhileRunning = await worker.store.waitingCount('limited');
-    // Act: the handler settles; the slot coming back wakes job-2 from the line; all runs, one after the other
+    // Act: the handler settles; its slot is handed to job-2 in the line; all runs, one after the other
     stubborn.release();
     await first;
     const afterSettled = worker.queuedRecords();
@@ -61,13 +61,14 @@ describe('worker: handlers that outlive their timeout', () => {
     expect(waitingWhileRunning).toBe(1);
     expect(whileRunning).toMatchObject({ status: 'running', attempt: 1, holdsSlot: true });
     expect(afterSettled.map((record) => JSON.parse(record.body).job.id)).toEqual(['job-1', 'job-2']);
+    // The slot that came back went to job-2, which waited in line; the retry waited for the next one
     expect(timeline).toEqual([
       'start job-1#1',
       'end job-1#1',
-      'start job-1#2',
-      'end job-1#2',
       'start job-2#1',
       'end job-2#1',
+      'start job-1#2',
+      'end job-1#2',
     ]);
     const job = await worker.store.getJob('job-1', worker.clock.now());
     expect(job?.result).toMatchObject({ outcome: 'success', attempt: 2 });

@@ -1,9 +1,9 @@
 import type { EpochMs } from '../../../core/clock';
 import type { Job } from '../../../core/model/job';
 import { parseFireJobId, scheduleJobId } from '../../../core/model/job-id';
+import { scheduleJobExtras } from '../../../core/model/job-messages';
 import type { Schedule } from '../../../core/model/schedule';
 import { compileTrigger } from '../../../core/triggers';
-import { scheduleJobExtras } from '../../dispatch/job-messages';
 import { resultTtlSecondsOf, TASK_DEFAULTS } from '../../tasks/define-task';
 import type { ActionContext } from '../context';
 import { readWithLiveNote } from './live-notes';

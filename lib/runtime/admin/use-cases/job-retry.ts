@@ -1,8 +1,8 @@
 import { wireJob } from '../../../core/admin-contract';
 import { retryJobParams } from '../../../core/admin-contract/job-recovery';
 import { JobNotFoundError } from '../../../core/errors';
+import { parkedJobMessage } from '../../../core/model/job-messages';
 import { PARKED_JOB_LEASE_MS } from '../../../core/ports/job-queue';
-import { parkedJobMessage } from '../../dispatch/job-messages';
 import type { ActionHandler } from '../context';
 import { JobNotRetryableError } from '../errors';
 import { InputCheck } from '../validation/input-check';

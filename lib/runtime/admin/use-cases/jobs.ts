@@ -16,9 +16,9 @@ import {
 import { overridesOfParams } from '../../../core/admin-contract/overrides-and-metadata';
 import { JobNotFoundError } from '../../../core/errors';
 import { isFinalStatus, JOB_STATUSES, type JobStatus } from '../../../core/model/job';
+import { jobRequestOf } from '../../../core/model/job-messages';
 import { presentMetadata } from '../../../core/model/metadata';
 import { isUnsuccessfulOutcome, UNSUCCESSFUL_OUTCOMES } from '../../../core/ports/job-store';
-import { jobRequestOf } from '../../dispatch/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { JobNotCancellableError, NoResultYetError } from '../errors';
 import { failure, success } from '../protocol/response';

@@ -8,6 +8,7 @@ import { resumeScheduleParams, updateScheduleParams } from '../../../core/admin-
 import type { EpochMs } from '../../../core/clock';
 import { ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
 import { runNowJobId } from '../../../core/model/job-id';
+import { scheduleJobExtras } from '../../../core/model/job-messages';
 import {
   isActive,
   isFinished,
@@ -17,7 +18,6 @@ import {
 } from '../../../core/model/schedule';
 import type { JobRequest } from '../../../core/ports/job-store';
 import { compileTrigger } from '../../../core/triggers';
-import { scheduleJobExtras } from '../../dispatch/job-messages';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { requireTask } from '../validation/task-payload';

@@ -1,6 +1,6 @@
 import { listTasksParams, taskIdParams } from '../../../core/admin-contract/tasks';
 import type { TaskSlots } from '../../../core/ports/waiting-line';
-import { wakeForFreeSlots } from '../../flow/wake-line';
+import { wakeLine } from '../../flow/wake-line';
 import { TASK_DEFAULTS } from '../../tasks/define-task';
 import type { ActionContext, ActionHandler } from '../context';
 import type { RegisteredTask } from '../deps';
@@ -39,7 +39,7 @@ export const resumeTask: ActionHandler<'resume_task'> = async (raw, context) => 
   const limit = task.definition.maxRunningJobs ?? slots.limit;
   const rateLimit = task.definition.rateLimit ?? slots.rateLimit;
   // Passed on: a wake-up booked before the pause may have been spent by a job that found it paused
-  const woken = await wakeForFreeSlots(
+  const woken = await wakeLine(
     context.deps,
     { ...slots, limit, ...(rateLimit && { rateLimit }) },
     { passOn: true },

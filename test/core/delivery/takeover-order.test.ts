@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { takeoverOrder } from '../../../lib/core/delivery/takeover-order';
 import type { Schedule } from '../../../lib/core/model/schedule';
-import { takeoverOrder } from '../../../lib/runtime/worker/takeover-order';
-import { SECOND, T0 } from '../support';
+import { SECOND, T0 } from '../../runtime/support';
 
 /** A schedule created at T0 whose latest change (version `version`) was made at `updatedAt`. */
 function changed(version: number, updatedAt: number): Schedule {

@@ -1,6 +1,6 @@
-import type { EpochMs } from '../../core/clock';
-import type { Schedule } from '../../core/model/schedule';
-import type { ScheduleRevision } from '../../core/model/schedule-revision';
+import type { EpochMs } from '../clock';
+import type { Schedule } from '../model/schedule';
+import type { ScheduleRevision } from '../model/schedule-revision';
 
 /**
  * When a schedule's changes came relative to the claim of a run whose worker vanished:

@@ -1,11 +1,11 @@
-import type { EpochMs } from '../../core/clock';
-import type { Job } from '../../core/model/job';
-import { jobRequestFields } from '../../core/model/job-message';
-import type { Schedule } from '../../core/model/schedule';
-import { fireRevisionOf } from '../../core/model/schedule-revision';
-import type { PlannedFire } from '../../core/planning';
-import { type JobMessage, queueDelaySeconds } from '../../core/ports/job-queue';
-import type { JobRequest } from '../../core/ports/job-store';
+import type { EpochMs } from '../clock';
+import type { PlannedFire } from '../planning';
+import { type JobMessage, queueDelaySeconds } from '../ports/job-queue';
+import type { JobRequest } from '../ports/job-store';
+import type { Job } from './job';
+import { jobRequestFields } from './job-message';
+import type { Schedule } from './schedule';
+import { fireRevisionOf } from './schedule-revision';
 
 /** The request part of a stored job (what a queue message carries). */
 export function jobRequestOf(job: JobRequest): JobRequest {

@@ -1,0 +1,322 @@
+import type { EpochMs } from '../../core/clock';
+import { decodeJobMessage, encodeJobMessage } from '../../core/model/job-message';
+import type { LineEntry, WakeHeadsInput, WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
+import { returnSlotItem, slotDroppedItem } from './counters';
+import { Expressions } from './expressions';
+import {
+  conditionFailure,
+  type StoreContext,
+  type StoredItem,
+  transactionCancellation,
+} from './store-context';
+import {
+  ITEM_KINDS,
+  TASK_PREFIX,
+  taskCounterKey,
+  WAITING_PREFIX,
+  WOKEN_PREFIX,
+  waitingEntryKey,
+  wokenEntryKey,
+} from './table-design';
+
+// Woken entries (ADR 0009) are `WOKEN#<position>` items beside the line's `WAIT#` items: waking moves
+// an entry from one to the other in the transaction that gives it what it takes (a slot, or nothing).
+// `withSlot` is stored only when true, so conditions can tell the two kinds apart.
+
+type TransactItem = Record<string, unknown>;
+
+/**
+ * The transaction items that move `entry` from waiting to woken at `now`: its `WAIT#` item is deleted
+ * (while it still holds the attempt read) and its `WOKEN#` item put (unless the job is woken already).
+ */
+export function wakeItems(
+  context: StoreContext,
+  entry: LineEntry,
+  now: EpochMs,
+  withSlot: boolean,
+): TransactItem[] {
+  const waiting = new Expressions();
+  const stillWaits = `${waiting.name('attempt')} = ${waiting.value(entry.message.attempt)}`;
+  return [
+    {
+      Delete: {
+        TableName: context.tableName,
+        Key: waitingEntryKey(entry.task, entry.position),
+        ...waiting.build(stillWaits),
+      },
+    },
+    {
+      Put: {
+        TableName: context.tableName,
+        Item: {
+          ...wokenEntryKey(entry.task, entry.position),
+          message: encodeJobMessage(entry.message),
+          attempt: entry.message.attempt,
+          joinedAt: entry.joinedAt,
+          wokenAt: now,
+          ...(withSlot && { withSlot: true }),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+/** The entry as woken by `wakeItems`. */
+export function wokenOf(entry: LineEntry, now: EpochMs, withSlot: boolean): WokenEntry {
+  return { ...entry, wokenAt: now, withSlot };
+}
+
+/**
+ * The counter item of a hand-off: the slot that comes back stays taken, for the woken job, only while
+ * the task is not paused and its limit was not lowered under the slots taken. `seq` grows: the holders
+ * changed (counter repair compares it).
+ */
+export function handOnItem(context: StoreContext, task: string): TransactItem {
+  const update = new Expressions().add('seq', 1);
+  const running = update.name('running');
+  const limit = update.name('limit');
+  const condition =
+    `attribute_not_exists(${update.name('paused')})` +
+    ` AND (attribute_not_exists(${limit}) OR ${running} <= ${limit})`;
+  return {
+    Update: { TableName: context.tableName, Key: taskCounterKey(task), ...update.buildUpdate(condition) },
+  };
+}
+
+/** The counter item that takes a free slot for a woken job: never while paused or at `limit`. */
+function takeSlotItem(context: StoreContext, task: string, limit: number): TransactItem {
+  const update = new Expressions()
+    .set('kind', ITEM_KINDS.counter)
+    .set('limit', limit)
+    .add('running', 1)
+    .add('seq', 1);
+  const running = update.name('running');
+  const condition =
+    `attribute_not_exists(${update.name('paused')})` +
+    ` AND (attribute_not_exists(${running}) OR ${running} < ${update.value(limit)})`;
+  return {
+    Update: { TableName: context.tableName, Key: taskCounterKey(task), ...update.buildUpdate(condition) },
+  };
+}
+
+export async function wakeHeads(context: StoreContext, input: WakeHeadsInput): Promise<WokenEntry[]> {
+  const woken: WokenEntry[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await context.query('wakeHeads', {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :wait)',
+      ExpressionAttributeValues: { ':pk': `${TASK_PREFIX}${input.task}`, ':wait': WAITING_PREFIX },
+      ConsistentRead: true,
+      Limit: input.count - woken.length + 1,
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.Items ?? []) {
+      const entry = lineEntryOf(input.task, item, WAITING_PREFIX);
+      if (!entry) continue;
+      const outcome = await wakeOne(context, entry, input);
+      if (outcome === 'stop') return woken;
+      if (outcome !== 'skipped') woken.push(outcome);
+      if (woken.length >= input.count) return woken;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return woken;
+}
+
+/** Wakes one entry: `stop` when the task has no slot to give, `skipped` when the entry left or was woken already. */
+async function wakeOne(
+  context: StoreContext,
+  entry: LineEntry,
+  input: WakeHeadsInput,
+): Promise<WokenEntry | 'stop' | 'skipped'> {
+  const withSlot = input.take === 'slot';
+  const items = wakeItems(context, entry, input.now, withSlot);
+  if (input.take === 'slot') items.push(takeSlotItem(context, input.task, input.limit));
+  try {
+    await context.transact('wakeHeads', { TransactItems: items });
+    return wokenOf(entry, input.now, withSlot);
+  } catch (error) {
+    const [waiting, wokenPut, slot] = transactionCancellation(error);
+    if (slot?.code === 'ConditionalCheckFailed') return 'stop';
+    // Woken already (a second delivery of the job joined while its wake-up travelled): one is enough.
+    if (waiting?.code !== 'ConditionalCheckFailed' && wokenPut?.code === 'ConditionalCheckFailed') {
+      await leaveLineAsWoken(context, entry);
+    }
+    return 'skipped';
+  }
+}
+
+async function leaveLineAsWoken(context: StoreContext, entry: LineEntry): Promise<void> {
+  const expressions = new Expressions();
+  try {
+    await context.delete('wakeHeads', {
+      Key: waitingEntryKey(entry.task, entry.position),
+      ...expressions.build(`${expressions.name('attempt')} = ${expressions.value(entry.message.attempt)}`),
+    });
+  } catch (error) {
+    conditionFailure(error);
+  }
+}
+
+export async function releaseWoken(
+  context: StoreContext,
+  input: { task: string; position: string; handTo?: LineEntry; now: EpochMs },
+): Promise<WokenRelease> {
+  const key = wokenEntryKey(input.task, input.position);
+  const output = await context.get('releaseWoken', { Key: key, ConsistentRead: true });
+  if (!output.Item) return { status: 'gone' };
+  const expressions = new Expressions();
+  const withSlot = expressions.name('withSlot');
+  if (output.Item.withSlot !== true) {
+    try {
+      await context.delete('releaseWoken', {
+        Key: key,
+        ...expressions.build(`attribute_not_exists(${withSlot})`),
+      });
+    } catch (error) {
+      conditionFailure(error);
+    }
+    return { status: 'gone' };
+  }
+  const entryGone = {
+    Delete: { TableName: context.tableName, Key: key, ...expressions.build(`attribute_exists(${withSlot})`) },
+  };
+  const { handTo } = input;
+  if (handTo && handTo.task === input.task) {
+    const handed = await tryTransact(context, 'releaseWoken', [
+      entryGone,
+      ...wakeItems(context, handTo, input.now, true),
+      handOnItem(context, input.task),
+    ]);
+    if (handed === 'applied') return { status: 'handed', woken: wokenOf(handTo, input.now, true) };
+    if (handed === 'first_failed') return { status: 'gone' };
+  }
+  for (const slotItem of [returnSlotItem(context, input.task), slotDroppedItem(context, input.task)]) {
+    const released = await tryTransact(context, 'releaseWoken', [entryGone, slotItem]);
+    if (released === 'applied') return { status: 'released' };
+    if (released === 'first_failed') return { status: 'gone' };
+  }
+  return { status: 'gone' };
+}
+
+/** Runs a transaction: `first_failed` when its first item's condition failed, `other_failed` when another's did. */
+async function tryTransact(
+  context: StoreContext,
+  operation: string,
+  items: TransactItem[],
+): Promise<'applied' | 'first_failed' | 'other_failed'> {
+  try {
+    await context.transact(operation, { TransactItems: items });
+    return 'applied';
+  } catch (error) {
+    const [first] = transactionCancellation(error);
+    return first?.code === 'ConditionalCheckFailed' ? 'first_failed' : 'other_failed';
+  }
+}
+
+/** A woken entry, read consistently (for a claim that may take its slot). */
+export async function wokenEntry(
+  context: StoreContext,
+  task: string,
+  position: string,
+): Promise<WokenEntry | undefined> {
+  const output = await context.get('claimJob', { Key: wokenEntryKey(task, position), ConsistentRead: true });
+  return output.Item && wokenEntryOf(task, output.Item);
+}
+
+export async function staleWoken(
+  context: StoreContext,
+  task: string,
+  before: EpochMs,
+): Promise<WokenEntry[]> {
+  const stale: WokenEntry[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await context.query('staleWoken', {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :woken)',
+      FilterExpression: 'wokenAt < :before',
+      ExpressionAttributeValues: {
+        ':pk': `${TASK_PREFIX}${task}`,
+        ':woken': WOKEN_PREFIX,
+        ':before': before,
+      },
+      ConsistentRead: true,
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.Items ?? []) {
+      const entry = wokenEntryOf(task, item);
+      if (entry) stale.push(entry);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return stale;
+}
+
+export async function markWokenResent(
+  context: StoreContext,
+  entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>,
+  now: EpochMs,
+): Promise<boolean> {
+  const update = new Expressions().set('wokenAt', now);
+  try {
+    await context.update('markWokenResent', {
+      Key: wokenEntryKey(entry.task, entry.position),
+      ...update.buildUpdate(`${update.name('wokenAt')} = ${update.value(entry.wokenAt)}`),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return true;
+  } catch (error) {
+    // Gone (claimed or given back), or another resend took it; or this write applied and its answer was
+    // lost (the store retried it): then its `wokenAt` is ours.
+    const { old } = conditionFailure(error);
+    return old !== undefined && Number(old.wokenAt) === now;
+  }
+}
+
+/** How many woken entries of the task hold a slot (what its counter counts besides running jobs). */
+export function wokenSlotCount(context: StoreContext, task: string): Promise<number> {
+  return lineItemCount(context, 'repairCounters', task, WOKEN_PREFIX, 'attribute_exists(withSlot)');
+}
+
+/** How many items of the task's line (`prefix`: `WAIT#` or `WOKEN#`) there are (that pass `filter`), read consistently. */
+export async function lineItemCount(
+  context: StoreContext,
+  operation: string,
+  task: string,
+  prefix: string,
+  filter?: string,
+): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await context.query(operation, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ...(filter && { FilterExpression: filter }),
+      ExpressionAttributeValues: { ':pk': `${TASK_PREFIX}${task}`, ':prefix': prefix },
+      ConsistentRead: true,
+      Select: 'COUNT',
+      ExclusiveStartKey: startKey,
+    });
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** The line entry an item of the task's partition holds (`prefix`: `WAIT#` or `WOKEN#`); undefined when unreadable. */
+export function lineEntryOf(task: string, item: StoredItem, prefix: string): LineEntry | undefined {
+  const decoded = decodeJobMessage(String(item.message));
+  if (!decoded.ok) return undefined;
+  return {
+    task,
+    position: String(item.sk).slice(prefix.length),
+    message: decoded.message,
+    joinedAt: Number(item.joinedAt),
+  };
+}
+
+function wokenEntryOf(task: string, item: StoredItem): WokenEntry | undefined {
+  const entry = lineEntryOf(task, item, WOKEN_PREFIX);
+  return entry && { ...entry, wokenAt: Number(item.wokenAt), withSlot: item.withSlot === true };
+}

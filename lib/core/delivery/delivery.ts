@@ -1,0 +1,307 @@
+import type { EpochMs } from '../clock';
+import { sameJson } from '../json';
+import type { Job, JobError, ResultOutcome } from '../model/job';
+import { jobRequestOf } from '../model/job-messages';
+import { jobStateOf } from '../model/job-states';
+import type { RateLimit } from '../model/rate-limit';
+import type { ScheduleRevision } from '../model/schedule-revision';
+import type { ClaimOutcome, JobRequest } from '../ports/job-store';
+
+/** What a schedule fire's first delivery carries besides its job (see `JobMessageBody`). */
+export interface FireMarks {
+  /** The schedule's revision the fire was sent under. */
+  revision: ScheduleRevision;
+  /** The last fire its schedule was planned to have: its job's end removes the finished schedule. */
+  finalFire: boolean;
+  /** Noted in its task's fire log before it was sent. */
+  taskLogged: boolean;
+}
+
+/** A run a delivery takes over (its worker vanished): when it was claimed, and whether the message is of its definition. */
+export interface TakenOverRun {
+  claimedAt: EpochMs;
+  sentAsRun: boolean;
+}
+
+/** What the worker knows of the job's task: its definition with the job's overrides. */
+export interface TaskTerms {
+  maxRunningJobs: number | null;
+  rateLimit: RateLimit | null;
+  maxAttempts: number;
+}
+
+/** How a job that will not run ends (unknown task, no attempt left, start deadline missed). */
+export interface UnrunEnding {
+  outcome: Exclude<ResultOutcome, 'success'>;
+  error?: JobError;
+}
+
+/**
+ * One delivery of a job message, and everything the worker has learnt about it so far (ADR 0009). It
+ * starts from the message (`arrivedDelivery`); each step the worker performs adds one fact, and
+ * `nextStep` decides from the facts alone. A takeover or a reclaim is a fact too: the delivery then
+ * goes on as the attempt it takes.
+ */
+export interface Delivery {
+  job: JobRequest;
+  attempt: number;
+  /** A schedule fire's first delivery (or a takeover of its run): checked against its schedule once claimed. */
+  fire?: FireMarks;
+  takeover?: TakenOverRun;
+  /** Woken from its task's line: it holds the woken entry (and the slot it was handed) until it claims. */
+  woken: boolean;
+  /** The task as registered (undefined: this worker does not know it). */
+  task: TaskTerms | undefined;
+  /** The sub-second rest before the run time was waited out. */
+  rested: boolean;
+  /** For a task without a slot limit: whether it is paused, as this warm worker last read it. */
+  pausedTask?: boolean;
+  /** The last claim's answer, and the claim as made (when, by whom, under which lease). */
+  claim?: { outcome: ClaimOutcome } & ClaimMade;
+  /** The claim of a job ended without running did not claim it: another delivery has it, or it was cancelled. */
+  unrunClaim?: Exclude<ClaimOutcome, { status: 'claimed' | 'no_slot' }>;
+  /** A job ended without running was recorded. */
+  endedUnrun?: boolean;
+  /** A claim refused by the rate was tried again after waiting for the next start. */
+  rateWaited: boolean;
+  /** How many times this delivery took its own turn after joining the line. */
+  ownTurns: number;
+  /** The line was joined: whether this delivery's own turn came while it joined. */
+  joined?: { ownTurn: boolean };
+  /** The claimed job ran (`nextRunStep`): whether its message must come back, and whether its check found it the last fire of its finished schedule. */
+  ran?: { keepMessage: boolean; lastFire: boolean };
+  /** The finished schedule was looked at once its last fire's job ended: `failed` keeps the message to try again. */
+  cleanedUp?: 'done' | 'failed';
+}
+
+/** A message that arrives this much (or less) before its run time waits in the worker; earlier ones go back to the queue. */
+export const MAX_REST_MS = 1_000;
+/** How many times in a row a job that joined its line with a slot free claims again at once. */
+export const MAX_OWN_TURNS = 3;
+
+/** Why a delivery lets its message go. */
+export type DropReason = 'duplicate' | 'cancelled' | 'ended_unrun' | 'waits_in_line' | 'ran';
+
+/**
+ * What the worker does next with a delivery: one part of the worker performs each step and adds its
+ * fact (`deliver.ts`); `run` hands the claimed job to the run's own machine (`nextRunStep`).
+ */
+export type Step =
+  /** Too early for the queue's delay to have brought it: sent again with this delay; this copy goes. */
+  | { kind: 'resend'; delaySeconds: number }
+  /** Waits until `until` (the run time's sub-second rest, or the rate's next start). */
+  | { kind: 'rest'; until: EpochMs }
+  /** Reads whether the task (without a slot limit) is paused. */
+  | { kind: 'read_paused' }
+  /** Claims the job for this attempt (taking its woken entry's slot, a free slot or a start when limited). */
+  | { kind: 'claim' }
+  /** Records a result without running: the job is claimed without a slot and ended. */
+  | { kind: 'end_unrun'; ending: UnrunEnding }
+  /** The delivery does not run: its woken entry (and slot) goes to the next job in line, or back. */
+  | { kind: 'pass_wake' }
+  /** Joins the task's line. `mayTakeTurn`: it claims again at once if a slot came free while it joined. */
+  | { kind: 'join_line'; mayTakeTurn: boolean }
+  /** Its turn came while it joined: it claims again, as a fresh arrival. */
+  | { kind: 'take_turn' }
+  /** Runs the claimed job (see `nextRunStep`). */
+  | { kind: 'run' }
+  /** Continues the stored run, whose worker vanished, as its next attempt. */
+  | { kind: 'take_over'; run: Job }
+  /** Keeps the message: hidden for `afterSeconds` (undefined: a growing, jittered while), then redelivered. */
+  | { kind: 'come_back'; afterSeconds?: number }
+  /** The job of its schedule's last fire ended: the finished schedule is removed (unless it keeps itself). */
+  | { kind: 'clean_up' }
+  /** Nothing more to do: the message goes. */
+  | { kind: 'drop'; why: DropReason }
+  /** The message comes back as the queue's visibility timeout has it (its step failed, or a send it stands for did). */
+  | { kind: 'keep' };
+
+/** A delivery as its message arrives. */
+export function arrivedDelivery(
+  message: { job: JobRequest; attempt: number; fire?: FireMarks; woken: boolean },
+  task: TaskTerms | undefined,
+): Delivery {
+  return { ...message, task, rested: false, rateWaited: false, ownTurns: 0 };
+}
+
+/**
+ * The next step of a delivery, from what is known of it. Before the claim: too early, a rest, an
+ * unknown task, attempts used up, a missed start deadline, a paused task, else the claim. After it,
+ * from the claim's answer and the stored job's state (`JOB_TRANSITIONS`): run, wait for the rate, join
+ * the line, take over a stalled run, come back while another attempt runs, or drop a duplicate. A woken
+ * delivery that does not run passes its wake-up on first.
+ */
+export function nextStep(delivery: Delivery, now: EpochMs): Step {
+  const step = decide(delivery, now);
+  if (delivery.woken && PASSES_WAKE_ON.has(step.kind)) return { kind: 'pass_wake' };
+  // A failed cleanup keeps the message: its redelivery finds the job ended (a duplicate) and tries again.
+  if (step.kind === 'drop' && step.why !== 'waits_in_line' && mayEndItsSchedule(delivery)) {
+    if (delivery.cleanedUp === undefined) return { kind: 'clean_up' };
+    if (delivery.cleanedUp === 'failed') return { kind: 'keep' };
+  }
+  return step;
+}
+
+/**
+ * Whether handling this message may have ended the last job of a finished schedule: a fire sent as
+ * final, one its check found to be its finished schedule's last, or any later attempt of a fire
+ * (retries are rare, and the reaper's messages do not carry the mark). Other messages cost nothing.
+ */
+function mayEndItsSchedule(delivery: Delivery): boolean {
+  const { job, attempt, fire, ran } = delivery;
+  if (job.origin !== 'schedule' || job.scheduleId === null || job.fireTime === null) return false;
+  return fire?.finalFire === true || ran?.lastFire === true || attempt > 1;
+}
+
+/** The steps by which a delivery lets its job go without claiming it: a wake-up it holds goes first. */
+const PASSES_WAKE_ON: ReadonlySet<Step['kind']> = new Set(['drop', 'come_back', 'take_over', 'join_line']);
+
+/** The delivery once its wake-up was passed on. */
+export function wakePassed(delivery: Delivery): Delivery {
+  return { ...delivery, woken: false };
+}
+
+function decide(delivery: Delivery, now: EpochMs): Step {
+  const { job, attempt, task, claim } = delivery;
+  if (delivery.ran) return delivery.ran.keepMessage ? { kind: 'keep' } : { kind: 'drop', why: 'ran' };
+  if (delivery.endedUnrun) return { kind: 'drop', why: 'ended_unrun' };
+  if (delivery.unrunClaim) return afterRefusedClaim(delivery, delivery.unrunClaim, now);
+  if (delivery.joined) {
+    return delivery.joined.ownTurn ? { kind: 'take_turn' } : { kind: 'drop', why: 'waits_in_line' };
+  }
+  if (!claim) {
+    const early = job.runAt - now;
+    if (early > MAX_REST_MS) return { kind: 'resend', delaySeconds: Math.floor(early / 1000) };
+    if (!delivery.rested && early > 0) return { kind: 'rest', until: job.runAt };
+    if (!task) return { kind: 'end_unrun', ending: unknownTask(job) };
+    if (attempt - (job.attemptBase ?? 0) > task.maxAttempts) {
+      return { kind: 'end_unrun', ending: attemptsUsedUp(attempt, task.maxAttempts) };
+    }
+    if (job.startDeadline !== null && now > job.startDeadline) {
+      return { kind: 'end_unrun', ending: { outcome: 'missed_start_deadline' } };
+    }
+    if (!isLimited(task) && delivery.pausedTask === undefined) return { kind: 'read_paused' };
+    if (delivery.pausedTask) return { kind: 'join_line', mayTakeTurn: false };
+    return { kind: 'claim' };
+  }
+  const { outcome } = claim;
+  if (outcome.status === 'claimed') return { kind: 'run' };
+  if (outcome.status === 'no_slot') {
+    const nextStart = outcome.nextStartAt;
+    const rateSoon =
+      nextStart !== undefined &&
+      !delivery.rateWaited &&
+      nextStart - now <= MAX_REST_MS &&
+      (job.startDeadline === null || nextStart <= job.startDeadline);
+    if (rateSoon) return { kind: 'rest', until: nextStart };
+    return { kind: 'join_line', mayTakeTurn: delivery.ownTurns < MAX_OWN_TURNS };
+  }
+  return afterRefusedClaim(delivery, outcome, now);
+}
+
+/**
+ * The claim was refused because of the job's state. A fire cancelled by its check at a later attempt
+ * (a takeover's) may be claimed again as that attempt. Otherwise another delivery has the job: a
+ * running earlier attempt (the message for attempt n+1 can come before attempt n is marked
+ * `retrying`) comes back later; a run without a slot is not reaped by the tick, so its message is the
+ * way back if its worker vanished: it comes back when the run's lease ends and then takes the run over
+ * as the next attempt (a slot holder's stalled run is the reaper's). Anything else is a duplicate.
+ */
+function afterRefusedClaim(
+  delivery: Delivery,
+  outcome: Exclude<ClaimOutcome, { status: 'claimed' | 'no_slot' }>,
+  now: EpochMs,
+): Step {
+  if (outcome.status === 'cancelled') {
+    return outcome.reclaimAsAttempt !== undefined ? { kind: 'claim' } : { kind: 'drop', why: 'cancelled' };
+  }
+  const stored = outcome.job;
+  const state = jobStateOf(stored, now);
+  if (!stored || (state !== 'running' && state !== 'stalled')) return { kind: 'drop', why: 'duplicate' };
+  if (stored.attempt < delivery.attempt) return { kind: 'come_back' };
+  if (stored.holdsSlot || stored.leaseUntil === null) return { kind: 'drop', why: 'duplicate' };
+  if (state === 'running') {
+    return { kind: 'come_back', afterSeconds: Math.ceil((stored.leaseUntil - now) / 1000) + 1 };
+  }
+  return { kind: 'take_over', run: stored };
+}
+
+/** A claim as the worker made it. */
+export interface ClaimMade {
+  at: EpochMs;
+  owner: string;
+  leaseUntil: EpochMs;
+}
+
+/**
+ * The delivery after its claim answered `outcome` (a reclaim goes on as the attempt it may take). A
+ * claim that took the job took its woken entry too, if it was still there: no wake-up is left to pass on.
+ */
+export function withClaim(delivery: Delivery, outcome: ClaimOutcome, made: ClaimMade): Delivery {
+  if (outcome.status === 'cancelled' && outcome.reclaimAsAttempt !== undefined) {
+    return { ...delivery, attempt: outcome.reclaimAsAttempt, claim: undefined };
+  }
+  return {
+    ...delivery,
+    claim: { outcome, ...made },
+    rateWaited: delivery.rateWaited || outcome.status === 'no_slot',
+    ...(outcome.status === 'claimed' && { woken: false }),
+  };
+}
+
+/** The delivery taking its own turn after joining: a fresh arrival, its rest and pause already known. */
+export function takingTurn(delivery: Delivery): Delivery {
+  return {
+    ...delivery,
+    claim: undefined,
+    joined: undefined,
+    rateWaited: false,
+    ownTurns: delivery.ownTurns + 1,
+  };
+}
+
+/**
+ * The delivery going on as the next attempt of the stalled run it takes over: the run as stored (the
+ * message may be older: sent before a schedule change), with no start deadline (the run started in
+ * time) unless it was claimed after its deadline (that claim only recorded the miss, and its worker
+ * vanished before writing it: the takeover records the miss too).
+ */
+export function takingOver(delivery: Delivery, run: Job): Delivery {
+  const claimedLate =
+    run.startDeadline !== null && run.startedAt !== null && run.startedAt > run.startDeadline;
+  const { fire, job } = delivery;
+  const sentAsRun = job.task === run.task && sameJson(job.payload, run.payload);
+  return {
+    ...delivery,
+    job: { ...jobRequestOf(run), startDeadline: claimedLate ? run.startDeadline : null },
+    attempt: run.attempt + 1,
+    ...(fire && run.startedAt !== null && { takeover: { claimedAt: run.startedAt, sentAsRun } }),
+    claim: undefined,
+    // The refusal that found the run (an ending without running's claim) was of the attempt taken over
+    unrunClaim: undefined,
+    woken: false,
+    rested: false,
+    rateWaited: false,
+  };
+}
+
+function isLimited(task: TaskTerms): boolean {
+  return task.maxRunningJobs !== null || task.rateLimit !== null;
+}
+
+function unknownTask(job: JobRequest): UnrunEnding {
+  return {
+    outcome: 'error',
+    error: { type: 'UnknownTaskError', message: `task '${job.task}' is not registered in this worker` },
+  };
+}
+
+function attemptsUsedUp(attempt: number, maxAttempts: number): UnrunEnding {
+  return {
+    outcome: 'abandoned',
+    error: {
+      type: 'JobAbandonedError',
+      message: `attempt ${attempt - 1} stopped answering (its lease expired) and retry.maxAttempts (${maxAttempts}) allows no further attempt`,
+    },
+  };
+}

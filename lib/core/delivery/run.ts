@@ -1,0 +1,134 @@
+import type { EpochMs } from '../clock';
+import type { JobError, JobResult } from '../model/job';
+import type { Schedule } from '../model/schedule';
+import type { RunEnd } from '../ports/job-store';
+import type { Delivery } from './delivery';
+import { cappedStartRefused, type FireCancellation, fireVerdict, isLastFireOf } from './fire-verdict';
+
+/** How a handler ended: a value, or an error and whether it may be tried again. */
+export type HandlerOutcome =
+  | { ok: true; value: import('../json').JsonValue | undefined }
+  | { ok: false; error: JobError; retryable: boolean };
+
+/** A claimed run, and what its machine has learnt (each step of `nextRunStep` adds one fact). */
+export interface Run {
+  delivery: Delivery;
+  owner: string;
+  /** When it was claimed (its `started_at`). */
+  startedAt: EpochMs;
+  leaseUntil: EpochMs;
+  /** The claim took back a fire its check had cancelled: that cancellation was told already. */
+  reclaimed: boolean;
+  /** The job's schedule as read after the claim (a fire's first delivery only). */
+  live?: { schedule: Schedule | undefined };
+  /**
+   * The finished schedule's removal record, read when the schedule is gone (ADR 0004): the schedule as
+   * removed, or (for a schedule never changed, whose record keeps only its revision) whether the fire is
+   * of that revision and so runs.
+   */
+  removed?: { schedule?: Schedule; revisionRuns?: boolean };
+  /** A capped schedule's start counted (`startCappedRun`). */
+  counted?: 'started' | 'gone' | 'full';
+  /** The fire's cancellation was recorded (and its replacement sent). */
+  cancelled?: boolean;
+  /**
+   * How the handler ended, whether it may still be running (it ignored its signal: it stops when its
+   * sandbox ends, at `sandboxEnd` at the latest, and its retry must not start before).
+   */
+  handler?: { outcome: HandlerOutcome; stillRunning: boolean; sandboxEnd: EpochMs };
+  /** The run's ending was recorded: the store's answer (undefined: no result could be stored). */
+  recorded?: { end: RunEnd | undefined };
+  /** The message must come back (a retry or a replacement could not be sent: it takes their place). */
+  keepMessage?: boolean;
+}
+
+/** What the run does next (each performed by the worker's run machine, `run-job.ts`). */
+export type RunStep =
+  | { kind: 'read_schedule' }
+  | { kind: 'read_removal' }
+  | { kind: 'count_start'; schedule: Schedule }
+  | { kind: 'cancel'; cancellation: FireCancellation }
+  | { kind: 'run_handler' }
+  | { kind: 'record'; ending: RunEnding }
+  | { kind: 'done'; keepMessage: boolean };
+
+/** How a handler's outcome is recorded: another attempt at `retryAt`, or a final result. */
+export type RunEnding = { kind: 'retry'; error: JobError } | { kind: 'final'; result: JobResult };
+
+/** What the run needs to know of its task's retry policy. */
+export interface RetryTerms {
+  maxAttempts: number;
+}
+
+/**
+ * The next step of a claimed run. A schedule fire's first delivery is checked against its schedule
+ * first (read after the claim: a change that returned before the read is seen, one that returned
+ * after it found the job running): a fire its schedule no longer wants is cancelled (with a
+ * replacement when the current definition runs it), and a capped schedule's start is counted before
+ * the handler runs. Then the handler, and its ending (another attempt while the retry policy allows one).
+ */
+export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep {
+  const { delivery } = run;
+  const { fire, job } = delivery;
+  if (fire && !run.cancelled && !run.handler) {
+    if (!run.live) return { kind: 'read_schedule' };
+    // Removed between the read and the count (its last fire ended first, out of order): the fire is
+    // judged by the removal record, as if the read had found it gone.
+    const live = run.counted === 'gone' ? undefined : run.live.schedule;
+    if (!live && !run.removed) return { kind: 'read_removal' };
+    if (!live && run.removed?.revisionRuns)
+      return run.handler ? afterHandler(run, retry, now) : { kind: 'run_handler' };
+    const schedule = live ?? run.removed?.schedule;
+    const verdict = fireVerdict(
+      schedule,
+      job,
+      { ...fire, ...(delivery.takeover && { takeover: delivery.takeover }) },
+      now,
+    );
+    if (!verdict.run) return { kind: 'cancel', cancellation: verdict };
+    // A fire judged against a finished schedule's removal record ran within its runs when it was sent.
+    if (live && live.maxRuns !== null && run.counted === undefined)
+      return { kind: 'count_start', schedule: live };
+    if (live && run.counted === 'full') {
+      return { kind: 'cancel', cancellation: cappedStartRefused(live) };
+    }
+  }
+  if (!run.cancelled && !run.handler) return { kind: 'run_handler' };
+  return afterHandler(run, retry, now);
+}
+
+function afterHandler(run: Run, retry: RetryTerms, now: EpochMs): RunStep {
+  if (run.handler && !run.recorded) {
+    return { kind: 'record', ending: runEnding(run, run.handler.outcome, retry, now) };
+  }
+  return { kind: 'done', keepMessage: run.keepMessage === true };
+}
+
+/** The run's check found its fire to be the last of its finished schedule (`max_runs` lowered meanwhile, say). */
+export function isLastFireOfRun(run: Run): boolean {
+  const schedule = run.live?.schedule;
+  return schedule !== undefined && isLastFireOf(schedule, run.delivery.job.fireTime);
+}
+
+/** How a handler's outcome is recorded: another attempt while the policy allows one, else the result. */
+function runEnding(run: Run, outcome: HandlerOutcome, retry: RetryTerms, now: EpochMs): RunEnding {
+  const { job, attempt } = run.delivery;
+  // After a `retry_job`, the policy counts this job's attempts from there (`attemptBase`).
+  const counted = attempt - (job.attemptBase ?? 0);
+  if (!outcome.ok && outcome.retryable && counted < retry.maxAttempts)
+    return { kind: 'retry', error: outcome.error };
+  return {
+    kind: 'final',
+    result: {
+      outcome: outcome.ok ? 'success' : 'error',
+      ...(outcome.ok
+        ? outcome.value === undefined
+          ? {}
+          : { returnValue: outcome.value }
+        : { error: outcome.error }),
+      startedAt: run.startedAt,
+      finishedAt: now,
+      attempt,
+    },
+  };
+}

@@ -1,0 +1,263 @@
+import type { SQSRecord } from 'aws-lambda';
+import {
+  arrivedDelivery,
+  type Delivery,
+  nextStep,
+  type Step,
+  type TaskTerms,
+  takingOver,
+  takingTurn,
+  wakePassed,
+  withClaim,
+} from '../../core/delivery/delivery';
+import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
+import { queueDelaySeconds } from '../../core/ports/job-queue';
+import { linePosition } from '../../core/ports/waiting-line';
+import { joinWaitingLine } from '../flow/join-line';
+import type { Logger } from '../observability/logger';
+import { resultTtlSecondsOf, TASK_DEFAULTS, type TaskDefinition } from '../tasks/define-task';
+import { definitionForJob } from '../tasks/effective-definition';
+import { comeBackAfter, comeBackLater } from './come-back';
+import { finishWithoutRunning } from './finish-without-running';
+import { cleanUpFinishedSchedule } from './finished-schedule';
+import { passWakeOn } from './pass-wake';
+import { runJob } from './run-job';
+import { runLeaseUntil } from './run-lease';
+import { handleUnreadableMessage } from './unreadable-message';
+import { type MessageOutcome, type WorkerContext, waitUntil } from './worker-context';
+
+/**
+ * Handles one queue message (ADR 0009): decodes it, then asks `nextStep` what to do with the delivery
+ * and performs that step, until the message goes or comes back. Each step adds one fact to the
+ * delivery; no step calls another.
+ */
+export async function deliver(ctx: WorkerContext, record: SQSRecord): Promise<MessageOutcome> {
+  const decoded = decodeJobMessage(record.body);
+  if (!decoded.ok) return handleUnreadableMessage(ctx, record, decoded.reason);
+  const { message } = decoded;
+  const registered = ctx.registry.get(message.job.task);
+  const logger = ctx.deps.logger.child({
+    jobId: message.job.id,
+    task: message.job.task,
+    attempt: message.attempt,
+  });
+  let delivery = arrivedDelivery(
+    {
+      job: message.job,
+      attempt: message.attempt,
+      ...(message.job.origin === 'schedule' &&
+        message.attempt === 1 &&
+        message.revision && {
+          fire: {
+            revision: message.revision,
+            finalFire: message.finalFire === true,
+            taskLogged: message.taskLogged === true,
+          },
+        }),
+      woken: message.woken === true,
+    },
+    registered && termsOf(definitionForJob(registered.definition, message.job.overrides)),
+  );
+  try {
+    for (;;) {
+      const step = nextStep(delivery, ctx.deps.clock.now());
+      const performed = await perform(
+        ctx,
+        record,
+        delivery,
+        step,
+        logger.child({ attempt: delivery.attempt }),
+      );
+      if (typeof performed === 'string') return performed;
+      delivery = performed;
+    }
+  } catch (error) {
+    logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
+    return 'retry_later';
+  }
+}
+
+/** Performs one step: the delivery with its new fact, or how the message ends. */
+async function perform(
+  ctx: WorkerContext,
+  record: SQSRecord,
+  delivery: Delivery,
+  step: Step,
+  logger: Logger,
+): Promise<Delivery | MessageOutcome> {
+  const { deps } = ctx;
+  switch (step.kind) {
+    case 'resend':
+      return resend(ctx, delivery, logger);
+    case 'rest':
+      await waitUntil(ctx, step.until);
+      return { ...delivery, rested: true };
+    case 'read_paused':
+      return {
+        ...delivery,
+        pausedTask: await ctx.pausedTasks.isPaused(deps.jobStore, deps.clock, delivery.job.task),
+      };
+    case 'claim':
+      return claim(ctx, delivery);
+    case 'end_unrun': {
+      const refused = await finishWithoutRunning(
+        ctx,
+        delivery,
+        step.ending,
+        endingTerms(ctx, delivery),
+        logger,
+      );
+      return refused ? { ...delivery, unrunClaim: refused } : { ...delivery, endedUnrun: true };
+    }
+    case 'pass_wake':
+      await passWakeOn(ctx, delivery, logger);
+      return wakePassed(delivery);
+    case 'join_line':
+      return joinLine(ctx, record, delivery, step.mayTakeTurn, logger);
+    case 'take_turn':
+      logger.debug('a slot came back while the job joined its line, at the head: claimed at once');
+      return { ...takingTurn(delivery), woken: true };
+    case 'run': {
+      const claimed = delivery.claim?.outcome;
+      if (claimed?.status !== 'claimed') throw new Error('run without a claim');
+      const ran = await runJob(ctx, delivery, claimed, logger);
+      return { ...delivery, ran };
+    }
+    case 'take_over':
+      logger.warn('taking over a run whose lease ended (its worker vanished)', {
+        stoppedAttempt: step.run.attempt,
+      });
+      return takingOver(delivery, step.run);
+    case 'come_back':
+      return step.afterSeconds === undefined
+        ? comeBackLater(ctx, record, logger)
+        : comeBackAfter(ctx, record, step.afterSeconds, logger);
+    case 'clean_up':
+      return { ...delivery, cleanedUp: await cleanUpFinishedSchedule(ctx, delivery.job, logger) };
+    case 'keep':
+      return 'retry_later';
+    case 'drop':
+      if (step.why === 'duplicate') {
+        ctx.counters.duplicates += 1;
+        logger.debug('duplicate delivery dropped');
+      }
+      if (step.why === 'cancelled') logger.info('job was cancelled; dropping the message');
+      return 'done';
+  }
+}
+
+/**
+ * SQS delays at most `LIMITS.maxQueueDelaySeconds` and in whole seconds: a far-ahead job hops through
+ * the queue again, carrying what its message carried (a final fire still cleans up its schedule when
+ * it ends, a logged one still leaves the task's index out, a woken one still takes its slot).
+ */
+async function resend(ctx: WorkerContext, delivery: Delivery, logger: Logger): Promise<MessageOutcome> {
+  const { job, attempt, fire } = delivery;
+  const { failed } = await ctx.deps.queue.send([
+    {
+      ...messageOf(delivery),
+      delaySeconds: queueDelaySeconds(job.runAt, ctx.deps.clock.now()),
+    },
+  ]);
+  if (failed.length === 0) return 'done';
+  logger.warn('could not re-send an early message; the queue redelivers it', {
+    attempt,
+    fire: fire !== undefined,
+  });
+  return 'retry_later';
+}
+
+async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> {
+  const { deps } = ctx;
+  const { job, attempt, fire, task } = delivery;
+  const now = deps.clock.now();
+  const definition = definitionOf(ctx, delivery);
+  const owner = `worker-${deps.newId()}`;
+  const leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, now);
+  const outcome = await deps.jobStore.claimJob({
+    job,
+    attempt,
+    owner,
+    now,
+    leaseUntil,
+    ...(task?.maxRunningJobs != null && { concurrencyLimit: task.maxRunningJobs }),
+    ...(task?.rateLimit && { rateLimit: task.rateLimit }),
+    ...(fire && { reclaimCancelledFire: true }),
+    ...(fire?.taskLogged && { taskLogged: true }),
+    ...(delivery.woken && { wokenAt: linePosition(delivery) }),
+  });
+  return withClaim(delivery, outcome, { at: now, owner, leaseUntil });
+}
+
+/**
+ * The task is at its limit (or paused): the job joins the task's line and its message goes, so a
+ * backlog holds no queue capacity. Joined first, deleted after: a job is never in neither. When the
+ * line cannot be joined the message comes back after a short while to try again.
+ */
+async function joinLine(
+  ctx: WorkerContext,
+  record: SQSRecord,
+  delivery: Delivery,
+  mayTakeTurn: boolean,
+  logger: Logger,
+): Promise<Delivery | MessageOutcome> {
+  try {
+    const joined = await joinWaitingLine(ctx.deps, messageOf(delivery), { mayTakeTurn });
+    // The counter read right after joining says whether the task is still paused: a stale view is dropped.
+    if (joined.slots && !joined.slots.paused) ctx.pausedTasks.resumed(delivery.job.task);
+    if (!joined.ownTurn) ctx.counters.waiting += 1;
+    return { ...delivery, joined: { ownTurn: joined.ownTurn } };
+  } catch (error) {
+    logger.warn('could not join the waiting line; the message comes back to try again', { error });
+    return comeBackAfter(ctx, record, LINE_UNAVAILABLE_RETRY_SECONDS, logger);
+  }
+}
+
+/** When the waiting line cannot be joined (the store is failing), the message comes back after this. */
+const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
+
+/** The message this delivery stands for (what it carries if it is sent again or kept in the line). */
+function messageOf(delivery: Delivery): JobMessageBody {
+  const { job, attempt, fire, woken } = delivery;
+  return {
+    job,
+    attempt,
+    ...(fire && { revision: fire.revision }),
+    ...(fire?.finalFire && { finalFire: true }),
+    ...(fire?.taskLogged && { taskLogged: true }),
+    ...(woken && { woken: true }),
+  };
+}
+
+function termsOf(definition: TaskDefinition): TaskTerms {
+  return {
+    maxRunningJobs: definition.maxRunningJobs,
+    rateLimit: definition.rateLimit,
+    maxAttempts: definition.retry.maxAttempts,
+  };
+}
+
+/** The task's definition with the job's overrides (its timeout for the claim's lease). */
+function definitionOf(ctx: WorkerContext, delivery: Delivery): TaskDefinition {
+  const registered = ctx.registry.get(delivery.job.task);
+  if (!registered) throw new Error(`task '${delivery.job.task}' is not registered`);
+  return definitionForJob(registered.definition, delivery.job.overrides);
+}
+
+/** How long the result of a job ended without running is kept, and which events it publishes. */
+function endingTerms(ctx: WorkerContext, delivery: Delivery) {
+  const registered = ctx.registry.get(delivery.job.task);
+  if (!registered) {
+    return {
+      resultTtlSeconds: delivery.job.overrides?.resultTtlSeconds ?? ctx.deps.config.defaultResultTtlSeconds,
+      events: TASK_DEFAULTS.events,
+      knownTasks: ctx.registry.ids(),
+    };
+  }
+  const definition = definitionForJob(registered.definition, delivery.job.overrides);
+  return {
+    resultTtlSeconds: resultTtlSecondsOf(definition, ctx.deps.config.defaultResultTtlSeconds),
+    events: definition.events,
+    knownTasks: ctx.registry.ids(),
+  };
+}

@@ -1,0 +1,382 @@
+import type { Delivery } from '../../core/delivery/delivery';
+import type { FireCancellation } from '../../core/delivery/fire-verdict';
+import { isLastFireOfRun, nextRunStep, type Run, type RunEnding } from '../../core/delivery/run';
+import { LeaseLostError } from '../../core/errors';
+import type { JobResult } from '../../core/model/job';
+import { retryMessage } from '../../core/model/job-messages';
+import { sameRevision } from '../../core/model/schedule-revision';
+import type { JobEvent } from '../../core/ports/event-publisher';
+import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
+import type { ClaimOutcome, RunEnd } from '../../core/ports/job-store';
+import type { LineEntry } from '../../core/ports/waiting-line';
+import { wakeForNextStart } from '../flow/rate-wake';
+import { wakeForReturnedSlot } from '../flow/wake-line';
+import { resendStaleWoken, sendWoken } from '../flow/woken';
+import type { Logger } from '../observability/logger';
+import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
+import { definitionForJob } from '../tasks/effective-definition';
+import { retryDelayMs } from './backoff';
+import { alignRateStart } from './rate-start';
+import { storeFinalResult, writeWithRetries } from './result-writes';
+import { runTaskHandler } from './run-handler';
+import type { WorkerContext } from './worker-context';
+
+/**
+ * Runs a claimed job (ADR 0009): asks `nextRunStep` what comes next and performs it until the run is
+ * done — a fire's schedule check, a capped start's count, a cancellation, the handler, the ending. A
+ * lost lease (the reaper or a takeover took the run) ends it: the run is someone else's. Returns what
+ * the delivery needs to go on: whether the message must come back, and whether the check found the
+ * fire to be its finished schedule's last.
+ */
+export async function runJob(
+  ctx: WorkerContext,
+  delivery: Delivery,
+  claimed: Extract<ClaimOutcome, { status: 'claimed' }>,
+  logger: Logger,
+): Promise<{ keepMessage: boolean; lastFire: boolean }> {
+  const made = delivery.claim;
+  if (!made) throw new Error('a run without its claim');
+  const definition = definitionOf(ctx, delivery);
+  let run: Run = {
+    delivery,
+    owner: made.owner,
+    startedAt: made.at,
+    leaseUntil: made.leaseUntil,
+    reclaimed: claimed.reclaimed === true,
+  };
+  const holdsSlot = claimed.job.holdsSlot;
+  try {
+    for (;;) {
+      const step = nextRunStep(run, definition.retry, ctx.deps.clock.now());
+      if (step.kind === 'done') return { keepMessage: step.keepMessage, lastFire: isLastFireOfRun(run) };
+      run = await performRunStep(ctx, run, step, definition, holdsSlot, logger);
+    }
+  } catch (error) {
+    if (!(error instanceof LeaseLostError)) throw error;
+    logger.warn(
+      'lease lost before the outcome was written; the reaper or a redelivery took this attempt over',
+    );
+    return { keepMessage: false, lastFire: isLastFireOfRun(run) };
+  }
+}
+
+async function performRunStep(
+  ctx: WorkerContext,
+  run: Run,
+  step: Exclude<ReturnType<typeof nextRunStep>, { kind: 'done' }>,
+  definition: TaskDefinition,
+  holdsSlot: boolean,
+  logger: Logger,
+): Promise<Run> {
+  const { deps } = ctx;
+  const { job } = run.delivery;
+  const scheduleId = job.scheduleId ?? '';
+  switch (step.kind) {
+    case 'read_schedule':
+      // Retried like the writes that end a run: giving up would leave the claim to its lease's end.
+      return {
+        ...run,
+        live: {
+          schedule: await writeWithRetries(ctx, run.leaseUntil, () =>
+            deps.scheduleStore.getSchedule(scheduleId),
+          ),
+        },
+      };
+    case 'read_removal':
+      return {
+        ...run,
+        removed: await writeWithRetries(ctx, run.leaseUntil, () => removedScheduleOf(ctx, run)),
+      };
+    case 'count_start': {
+      const { schedule } = step;
+      const counted = await writeWithRetries(ctx, run.leaseUntil, () =>
+        deps.scheduleStore.startCappedRun({
+          scheduleId: schedule.id,
+          createdAt: schedule.createdAt,
+          maxRuns: schedule.maxRuns ?? 0,
+          jobId: job.id,
+          owner: run.owner,
+        }),
+      );
+      return { ...run, counted: counted === 'started' ? 'started' : counted === 'gone' ? 'gone' : 'full' };
+    }
+    case 'cancel':
+      return cancelFire(ctx, run, step.cancellation, definition, holdsSlot, logger);
+    case 'run_handler':
+      return runHandler(ctx, run, definition, logger);
+    case 'record':
+      return record(ctx, run, step.ending, definition, holdsSlot, logger);
+  }
+}
+
+/**
+ * Wakes the line of a rate-limited task for its next start while this job runs (one job, arriving just
+ * before that time), then runs the handler, its start aligned on the claim (`alignRateStart`, after the
+ * fire check). A handler still running at the invocation's end (it ignored its signal) is recorded, and
+ * the sandbox ended after the batch.
+ */
+async function runHandler(
+  ctx: WorkerContext,
+  run: Run,
+  definition: TaskDefinition,
+  logger: Logger,
+): Promise<Run> {
+  const { deps } = ctx;
+  const { job, attempt } = run.delivery;
+  ctx.counters.startLagMs.push(Math.max(0, run.startedAt - job.runAt));
+  ctx.events.add(definition.events, eventOf(run, 'job.started', run.startedAt));
+  if (definition.rateLimit) await wakeNextStart(ctx, job.task, logger);
+  await alignRateStart(
+    ctx,
+    { task: job.task, startedAt: run.startedAt, leaseUntil: run.leaseUntil, rateLimit: definition.rateLimit },
+    logger,
+  );
+  // The timeout counts from the handler's start, not the claim's: a slow (throttled) claim must not
+  // eat the handler's time and turn a run that did its work into a timeout and a second run.
+  const handlerStart = deps.clock.now();
+  const sandboxEnd = handlerStart + ctx.remainingMs();
+  const invocationEnd = sandboxEnd - deps.config.workerSafetyMarginMs;
+  const deadline = Math.min(handlerStart + definition.timeoutSeconds * 1000, invocationEnd);
+  const handler = await runTaskHandler({
+    definition,
+    payload: job.payload,
+    context: {
+      jobId: job.id,
+      scheduleId: job.scheduleId,
+      fireTime: job.fireTime === null ? null : new Date(job.fireTime),
+      attempt,
+      metadata: job.metadata ?? {},
+      logger,
+    },
+    deadline,
+    // The slot and lease stay held while a timed-out handler runs on (the lease covers it: `runLeaseUntil`).
+    holdUntil: ctx.endsSandbox && Number.isFinite(invocationEnd) ? invocationEnd : null,
+    clock: deps.clock,
+    sleep: deps.sleep,
+    onDeadline: () => ctx.onHandlerDeadline?.(job.id),
+  });
+  if (handler.stillRunning) {
+    ctx.stillRunning.push(job.id);
+    logger.error(
+      'the handler ignored its abort signal and still runs at the end of the invocation; recording the timeout, then ending the sandbox',
+    );
+  }
+  return { ...run, handler: { ...handler, sandboxEnd } };
+}
+
+/**
+ * Writes how the run ended, handing the slot it holds to the line's head in the same write (ADR 0009).
+ * Another attempt: its message is sent before the job is marked `retrying`, so a crash in between
+ * leaves a running job with an expired lease, which the reaper retries, never a `retrying` job without
+ * a message; a retry that could not be sent keeps this message (after the lease it takes the run over).
+ * A final result is stored as `storeFinalResult` has it (a handler is never run again because its
+ * result could not be written).
+ */
+async function record(
+  ctx: WorkerContext,
+  run: Run,
+  ending: RunEnding,
+  definition: TaskDefinition,
+  holdsSlot: boolean,
+  logger: Logger,
+): Promise<Run> {
+  const { deps } = ctx;
+  const { job, attempt } = run.delivery;
+  const finishedAt = deps.clock.now();
+  const handTo = holdsSlot ? await headOf(ctx, job.task, logger) : undefined;
+  if (ending.kind === 'retry') {
+    const counted = attempt - (job.attemptBase ?? 0);
+    // A handler still running is stopped only when its sandbox ends: its retry must not start before.
+    const retryNotBefore = run.handler?.stillRunning ? run.handler.sandboxEnd + 1_000 : 0;
+    const retryAt = Math.max(
+      finishedAt + retryDelayMs(definition.retry, counted, deps.random),
+      retryNotBefore,
+    );
+    // The store parks retries beyond the queue's longest delay in the due index; the tick sends them.
+    if (!parksBeyondQueueDelay(retryAt, finishedAt)) {
+      const { failed } = await deps.queue.send([retryMessage(job, attempt + 1, retryAt, finishedAt)]);
+      if (failed.length > 0) {
+        logger.error('could not send the retry; the job is retried when its lease expires');
+        return { ...run, recorded: { end: undefined }, keepMessage: true };
+      }
+    }
+    const end = await writeWithRetries(ctx, run.leaseUntil, () =>
+      deps.jobStore.retryJob({
+        jobId: job.id,
+        owner: run.owner,
+        failedAttempt: attempt,
+        error: ending.error,
+        retryAt,
+        now: finishedAt,
+        ...(handTo && { handTo }),
+      }),
+    );
+    ctx.counters.retried += 1;
+    ctx.events.add(definition.events, {
+      ...eventOf(run, 'job.retrying', finishedAt),
+      result: { outcome: 'error', error: ending.error, startedAt: run.startedAt, finishedAt, attempt },
+    });
+    logger.warn('attempt failed; retrying', {
+      errorType: ending.error.type,
+      retryAt: new Date(retryAt).toISOString(),
+    });
+    await afterEnd(ctx, end, job.task, holdsSlot, logger);
+    return { ...run, recorded: { end } };
+  }
+  const stored = await storeFinalResult(ctx, {
+    jobId: job.id,
+    owner: run.owner,
+    leaseUntil: run.leaseUntil,
+    result: { ...ending.result, finishedAt },
+    expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
+    ...(handTo && { handTo }),
+    logger,
+  });
+  if (!stored) return { ...run, recorded: { end: undefined } };
+  reportFinal(ctx, run, stored.result, definition, logger);
+  await afterEnd(ctx, stored.end, job.task, holdsSlot, logger);
+  return { ...run, recorded: { end: stored.end } };
+}
+
+function reportFinal(
+  ctx: WorkerContext,
+  run: Run,
+  result: JobResult,
+  definition: TaskDefinition,
+  logger: Logger,
+): void {
+  if (result.outcome === 'success') {
+    ctx.counters.succeeded += 1;
+    ctx.events.add(definition.events, { ...eventOf(run, 'job.succeeded', result.finishedAt), result });
+    logger.info('job succeeded', { durationMs: result.finishedAt - run.startedAt });
+    return;
+  }
+  ctx.counters.failed += 1;
+  ctx.events.add(definition.events, { ...eventOf(run, 'job.failed', result.finishedAt), result });
+  ctx.failures.add(run.delivery.job, result);
+  logger.warn('job failed', { errorType: result.error?.type });
+}
+
+/**
+ * A fire its schedule no longer wants as sent is finished as `cancelled` (reclaimably, unless its
+ * schedule's `max_runs` fires started: a replacement, or a fire the schedule sends again after a resume
+ * or a re-add, claims it again), its slot handed on. The cancellation is written before the replacement
+ * is sent, and the message is kept when the send fails, so a crash in between leaves a message that
+ * claims the job again and sends it then. `job.cancelled` is published when the job becomes cancelled,
+ * not again by a delivery that reclaimed such a cancellation.
+ */
+async function cancelFire(
+  ctx: WorkerContext,
+  run: Run,
+  cancellation: FireCancellation,
+  definition: TaskDefinition,
+  holdsSlot: boolean,
+  logger: Logger,
+): Promise<Run> {
+  const { deps } = ctx;
+  const { job, attempt } = run.delivery;
+  const finishedAt = deps.clock.now();
+  const result: JobResult = {
+    outcome: 'cancelled',
+    error: cancellation.error,
+    startedAt: null,
+    finishedAt,
+    attempt,
+  };
+  const handTo = holdsSlot ? await headOf(ctx, job.task, logger) : undefined;
+  const end = await writeWithRetries(ctx, run.leaseUntil, () =>
+    deps.jobStore.finishJob({
+      jobId: job.id,
+      owner: run.owner,
+      result,
+      expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
+      reclaimable: cancellation.reclaimable,
+      ...(handTo && { handTo }),
+    }),
+  );
+  await afterEnd(ctx, end, job.task, holdsSlot, logger);
+  logger.info('fire not run: its schedule changed after it was sent', {
+    reason: cancellation.error.type,
+    ...(run.reclaimed && { cancelledBefore: true }),
+  });
+  if (!run.reclaimed)
+    ctx.events.add(definition.events, { ...eventOf(run, 'job.cancelled', finishedAt), result });
+  if (!cancellation.replacement) return { ...run, cancelled: true };
+  const { failed } = await deps.queue.send([cancellation.replacement]);
+  if (failed.length === 0) return { ...run, cancelled: true };
+  logger.warn('could not send the fire under the current schedule; the message comes back to try again');
+  return { ...run, cancelled: true, keepMessage: true };
+}
+
+/**
+ * After a run's end: the job its slot was handed to is sent; when the hand-off did not happen although
+ * someone waited (the head left meanwhile, the task was paused), the line is woken for whatever is free.
+ */
+/**
+ * Sends the message of the job the run's slot was handed to; when the slot went back instead (nobody
+ * waited when the line was read, the head left meanwhile, the task was paused, the line could not be
+ * read), wakes the line for it, so that a free slot never waits for a tick. Overdue woken jobs of the
+ * task are sent again on the way (ADR 0009: whoever touches the task repairs them).
+ */
+async function afterEnd(
+  ctx: WorkerContext,
+  end: RunEnd,
+  task: string,
+  heldSlot: boolean,
+  logger: Logger,
+): Promise<void> {
+  try {
+    if (end.woken) await sendWoken(ctx.deps, [end.woken]);
+    else if (heldSlot) await wakeForReturnedSlot(ctx.deps, task);
+    if (heldSlot) await resendStaleWoken(ctx.deps, task);
+  } catch (error) {
+    logger.warn('could not wake the next waiting job; the next worker or tick touching its task does', {
+      error,
+    });
+  }
+}
+
+/** The head of the task's line, for the run's slot; undefined when it cannot be read (the slot then goes back). */
+async function headOf(ctx: WorkerContext, task: string, logger: Logger): Promise<LineEntry | undefined> {
+  try {
+    return await ctx.deps.jobStore.lineHead(task);
+  } catch (error) {
+    logger.warn("could not read the task's line; the slot goes back and the line is woken after", { error });
+    return undefined;
+  }
+}
+
+async function wakeNextStart(ctx: WorkerContext, task: string, logger: Logger): Promise<void> {
+  try {
+    const slots = await ctx.deps.jobStore.taskSlots(task);
+    if (slots) await wakeForNextStart(ctx.deps, slots);
+  } catch (error) {
+    logger.warn("could not wake the line for the task's next start; the tick wakes it", { error });
+  }
+}
+
+/**
+ * What a fire whose schedule is gone is judged against (ADR 0004): the finished schedule's removal
+ * record holds the schedule as it was removed, or (for one never changed) only its revision, of which a
+ * fire runs. A schedule its owner removed leaves no record: its fires stay cancelled (ADR 0002). A fire
+ * after the record's last fire time is not the removed schedule's.
+ */
+async function removedScheduleOf(ctx: WorkerContext, run: Run): Promise<NonNullable<Run['removed']>> {
+  const { job, fire } = run.delivery;
+  if (job.scheduleId === null || job.fireTime === null || !fire) return {};
+  const removal = await ctx.deps.scheduleStore.getFinishedScheduleRemoval(job.scheduleId);
+  if (!removal || removal.lastFireAt === null || job.fireTime > removal.lastFireAt) return {};
+  if (removal.schedule) return { schedule: removal.schedule };
+  return { revisionRuns: sameRevision(removal.revision, fire.revision) };
+}
+
+function eventOf(run: Run, type: JobEvent['type'], at: number): JobEvent {
+  const { job, attempt } = run.delivery;
+  return { type, jobId: job.id, task: job.task, scheduleId: job.scheduleId, attempt, at };
+}
+
+function definitionOf(ctx: WorkerContext, delivery: Delivery): TaskDefinition {
+  const registered = ctx.registry.get(delivery.job.task);
+  if (!registered) throw new Error(`task '${delivery.job.task}' is not registered`);
+  return definitionForJob(registered.definition, delivery.job.overrides);
+}
