@@ -1,0 +1,165 @@
+import { fork } from 'node:child_process';
+import { Command } from '@commander-js/extra-typings';
+import { parseScriptFlags, wholeNumberFrom } from '../lib/local/script-flags';
+import { DEFAULT_RUN, type RunShape, runOptionsOf } from './profile';
+import { type RunResult, simulate } from './run';
+import { shrink } from './shrink';
+
+const flags = parseScriptFlags(
+  new Command('npm run simulate --')
+    .description(
+      'The deterministic simulation: the real tick, dispatchers, workers and admin API over the memory store, on a simulated clock, under faults; checks the promises at every handler start, every simulated second (the waiting lines) and at the end.',
+    )
+    .option('--seed <n>', 'replay this seed alone (with the shape it failed with)', wholeNumberFrom(0))
+    .option('--first-seed <n>', 'the first seed of a budget run', wholeNumberFrom(0), 1)
+    .option('--fires <n>', 'run seeds until this many fires were simulated', wholeNumberFrom(1), 100_000)
+    .option('--processes <n>', 'processes that run seeds side by side', wholeNumberFrom(1, 64), 2)
+    .option('--steady <n>', 'steady schedules of a run', wholeNumberFrom(0), DEFAULT_RUN.steadySchedules)
+    .option('--churned <n>', 'schedules the chaos changes', wholeNumberFrom(1), DEFAULT_RUN.churnedSchedules)
+    .option('--minutes <n>', 'simulated minutes of faults and chaos', wholeNumberFrom(1), DEFAULT_RUN.minutes)
+    .option(
+      '--follow <text>',
+      'with --seed: print every step whose line holds this text (a job or schedule id)',
+    )
+    .option('--no-shrink', 'report a failing seed as found, without looking for a smaller run that fails')
+    .option('--child <spec>', 'internal: the seeds this process runs'),
+);
+
+const shape: RunShape = {
+  steadySchedules: flags.steady,
+  churnedSchedules: flags.churned,
+  minutes: flags.minutes,
+};
+
+if (flags.child !== undefined) {
+  await runChild(flags.child);
+} else if (flags.seed !== undefined) {
+  const result = await simulate({ ...runOptionsOf(flags.seed, shape), follow: flags.follow });
+  printRun(result);
+  if (flags.follow !== undefined) for (const line of result.followed) console.log(`  ${line}`);
+  if (result.violations.length > 0) {
+    printFailure(result, shape);
+    process.exitCode = 1;
+  }
+} else {
+  await runBudget();
+}
+
+/** The budget run: processes take seeds `first + k·processes + i` until the fires add up. */
+async function runBudget(): Promise<void> {
+  const startedAt = performance.now();
+  const perProcess = Math.ceil(flags.fires / flags.processes);
+  const outcomes = await Promise.all(
+    Array.from({ length: flags.processes }, (_, index) =>
+      runInChild({ first: flags.firstSeed + index, step: flags.processes, fires: perProcess }),
+    ),
+  );
+  const seconds = (performance.now() - startedAt) / 1000;
+  const total = outcomes.reduce(
+    (sum, outcome) => ({
+      seeds: sum.seeds + outcome.seeds,
+      fires: sum.fires + outcome.fires,
+      jobs: sum.jobs + outcome.jobs,
+      starts: sum.starts + outcome.starts,
+      steps: sum.steps + outcome.steps,
+      crashes: sum.crashes + outcome.crashes,
+      simulatedMs: sum.simulatedMs + outcome.simulatedMs,
+      longestFreeSlotMs: Math.max(sum.longestFreeSlotMs, outcome.longestFreeSlotMs),
+    }),
+    { seeds: 0, fires: 0, jobs: 0, starts: 0, steps: 0, crashes: 0, simulatedMs: 0, longestFreeSlotMs: 0 },
+  );
+  const failed = outcomes.find((outcome) => outcome.failedSeed !== undefined);
+  console.log(
+    `simulation: ${total.seeds} seeds, ${total.fires} fires (${total.jobs} jobs, ${total.starts} handler starts), ${total.steps} steps, ${total.crashes} crashes, longest free-slot wait ${total.longestFreeSlotMs} ms, ${(total.simulatedMs / 3_600_000).toFixed(1)} simulated hours in ${seconds.toFixed(1)} s (${Math.round(total.fires / seconds)} fires/s)`,
+  );
+  if (failed?.failedSeed !== undefined) {
+    console.log(`FAILED: seed ${failed.failedSeed}; replay: npm run simulate -- --seed ${failed.failedSeed}`);
+    process.exitCode = 1;
+  }
+}
+
+interface ChildOutcome {
+  seeds: number;
+  fires: number;
+  jobs: number;
+  starts: number;
+  steps: number;
+  crashes: number;
+  simulatedMs: number;
+  longestFreeSlotMs: number;
+  failedSeed?: number;
+}
+
+function runInChild(spec: { first: number; step: number; fires: number }): Promise<ChildOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = fork(process.argv[1] as string, [
+      '--child',
+      JSON.stringify(spec),
+      '--steady',
+      String(shape.steadySchedules),
+      '--churned',
+      String(shape.churnedSchedules),
+      '--minutes',
+      String(shape.minutes),
+      ...(flags.shrink ? [] : ['--no-shrink']),
+    ]);
+    let outcome: ChildOutcome | undefined;
+    child.on('message', (message) => {
+      outcome = message as ChildOutcome;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (outcome) resolve(outcome);
+      else reject(new Error(`a simulation process ended with code ${code} before reporting`));
+    });
+  });
+}
+
+async function runChild(specText: string): Promise<void> {
+  const spec = JSON.parse(specText) as { first: number; step: number; fires: number };
+  const outcome: ChildOutcome = {
+    seeds: 0,
+    fires: 0,
+    jobs: 0,
+    starts: 0,
+    steps: 0,
+    crashes: 0,
+    simulatedMs: 0,
+    longestFreeSlotMs: 0,
+  };
+  for (let seed = spec.first; outcome.fires < spec.fires; seed += spec.step) {
+    const result = await simulate(runOptionsOf(seed, shape));
+    outcome.seeds += 1;
+    outcome.fires += result.fires;
+    outcome.jobs += result.jobs;
+    outcome.starts += result.handlerStarts;
+    outcome.steps += result.steps;
+    outcome.crashes += result.crashes;
+    outcome.simulatedMs += result.simulatedMs;
+    outcome.longestFreeSlotMs = Math.max(outcome.longestFreeSlotMs, result.longestFreeSlotMs);
+    if (result.violations.length > 0) {
+      printRun(result);
+      const smallest = flags.shrink ? await shrink(seed, shape, result) : { result, shape };
+      printFailure(smallest.result, smallest.shape);
+      outcome.failedSeed = seed;
+      break;
+    }
+  }
+  process.send?.(outcome);
+}
+
+function printRun(result: RunResult): void {
+  console.log(
+    `seed ${result.seed}: ${result.fires} fires, ${result.jobs} jobs, ${result.handlerStarts} handler starts, ${result.steps} steps, ${result.crashes} crashes, ${result.adminCalls} admin calls, longest free-slot wait ${result.longestFreeSlotMs} ms, ${(result.simulatedMs / 60_000).toFixed(0)} simulated minutes; ${result.violations.length === 0 ? 'ok' : `${result.violations.length} violation(s)`}`,
+  );
+}
+
+function printFailure(result: RunResult, failing: RunShape): void {
+  console.log(`\nVIOLATIONS (seed ${result.seed}):`);
+  for (const violation of result.violations.slice(0, 10)) console.log(`  ${violation}`);
+  console.log(`\nthe last ${result.trace.length} steps (step +ms process operation):`);
+  for (const line of result.trace) console.log(`  ${line}`);
+  console.log(
+    `\nreplay: npm run simulate -- --seed ${result.seed} --steady ${failing.steadySchedules} --churned ${failing.churnedSchedules} --minutes ${failing.minutes}`,
+  );
+}

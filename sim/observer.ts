@@ -1,0 +1,123 @@
+import type { Job } from '../lib/core/model/job';
+import type { JobContext } from '../lib/runtime/tasks/define-task';
+import type { Simulation } from './scheduler';
+import { SIM_TASKS, type SimPayload, type SimTask } from './tasks';
+
+/** One run of a simulated handler, from its start to its end (it returned, threw, or its process died). */
+export interface HandlerRun {
+  task: SimTask;
+  jobId: string;
+  attempt: number;
+  rev: number;
+  startedAt: number;
+  returned: boolean;
+  over: boolean;
+}
+
+/** What a handler start is checked against in the store: the job as stored when it started. */
+export type ReadJob = (jobId: string) => Promise<Job | undefined>;
+
+/**
+ * Watches every handler of the simulation and checks, at each start, the promises that must hold at
+ * every moment: no task runs more jobs at once than its `maxRunningJobs`, none starts more than its
+ * `rateLimit` in any window, no attempt of a job starts twice, and no job starts again once its success
+ * is stored (unless `retry_job` was asked for it). A broken one is recorded with the trace that led to it.
+ */
+export class Observer {
+  readonly violations: string[] = [];
+  /** Handler starts per job id, in order. */
+  readonly starts = new Map<string, HandlerRun[]>();
+  handlerStarts = 0;
+  private readonly running = new Map<SimTask, number>();
+  private readonly attempts = new Set<string>();
+  private readonly recentStarts = new Map<SimTask, number[]>();
+  private readonly retried = new Set<string>();
+
+  constructor(
+    private readonly sim: Simulation,
+    private readonly readJob: ReadJob,
+    /** Extra checks of a start against what the workload did (a change the start must respect). */
+    private readonly checkStart: (run: HandlerRun, job: Job | undefined) => string | undefined = () =>
+      undefined,
+  ) {}
+
+  started(task: SimTask, context: JobContext, payload: SimPayload): HandlerRun {
+    const run: HandlerRun = {
+      task,
+      jobId: context.jobId,
+      attempt: context.attempt,
+      rev: payload.rev,
+      startedAt: this.sim.time,
+      returned: false,
+      over: false,
+    };
+    this.handlerStarts += 1;
+    const runs = this.starts.get(run.jobId) ?? [];
+    runs.push(run);
+    this.starts.set(run.jobId, runs);
+    this.sim.note(`START ${run.jobId} attempt ${run.attempt} (${task})`);
+
+    const running = (this.running.get(task) ?? 0) + 1;
+    this.running.set(task, running);
+    const limit = (SIM_TASKS[task] as { maxRunningJobs?: number }).maxRunningJobs;
+    if (limit !== undefined && running > limit) {
+      this.violate(`task '${task}' runs ${running} jobs at once (limit ${limit}) as ${run.jobId} starts`);
+    }
+    this.checkRate(task, run);
+    this.sim
+      .current()
+      ?.root()
+      .died.then(() => this.ended(run));
+    void this.readJob(run.jobId).then((job) => {
+      // A job replaced by `add_job` (never while it runs) is another creation: its attempts count anew.
+      const attemptKey = `${run.jobId}#${job?.createToken ?? ''}#${run.attempt}`;
+      if (this.attempts.has(attemptKey)) this.violate(`${run.jobId} attempt ${run.attempt} started twice`);
+      this.attempts.add(attemptKey);
+      if (job?.status === 'success' && !this.retried.has(run.jobId)) {
+        this.violate(`${run.jobId} started (attempt ${run.attempt}) after its success was stored`);
+      }
+      const problem = this.checkStart(run, job);
+      if (problem) this.violate(problem);
+    });
+    return run;
+  }
+
+  returned(run: HandlerRun): void {
+    run.returned = true;
+  }
+
+  ended(run: HandlerRun): void {
+    if (run.over) return;
+    run.over = true;
+    this.running.set(run.task, (this.running.get(run.task) ?? 0) - 1);
+  }
+
+  /** `retry_job` was called for the job: it may start again after a success. */
+  retryAsked(jobId: string): void {
+    this.retried.add(jobId);
+  }
+
+  /** Handlers that run now, by task. */
+  runningNow(): ReadonlyMap<SimTask, number> {
+    return this.running;
+  }
+
+  violate(message: string): void {
+    this.sim.note(`VIOLATION ${message}`);
+    this.violations.push(`at +${this.sim.time - this.sim.startedAt} ms (step ${this.sim.steps}): ${message}`);
+  }
+
+  private checkRate(task: SimTask, run: HandlerRun): void {
+    const rate = (SIM_TASKS[task] as { rateLimit?: { max: number; perSeconds: number } }).rateLimit;
+    if (!rate) return;
+    const windowMs = rate.perSeconds * 1000;
+    const recent = (this.recentStarts.get(task) ?? []).filter((at) => at > run.startedAt - windowMs);
+    recent.push(run.startedAt);
+    this.recentStarts.set(task, recent);
+    if (recent.length > rate.max) {
+      this.violate(
+        `task '${task}' started ${recent.length} jobs within ${rate.perSeconds} s (rate limit ${rate.max}) as ${run.jobId} starts`,
+      );
+    }
+  }
+}

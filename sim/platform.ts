@@ -1,0 +1,252 @@
+import type { SQSEvent } from 'aws-lambda';
+import { MemoryStore } from '../lib/adapters/memory/memory-store';
+import type { DispatcherInvoker, DispatchRequest } from '../lib/core/ports/dispatcher-invoker';
+import type { EventPublisher, SundialEvent } from '../lib/core/ports/event-publisher';
+import { type AdminApi, createAdminApi } from '../lib/runtime/admin';
+import { readConfig } from '../lib/runtime/config';
+import type { RuntimeDeps } from '../lib/runtime/dependencies';
+import { adminDependencies } from '../lib/runtime/handlers/admin';
+import { createDispatcherHandler } from '../lib/runtime/handlers/dispatcher';
+import { createTickHandler } from '../lib/runtime/handlers/tick';
+import { createWorkerHandler, type WorkerHandler } from '../lib/runtime/handlers/worker';
+import { createLogger } from '../lib/runtime/observability/logger';
+import { taskLimitsOf } from '../lib/runtime/task-limits';
+import type { TaskRegistry } from '../lib/runtime/tasks/registry';
+import { type FaultRates, type Latency, NO_FAULTS, simulatedPort } from './ports';
+import { type QueueFaults, SimDeadLetters, SimQueue } from './queue';
+import type { Rng } from './rng';
+import type { Simulation } from './scheduler';
+
+/** The deployed Lambdas' limits, as the construct sets them (lib/infra). */
+const TICK_TIMEOUT_MS = 60_000;
+const WORKER_TIMEOUT_MS = 90_000;
+const WORKER_BATCH_SIZE = 10;
+const MAX_RECEIVE_COUNT = 5;
+/** An empty receive waits this long before the next (SQS long polling answers as soon as one comes). */
+const EMPTY_POLL_MS = 250;
+
+export interface PlatformFaults {
+  store: FaultRates;
+  queue: QueueFaults;
+  /** The event bus refuses a publish. */
+  eventsRefused: number;
+  /** An asynchronous invoke of the dispatcher is refused (the tick releases its shards). */
+  invokeRefused: number;
+  /** The tick's rule fires twice for one minute (EventBridge delivers at least once). */
+  tickTwice: number;
+}
+
+export const QUIET: PlatformFaults = {
+  store: NO_FAULTS,
+  queue: { sendFails: 0, sendAnswerLost: 0, duplicate: 0, deleteLost: 0, visibilityRefused: 0 },
+  eventsRefused: 0,
+  invokeRefused: 0,
+  tickTwice: 0,
+};
+
+export interface PlatformOptions {
+  sim: Simulation;
+  rng: Rng;
+  registry: TaskRegistry;
+  /** The faults now (the run turns them off for its quiet end). */
+  faults: () => PlatformFaults;
+  storeLatency: Latency;
+  /** Concurrent worker invocations (the event source mapping's maximum concurrency). */
+  workers: number;
+}
+
+/**
+ * The whole platform in one process over the memory store: the tick every minute (as the EventBridge
+ * rule runs it), the dispatchers it invokes, the worker invocations the event source mapping makes from
+ * the simulated queue, and the admin API — the deployed handlers, with the deployed configuration.
+ * Every store, queue, bus and invoke call is an operation of the simulation.
+ */
+export class SimPlatform {
+  readonly store = new MemoryStore();
+  readonly queue: SimQueue;
+  readonly deadLetters: SimDeadLetters;
+  readonly deps: RuntimeDeps;
+  readonly admin: AdminApi;
+  readonly published: SundialEvent[] = [];
+  readonly calls = new Map<string, number>();
+  ticks = 0;
+  invocations = 0;
+  dispatcherRuns = 0;
+  private stopped = false;
+
+  constructor(private readonly options: PlatformOptions) {
+    const { sim, rng, faults } = options;
+    this.queue = new SimQueue(
+      sim,
+      rng.fork(),
+      {
+        visibilityTimeoutMs: 6 * WORKER_TIMEOUT_MS,
+        maxReceiveCount: MAX_RECEIVE_COUNT,
+        latency: { minMs: 5, maxMs: 30, slowChance: 0.01, slowMs: 500 },
+      },
+      () => faults().queue,
+    );
+    this.deadLetters = new SimDeadLetters(sim);
+    const port = simulatedPort(sim, this.store, {
+      name: 'store',
+      faults: () => faults().store,
+      latency: options.storeLatency,
+      rng: rng.fork(),
+      synchronous: ['noteShardOf'],
+      calls: this.calls,
+    });
+    const logger = createLogger({
+      level: 'error',
+      sink: (line) => sim.note(`LOG ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`),
+    });
+    const random = rng.fork().next;
+    this.deps = {
+      config: {
+        ...readConfig({ SUNDIAL_TABLE_NAME: 'sim', SUNDIAL_QUEUE_URL: 'https://sqs.sim/sundial-jobs' }),
+        taskLimits: taskLimitsOf(options.registry),
+      },
+      scheduleStore: port,
+      jobStore: port,
+      queue: this.queue,
+      events: this.publisher(),
+      deadLetters: this.deadLetters,
+      dispatcherInvoker: this.invoker(),
+      clock: sim.clock,
+      sleep: sim.sleep,
+      random,
+      newId: sequentialIds(),
+      logger,
+      metricsSink: () => {},
+    };
+    this.admin = createAdminApi(adminDependencies(this.deps, options.registry));
+  }
+
+  /** Starts the tick's rule and the event source mapping's pollers. */
+  start(): void {
+    const { sim } = this.options;
+    const firstTick = Math.ceil(sim.time / 60_000) * 60_000;
+    sim.at(firstTick, () => this.tickEveryMinute(firstTick));
+    for (let poller = 0; poller < this.options.workers; poller++) this.poll(poller, this.newSandbox());
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** An admin call as the admin Lambda makes it, in a process of its own. */
+  callAdmin(request: Record<string, unknown>): Promise<Awaited<ReturnType<AdminApi>> | undefined> {
+    const { sim } = this.options;
+    const { proc, result } = sim.spawn(`admin:${String(request.action)}`, () => this.admin(request));
+    sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
+    return result;
+  }
+
+  private tickEveryMinute(at: number): void {
+    if (this.stopped) return;
+    const { sim, rng, faults } = this.options;
+    this.runTick();
+    if (rng.chance(faults().tickTwice)) sim.at(sim.time + rng.between(0, 5_000), () => this.runTick());
+    sim.at(at + 60_000 + rng.between(0, 2_000), () => this.tickEveryMinute(at + 60_000));
+  }
+
+  private runTick(): void {
+    const { sim } = this.options;
+    this.ticks += 1;
+    const tick = createTickHandler(() => this.deps);
+    const { proc } = sim.spawn('tick', () => tick());
+    sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
+  }
+
+  private invoker(): DispatcherInvoker {
+    const { sim, rng, faults } = this.options;
+    return {
+      invoke: (request: DispatchRequest) =>
+        sim.operation('lambda.invoke(dispatcher)', rng.between(5, 40), (settle) => {
+          if (rng.chance(faults().invokeRefused)) {
+            settle.reject(
+              Object.assign(new Error('too many requests'), { name: 'TooManyRequestsException' }),
+            );
+            return;
+          }
+          sim.at(sim.time + rng.between(10, 300), () => this.runDispatcher(request));
+          settle.resolve();
+        }),
+    };
+  }
+
+  /** A dispatcher invocation (the construct sets no retries of its asynchronous invocations). */
+  private runDispatcher(request: DispatchRequest): void {
+    const { sim } = this.options;
+    this.dispatcherRuns += 1;
+    const dispatcher = createDispatcherHandler(() => this.deps);
+    const { proc } = sim.spawn('dispatcher', () => dispatcher(request));
+    sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
+  }
+
+  private publisher(): EventPublisher {
+    const { sim, rng, faults } = this.options;
+    return {
+      publish: (events) =>
+        sim.operation('events.publish', rng.between(5, 30), (settle) => {
+          if (rng.chance(faults().eventsRefused)) {
+            settle.reject(Object.assign(new Error('event bus throttled'), { name: 'ThrottlingException' }));
+            return;
+          }
+          this.published.push(...events);
+          settle.resolve();
+        }),
+    };
+  }
+
+  /** A worker sandbox: its handler (and what it keeps between invocations) until it crashes. */
+  private newSandbox(): WorkerHandler {
+    const { sim } = this.options;
+    return createWorkerHandler(() => this.deps, this.options.registry, {
+      endSandbox: () => sim.crash('worker', 'sandbox ended: a handler ignored its signal'),
+    });
+  }
+
+  /** One poller of the event source mapping: receives a batch, invokes a worker with it, deletes what it handled. */
+  private poll(poller: number, sandbox: WorkerHandler): void {
+    const { sim } = this.options;
+    if (this.stopped) return;
+    const records = this.queue.receive(WORKER_BATCH_SIZE);
+    if (records.length === 0) {
+      sim.at(sim.time + EMPTY_POLL_MS, () => this.poll(poller, sandbox));
+      return;
+    }
+    this.invocations += 1;
+    sim.note(
+      `RECEIVE worker${poller} ${records.map((record) => `${jobIdOf(record.body)}(${record.attributes.ApproximateReceiveCount})`).join(' ')}`,
+    );
+    const deadline = sim.time + WORKER_TIMEOUT_MS;
+    const event: SQSEvent = { Records: records };
+    const context = { getRemainingTimeInMillis: () => deadline - sim.time };
+    const { proc, result } = sim.spawn(`worker${poller}`, () => sandbox(event, context));
+    sim.at(deadline, () => proc.kill());
+    void result.then((response) => {
+      const died = !proc.alive || response === undefined;
+      proc.kill();
+      if (!died) {
+        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+        for (const record of records) {
+          if (!failed.has(record.messageId)) this.queue.delete(record.receiptHandle);
+        }
+      }
+      this.poll(poller, died ? this.newSandbox() : sandbox);
+    });
+  }
+}
+
+function jobIdOf(body: string): string {
+  return /"job":\{"id":"([^"]*)"/.exec(body)?.[1] ?? '?';
+}
+
+/** Ids `id-1`, `id-2`, …: unique, and the same in every replay of a seed. */
+function sequentialIds(): () => string {
+  let next = 0;
+  return () => {
+    next += 1;
+    return `id-${next}`;
+  };
+}

@@ -1,0 +1,221 @@
+import type { SQSRecord } from 'aws-lambda';
+import { encodeJobMessage } from '../lib/core/model/job-message';
+import type { DeadLetterQueue, UnreadableMessage } from '../lib/core/ports/dead-letter-queue';
+import type { JobMessage, JobQueue, ReceivedMessage } from '../lib/core/ports/job-queue';
+import { type Latency, latencyOf } from './ports';
+import type { Rng } from './rng';
+import type { Simulation } from './scheduler';
+
+/** How the simulated queue misbehaves, each a probability per message (per call for `changeVisibility`). */
+export interface QueueFaults {
+  /** A send entry fails and is reported failed. */
+  sendFails: number;
+  /** A send entry is stored but reported failed (its answer lost): the sender may send it again. */
+  sendAnswerLost: number;
+  /** A stored message is stored twice (SQS standard queues deliver at least once). */
+  duplicate: number;
+  /** A delete of a handled message is lost: the message comes back after its visibility timeout. */
+  deleteLost: number;
+  /** A change of visibility is refused. */
+  visibilityRefused: number;
+}
+
+export interface QueueSettings {
+  visibilityTimeoutMs: number;
+  maxReceiveCount: number;
+  latency: Latency;
+}
+
+export const JOBS_QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:sundial-jobs';
+
+interface StoredMessage {
+  messageId: string;
+  body: string;
+  jobId: string;
+  sentAt: number;
+  visibleAt: number;
+  receiveCount: number;
+  /** The handle of its latest receive: only it deletes the message or changes its visibility. */
+  handle: string | null;
+}
+
+/**
+ * An SQS standard queue with its dead-letter queue, in simulated time: delays, visibility timeouts,
+ * receive counts and the redrive policy (a message received `maxReceiveCount` times goes to the
+ * dead-letter queue at its next receive), duplicates, and deletes that are lost. Its sender side is the
+ * runtime's `JobQueue`; its consumer side (`receive`, `delete`) is the event source mapping's.
+ */
+export class SimQueue implements JobQueue {
+  readonly deadLetters: StoredMessage[] = [];
+  /** Everything sent, by job id: the runtime's sends (duplicates and redrives not counted). */
+  readonly sentJobs = new Map<string, number>();
+  private readonly messages = new Map<string, StoredMessage>();
+  private next = 0;
+
+  constructor(
+    private readonly sim: Simulation,
+    private readonly rng: Rng,
+    private readonly settings: QueueSettings,
+    private readonly faults: () => QueueFaults,
+  ) {}
+
+  get size(): number {
+    return this.messages.size;
+  }
+
+  send(messages: readonly JobMessage[]): Promise<{ failed: string[] }> {
+    return this.sim.operation(
+      `queue.send ${messages.map((message) => message.job.id).join(' ')}`,
+      this.latency(),
+      (settle) => {
+        const faults = this.faults();
+        const failed: string[] = [];
+        for (const message of messages) {
+          if (this.rng.chance(faults.sendFails)) {
+            failed.push(message.job.id);
+            continue;
+          }
+          this.sentJobs.set(message.job.id, (this.sentJobs.get(message.job.id) ?? 0) + 1);
+          this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000);
+          if (this.rng.chance(faults.duplicate)) {
+            this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000);
+          }
+          if (this.rng.chance(faults.sendAnswerLost)) failed.push(message.job.id);
+        }
+        settle.resolve({ failed });
+      },
+    );
+  }
+
+  changeVisibility(message: ReceivedMessage, timeoutSeconds: number): Promise<void> {
+    return this.sim.operation('queue.changeVisibility', this.latency(), (settle) => {
+      const stored = this.byHandle(message.receiptHandle);
+      if (!stored || this.rng.chance(this.faults().visibilityRefused)) {
+        settle.reject(
+          Object.assign(new Error('receipt handle is invalid or the call was refused'), {
+            name: 'ReceiptHandleIsInvalid',
+          }),
+        );
+        return;
+      }
+      stored.visibleAt = this.sim.time + timeoutSeconds * 1000;
+      settle.resolve();
+    });
+  }
+
+  /**
+   * Up to `max` visible messages, hidden for the visibility timeout; a message already received
+   * `maxReceiveCount` times moves to the dead-letter queue instead.
+   */
+  receive(max: number): SQSRecord[] {
+    const now = this.sim.time;
+    const visible = [...this.messages.values()].filter((message) => message.visibleAt <= now);
+    const records: SQSRecord[] = [];
+    while (records.length < max && visible.length > 0) {
+      const index = this.rng.int(visible.length);
+      const message = visible[index] as StoredMessage;
+      visible[index] = visible[visible.length - 1] as StoredMessage;
+      visible.pop();
+      if (message.receiveCount >= this.settings.maxReceiveCount) {
+        this.messages.delete(message.messageId);
+        message.handle = null;
+        this.deadLetters.push(message);
+        this.sim.note(`DLQ ${message.jobId} after ${message.receiveCount} receives`);
+        continue;
+      }
+      message.receiveCount += 1;
+      message.visibleAt = now + this.settings.visibilityTimeoutMs;
+      message.handle = `h${this.nextId()}`;
+      records.push(recordOf(message));
+    }
+    return records;
+  }
+
+  /** Deletes a handled message (the event source mapping, after the batch); may be lost. */
+  delete(receiptHandle: string): void {
+    if (this.rng.chance(this.faults().deleteLost)) return;
+    const stored = this.byHandle(receiptHandle);
+    if (stored) this.messages.delete(stored.messageId);
+  }
+
+  /** Moves every dead-lettered message back to the queue (a redrive), with its receive count reset. */
+  redrive(): number {
+    const moved = this.deadLetters.splice(0);
+    for (const message of moved) this.store(message.body, message.jobId, 0);
+    return moved.length;
+  }
+
+  /** When the next message becomes visible (undefined: none waits). */
+  nextVisibleAt(): number | undefined {
+    let next: number | undefined;
+    for (const message of this.messages.values()) {
+      if (next === undefined || message.visibleAt < next) next = message.visibleAt;
+    }
+    return next;
+  }
+
+  /** The job ids of the messages in the queue and its dead-letter queue. */
+  jobIds(): string[] {
+    return [...this.messages.values(), ...this.deadLetters].map((message) => message.jobId);
+  }
+
+  private store(body: string, jobId: string, delayMs: number): void {
+    const messageId = `m${this.nextId()}`;
+    this.messages.set(messageId, {
+      messageId,
+      body,
+      jobId,
+      sentAt: this.sim.time,
+      visibleAt: this.sim.time + delayMs,
+      receiveCount: 0,
+      handle: null,
+    });
+  }
+
+  private nextId(): number {
+    this.next += 1;
+    return this.next;
+  }
+
+  private byHandle(handle: string): StoredMessage | undefined {
+    for (const message of this.messages.values()) if (message.handle === handle) return message;
+    return undefined;
+  }
+
+  private latency(): number {
+    return latencyOf(this.settings.latency, this.rng);
+  }
+}
+
+/** The dead-letter queue the worker moves unreadable messages to. */
+export class SimDeadLetters implements DeadLetterQueue {
+  readonly messages: UnreadableMessage[] = [];
+
+  constructor(private readonly sim: Simulation) {}
+
+  deadLetter(message: UnreadableMessage): Promise<void> {
+    return this.sim.operation('dlq.deadLetter', 5, (settle) => {
+      this.messages.push(message);
+      settle.resolve();
+    });
+  }
+}
+
+function recordOf(message: StoredMessage): SQSRecord {
+  return {
+    messageId: message.messageId,
+    receiptHandle: message.handle as string,
+    body: message.body,
+    attributes: {
+      ApproximateReceiveCount: String(message.receiveCount),
+      SentTimestamp: String(message.sentAt),
+      SenderId: 'sim',
+      ApproximateFirstReceiveTimestamp: String(message.sentAt),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: JOBS_QUEUE_ARN,
+    awsRegion: 'us-east-1',
+  };
+}

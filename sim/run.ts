@@ -1,0 +1,195 @@
+import type { MemoryStore } from '../lib/adapters/memory/memory-store';
+import type { Job } from '../lib/core/model/job';
+import { LineWatch } from './line-watch';
+import { Observer } from './observer';
+import { type PlatformFaults, QUIET, SimPlatform } from './platform';
+import type { Latency } from './ports';
+import { Rng } from './rng';
+import { Simulation } from './scheduler';
+import { SIM_TASK_IDS, SIM_TASKS, simRegistry } from './tasks';
+import { Workload, type WorkloadSize } from './workload';
+
+export interface RunOptions {
+  seed: number;
+  size: WorkloadSize;
+  faults: PlatformFaults;
+  storeLatency: Latency;
+  workers: number;
+  /** Keeps every step whose line holds this text (a job or schedule id) in `followed`. */
+  follow?: string;
+  /** Changes the store before the run: a test breaks it to see a check fail. */
+  adjustStore?: (store: MemoryStore) => void;
+}
+
+export interface RunResult {
+  seed: number;
+  violations: string[];
+  /** The steps that led to the first violation (empty when there was none). */
+  trace: string[];
+  /** The steps `follow` asked for. */
+  followed: string[];
+  /** Jobs the run made (schedule fires and added jobs), and how many of them were fires. */
+  jobs: number;
+  fires: number;
+  handlerStarts: number;
+  steps: number;
+  simulatedMs: number;
+  crashes: number;
+  adminCalls: number;
+  /** The longest a slot stood free while a job it could start waited (see `LineWatch`). */
+  longestFreeSlotMs: number;
+}
+
+/** The first simulated instant (seeds move it by up to a day, so fire times fall anywhere in buckets). */
+const EPOCH = Date.parse('2026-03-02T00:00:00Z');
+/** After the chaos: quiet time for retries, leases and visibility timeouts to run out, before and after a redrive. */
+const QUIET_MS = 12 * 60_000;
+
+/**
+ * One simulation: the platform and the workload of `seed`, with faults for the workload's window, then
+ * quiet (no faults, no chaos) until everything has ended, then the checks of the end. Stops at the first
+ * violation, with the trace that led to it.
+ */
+export async function simulate(options: RunOptions): Promise<RunResult> {
+  const seedRng = new Rng(options.seed);
+  const sim = new Simulation(seedRng.int(4_294_967_296), EPOCH + seedRng.int(86_400_000));
+  sim.follow = options.follow;
+  let faults = options.faults;
+  const platformHolder: { platform?: SimPlatform } = {};
+  const readJob = (jobId: string) =>
+    platformHolder.platform?.store.getJob(jobId, sim.time) ?? Promise.resolve(undefined);
+  let workload: Workload | undefined;
+  const observer = new Observer(sim, readJob, (run, job) => workload?.checkStart(run, job));
+  const registry = simRegistry(sim, observer);
+  const platform = new SimPlatform({
+    sim,
+    rng: sim.rng.fork(),
+    registry,
+    faults: () => faults,
+    storeLatency: options.storeLatency,
+    workers: options.workers,
+  });
+  platformHolder.platform = platform;
+  options.adjustStore?.(platform.store);
+  workload = new Workload(sim, sim.rng.fork(), platform, options.size, (jobId) => observer.retryAsked(jobId));
+  const failed = () => observer.violations.length > 0;
+
+  const limits = new Map(
+    Object.entries(SIM_TASKS).flatMap(([task, terms]) =>
+      'maxRunningJobs' in terms ? [[task, terms.maxRunningJobs] as const] : [],
+    ),
+  );
+  const lineWatch = new LineWatch(sim, platform.store, limits, (problem) => observer.violate(problem));
+  platform.start();
+  lineWatch.start();
+  workload.start();
+  await sim.run(() => failed() || sim.time >= (workload as Workload).endsAt);
+  if (!failed()) {
+    faults = QUIET;
+    let settled = false;
+    void workload.settle().then(() => {
+      settled = true;
+    });
+    const quietUntil = sim.time + QUIET_MS;
+    await sim.run(() => failed() || (settled && sim.time >= quietUntil));
+    platform.queue.redrive();
+    const redrivenUntil = sim.time + QUIET_MS;
+    await sim.run(() => failed() || sim.time >= redrivenUntil);
+    platform.stop();
+    lineWatch.stop();
+    await sim.run(() => failed() || sim.time >= redrivenUntil + 5 * 60_000);
+  }
+  const jobs = failed() ? [] : await allJobs(platform, sim.time);
+  if (!failed()) await checkEnd(platform, workload, observer, jobs, sim.time);
+  return {
+    seed: options.seed,
+    violations: observer.violations,
+    trace: failed() ? sim.trace() : [],
+    followed: sim.followed,
+    jobs: jobs.length,
+    fires: jobs.filter((job) => job.scheduleId !== null).length,
+    handlerStarts: observer.handlerStarts,
+    steps: sim.steps,
+    simulatedMs: sim.time - sim.startedAt,
+    crashes: sim.crashes,
+    adminCalls: workload.adminCalls,
+    longestFreeSlotMs: lineWatch.longestFreeMs,
+  };
+}
+
+async function allJobs(platform: SimPlatform, now: number): Promise<Job[]> {
+  const jobs: Job[] = [];
+  for (const task of SIM_TASK_IDS) {
+    let cursor: string | undefined;
+    do {
+      const page = await platform.store.listJobs({ task }, { limit: 100, cursor }, now);
+      jobs.push(...page.items);
+      cursor = page.cursor;
+    } while (cursor);
+  }
+  return jobs;
+}
+
+/**
+ * Once everything has ended: every steady fire completed (a capped schedule's first `max_runs`, and no
+ * other), every job ended, no slot held, no line entry left, nothing left in the queue or its
+ * dead-letter queue, and no handler still running.
+ */
+async function checkEnd(
+  platform: SimPlatform,
+  workload: Workload,
+  observer: Observer,
+  jobs: readonly Job[],
+  now: number,
+): Promise<void> {
+  const byId = new Map(jobs.map((job) => [job.id, job]));
+  for (const schedule of workload.steady) {
+    for (const fire of schedule.fires) {
+      const id = `${schedule.id}@${fire}`;
+      const job = byId.get(id);
+      if (job?.status !== 'success') {
+        observer.violate(`${id} (${schedule.task}) did not complete: ${job ? describe(job) : 'no job'}`);
+      }
+    }
+    const expected = new Set(schedule.fires.map((fire) => `${schedule.id}@${fire}`));
+    for (const job of jobs) {
+      if (job.scheduleId === schedule.id && job.status === 'success' && !expected.has(job.id)) {
+        observer.violate(
+          `${job.id} completed, but is not a fire of ${schedule.id}'s first ${schedule.fires.length}`,
+        );
+      }
+    }
+  }
+  for (const job of jobs) {
+    if (job.status === 'queued' || job.status === 'running' || job.status === 'retrying') {
+      observer.violate(`${job.id} never ended: ${describe(job)}`);
+    }
+  }
+  for (const [task, running] of await platform.store.runningCounts()) {
+    if (running !== 0)
+      observer.violate(`the counter of '${task}' holds ${running} slot(s) with nothing running`);
+  }
+  for (const task of SIM_TASK_IDS) {
+    const waiting = await platform.store.waitingCount(task);
+    if (waiting !== 0) observer.violate(`${waiting} entr(ies) left in the line of '${task}'`);
+  }
+  if (platform.queue.size > 0) {
+    observer.violate(
+      `${platform.queue.size} message(s) left in the queue: ${platform.queue.jobIds().slice(0, 5).join(', ')}`,
+    );
+  }
+  if (platform.queue.deadLetters.length > 0) {
+    observer.violate(`${platform.queue.deadLetters.length} message(s) left in the dead-letter queue`);
+  }
+  for (const [task, running] of observer.runningNow()) {
+    if (running !== 0) observer.violate(`${running} handler(s) of '${task}' still running at the end`);
+  }
+  void now;
+}
+
+function describe(job: Job): string {
+  const result = job.result?.error
+    ? `${job.result.error.type}: ${job.result.error.message}`
+    : (job.result?.outcome ?? 'no result');
+  return `${job.status}, attempt ${job.attempt}, ${result}`;
+}

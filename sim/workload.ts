@@ -1,0 +1,337 @@
+import type { Job } from '../lib/core/model/job';
+import { compileTrigger, type TriggerSpec } from '../lib/core/triggers';
+import type { HandlerRun } from './observer';
+import type { SimPlatform } from './platform';
+import type { Rng } from './rng';
+import type { Simulation } from './scheduler';
+import { SIM_TASK_IDS, type SimPayload, type SimTask } from './tasks';
+
+/** A schedule nobody changes: every fire of its trigger must complete once (or `maxRuns` of them). */
+export interface SteadySchedule {
+  id: string;
+  task: SimTask;
+  trigger: TriggerSpec;
+  maxRuns: number | null;
+  /** Its fire times, from its trigger (the first `maxRuns` when capped). */
+  fires: number[];
+}
+
+/** An admin call the chaos made to a schedule: when it was called, when its answer came (if it did). */
+interface ScheduleCall {
+  kind: 'add' | 'update' | 'pause' | 'resume' | 'remove';
+  calledAt: number;
+  answeredAt: number | null;
+  ok: boolean;
+  /** The payload revision the call set (add and update). */
+  rev?: number;
+}
+
+export interface WorkloadSize {
+  steadySchedules: number;
+  churnedSchedules: number;
+  /** The simulated time in which schedules fire and the chaos acts (ms). */
+  windowMs: number;
+  /** Mean time between two admin calls of the chaos (ms). */
+  chaosEveryMs: number;
+}
+
+const INTERVALS_SECONDS = [5, 7, 10, 15, 20, 30, 45, 60, 90, 120];
+/** A pool of ids for add_job: small, so that ids collide. */
+const JOB_IDS = 12;
+
+/**
+ * What a run does: steady schedules over every task (checked at the end: every fire once), churned
+ * schedules the chaos adds, updates, pauses, resumes and removes at random moments, and jobs added with
+ * colliding ids, cancelled and retried, tasks paused and resumed. Every call goes through the admin
+ * API, as the admin Lambda answers it; a call whose answer did not come is tried again, as a user would.
+ */
+export class Workload {
+  readonly steady: SteadySchedule[] = [];
+  private readonly calls = new Map<string, ScheduleCall[]>();
+  private readonly revs = new Map<string, number>();
+  private readonly churned: string[] = [];
+  private readonly pausedTasks = new Set<SimTask>();
+  private readonly addedJobs = new Set<string>();
+  adminCalls = 0;
+  adminFailures = 0;
+
+  constructor(
+    private readonly sim: Simulation,
+    private readonly rng: Rng,
+    private readonly platform: SimPlatform,
+    private readonly size: WorkloadSize,
+    private readonly onRetryAsked: (jobId: string) => void,
+  ) {}
+
+  get startsAt(): number {
+    return this.sim.startedAt;
+  }
+
+  get endsAt(): number {
+    return this.sim.startedAt + this.size.windowMs;
+  }
+
+  /** Adds the steady schedules (before their first fire) and starts the chaos. */
+  start(): void {
+    for (let index = 0; index < this.size.steadySchedules; index++) this.addSteady(index);
+    for (let index = 0; index < this.size.churnedSchedules; index++) this.churned.push(`churn-${index}`);
+    this.sim.at(this.startsAt + this.rng.between(0, this.size.chaosEveryMs), () => this.chaos());
+  }
+
+  /**
+   * The start of a fire of a churned schedule must respect the changes made before its claim: none
+   * claimed after a pause or removal answered (until a resume or add was called), none running a payload
+   * older than an update that answered before its claim.
+   */
+  checkStart = (run: HandlerRun, job: Job | undefined): string | undefined => {
+    const at = run.jobId.indexOf('@');
+    if (at < 0 || run.attempt !== 1 || !job || job.startedAt === null) return undefined;
+    const calls = this.calls.get(run.jobId.slice(0, at));
+    if (!calls) return undefined;
+    const claimedAt = job.startedAt;
+    const answered = calls.filter(
+      (call) => call.ok && call.answeredAt !== null && call.answeredAt < claimedAt,
+    );
+    const stop = answered.findLast((call) => call.kind === 'pause' || call.kind === 'remove');
+    if (stop) {
+      const restarted = calls.some(
+        (call) =>
+          (call.kind === 'resume' || call.kind === 'add') &&
+          call.calledAt > (stop.calledAt as number) &&
+          call.calledAt <= claimedAt,
+      );
+      if (!restarted) {
+        return `${run.jobId} was claimed ${claimedAt - (stop.answeredAt as number)} ms after ${stop.kind}_schedule answered`;
+      }
+    }
+    const update = answered.findLast((call) => call.rev !== undefined);
+    if (update?.rev !== undefined && run.rev < update.rev) {
+      return `${run.jobId} ran payload revision ${run.rev}, claimed ${claimedAt - (update.answeredAt as number)} ms after revision ${update.rev} answered`;
+    }
+    return undefined;
+  };
+
+  /**
+   * Ends the chaos: resumes every task it paused (their jobs must finish too) and removes the churned
+   * schedules (their fires sent by then must still end).
+   */
+  async settle(): Promise<void> {
+    for (const task of [...this.pausedTasks]) {
+      await this.callUntilAnswered({ action: 'resume_task', task });
+      this.pausedTasks.delete(task);
+    }
+    for (const id of this.churned) {
+      const call: ScheduleCall = { kind: 'remove', calledAt: this.sim.time, answeredAt: null, ok: false };
+      this.callsOf(id).push(call);
+      await this.callUntilAnswered({ action: 'remove_schedule', id });
+      call.answeredAt = this.sim.time;
+      call.ok = true;
+    }
+  }
+
+  private callsOf(id: string): ScheduleCall[] {
+    const calls = this.calls.get(id) ?? [];
+    this.calls.set(id, calls);
+    return calls;
+  }
+
+  private addSteady(index: number): void {
+    const task = this.rng.pick(SIM_TASK_IDS);
+    const startAt = this.startsAt + 30_000 + this.rng.int(60_000);
+    const endAt = this.endsAt - this.rng.int(this.size.windowMs / 4);
+    const interval = this.steadyInterval(task);
+    const trigger: TriggerSpec = this.rng.chance(0.3)
+      ? {
+          type: 'cron',
+          expression: this.rng.pick(['* * * * *', '*/2 * * * *']),
+          start_at: iso(startAt),
+          end_at: iso(endAt),
+        }
+      : { type: 'interval', seconds: interval, start_at: iso(startAt), end_at: iso(endAt) };
+    const maxRuns = this.rng.chance(0.2) ? 1 + this.rng.int(8) : null;
+    const id = `steady-${index}`;
+    const all = fireTimes(trigger, startAt, endAt);
+    this.steady.push({ id, task, trigger, maxRuns, fires: maxRuns === null ? all : all.slice(0, maxRuns) });
+    const payload: SimPayload = { run: 'ok', ms: this.handlerMs(task), rev: 0 };
+    void this.callUntilAnswered({
+      action: 'add_schedule',
+      id,
+      task,
+      trigger,
+      payload,
+      coalesce: 'all',
+      max_jitter_seconds: this.rng.chance(0.3) ? this.rng.int(5) : 0,
+      ...(maxRuns !== null && { max_runs: maxRuns }),
+    });
+  }
+
+  /** Slow enough for its task's limits to keep up: a steady schedule's fires all run within the run. */
+  private steadyInterval(task: SimTask): number {
+    const intervals =
+      task === 'single' || task === 'rated' ? INTERVALS_SECONDS.filter((s) => s >= 30) : INTERVALS_SECONDS;
+    return this.rng.pick(intervals);
+  }
+
+  private handlerMs(task: SimTask): number {
+    return task === 'single' ? this.rng.between(50, 1_500) : this.rng.between(20, 3_000);
+  }
+
+  private chaos(): void {
+    if (this.sim.time >= this.endsAt) return;
+    this.sim.at(this.sim.time + this.rng.between(0, 2 * this.size.chaosEveryMs), () => this.chaos());
+    const draw = this.rng.next();
+    if (draw < 0.45) void this.changeSchedule();
+    else if (draw < 0.75) void this.addJob();
+    else if (draw < 0.85) void this.cancelOrRetry();
+    else void this.toggleTask();
+  }
+
+  private async changeSchedule(): Promise<void> {
+    const id = this.rng.pick(this.churned);
+    const kind = this.rng.pick(['add', 'add', 'update', 'update', 'pause', 'resume', 'remove'] as const);
+    const rev = (this.revs.get(id) ?? 0) + (kind === 'add' || kind === 'update' ? 1 : 0);
+    this.revs.set(id, rev);
+    const payload: SimPayload = { run: this.handlerRun(), ms: this.rng.between(10, 2_000), rev };
+    const trigger = this.churnTrigger();
+    const request: Record<string, unknown> =
+      kind === 'add'
+        ? {
+            action: 'add_schedule',
+            id,
+            task: this.rng.pick(SIM_TASK_IDS),
+            trigger,
+            payload,
+            conflict_policy: this.rng.pick(['replace', 'keep_existing', 'error']),
+            coalesce: this.rng.pick(['all', 'latest', 'earliest']),
+            ...(this.rng.chance(0.3) && { max_runs: 1 + this.rng.int(5) }),
+            ...(this.rng.chance(0.2) && { paused: true }),
+          }
+        : kind === 'update'
+          ? {
+              action: 'update_schedule',
+              id,
+              payload,
+              ...(this.rng.chance(0.4) && { trigger }),
+              ...(this.rng.chance(0.2) && { max_runs: 1 + this.rng.int(10) }),
+            }
+          : {
+              action: `${kind}_schedule`,
+              id,
+              ...(kind === 'resume' && { replay_missed: this.rng.chance(0.3) }),
+            };
+    const call: ScheduleCall = { kind, calledAt: this.sim.time, answeredAt: null, ok: false };
+    if (kind === 'add' || kind === 'update') call.rev = rev;
+    this.callsOf(id).push(call);
+    const answer = await this.call(request);
+    if (!answer) return;
+    call.answeredAt = this.sim.time;
+    // keep_existing and a refused add leave the schedule as it was: their revision is not the schedule's.
+    call.ok =
+      answer.ok && !(kind === 'add' && (answer.result as { kept?: boolean } | undefined)?.kept === true);
+    if (!call.ok) delete call.rev;
+  }
+
+  private churnTrigger(): TriggerSpec {
+    const now = this.sim.time;
+    const draw = this.rng.next();
+    if (draw < 0.5) return { type: 'interval', seconds: this.rng.pick(INTERVALS_SECONDS) };
+    if (draw < 0.75) return { type: 'cron', expression: '* * * * *' };
+    return { type: 'date', run_at: iso(now + this.rng.int(180_000)) };
+  }
+
+  private handlerRun(): SimPayload['run'] {
+    const draw = this.rng.next();
+    if (draw < 0.8) return 'ok';
+    if (draw < 0.9) return 'throw';
+    if (draw < 0.94) return 'fatal';
+    if (draw < 0.97) return 'unstorable';
+    return 'overrun';
+  }
+
+  private async addJob(): Promise<void> {
+    const jobId = `job-${this.rng.int(JOB_IDS)}`;
+    this.addedJobs.add(jobId);
+    const payload: SimPayload = { run: this.handlerRun(), ms: this.rng.between(10, 3_000), rev: 0 };
+    await this.call({
+      action: 'add_job',
+      task: this.rng.pick(SIM_TASK_IDS),
+      job_id: jobId,
+      payload,
+      run_at: iso(this.sim.time + this.rng.int(120_000)),
+      conflict_policy: this.rng.pick(['replace', 'keep_existing', 'error']),
+      ...(this.rng.chance(0.2) && { priority: 'critical' }),
+    });
+  }
+
+  private async cancelOrRetry(): Promise<void> {
+    const jobs = [...this.addedJobs];
+    if (jobs.length === 0) return;
+    const jobId = this.rng.pick(jobs);
+    if (this.rng.chance(0.5)) {
+      await this.call({ action: 'cancel_job', job_id: jobId });
+    } else {
+      this.onRetryAsked(jobId);
+      await this.call({ action: 'retry_job', job_id: jobId });
+    }
+  }
+
+  private async toggleTask(): Promise<void> {
+    const task = this.rng.pick(SIM_TASK_IDS);
+    const pause = !this.pausedTasks.has(task);
+    if (pause) this.pausedTasks.add(task);
+    await this.callUntilAnswered({ action: pause ? 'pause_task' : 'resume_task', task });
+    if (!pause) this.pausedTasks.delete(task);
+    // A task stays paused at most a few minutes: its steady fires must still run within the run.
+    if (pause)
+      this.sim.at(this.sim.time + this.rng.between(1_000, 120_000), () => void this.resumeIfPaused(task));
+  }
+
+  private async resumeIfPaused(task: SimTask): Promise<void> {
+    if (!this.pausedTasks.has(task)) return;
+    await this.callUntilAnswered({ action: 'resume_task', task });
+    this.pausedTasks.delete(task);
+  }
+
+  /** One call; undefined when its process died (no answer). */
+  private async call(request: Record<string, unknown>) {
+    this.adminCalls += 1;
+    const answer = await this.platform.callAdmin(request);
+    if (!answer?.ok) this.adminFailures += 1;
+    return answer;
+  }
+
+  /** Calls until an answer says it was done (a conflict after a lost answer means it was). */
+  private async callUntilAnswered(request: Record<string, unknown>): Promise<void> {
+    for (let tries = 0; ; tries++) {
+      const answer = await this.call(request);
+      if (answer?.ok) return;
+      if (answer && !answer.ok && tries > 0 && answer.error.code === 'conflicting_id') return;
+      if (
+        answer &&
+        !answer.ok &&
+        request.action === 'remove_schedule' &&
+        answer.error.code === 'schedule_not_found'
+      )
+        return;
+      if (answer && !answer.ok && answer.error.code !== 'unavailable') {
+        throw new Error(
+          `${String(request.action)} was refused: ${answer.error.code} ${answer.error.message}`,
+        );
+      }
+      await this.sim.sleep(1_000);
+    }
+  }
+}
+
+function fireTimes(trigger: TriggerSpec, from: number, to: number): number[] {
+  const source = compileTrigger(trigger);
+  const times: number[] = [];
+  for (let next = source.next(from); next !== undefined && next <= to; next = source.next(next + 1)) {
+    times.push(next);
+  }
+  return times;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

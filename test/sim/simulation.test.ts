@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { runOptionsOf } from '../../sim/profile';
+import { simulate } from '../../sim/run';
+
+// A small run: seconds, yet every task, fault and admin change of the full budget (`npm run simulate`).
+const SMALL = { steadySchedules: 10, churnedSchedules: 3, minutes: 4 };
+
+describe('the simulation', () => {
+  it('runs a seed to the end with every promise kept, and the same seed runs the same way again', async () => {
+    // Seed 3 is a stormy one (faults, crashes): the run must still end clean.
+    const first = await simulate(runOptionsOf(3, SMALL));
+    const again = await simulate(runOptionsOf(3, SMALL));
+    expect(first.violations).toEqual([]);
+    expect(first.crashes).toBeGreaterThan(0);
+    expect(first.fires).toBeGreaterThan(20);
+    expect(again).toEqual(first);
+  });
+
+  it('finds a slot left free while jobs wait when the store never hands a slot on nor wakes a line', async () => {
+    const broken = await simulate({
+      ...runOptionsOf(1, SMALL),
+      adjustStore(store) {
+        const finishJob = store.finishJob.bind(store);
+        store.finishJob = ({ handTo: _dropped, ...input }) => finishJob(input);
+        store.wakeHeads = async () => [];
+      },
+    });
+    expect(broken.violations.join('\n')).toMatch(/a slot of '\w+' stood free for \d+ ms/);
+  });
+});
