@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'schedule_not_found'
   | 'job_not_found'
   | 'version_conflict'
+  | 'managed_by_code'
   | 'no_result_yet'
   | 'job_not_cancellable'
   | 'job_not_retryable'
@@ -91,6 +92,32 @@ export class ConflictingIdError extends SundialError {
     super(
       'conflicting_id',
       `${kind} ${quoteId(id)} already exists; use conflict_policy 'replace' or 'do_nothing' to change how conflicts are handled`,
+    );
+  }
+}
+
+/**
+ * The admin API was asked to change the definition of a schedule declared in code: that changes only in
+ * code, by the next deploy. Pausing, resuming and running it now stay allowed (operational state).
+ */
+export class ManagedByCodeError extends SundialError {
+  constructor(
+    readonly scheduleId: string,
+    declaredIn: string,
+  ) {
+    super(
+      'managed_by_code',
+      `schedule ${quoteId(scheduleId)} is declared in code (${shorten(declaredIn, 200)}): change or remove it there and deploy; pause_schedule, resume_schedule and run_schedule_now still work on it`,
+    );
+  }
+}
+
+/** Code declares a schedule whose id belongs to a schedule added through the admin API. */
+export class ManagedByApiError extends SundialError {
+  constructor(readonly scheduleId: string) {
+    super(
+      'conflicting_id',
+      `schedule ${quoteId(scheduleId)} exists and is managed through the admin API, so code cannot declare it: rename the declaration, or remove that schedule (remove_schedule) and deploy again`,
     );
   }
 }

@@ -24,5 +24,6 @@ export function describeEvent(entry: PutEventsEntry): string {
 function describeScheduleEvent(type: string | undefined, detail: Record<string, unknown>): string {
   const runs = detail.maxRuns === null ? `${detail.runs}` : `${detail.runs}/${detail.maxRuns}`;
   const reason = detail.reason === undefined ? '' : ` reason=${detail.reason}`;
-  return `event ${type} schedule=${detail.scheduleId} task=${detail.task} version=${detail.version} runs=${runs}${reason}`;
+  const deployment = detail.deployment === undefined ? '' : ` deployment=${detail.deployment}`;
+  return `event ${type} schedule=${detail.scheduleId} task=${detail.task} version=${detail.version} runs=${runs}${reason}${deployment}`;
 }

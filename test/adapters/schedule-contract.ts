@@ -194,6 +194,44 @@ export function scheduleContract(fixture: () => StoreFixture): void {
     expect(unknown).toBeInstanceOf(ScheduleNotFoundError);
   });
 
+  it('keeps who manages a schedule declared in code through updates, pauses and resumes', async () => {
+    const byCode = {
+      declaredIn: 'functions/send-report.ts',
+      deployment: 'deploy-1',
+      fingerprint: 'f1',
+      addedIn: 'r1',
+    };
+    await addActive(store, 'code', { schedule: { managedBy: byCode } });
+    await addActive(store, 'api');
+
+    const added = await store.getSchedule('code');
+    const changed = { ...byCode, deployment: 'deploy-2', fingerprint: 'f2' };
+    const updated = await store.updateSchedule({
+      id: 'code',
+      changes: { payload: 2, managedBy: changed },
+      now: T0 + 1,
+      expectedVersion: 1,
+    });
+    const stood = startingAt(T0 + 10 * SECOND);
+    await store.pauseSchedule({ id: 'code', now: T0 + 2, position: stood, seenVersion: 2 });
+    const resumed = await store.resumeSchedule({
+      id: 'code',
+      now: T0 + 3,
+      firesFrom: T0 + 3,
+      position: stood,
+    });
+
+    expect(added?.managedBy).toEqual(byCode);
+    expect(updated.managedBy).toEqual(changed);
+    expect(resumed.managedBy).toEqual(changed);
+    expect((await store.getSchedule('api'))?.managedBy).toBeUndefined();
+    const listed = await store.listSchedules({}, { limit: 10 });
+    expect(listed.items.map((schedule) => [schedule.id, schedule.managedBy?.deployment])).toEqual([
+      ['api', undefined],
+      ['code', 'deploy-2'],
+    ]);
+  });
+
   it('restarts a schedule on an update: its position and a new chain with its note, in one write', async () => {
     await addActive(store, 's');
     const position = { nextFireAt: T0 + 2 * MINUTE, lastFireAt: T0 + 10 * SECOND, runs: 1 };

@@ -2,7 +2,7 @@ import type { JsonValue } from '../../core/json';
 import type { Metadata } from '../../core/model/metadata';
 import { DEFAULT_PRIORITY, type Priority } from '../../core/model/priority';
 import type { RunSettingOverrides } from '../../core/model/run-settings';
-import type { CoalescePolicy, Schedule, ScheduleDefinition } from '../../core/model/schedule';
+import type { CoalescePolicy, CodeManagement, Schedule, ScheduleDefinition } from '../../core/model/schedule';
 import type { TriggerSpec } from '../../core/triggers/schema';
 import type { StoredItem } from './store-context';
 import { ITEM_KINDS, type ItemKey, idFromPartitionKey, SCHEDULE_PREFIX, scheduleKey } from './table-design';
@@ -41,7 +41,7 @@ export function positionAttributes(
 /** The attributes `positionAttributes` may write, each removed when absent from it. */
 export const POSITION_ATTRIBUTES = ['nextFireAt', 'lastFireAt', 'runs', 'chain'];
 
-/** The owner-controlled attributes, as stored (`misfireGraceSeconds`, `maxRuns` absent for `null`; `keepFinished` for false; `priority` for normal). */
+/** The owner-controlled attributes, as stored (`misfireGraceSeconds`, `maxRuns` absent for `null`; `keepFinished` for false; `priority` for normal; `managedBy` for the admin API's). */
 export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' | 'paused'>): StoredItem {
   const attributes: StoredItem = {
     task: definition.task,
@@ -60,6 +60,7 @@ export function definitionAttributes(definition: Omit<ScheduleDefinition, 'id' |
     attributes.priority = definition.priority;
   if (definition.keepFinished) attributes.keepFinished = true;
   if (definition.maxRuns !== null) attributes.maxRuns = definition.maxRuns;
+  if (definition.managedBy) attributes.managedBy = definition.managedBy;
   return attributes;
 }
 
@@ -72,6 +73,7 @@ export const OPTIONAL_DEFINITION_ATTRIBUTES = [
   'priority',
   'keepFinished',
   'maxRuns',
+  'managedBy',
 ];
 
 export function itemToSchedule(item: StoredItem): Schedule {
@@ -91,6 +93,8 @@ export function itemToSchedule(item: StoredItem): Schedule {
     ...(typeof item.priority === 'string' && { priority: item.priority as Priority }),
     keepFinished: item.keepFinished === true,
     maxRuns: optionalNumber(item.maxRuns),
+    ...(typeof item.managedBy === 'object' &&
+      item.managedBy !== null && { managedBy: item.managedBy as CodeManagement }),
     runs: Number(item.runs ?? 0),
     nextFireAt: optionalNumber(item.nextFireAt),
     lastFireAt: optionalNumber(item.lastFireAt),

@@ -28,6 +28,7 @@ export {
   scheduleChangesOfRequest,
   scheduleOfRequest,
   type WireFireTime,
+  type WireManagement,
   type WireSchedule,
   wireSchedule,
 } from './schedules';

@@ -2,7 +2,13 @@ import * as z from 'zod';
 import { isoInZone, isoUtc } from '../instants';
 import type { JsonValue } from '../json';
 import type { Priority } from '../model/priority';
-import { type CoalescePolicy, isFinished, type Schedule, type ScheduleChanges } from '../model/schedule';
+import {
+  type CoalescePolicy,
+  type CodeManagement,
+  isFinished,
+  type Schedule,
+  type ScheduleChanges,
+} from '../model/schedule';
 import { type TriggerSpec, triggerTimezone } from '../triggers';
 import {
   booleanFlag,
@@ -185,6 +191,14 @@ export function scheduleChangesOfRequest(
   };
 }
 
+/** Who manages a schedule declared in code, on the wire (see `CodeManagement`). */
+export interface WireManagement {
+  declared_in: string;
+  deployment: string;
+  fingerprint: string;
+  added_in: string;
+}
+
 /** A schedule as the admin API answers it (its overrides are null where the task's setting applies). */
 export interface WireSchedule extends WireOverrides {
   id: string;
@@ -200,6 +214,8 @@ export interface WireSchedule extends WireOverrides {
   description: string | null;
   /** Only when `critical` (its jobs carry it); absent: `normal`. */
   priority?: Priority;
+  /** Only for a schedule declared in code; absent: managed through the admin API. */
+  managed_by?: WireManagement;
   /** The trigger's timezone (UTC unless the trigger names one). */
   timezone: string;
   /** The next fire time not yet dispatched; null when the trigger has finished. */
@@ -236,6 +252,7 @@ export function wireSchedule(schedule: Schedule): WireSchedule {
     metadata: schedule.metadata ?? {},
     description: schedule.description ?? null,
     ...(schedule.priority === 'critical' && { priority: schedule.priority }),
+    ...(schedule.managedBy && { managed_by: wireManagement(schedule.managedBy) }),
     timezone,
     next_fire_time: nextFireAt === null ? null : isoUtc(nextFireAt),
     next_fire_time_local: nextFireAt === null ? null : isoInZone(nextFireAt, timezone),
@@ -247,6 +264,15 @@ export function wireSchedule(schedule: Schedule): WireSchedule {
     version: schedule.version,
     created_at: isoUtc(schedule.createdAt),
     updated_at: isoUtc(schedule.updatedAt),
+  };
+}
+
+function wireManagement(management: CodeManagement): WireManagement {
+  return {
+    declared_in: management.declaredIn,
+    deployment: management.deployment,
+    fingerprint: management.fingerprint,
+    added_in: management.addedIn,
   };
 }
 

@@ -37,6 +37,26 @@ export interface ScheduleDefinition {
   keepFinished: boolean;
   /** The schedule finishes after this many fires; `null` = no limit. */
   maxRuns: number | null;
+  /** Present when the schedule is declared in code (and written by its reconcile); absent: the admin API's. */
+  managedBy?: CodeManagement;
+}
+
+/**
+ * Who manages a schedule declared in code, and what the reconcile that last wrote it knew. The admin API
+ * refuses to change its definition (pausing and resuming it stay allowed: operational state).
+ */
+export interface CodeManagement {
+  /** Where the declaration lives: `functions/send-report.ts`, or the CDK app's `schedules` prop. */
+  declaredIn: string;
+  /** The deploy (or `npm start` run) whose reconcile last wrote the schedule. */
+  deployment: string;
+  /**
+   * Fingerprint of the definition that reconcile wrote (`definitionFingerprint`): a stored definition
+   * that no longer matches it was edited outside the deploy.
+   */
+  fingerprint: string;
+  /** The revision (fingerprint of the whole declared set) of the reconcile that added the schedule. */
+  addedIn: string;
 }
 
 /**

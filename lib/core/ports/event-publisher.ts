@@ -51,6 +51,8 @@ export interface ScheduleEvent {
   nextFireAt: EpochMs | null;
   /** Only on `schedule.removed`. */
   reason?: RemovalReason;
+  /** Only on a change made by the reconcile of schedules declared in code: the deploy that made it. */
+  deployment?: string;
 }
 
 /** Everything Sundial publishes on the event bus. */

@@ -1,5 +1,6 @@
 import type { AdminAction, AdminResults } from '../../core/admin-contract';
 import type { EpochMs } from '../../core/clock';
+import type { CodeManagement } from '../../core/model/schedule';
 import type { ChainStarter } from '../dispatch/chain-start';
 import type { AdminDeps } from './deps';
 
@@ -12,6 +13,11 @@ export interface ActionContext {
   newId: () => string;
   /** Starts the note chains of the schedules the call writes (one per admin API instance). */
   chains: ChainStarter;
+  /**
+   * Set only by the reconcile of schedules declared in code (never by an admin API request): the schedule
+   * it writes is recorded as managed by code, and its events carry the deploy's identity.
+   */
+  management?: CodeManagement;
 }
 
 /** Serves one action: its raw fields in (validated by the handler, which reports every problem), its result out. */

@@ -6,7 +6,7 @@ import {
   isAdminAction,
 } from '../../../core/admin-contract';
 import { ValidationError } from '../../../core/errors';
-import { ChainStarter } from '../../dispatch/chain-start';
+import { adminChainStarter } from '../chains';
 import type { ActionContext, ActionHandler } from '../context';
 import type { AdminDeps } from '../deps';
 import { UnknownActionError } from '../errors';
@@ -72,21 +72,7 @@ export type AdminApi = (request: unknown, meta?: AdminRequestMeta) => Promise<Ad
  */
 export function createAdminApi(deps: AdminDeps): AdminApi {
   const { newId } = deps;
-  const chains = new ChainStarter(
-    {
-      scheduleStore: deps.scheduleStore,
-      jobStore: deps.jobStore,
-      queue: deps.queue,
-      clock: deps.clock,
-      random: deps.random,
-      maxFiresPerPlan: deps.maxFiresPerPlan,
-      sleep: deps.sleep,
-      // A call sends the fires it dispatches at once (the worker waits out the sub-second rest).
-      toleranceMs: 0,
-      phasesUntil: 0,
-    },
-    newId,
-  );
+  const chains = adminChainStarter(deps);
   return async (request, meta) => {
     const requestId = meta?.requestId ?? newId();
     try {

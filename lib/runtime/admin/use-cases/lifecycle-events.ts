@@ -26,14 +26,15 @@ export async function publishAfterWrite(
   await publishBestEffort(publisher, events, logger);
 }
 
-/** A schedule event of this call (at the call's `now`). */
+/** A schedule event of this call (at the call's `now`; a reconcile's carries its deploy's identity). */
 export function scheduleEventNow(
   context: ActionContext,
   type: ScheduleEventType,
   schedule: Schedule,
   reason?: RemovalReason,
 ) {
-  return scheduleEvent(type, schedule, context.now, reason);
+  const event = scheduleEvent(type, schedule, context.now, reason);
+  return context.management ? { ...event, deployment: context.management.deployment } : event;
 }
 
 /** `job.cancelled` for a job `cancel_job` cancelled, when its task publishes that event (`events: 'all'`). */

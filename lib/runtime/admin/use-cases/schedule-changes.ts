@@ -26,6 +26,7 @@ import { type ChainPosition, chainPosition } from './chain-positions';
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { readWithLiveNote } from './live-notes';
+import { checkDefinitionOwner } from './ownership';
 import { continueChain, type DispatchNowOutcome, finishedEvents, validIdParams } from './schedules';
 
 /** Without `expected_version`, an update re-reads and retries this often when someone else changed the schedule. */
@@ -49,6 +50,7 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     const newTask = raw.task === undefined ? undefined : check.task(raw.task);
     // On due notes: its live note's fire times and runs, carried onto the item by the write (ADR 0007).
     const current = parsed ? await readWithLiveNote(context, parsed.id) : undefined;
+    checkDefinitionOwner(context, current);
     if (current && (raw.task !== undefined || raw.payload !== undefined)) {
       const task = raw.task === undefined ? check.task(current.task) : newTask;
       check.payload(task, InputCheck.payloadToCheck(raw.payload, current.payload));
@@ -63,7 +65,10 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     const { params } = check.valid({ params: parsed });
     if (!current) throw new ScheduleNotFoundError(params.id);
 
-    const changes = scheduleChangesOfRequest(params, resolved?.trigger, current);
+    const changes = {
+      ...scheduleChangesOfRequest(params, resolved?.trigger, current),
+      ...(context.management && { managedBy: context.management }),
+    };
     const restart = restartOf(current, changes, context.now);
     const chain =
       restart && !current.paused

@@ -5,12 +5,13 @@ import type { ConflictPolicy, Schedule, ScheduleDefinition } from '../../../core
 import type { ActionContext } from '../context';
 import { chainPosition } from './chain-positions';
 import { readWithLiveNote } from './live-notes';
+import { checkDefinitionOwner } from './ownership';
 
 /**
  * `add_schedule` with `dry_run`, once its fields, task, payload and trigger have passed the checks of a
  * real call: the id is checked against the stored schedules under `conflictPolicy` as the store would
- * (`conflicting_id` for `exception`), and the answer is what the call would answer, with nothing written,
- * dispatched or published. The schedule shown is the one the call would store (a replace starts where
+ * (`conflicting_id` for `exception`), a replace against who manages the stored one, and the answer is
+ * what the call would answer, with nothing written, dispatched or published. The schedule shown is the one the call would store (a replace starts where
  * the replaced one's runs leave it, as `chainPosition` places it; a kept one is the stored one).
  */
 export async function dryRunAddSchedule(
@@ -23,6 +24,7 @@ export async function dryRunAddSchedule(
   if (existing && conflictPolicy === 'do_nothing') {
     return { status: 'kept', dispatched_jobs: 0, schedule: wireSchedule(existing) };
   }
+  checkDefinitionOwner(context, existing);
   const { now } = context;
   const { position, startedRuns } = chainPosition(schedule, now, existing, now);
   const stored: Schedule = {

@@ -14,6 +14,7 @@ import { checkTimeoutOverride } from '../validation/timeout-override';
 import { chainPosition, runsSoFar } from './chain-positions';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { readWithLiveNote, withLiveNote, withLiveNotes } from './live-notes';
+import { checkDefinitionOwner } from './ownership';
 import { dryRunAddSchedule } from './schedule-dry-run';
 
 /** How often a change reads again a schedule that changed between its read and its write. */
@@ -46,11 +47,14 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
     registered: task,
   });
 
-  const schedule = scheduleOfRequest(params, {
-    id: params.id ?? context.newId(),
-    trigger: trigger.trigger,
-    taskMisfireGraceSeconds: registered.definition.misfireGraceSeconds,
-  });
+  const schedule = {
+    ...scheduleOfRequest(params, {
+      id: params.id ?? context.newId(),
+      trigger: trigger.trigger,
+      taskMisfireGraceSeconds: registered.definition.misfireGraceSeconds,
+    }),
+    ...(context.management && { managedBy: context.management }),
+  };
   const conflictPolicy = params.conflict_policy ?? 'exception';
   if (params.dry_run) return dryRunAddSchedule(context, schedule, conflictPolicy);
   const { replaced, added, chain } = await writeSchedule(context, schedule, conflictPolicy);
@@ -96,6 +100,7 @@ async function writeSchedule(
 ) {
   const { scheduleStore } = context.deps;
   const replaced = conflictPolicy === 'replace' ? await readWithLiveNote(context, schedule.id) : undefined;
+  checkDefinitionOwner(context, replaced);
   const { position, startedRuns } = chainPosition(schedule, context.now, replaced, context.now);
   const chain = schedule.paused
     ? undefined
@@ -209,6 +214,7 @@ export const removeSchedule: ActionHandler<'remove_schedule'> = async (raw, cont
   const { params } = validIdParams(raw, context);
   // Read first, for the event: the store's delete answers only whether there was a schedule.
   const before = await readWithLiveNote(context, params.id);
+  checkDefinitionOwner(context, before);
   const removed = await context.deps.scheduleStore.removeSchedule(params.id);
   if (!removed) throw new ScheduleNotFoundError(params.id);
   if (before) {
