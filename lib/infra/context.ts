@@ -28,6 +28,8 @@ export interface SundialContext {
   readonly functionsDir?: string;
   readonly tickReservedConcurrency?: number | null;
   readonly maxReceiveCount?: number;
+  readonly maxScheduleRemovalPercent?: number;
+  readonly keepSchedulesOnDelete?: boolean;
   /** Days; one of CloudWatch Logs' retention values. */
   readonly logRetentionDays?: number;
   readonly logLevel?: SundialLogLevel;
@@ -46,6 +48,7 @@ const NUMBER_KEYS = [
   'defaultResultTtlSeconds',
   'fireLagP99ThresholdMs',
   'maxReceiveCount',
+  'maxScheduleRemovalPercent',
 ] as const;
 const KNOWN_KEYS = new Set<string>([
   ...NUMBER_KEYS,
@@ -58,6 +61,7 @@ const KNOWN_KEYS = new Set<string>([
   'logRetentionDays',
   'logLevel',
   'billing',
+  'keepSchedulesOnDelete',
 ]);
 
 /** Turns the context object into props; unknown keys and wrong types are reported all at once. */
@@ -96,6 +100,7 @@ export function propsFromContext(scope: Construct, context: unknown, projectRoot
     logRetentionDays,
     logLevel,
     billing,
+    keepSchedulesOnDelete,
   } = input;
   if (removalPolicy !== undefined) {
     if (removalPolicy === 'retain') props.removalPolicy = RemovalPolicy.RETAIN;
@@ -113,6 +118,9 @@ export function propsFromContext(scope: Construct, context: unknown, projectRoot
   else if (eventBusName !== undefined) problems.push(`"sundial" context 'eventBusName' must be a string`);
   if (typeof tracing === 'boolean') props.tracing = tracing;
   else if (tracing !== undefined) problems.push(`"sundial" context 'tracing' must be true or false`);
+  if (typeof keepSchedulesOnDelete === 'boolean') props.keepSchedulesOnDelete = keepSchedulesOnDelete;
+  else if (keepSchedulesOnDelete !== undefined)
+    problems.push(`"sundial" context 'keepSchedulesOnDelete' must be true or false`);
   if (typeof functionsDir === 'string') props.functionsDir = `${projectRoot}/${functionsDir}`;
   else if (functionsDir !== undefined) problems.push(`"sundial" context 'functionsDir' must be a string`);
   if (tickReservedConcurrency === null || typeof tickReservedConcurrency === 'number') {

@@ -12,6 +12,8 @@ export const RUNTIME_MODULES = {
   registry: { file: 'lib/runtime/tasks/registry.ts', name: 'staticTaskRegistry' },
   worker: { file: 'lib/runtime/lambda/worker.ts', name: 'createWorkerLambdaHandler' },
   admin: { file: 'lib/runtime/lambda/admin.ts', name: 'createAdminLambdaHandler' },
+  /** The reconcile of schedules declared in code, behind the stack's custom resource. */
+  schedules: { file: 'lib/runtime/lambda/code-schedules.ts', name: 'createCodeSchedulesLambdaHandler' },
   /** The tick needs no task registry: its entry point is a plain module. */
   tick: { file: 'lib/runtime/lambda/tick.ts', name: 'handler' },
   /** Nor does the dispatcher (ADR 0006). */
@@ -21,7 +23,7 @@ export const RUNTIME_MODULES = {
 /** Generated entries go here (ignored by git, inside the project so esbuild's project root covers them). */
 export const ENTRIES_DIR = '.cache/sundial-entries';
 
-export type RegistryLambda = 'worker' | 'admin';
+export type RegistryLambda = 'worker' | 'admin' | 'schedules';
 
 /**
  * The source of a Lambda entry that imports every task module and builds the handler with a static

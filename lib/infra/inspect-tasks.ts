@@ -1,9 +1,10 @@
 /**
  * Run by `inspectTaskTimeouts` in a child process (`node --import tsx inspect-tasks.ts <files…>`):
  * imports each task module and prints, as the last line of stdout, a JSON object mapping each file to
- * its `timeoutSeconds` (and its `maxRunningJobs` and `rateLimit`, for the tick) or to the reason it is
- * not a task. Imports nothing of the project: it reads the `defineTask(...)` result's public shape
- * (`kind: 'sundial-task'`, `timeoutSeconds`, `maxRunningJobs`, `rateLimit`).
+ * its `timeoutSeconds` (and its `maxRunningJobs` and `rateLimit`, for the tick, and whether it declares
+ * schedules) or to the reason it is not a task. Imports nothing of the project: it reads the
+ * `defineTask(...)` result's public shape (`kind: 'sundial-task'`, `timeoutSeconds`, `maxRunningJobs`,
+ * `rateLimit`, `schedules`).
  */
 import { pathToFileURL } from 'node:url';
 
@@ -11,6 +12,7 @@ interface Inspected {
   timeoutSeconds?: number;
   maxRunningJobs?: unknown;
   rateLimit?: unknown;
+  declaresSchedules?: boolean;
   error?: string;
 }
 
@@ -38,6 +40,7 @@ function describe(exported: unknown): Inspected {
     timeoutSeconds?: unknown;
     maxRunningJobs?: unknown;
     rateLimit?: unknown;
+    schedules?: unknown;
   };
   if (typeof exported !== 'object' || exported === null || task.kind !== 'sundial-task') {
     return { error: 'the default export is not a defineTask(...) result' };
@@ -53,5 +56,6 @@ function describe(exported: unknown): Inspected {
     timeoutSeconds: task.timeoutSeconds,
     maxRunningJobs: task.maxRunningJobs ?? null,
     rateLimit: task.rateLimit ?? null,
+    declaresSchedules: !Array.isArray(task.schedules) || task.schedules.length > 0,
   };
 }

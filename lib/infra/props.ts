@@ -3,6 +3,7 @@ import type * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { AppScheduleDeclaration } from '../core/code-schedules/declaration';
 import { LIMITS, type LogLevel } from '../core/limits';
 
 /** Log levels the runtime understands (`SUNDIAL_LOG_LEVEL`). */
@@ -124,6 +125,30 @@ export interface SundialProps {
    * @default `functions/` at the project root
    */
   readonly functionsDir?: string;
+
+  /**
+   * Schedules declared in the CDK app, beside those the tasks declare (`schedules` in `defineTask`);
+   * each names its task. Checked at synth (trigger, time zone, the payload against the task's schema,
+   * unique ids: one bad schedule fails the synth naming it and its field); every `cdk deploy` then
+   * creates, updates and removes the schedules declared in code (docs/code-schedules.md).
+   * @default none
+   */
+  readonly schedules?: readonly AppScheduleDeclaration[];
+
+  /**
+   * A deploy that would remove more than this share of the schedules declared in code, or all of them,
+   * fails and names them (nothing changes). 100 allows any removal. Removing what the previous deploy
+   * added is not counted, so that deploy's rollback goes through.
+   * @default 50
+   */
+  readonly maxScheduleRemovalPercent?: number;
+
+  /**
+   * Deleting the stack keeps the schedules declared in code (in a retained table) rather than removing
+   * them.
+   * @default false
+   */
+  readonly keepSchedulesOnDelete?: boolean;
 
   /**
    * Reserved concurrency of the tick Lambda. Ticks are safe to overlap (schedules are leased), so this

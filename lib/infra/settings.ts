@@ -28,6 +28,8 @@ export interface SundialSettings {
   readonly maxReceiveCount: number;
   readonly logRetention: logs.RetentionDays;
   readonly logLevel: SundialLogLevel;
+  readonly maxScheduleRemovalPercent: number;
+  readonly keepSchedulesOnDelete: boolean;
   /** The jobs queue's visibility timeout: 6 × the worker timeout (AWS's advice for Lambda consumers). */
   readonly queueVisibilityTimeoutSeconds: number;
 }
@@ -151,6 +153,14 @@ export function resolveSettings(
     ),
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
     logLevel,
+    maxScheduleRemovalPercent: check.integer(
+      'maxScheduleRemovalPercent',
+      props.maxScheduleRemovalPercent,
+      50,
+      0,
+      100,
+    ),
+    keepSchedulesOnDelete: props.keepSchedulesOnDelete ?? false,
     queueVisibilityTimeoutSeconds: Math.min(LIMITS.maxVisibilityTimeoutSeconds, 6 * workerTimeoutSeconds),
   };
   if (problems.length > 0) throw new SundialPropsError(problems);

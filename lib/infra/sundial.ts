@@ -10,6 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DISPATCH } from '../core/limits';
 import { type SundialAlarmSet, SundialAlarms } from './alarms';
+import { checkDeclaredSchedules } from './code-schedules';
 import { createDashboard } from './dashboard';
 import { RUNTIME_MODULES, writeEntry } from './entries';
 import { failureDestinationsEnvironment, grantFailureDestinations } from './failure-destinations';
@@ -89,9 +90,19 @@ export class Sundial extends Construct {
     const functionsDir = resolve(props.functionsDir ?? join(PROJECT_ROOT, 'functions'));
     const discovery = discoverTasks(functionsDir, PROJECT_ROOT);
     const inspection = inspectTaskTimeouts(discovery.tasks, PROJECT_ROOT);
+    const readable = discovery.problems.length === 0 && inspection.problems.length === 0;
+    const declared = readable
+      ? checkDeclaredSchedules(
+          functionsDir,
+          props.schedules ?? [],
+          inspection.declaresSchedules,
+          PROJECT_ROOT,
+        )
+      : { schedules: [], problems: [] };
     const settings = resolveSettings(props, inspection.timeouts, [
       ...discovery.problems,
       ...inspection.problems,
+      ...declared.problems,
     ]);
     this.settings = settings;
     this.tasks = discovery.tasks;

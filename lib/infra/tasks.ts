@@ -62,6 +62,8 @@ export interface TaskInspection {
   readonly timeouts: readonly TaskTimeout[];
   /** The tasks with a `maxRunningJobs` or a `rateLimit`, by id (the tick's `SUNDIAL_TASK_LIMITS`). */
   readonly limits: Readonly<Record<string, { maxRunningJobs: unknown; rateLimit: unknown }>>;
+  /** Whether a task declares schedules in code (`schedules` in `defineTask`). */
+  readonly declaresSchedules: boolean;
   readonly problems: readonly string[];
 }
 
@@ -69,6 +71,7 @@ interface InspectedModule {
   timeoutSeconds?: number;
   maxRunningJobs?: unknown;
   rateLimit?: unknown;
+  declaresSchedules?: boolean;
   error?: string;
 }
 
@@ -80,26 +83,22 @@ interface InspectedModule {
  * (a constant, an import, an expression), the same way the worker will.
  */
 export function inspectTaskTimeouts(tasks: readonly TaskFile[], projectRoot: string): TaskInspection {
-  if (tasks.length === 0) return { timeouts: [], limits: {}, problems: [] };
+  if (tasks.length === 0) return { timeouts: [], limits: {}, declaresSchedules: false, problems: [] };
   const script = join(import.meta.dirname, 'inspect-tasks.ts');
-  let output: string;
-  try {
-    output = execFileSync(process.execPath, ['--import', 'tsx', script, ...tasks.map((task) => task.path)], {
-      cwd: projectRoot,
-      encoding: 'utf8',
-      timeout: 60_000,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SUNDIAL_TASK_INSPECTION: '1' },
-    });
-  } catch (error) {
-    const detail = (error as { stderr?: string }).stderr?.trim() || String(error);
+  const ran = runTaskScript(
+    script,
+    tasks.map((task) => task.path),
+    projectRoot,
+  );
+  if ('error' in ran) {
     return {
       timeouts: [],
       limits: {},
-      problems: [`could not read the task modules in a child process: ${detail}`],
+      declaresSchedules: false,
+      problems: [`could not read the task modules in a child process: ${ran.error}`],
     };
   }
-  const inspected = JSON.parse(lastLine(output)) as Record<string, InspectedModule>;
+  const inspected = ran.answer as Record<string, InspectedModule>;
   const timeouts: TaskTimeout[] = [];
   const limits: Record<string, { maxRunningJobs: unknown; rateLimit: unknown }> = {};
   const problems: string[] = [];
@@ -115,11 +114,33 @@ export function inspectTaskTimeouts(tasks: readonly TaskFile[], projectRoot: str
       if (maxRunningJobs !== null || rateLimit !== null) limits[task.id] = { maxRunningJobs, rateLimit };
     }
   }
-  return { timeouts, limits, problems };
+  const declaresSchedules = tasks.some((task) => inspected[task.path]?.declaresSchedules === true);
+  return { timeouts, limits, declaresSchedules, problems };
 }
 
-/** The inspector prints one JSON line last; task modules may log before it. */
-function lastLine(output: string): string {
-  const lines = output.trim().split('\n');
-  return lines[lines.length - 1] ?? '{}';
+/**
+ * Runs `script` over the task modules in a child Node process (through tsx), so user code never runs
+ * inside the CDK app, and returns the JSON of its last line of stdout (task modules may log before
+ * it), or what went wrong. The child sees `SUNDIAL_TASK_INSPECTION=1`.
+ */
+export function runTaskScript(
+  script: string,
+  args: readonly string[],
+  projectRoot: string,
+  input = '',
+): { answer: unknown } | { error: string } {
+  try {
+    const output = execFileSync(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      timeout: 60_000,
+      input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, SUNDIAL_TASK_INSPECTION: '1' },
+    });
+    const lines = output.trim().split('\n');
+    return { answer: JSON.parse(lines[lines.length - 1] ?? '{}') as unknown };
+  } catch (error) {
+    return { error: (error as { stderr?: string }).stderr?.trim() || String(error) };
+  }
 }

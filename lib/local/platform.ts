@@ -5,11 +5,11 @@ import { queueClient } from '../adapters/sqs/client';
 import { LOCAL_ADMIN_FUNCTION, LOCAL_ADMIN_PORT } from '../core/admin-contract/endpoint';
 import { sleep } from '../core/clock';
 import { defaultWorkerTimeoutSeconds } from '../core/limits';
+import { loadTasks } from '../runtime/code-schedules/load-tasks';
 import type { RuntimeDeps } from '../runtime/dependencies';
 import { type AdminHandler, createAdminHandler } from '../runtime/handlers/admin';
 import { createTickHandler, type TickHandler } from '../runtime/handlers/tick';
 import { taskLimitsOf } from '../runtime/task-limits';
-import { loadTaskRegistryFromDirectory } from '../runtime/tasks/load-directory';
 import type { TaskRegistry } from '../runtime/tasks/registry';
 import { lockDataDir } from './data-dir-lock';
 import { describeEvent } from './describe-event';
@@ -99,7 +99,7 @@ export interface LocalPlatform {
 export async function startLocalPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const functionsDir = resolve(options.functionsDir ?? 'functions');
-  let registry = await loadTaskRegistryFromDirectory(functionsDir);
+  let { registry } = await loadTasks(functionsDir);
   const stack: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stack.splice(0).reverse()) {
@@ -180,7 +180,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const watcher = watchTasks(
       functionsDir,
       (reloaded) => {
-        registry = reloaded;
+        registry = reloaded.registry;
         deps.config = { ...deps.config, taskLimits: taskLimitsOf(registry) };
         admin = createAdminHandler(getDeps, registry);
         // New worker sandboxes load the tasks again, as a deployment's do

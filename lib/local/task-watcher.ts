@@ -1,20 +1,20 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { loadTaskRegistryFromDirectory } from '../runtime/tasks/load-directory';
-import type { TaskRegistry } from '../runtime/tasks/registry';
+import { type LoadedTasks, loadTasks } from '../runtime/code-schedules/load-tasks';
 
 /**
- * Watches `functions/` and reloads the task registry when a module is added, edited or removed.
- * A reload that fails (a broken module) is reported and the previous registry stays in use.
+ * Watches `functions/` and reloads the tasks (and the schedules they declare) when a module is added,
+ * edited or removed. A reload that fails (a broken module, a bad schedule) is reported and the previous
+ * tasks stay in use.
  */
 export function watchTasks(
   dir: string,
-  onReload: (registry: TaskRegistry) => void,
+  onReload: (loaded: LoadedTasks) => void,
   onError: (error: unknown) => void,
 ): { close(): void } {
   let timer: NodeJS.Timeout | undefined;
   let watcher: FSWatcher | undefined;
   const reload = () => {
-    loadTaskRegistryFromDirectory(dir, { reloadKey: String(Date.now()) }).then(onReload, onError);
+    loadTasks(dir, { reloadKey: String(Date.now()) }).then(onReload, onError);
   };
   try {
     watcher = watch(dir, () => {

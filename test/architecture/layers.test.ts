@@ -10,7 +10,7 @@ const allowed: Record<string, readonly string[]> = {
   core: [],
   adapters: ['core'],
   runtime: ['core', 'adapters'],
-  infra: ['adapters/dynamodb/table-design', 'core/limits'],
+  infra: ['adapters/dynamodb/table-design', 'core/limits', 'core/code-schedules/declaration'],
   local: ['runtime', 'core', 'adapters', 'dashboard'],
   cli: ['core', 'adapters', 'dashboard'],
   dashboard: ['core'],
@@ -80,7 +80,7 @@ describe('layering (one-way imports)', () => {
 
     expect(layerViolations(libRoot)).toEqual([
       "lib/core/clock.ts imports '../runtime/handlers/tick' (runtime); core may import nothing of the project",
-      "lib/infra/stack.ts imports '../adapters/dynamodb/store' (adapters); infra may import adapters/dynamodb/table-design, core/limits",
+      "lib/infra/stack.ts imports '../adapters/dynamodb/store' (adapters); infra may import adapters/dynamodb/table-design, core/limits, core/code-schedules/declaration",
     ]);
   });
 });

@@ -28,6 +28,8 @@ describe('resolveSettings', () => {
       maxReceiveCount: 500,
       logRetention: logs.RetentionDays.ONE_MONTH,
       logLevel: 'info',
+      maxScheduleRemovalPercent: 50,
+      keepSchedulesOnDelete: false,
       queueVisibilityTimeoutSeconds: 540,
     });
   });
@@ -164,7 +166,7 @@ describe('Sundial prop validation at synth', () => {
         expect.stringMatching(
           /^test\/infra\/fixtures\/bad-functions\/Send_Report\.ts: task id 'Send_Report' must be kebab-case/,
         ),
-        "test/infra/fixtures/bad-functions/misspelt-option.ts: unknown option 'maxRuningJobs': did you mean 'maxRunningJobs'? (defineTask knows handler, payloadSchema, maxRunningJobs, rateLimit, misfireGraceSeconds, timeoutSeconds, retry, resultTtlSeconds, events)",
+        "test/infra/fixtures/bad-functions/misspelt-option.ts: unknown option 'maxRuningJobs': did you mean 'maxRunningJobs'? (defineTask knows handler, payloadSchema, maxRunningJobs, rateLimit, misfireGraceSeconds, timeoutSeconds, retry, resultTtlSeconds, events, schedules)",
         'test/infra/fixtures/bad-functions/no-default.ts: has no default export; export default defineTask({ ... })',
         'test/infra/fixtures/bad-functions/throws-on-import.ts: failed to import: SECRET_NAME is not set',
         expect.stringMatching(/^task 'too-slow' has timeoutSeconds 890, but the longest Lambda timeout/),

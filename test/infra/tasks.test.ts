@@ -75,7 +75,7 @@ describe('inspectTaskTimeouts', () => {
         'quick-task': { maxRunningJobs: 2, rateLimit: null },
       });
       expect(inspection.problems).toEqual([
-        "test/infra/fixtures/bad-functions/misspelt-option.ts: unknown option 'maxRuningJobs': did you mean 'maxRunningJobs'? (defineTask knows handler, payloadSchema, maxRunningJobs, rateLimit, misfireGraceSeconds, timeoutSeconds, retry, resultTtlSeconds, events)",
+        "test/infra/fixtures/bad-functions/misspelt-option.ts: unknown option 'maxRuningJobs': did you mean 'maxRunningJobs'? (defineTask knows handler, payloadSchema, maxRunningJobs, rateLimit, misfireGraceSeconds, timeoutSeconds, retry, resultTtlSeconds, events, schedules)",
         'test/infra/fixtures/bad-functions/no-default.ts: has no default export; export default defineTask({ ... })',
         'test/infra/fixtures/bad-functions/throws-on-import.ts: failed to import: SECRET_NAME is not set',
       ]);
@@ -84,7 +84,12 @@ describe('inspectTaskTimeouts', () => {
   );
 
   it('starts no process when there are no tasks', () => {
-    expect(inspectTaskTimeouts([], PROJECT_ROOT)).toEqual({ timeouts: [], limits: {}, problems: [] });
+    expect(inspectTaskTimeouts([], PROJECT_ROOT)).toEqual({
+      timeouts: [],
+      limits: {},
+      declaresSchedules: false,
+      problems: [],
+    });
   });
 });
 

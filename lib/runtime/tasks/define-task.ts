@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { ScheduleDeclaration } from '../../core/code-schedules/declaration';
 import type { JsonValue } from '../../core/json';
 import { LIMITS } from '../../core/limits';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '../../core/model/rate-limit';
@@ -76,8 +77,11 @@ export type TaskHandler<Payload, Result extends TaskResult> = (
   context: JobContext,
 ) => Promise<Result> | Result;
 
-/** A task's options, as written in its module. Every field but `handler` is optional. */
-export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = TaskResult> {
+/**
+ * A task's options, as written in its module. Every field but `handler` is optional. `Input` is what
+ * callers send (the `payloadSchema`'s input), `Payload` what the handler gets (its output).
+ */
+export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = TaskResult, Input = Payload> {
   handler: TaskHandler<Payload, Result>;
   /** At most this many jobs of the task run at once, across all workers. @default unlimited */
   maxRunningJobs?: number;
@@ -102,11 +106,22 @@ export interface TaskOptions<Payload = JsonValue, Result extends TaskResult = Ta
   /** @default 'failures' */
   events?: EventsPolicy;
   /** Validates payloads when schedules and jobs are added (any Standard Schema: zod, valibot, arktype…). */
-  payloadSchema?: StandardSchemaV1<unknown, Payload>;
+  payloadSchema?: StandardSchemaV1<Input, Payload>;
+  /**
+   * Schedules of this task declared in code: `cdk deploy` and `npm start` create, update and remove
+   * them (docs/code-schedules.md). Each payload is typed, and checked, by `payloadSchema`.
+   *
+   * @example
+   * schedules: [{ id: 'ops-weekday-report', trigger: '0 9 * * MON-FRI', timezone: 'Europe/Berlin', payload: { team: 'ops' } }]
+   */
+  schedules?: readonly ScheduleDeclaration<NoInfer<Input>>[];
 }
 
-/** A task definition with every default filled in. */
-export interface TaskDefinition {
+/**
+ * A task definition with every default filled in. `Input` and `Result` are only types (what callers
+ * send and what the handler returns), read by the typed client.
+ */
+export interface TaskDefinition<Input = unknown, Result = TaskResult> {
   handler: TaskHandler<unknown, TaskResult>;
   maxRunningJobs: number | null;
   rateLimit: RateLimit | null;
@@ -117,7 +132,11 @@ export interface TaskDefinition {
   resultTtlSeconds: number | null;
   events: EventsPolicy;
   payloadSchema: StandardSchemaV1 | null;
+  /** Its schedules declared in code, as written (checked when the tasks are loaded and at synth). */
+  schedules: readonly ScheduleDeclaration<unknown>[];
   readonly kind: 'sundial-task';
+  /** Types only, never set. */
+  readonly '~types'?: { readonly input: Input; readonly result: Result };
 }
 
 export const TASK_DEFAULTS = {
@@ -163,9 +182,9 @@ export const MAX_TIMEOUT_SECONDS = LIMITS.maxLambdaTimeoutSeconds;
  *   },
  * });
  */
-export function defineTask<Payload = JsonValue, Result extends TaskResult = TaskResult>(
-  options: TaskOptions<Payload, Result>,
-): TaskDefinition {
+export function defineTask<Payload = JsonValue, Result extends TaskResult = TaskResult, Input = Payload>(
+  options: TaskOptions<Payload, Result, Input>,
+): TaskDefinition<Input, Awaited<Result>> {
   refuseUnknownOptions(options);
   return {
     handler: options.handler as TaskDefinition['handler'],
@@ -181,6 +200,7 @@ export function defineTask<Payload = JsonValue, Result extends TaskResult = Task
     resultTtlSeconds: options.resultTtlSeconds ?? null,
     events: options.events ?? TASK_DEFAULTS.events,
     payloadSchema: (options.payloadSchema as StandardSchemaV1 | undefined) ?? null,
+    schedules: options.schedules ?? [],
     kind: 'sundial-task',
   };
 }
@@ -230,6 +250,9 @@ export function taskDefinitionProblems(definition: TaskDefinition): string[] {
     typeof definition.payloadSchema?.['~standard']?.validate !== 'function'
   ) {
     problems.push('payloadSchema must be a Standard Schema (zod, valibot, arktype…)');
+  }
+  if (!Array.isArray(definition.schedules)) {
+    problems.push(`schedules must be an array of schedule declarations, got ${show(definition.schedules)}`);
   }
   return problems;
 }

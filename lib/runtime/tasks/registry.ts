@@ -4,6 +4,8 @@ import { isTaskDefinition, type TaskDefinition, taskDefinitionProblems } from '.
 export interface RegisteredTask {
   id: string;
   definition: TaskDefinition;
+  /** The module it came from, relative to the working directory (`functions/send-report.ts`). */
+  file?: string;
 }
 
 /** The tasks a worker can run. A job's task id is only ever looked up here, never used as a path. */
@@ -55,7 +57,8 @@ export function registryFromEntries(entries: readonly TaskModuleEntry[]): TaskRe
       problems.push(...entryProblems.map((problem) => `${entry.file}: ${problem}`));
       continue;
     }
-    tasks.set(entry.id, { id: entry.id, definition: (entry.module as { default: TaskDefinition }).default });
+    const definition = (entry.module as { default: TaskDefinition }).default;
+    tasks.set(entry.id, { id: entry.id, definition, file: entry.file });
   }
   if (problems.length > 0) throw new TaskRegistryError(problems);
   const sorted = [...tasks.values()].sort((a, b) => a.id.localeCompare(b.id));

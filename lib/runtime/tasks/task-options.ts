@@ -16,6 +16,7 @@ export const TASK_OPTIONS = {
   retry: ['maxAttempts', 'backoffSeconds', 'maxBackoffSeconds'],
   resultTtlSeconds: null,
   events: null,
+  schedules: null,
 } as const satisfies Record<keyof TaskOptions, readonly string[] | null>;
 
 const OPTION_NAMES: readonly string[] = Object.keys(TASK_OPTIONS);

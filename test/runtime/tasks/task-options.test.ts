@@ -7,7 +7,7 @@ import { loadTaskRegistryFromDirectory } from '../../../lib/runtime/tasks/load-d
 import { TASK_OPTIONS, TaskOptionsError } from '../../../lib/runtime/tasks/task-options';
 
 const KNOWN =
-  '(defineTask knows handler, payloadSchema, maxRunningJobs, rateLimit, misfireGraceSeconds, timeoutSeconds, retry, resultTtlSeconds, events)';
+  '(defineTask knows handler, payloadSchema, maxRunningJobs, rateLimit, misfireGraceSeconds, timeoutSeconds, retry, resultTtlSeconds, events, schedules)';
 
 /** The message of the error `defineTask` throws for these options. */
 function refusal(options: Record<string, unknown>): string {
