@@ -5,6 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
+  DUE_CURSOR_PREFIX,
   DUE_NOTES_PREFIX,
   FIRE_JOB_PREFIX,
   GLOBAL_SECONDARY_INDEXES,
@@ -63,7 +64,13 @@ export interface TableAccess {
  *   schedule's fires, `TASKFIRES#`: a task's fire log, `TASK#`: a waiting line's length, `DUENOTES#`: a
  *   schedule's live note, ADR 0007); creates schedules, notes and jobs; deletes schedules (removing a
  *   schedule) and the first note of a chain whose first fires it sent itself.
- * The tick, the worker and the admin API publish events on the bus (`grantPublish`).
+ * - schedules (the reconcile of schedules declared in code, behind the stack's custom resource): the
+ *   admin API's schedule actions only (list, get, add, update, remove, with their chains' first notes and
+ *   the first fires they send): queries `by-kind` and the `DUENOTES#` partitions (live notes); puts
+ *   `SCHEDULE#`, `DUENOTES#` and `TASKFIRES#` items (its chains' notes, the fire log of the fires it
+ *   sends); updates `SCHEDULE#` and `DUECURSOR#` items; deletes `SCHEDULE#` items, the `REMOVED#` record
+ *   a removal takes with it, and the first note of a chain whose first fires it sent itself.
+ * The tick, the worker, the admin API and the reconcile publish events on the bus (`grantPublish`).
  * When a store operation starts using another call, update this table (docs/deploy.md, IAM summary):
  * `test/runtime/table-access.int.test.ts` runs each Lambda's operations under its grants.
  */
@@ -93,6 +100,14 @@ export const TABLE_ACCESS = {
     queryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => index.indexName),
     writes: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     queryKeyPrefixes: [FIRE_JOB_PREFIX, TASK_FIRE_LOG_PREFIX, TASK_PREFIX, DUE_NOTES_PREFIX],
+  },
+  schedules: {
+    queryIndexes: [INDEX_NAMES.byKind],
+    writes: ['dynamodb:UpdateItem'],
+    writeKeyPrefixes: [SCHEDULE_PREFIX, DUE_CURSOR_PREFIX],
+    putKeyPrefixes: [SCHEDULE_PREFIX, TASK_FIRE_LOG_PREFIX, DUE_NOTES_PREFIX],
+    deleteKeyPrefixes: [SCHEDULE_PREFIX, REMOVED_SCHEDULE_PREFIX, DUE_NOTES_PREFIX],
+    queryKeyPrefixes: [DUE_NOTES_PREFIX],
   },
 } as const satisfies Record<string, TableAccess>;
 

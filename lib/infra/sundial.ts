@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { Duration } from 'aws-cdk-lib';
+import { type CustomResource, Duration } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -10,7 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DISPATCH } from '../core/limits';
 import { type SundialAlarmSet, SundialAlarms } from './alarms';
-import { checkDeclaredSchedules } from './code-schedules';
+import { checkDeclaredSchedules, codeSchedulesResource } from './code-schedules';
 import { createDashboard } from './dashboard';
 import { RUNTIME_MODULES, writeEntry } from './entries';
 import { failureDestinationsEnvironment, grantFailureDestinations } from './failure-destinations';
@@ -38,6 +38,8 @@ export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
 const TICK_TIMEOUT_SECONDS = 60;
 /** The admin API adds up to 1,000 jobs in one call. */
 const ADMIN_TIMEOUT_SECONDS = 60;
+/** The reconcile of schedules declared in code writes one schedule at a time: thousands take minutes. */
+const SCHEDULES_TIMEOUT_SECONDS = 600;
 
 /**
  * Sundial: scheduled jobs on DynamoDB, SQS, EventBridge and Lambda (the README's architecture).
@@ -76,6 +78,10 @@ export class Sundial extends Construct {
   readonly workerFunction: lambda.IFunction;
   /** The admin API: invoke it with IAM (`lambda:InvokeFunction`); it has no URL. */
   readonly adminFunction: lambda.IFunction;
+  /** Reconciles the schedules declared in code at each deploy (the custom resource's handler). */
+  readonly schedulesFunction: lambda.IFunction;
+  /** `Custom::SundialSchedules`: its properties are the schedules declared in code. */
+  readonly codeSchedules: CustomResource;
   /** Jobs by outcome, fire lag, running jobs per task, queue depth and age, Lambda health, alarms. */
   readonly dashboard: cloudwatch.Dashboard;
   /** Every alarm, by what it watches. */
@@ -180,18 +186,31 @@ export class Sundial extends Construct {
       memorySize: 512,
       environment,
     });
+    const schedules = new SundialFunction(this, 'Schedules', {
+      ...common,
+      entry: writeEntry('schedules', discovery.tasks, PROJECT_ROOT),
+      description: 'Sundial schedules declared in code: reconciled at each deploy (custom resource)',
+      timeout: Duration.seconds(SCHEDULES_TIMEOUT_SECONDS),
+      memorySize: 512,
+      environment,
+    });
     this.tickFunction = tick.function;
     this.workerFunction = worker.function;
     this.adminFunction = admin.function;
+    this.schedulesFunction = schedules.function;
 
     grantTableAccess(tick, tick.role, this.table, TABLE_ACCESS.tick);
     grantTableAccess(worker, worker.role, this.table, TABLE_ACCESS.worker);
     grantTableAccess(admin, admin.role, this.table, TABLE_ACCESS.admin);
+    grantTableAccess(schedules, schedules.role, this.table, TABLE_ACCESS.schedules);
     grantSend(tick.role, this.queue, this.criticalQueue);
     grantSend(admin.role, this.queue, this.criticalQueue);
+    // A new schedule's first fires inside the lookahead window are sent by the reconcile itself.
+    grantSend(schedules.role, this.queue, this.criticalQueue);
     grantWorkerQueue(worker.role, [this.queue, this.criticalQueue], this.deadLetterQueue);
     // Job events from the worker, schedule events from the admin API and the tick (`schedule.finished`).
-    for (const role of [tick.role, worker.role, admin.role]) grantPublish(role, this.eventBus);
+    for (const role of [tick.role, worker.role, admin.role, schedules.role])
+      grantPublish(role, this.eventBus);
     grantFailureDestinations(worker.role, failureDestinations);
 
     // Two event sources of the one worker: each mapping's maximum concurrency is its own, so critical
@@ -247,8 +266,17 @@ export class Sundial extends Construct {
       alarms: this.alarms,
     });
 
+    // After the function's role and policies: CloudFormation reconciles once it may do what it needs.
+    this.codeSchedules = codeSchedulesResource(this, {
+      handler: schedules.function,
+      schedules: declared.schedules,
+      maxRemovalPercent: settings.maxScheduleRemovalPercent,
+      keepOnDelete: settings.keepSchedulesOnDelete,
+    });
+    this.codeSchedules.node.addDependency(schedules);
+
     acknowledgeFindings({
-      functions: [tick, worker, admin, ...(dispatcher ? [dispatcher] : [])],
+      functions: [tick, worker, admin, schedules, ...(dispatcher ? [dispatcher] : [])],
       tickDeadLetterQueue: this.tickDeadLetterQueue,
       tracing: settings.tracing,
     });

@@ -7,10 +7,11 @@ import { sleep } from '../core/clock';
 import { defaultWorkerTimeoutSeconds } from '../core/limits';
 import { loadTasks } from '../runtime/code-schedules/load-tasks';
 import type { RuntimeDeps } from '../runtime/dependencies';
-import { type AdminHandler, createAdminHandler } from '../runtime/handlers/admin';
+import { type AdminHandler, adminDependencies, createAdminHandler } from '../runtime/handlers/admin';
 import { createTickHandler, type TickHandler } from '../runtime/handlers/tick';
 import { taskLimitsOf } from '../runtime/task-limits';
 import type { TaskRegistry } from '../runtime/tasks/registry';
+import { localReconciler } from './code-schedules';
 import { lockDataDir } from './data-dir-lock';
 import { describeEvent } from './describe-event';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local';
@@ -99,7 +100,7 @@ export interface LocalPlatform {
 export async function startLocalPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const functionsDir = resolve(options.functionsDir ?? 'functions');
-  let { registry } = await loadTasks(functionsDir);
+  let { registry, schedules } = await loadTasks(functionsDir);
   const stack: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stack.splice(0).reverse()) {
@@ -176,6 +177,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     stack.push(() => sandboxes.stop());
     const workerTimeoutMs = () =>
       (options.workerTimeoutSeconds ?? defaultWorkerTimeoutSeconds(longestTimeoutSeconds(registry))) * 1000;
+    const reconcile = localReconciler(() => adminDependencies(deps, registry), log);
+    await reconcile(schedules);
 
     const watcher = watchTasks(
       functionsDir,
@@ -186,6 +189,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         // New worker sandboxes load the tasks again, as a deployment's do
         sandboxes.renew();
         log(`tasks reloaded: ${registry.ids().join(', ') || '(none)'}`);
+        void reconcile(reloaded.schedules);
       },
       (error) => log(`tasks not reloaded (the previous ones stay in use): ${errorText(error)}`),
     );

@@ -200,6 +200,7 @@ export function scheduleContract(fixture: () => StoreFixture): void {
       deployment: 'deploy-1',
       fingerprint: 'f1',
       addedIn: 'r1',
+      addedOver: '',
     };
     await addActive(store, 'code', { schedule: { managedBy: byCode } });
     await addActive(store, 'api');

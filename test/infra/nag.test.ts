@@ -60,6 +60,7 @@ describe('cdk-nag AwsSolutions', () => {
       ...perFunction('Dispatcher'),
       ...perFunction('Worker'),
       ...perFunction('Admin'),
+      ...perFunction('Schedules'),
     });
   });
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  DUE_CURSOR_PREFIX,
   DUE_NOTES_PREFIX,
   FIRE_JOB_PREFIX,
   GLOBAL_SECONDARY_INDEXES,
@@ -33,7 +34,7 @@ beforeAll(() => {
   };
 }, SYNTH_TIMEOUT_MS);
 
-function statementsOf(fn: 'Tick' | 'Worker' | 'Admin'): Statement[] {
+function statementsOf(fn: 'Tick' | 'Worker' | 'Admin' | 'Schedules'): Statement[] {
   return roleStatements(synth.template, fn);
 }
 
@@ -71,7 +72,7 @@ function sorted(values: unknown[]): unknown[] {
 
 describe('every role', () => {
   it('has no dynamodb:* nor any wildcard DynamoDB action, and never "*" as a DynamoDB resource', () => {
-    for (const fn of ['Tick', 'Worker', 'Admin'] as const) {
+    for (const fn of ['Tick', 'Worker', 'Admin', 'Schedules'] as const) {
       const dynamo = statementsOf(fn).filter((statement) =>
         statement.actions.some((action) => action.startsWith('dynamodb:')),
       );
@@ -85,7 +86,7 @@ describe('every role', () => {
   });
 
   it('uses "*" only for the X-Ray actions, which have no resource-level permissions', () => {
-    for (const fn of ['Tick', 'Worker', 'Admin'] as const) {
+    for (const fn of ['Tick', 'Worker', 'Admin', 'Schedules'] as const) {
       const wildcard = statementsOf(fn).filter((statement) => statement.resources.includes('*'));
       expect(allActions(wildcard).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
@@ -95,7 +96,7 @@ describe('every role', () => {
     for (const role of Object.values(resourcesOf(synth.template, 'AWS::IAM::Role'))) {
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     }
-    for (const fn of ['Tick', 'Worker', 'Admin'] as const) {
+    for (const fn of ['Tick', 'Worker', 'Admin', 'Schedules'] as const) {
       const logs = logicalId(synth.template, 'AWS::Logs::LogGroup', `Sundial${fn}Logs`);
       expect(resourcesFor(statementsOf(fn), 'logs:PutLogEvents')).toEqual([{ 'Fn::GetAtt': [logs, 'Arn'] }]);
     }
@@ -175,7 +176,7 @@ describe('worker', () => {
   });
 
   it('publishes events to the bus, and only there (the tick and the admin API too: schedule events)', () => {
-    for (const name of ['Worker', 'Tick', 'Admin'] as const) {
+    for (const name of ['Worker', 'Tick', 'Admin', 'Schedules'] as const) {
       expect(resourcesFor(statementsOf(name), 'events:PutEvents'), name).toEqual([
         { 'Fn::GetAtt': [ids.bus, 'Arn'] },
       ]);
@@ -216,5 +217,36 @@ describe('admin', () => {
     expect(actions).not.toContain('sqs:ReceiveMessage');
     expect(actions).not.toContain('sqs:DeleteMessage');
     expect(actions).not.toContain('sqs:ChangeMessageVisibility');
+  });
+});
+
+describe('schedules (the reconcile of schedules declared in code)', () => {
+  it('writes only schedule items, their chains’ notes and cursors, fire logs and removal records, and queries by-kind and due notes (dynamodb:LeadingKeys)', () => {
+    const statements = statementsOf('Schedules');
+
+    expect(partitionsFor(statements, 'dynamodb:UpdateItem')).toEqual([
+      [`${SCHEDULE_PREFIX}*`, `${DUE_CURSOR_PREFIX}*`],
+    ]);
+    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([
+      [`${SCHEDULE_PREFIX}*`, `${TASK_FIRE_LOG_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
+    ]);
+    expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([
+      [`${SCHEDULE_PREFIX}*`, `${REMOVED_SCHEDULE_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
+    ]);
+    expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([[`${DUE_NOTES_PREFIX}*`]]);
+    expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
+      sorted([tableArn(), indexArn(INDEX_NAMES.byKind)]),
+    );
+  });
+
+  it('sends a new schedule’s first fires to the job queues, and consumes nothing', () => {
+    const statements = statementsOf('Schedules');
+
+    expect(resourcesFor(statements, 'sqs:SendMessage')).toEqual(
+      sorted([queueArn(ids.queue), queueArn(ids.critical)]),
+    );
+    expect(
+      allActions(statements).filter((action) => /^(sqs:Receive|sqs:Delete|lambda:)/.test(action)),
+    ).toEqual([]);
   });
 });

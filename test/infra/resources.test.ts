@@ -205,7 +205,7 @@ describe('worker', () => {
 describe('functions', () => {
   it('run Node 22 on arm64 with tracing, their own log group and the runtime configuration', () => {
     const functions = resourcesOf(synth.template, 'AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(4); // tick, dispatcher, worker, admin
+    expect(Object.keys(functions)).toHaveLength(5); // tick, dispatcher, worker, admin, schedules
     const table = logicalId(synth.template, 'AWS::DynamoDB::Table', 'SundialTable');
     const queue = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesJobsQueue');
     const critical = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesCriticalJobsQueue');
@@ -275,7 +275,9 @@ describe('functions', () => {
   it('keep logs a month in one explicit log group each', () => {
     const groups = resourcesOf(synth.template, 'AWS::Logs::LogGroup');
 
-    expect(Object.values(groups).map((group) => group.Properties.RetentionInDays)).toEqual([30, 30, 30, 30]);
+    expect(Object.values(groups).map((group) => group.Properties.RetentionInDays)).toEqual([
+      30, 30, 30, 30, 30,
+    ]);
   });
 
   it('expose no function URL: the admin API is invoked with IAM only', () => {

@@ -59,6 +59,7 @@ describe('resolveSettings', () => {
           fireLagP99ThresholdMs: -1,
           removalPolicy: RemovalPolicy.SNAPSHOT,
           logLevel: 'verbose' as never,
+          maxScheduleRemovalPercent: 101,
         },
         [],
       ),
@@ -78,6 +79,7 @@ describe('resolveSettings', () => {
       'workerMemorySize must be an integer from 128 to 10240, got 64',
       'fireLagP99ThresholdMs must be an integer from 1 to 3600000, got -1',
       expect.stringMatching(/^maxReceiveCount must be an integer from 10 to 1000, got 5/),
+      'maxScheduleRemovalPercent must be an integer from 0 to 100, got 101',
     ]);
   });
 

@@ -70,8 +70,9 @@ export const defaultStack = once((): Synthesized => {
 /**
  * A Sundial in a plain stack with every optional setting away from its default: removal policy
  * DESTROY, worker batch 5 and concurrency 50, no reserved tick
- * concurrency, no tracing, a shared bus, an alarm topic, a 3 s fire-lag threshold, and provisioned
- * capacity (reads 5–50, writes 10–200, 60 % target).
+ * concurrency, no tracing, a shared bus, an alarm topic, a 3 s fire-lag threshold, any removal of
+ * schedules declared in code, kept on deletion, and provisioned capacity (reads 5–50, writes 10–200,
+ * 60 % target).
  */
 export const customizedStack = once((): Synthesized => {
   const app = testApp();
@@ -87,6 +88,8 @@ export const customizedStack = once((): Synthesized => {
     eventBus: events.EventBus.fromEventBusName(stack, 'SharedBus', 'shared-bus'),
     alarmTopic: new sns.Topic(stack, 'Alerts', { enforceSSL: true }),
     fireLagP99ThresholdMs: 3000,
+    maxScheduleRemovalPercent: 100,
+    keepSchedulesOnDelete: true,
     billing: {
       mode: 'provisioned',
       readCapacity: { min: 5, max: 50 },
@@ -122,10 +125,10 @@ export interface Statement {
 const asArray = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
 
-/** Every Allow statement of every policy attached to the role of a Sundial function (`Tick`, `Worker`, `Admin`). */
+/** Every Allow statement of every policy attached to the role of a Sundial function (`Tick`, `Worker`, `Admin`, …). */
 export function roleStatements(
   template: Template,
-  fn: 'Tick' | 'Dispatcher' | 'Worker' | 'Admin',
+  fn: 'Tick' | 'Dispatcher' | 'Worker' | 'Admin' | 'Schedules',
 ): Statement[] {
   const role = logicalId(template, 'AWS::IAM::Role', `Sundial${fn}Role`);
   return Object.values(resourcesOf(template, 'AWS::IAM::Policy'))

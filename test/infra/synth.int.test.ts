@@ -62,13 +62,13 @@ describe('cdk synth (offline, pinned CLI, real bundles)', () => {
     expect(stdout.trim()).toMatch(/^2\.1148\.1 /);
   });
 
-  it('passes cdk-nag and writes the stack with its four functions and outputs', () => {
+  it('passes cdk-nag and writes the stack with its five functions and outputs', () => {
     const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
       pluginReports: unknown[];
     };
 
     expect(report.pluginReports).toEqual([]);
-    expect(functions()).toHaveLength(4);
+    expect(functions()).toHaveLength(5);
     expect(Object.keys(template.Outputs).sort()).toEqual([
       'AdminFunctionName',
       'DashboardName',
@@ -99,15 +99,15 @@ describe('cdk synth (offline, pinned CLI, real bundles)', () => {
     }
   });
 
-  it('registers every task of functions/ in the worker and admin bundles', () => {
+  it('registers every task of functions/ in the worker, admin and schedules bundles', () => {
     const tasks = readdirSync(join(PROJECT_ROOT, 'functions'))
       .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.includes('.test.'))
       .map((name) => name.replace(/\.ts$/, ''));
     const withRegistry = functions().filter(([, resource]) =>
-      /worker|admin/i.test(String(resource.Properties.Description)),
+      /worker|admin|declared in code/i.test(String(resource.Properties.Description)),
     );
 
-    expect(withRegistry).toHaveLength(2);
+    expect(withRegistry).toHaveLength(3);
     for (const [, resource] of withRegistry) {
       const dir = assetDir(resource);
       const bundle = readFileSync(join(dir, 'index.mjs'), 'utf8');
@@ -141,7 +141,7 @@ describe('cdk synth (offline, pinned CLI, real bundles)', () => {
  * What each bundle may weigh, minified: in all, and outside the AWS SDK (what a bundle held while it
  * left the SDK to the Lambda runtime's copy). docs/benchmarks.md ("Lambda bundles") has the figures.
  */
-const BUDGET = { whole: 950_000, outsideSdk: 400_000 };
+const BUDGET = { whole: 950_000, outsideSdk: 420_000 };
 
 /** Modules a Lambda imports when it first uses them (`import()`), never at its start. */
 const LOADED_WHEN_USED = ['node_modules/@aws-sdk/client-eventbridge/', 'lib/adapters/eventbridge/'];
@@ -162,7 +162,7 @@ function heaviest(modules: ReadonlyMap<string, number>): string {
 }
 
 describe('the bundles cold starts load (esbuild metafiles of the synth)', () => {
-  it('keeps each bundle within its budget: 950 KB minified, 400 KB of it outside the AWS SDK', () => {
+  it('keeps each bundle within its budget: 950 KB minified, 420 KB of it outside the AWS SDK', () => {
     for (const bundle of lambdaBundles(outdir)) {
       const meta = readBundleMeta(bundle.dir);
       const message = `${bundle.name}: ${heaviest(meta.modules)}`;

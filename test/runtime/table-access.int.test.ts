@@ -2,17 +2,33 @@ import { describe, expect, inject, it } from 'vitest';
 import { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import { pollOnce } from '../../lib/adapters/sqs/event-source';
 import { TABLE_ACCESS } from '../../lib/infra/permissions';
+import { declaredSchedules } from '../../lib/runtime/code-schedules/declared-schedules';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { createAdminHandler } from '../../lib/runtime/handlers/admin';
+import { createCodeSchedulesHandler } from '../../lib/runtime/handlers/code-schedules';
 import { createDispatcherHandler } from '../../lib/runtime/handlers/dispatcher';
 import { createTickHandler } from '../../lib/runtime/handlers/tick';
 import { createWorkerHandler } from '../../lib/runtime/handlers/worker';
 import { type DeniedCall, guardedDocumentClient } from '../support/table-access-guard';
-import { taskRegistry, useLocalServices } from './real-runtime';
+import { type RealRuntime, taskRegistry, useLocalServices } from './real-runtime';
 
 const local = useLocalServices();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The runtime's dependencies with a store whose every call is refused, as IAM would, outside `role`'s grants. */
+function guardedDeps(
+  runtime: RealRuntime,
+  role: keyof typeof TABLE_ACCESS,
+  denied: DeniedCall[],
+): RuntimeDeps {
+  const store = new DynamoDbStore({
+    client: guardedDocumentClient(inject('dynamodbEndpoint'), TABLE_ACCESS[role], role, denied),
+    tableName: runtime.deps.config.tableName,
+    shards: runtime.deps.config.shards,
+  });
+  return { ...runtime.deps, scheduleStore: store, jobStore: store };
+}
 
 /**
  * The grants of each Lambda (`TABLE_ACCESS`, lib/infra/permissions.ts) against what its code does: every
@@ -25,15 +41,7 @@ describe("each Lambda's table access covers every call its code makes", () => {
     const sqs = local.sqs();
     const runtime = await local.runtime();
     const denied: DeniedCall[] = [];
-    const endpoint = inject('dynamodbEndpoint');
-    const as = (role: keyof typeof TABLE_ACCESS): RuntimeDeps => {
-      const store = new DynamoDbStore({
-        client: guardedDocumentClient(endpoint, TABLE_ACCESS[role], role, denied),
-        tableName: runtime.deps.config.tableName,
-        shards: runtime.deps.config.shards,
-      });
-      return { ...runtime.deps, scheduleStore: store, jobStore: store };
-    };
+    const as = (role: keyof typeof TABLE_ACCESS) => guardedDeps(runtime, role, denied);
     const ran: string[] = [];
     const registry = taskRegistry({
       plain: { handler: (_payload: unknown, { jobId }: { jobId: string }) => void ran.push(jobId) },
@@ -174,5 +182,60 @@ describe("each Lambda's table access covers every call its code makes", () => {
       { id: 'last', runs: 1, finished: true },
       { id: 'noted', runs: 1, finished: false },
     ]);
+  }, 60_000);
+
+  it('reconciles schedules declared in code within the grants of its own role: create, change, pause kept, delete', async () => {
+    // As deployed: the change reads the live note of a schedule its chain moved on
+    const runtime = await local.runtime();
+    const denied: DeniedCall[] = [];
+    const guarded = (role: keyof typeof TABLE_ACCESS) => guardedDeps(runtime, role, denied);
+    const registry = taskRegistry({ plain: { handler: () => undefined } });
+    const responses: string[] = [];
+    const reconcile = createCodeSchedulesHandler(() => guarded('schedules'), registry, {
+      respond: async (_url, response) => void responses.push(`${response.Status} ${response.Reason}`),
+    });
+    const tick = createTickHandler(() => guarded('tick'));
+    const admin = createAdminHandler(() => guarded('admin'), registry);
+    const declare = (every: number) =>
+      declaredSchedules(registry, [
+        { id: 'every', task: 'plain', trigger: { type: 'interval', seconds: every } },
+        { id: 'daily', task: 'plain', trigger: '0 9 * * *', timezone: 'Europe/Berlin' },
+      ]);
+    const request = (type: 'Create' | 'Update' | 'Delete', every: number, old?: number) =>
+      ({
+        RequestType: type,
+        ServiceToken: 'arn:aws:lambda:us-east-1:123456789012:function:schedules',
+        ResponseURL: 'http://127.0.0.1:9/response',
+        StackId: 'arn:aws:cloudformation:us-east-1:123456789012:stack/Shop/1',
+        RequestId: `${type}-${every}`,
+        LogicalResourceId: 'SundialCodeSchedules',
+        ResourceType: 'Custom::SundialSchedules',
+        ...(type !== 'Create' && { PhysicalResourceId: 'sundial-code-schedules' }),
+        ResourceProperties: {
+          ServiceToken: 'arn:aws:lambda:us-east-1:123456789012:function:schedules',
+          Schedules: JSON.stringify(declare(every)),
+          MaxRemovalPercent: '50',
+          OnDelete: 'remove',
+        },
+        ...(old !== undefined && {
+          OldResourceProperties: { Schedules: JSON.stringify(declare(old)), MaxRemovalPercent: '50' },
+        }),
+      }) as unknown as Parameters<typeof reconcile>[0];
+
+    await reconcile(request('Create', 1));
+    for (let round = 0; round < 3; round++) {
+      await tick();
+      await sleep(300);
+    }
+    await admin({ action: 'pause_schedule', id: 'daily' });
+    await reconcile(request('Update', 2, 1));
+    await reconcile(request('Delete', 2));
+
+    expect(denied).toEqual([]);
+    expect(responses.map((response) => response.split(' ')[0])).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
+    expect((await admin({ action: 'list_schedules' })) as unknown).toMatchObject({
+      ok: true,
+      result: { schedules: [] },
+    });
   }, 60_000);
 });

@@ -197,6 +197,7 @@ export interface WireManagement {
   deployment: string;
   fingerprint: string;
   added_in: string;
+  added_over: string;
 }
 
 /** A schedule as the admin API answers it (its overrides are null where the task's setting applies). */
@@ -273,6 +274,7 @@ function wireManagement(management: CodeManagement): WireManagement {
     deployment: management.deployment,
     fingerprint: management.fingerprint,
     added_in: management.addedIn,
+    added_over: management.addedOver,
   };
 }
 

@@ -55,8 +55,10 @@ export interface CodeManagement {
    * that no longer matches it was edited outside the deploy.
    */
   fingerprint: string;
-  /** The revision (fingerprint of the whole declared set) of the reconcile that added the schedule. */
+  /** The revision (fingerprint of the whole declared set) of the deploy that added the schedule. */
   addedIn: string;
+  /** The revision that deploy replaced (empty for a stack's first deploy): undoing it removes the schedule. */
+  addedOver: string;
 }
 
 /**

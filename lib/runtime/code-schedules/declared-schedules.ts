@@ -73,7 +73,7 @@ export function declaredSchedules(
   registry: TaskRegistry,
   appDeclarations: readonly unknown[] = [],
 ): DesiredSchedule[] {
-  const declarations: Declaration[] = [
+  return checkDeclarations(registry, [
     ...registry.all().flatMap((task) =>
       task.definition.schedules.map((written, index) => ({
         declaredIn: task.file ?? `functions/${task.id}.ts`,
@@ -88,7 +88,35 @@ export function declaredSchedules(
       written: isRecord(written) ? withoutTask(written) : written,
       position: `schedules[${index}]`,
     })),
-  ];
+  ]);
+}
+
+/**
+ * Checks schedules already in their explicit form (a deploy's input, which may come from an older synth
+ * or from anywhere) against the tasks as deployed, exactly as `declaredSchedules` checks declarations.
+ *
+ * @throws DeclaredSchedulesError listing every problem
+ */
+export function checkDesiredSchedules(
+  registry: TaskRegistry,
+  desired: readonly unknown[],
+): DesiredSchedule[] {
+  return checkDeclarations(
+    registry,
+    desired.map((schedule, index) => {
+      const { id, declaredIn, fields } = isRecord(schedule) ? schedule : {};
+      const explicit = isRecord(fields) ? fields : {};
+      return {
+        declaredIn: typeof declaredIn === 'string' ? declaredIn : `schedules[${index}]`,
+        task: typeof explicit.task === 'string' ? explicit.task : '',
+        written: isRecord(schedule) ? declarationOf(id, explicit) : schedule,
+        position: `schedules[${index}]`,
+      };
+    }),
+  );
+}
+
+function checkDeclarations(registry: TaskRegistry, declarations: readonly Declaration[]): DesiredSchedule[] {
   const problems: string[] = [];
   const desired: DesiredSchedule[] = [];
   const declaredAt = new Map<string, string>();
@@ -110,6 +138,29 @@ export function declaredSchedules(
   }
   if (problems.length > 0) throw new DeclaredSchedulesError(problems);
   return desired.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The declaration that `DeclaredFields` came from (their defaults written out). */
+function declarationOf(id: unknown, fields: Record<string, unknown>): Record<string, unknown> {
+  const overrides = {
+    maxAttempts: fields.max_attempts ?? undefined,
+    backoffSeconds: fields.backoff_seconds ?? undefined,
+    timeoutSeconds: fields.timeout_seconds ?? undefined,
+    resultTtlSeconds: fields.result_ttl_seconds ?? undefined,
+  };
+  return {
+    id,
+    trigger: fields.trigger,
+    payload: fields.payload,
+    description: fields.description ?? undefined,
+    metadata: fields.metadata,
+    tags: fields.tags,
+    overrides,
+    coalesce: fields.coalesce,
+    misfireGraceSeconds: fields.misfire_grace_seconds,
+    maxJitterSeconds: fields.max_jitter_seconds,
+    priority: fields.priority,
+  };
 }
 
 function withoutTask(written: Record<string, unknown>): Record<string, unknown> {

@@ -10,6 +10,7 @@ const BY_CODE: CodeManagement = {
   deployment: 'cloudformation Shop request 1',
   fingerprint: 'f1',
   addedIn: 'r1',
+  addedOver: 'r0',
 };
 
 /** A request context as the reconcile of schedules declared in code makes one (`management` aside). */
@@ -40,6 +41,7 @@ describe('a schedule declared in code, through the admin API', () => {
       deployment: 'cloudformation Shop request 1',
       fingerprint: 'f1',
       added_in: 'r1',
+      added_over: 'r0',
     });
     expect(h.events.events).toMatchObject([
       { type: 'schedule.added', scheduleId: 'nightly', deployment: 'cloudformation Shop request 1' },
