@@ -48,6 +48,9 @@ export interface ScheduleOverrides {
   readonly resultTtlSeconds?: number;
 }
 
+/** Where the CDK app's declarations (the construct's `schedules` prop) are said to be declared. */
+export const APP_DECLARATIONS = 'the CDK app (Sundial schedules prop)';
+
 /** A schedule declared in the CDK app (the construct's `schedules` prop): it names its task. */
 export interface AppScheduleDeclaration extends ScheduleDeclaration {
   readonly task: string;

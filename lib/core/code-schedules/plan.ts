@@ -19,6 +19,12 @@ export interface FieldChange {
   after: unknown;
 }
 
+/** The next fire times of a trigger, in UTC and as wall-clock time in its zone. */
+export interface FireTimes {
+  timezone: string;
+  times: WireFireTime[];
+}
+
 /** The deploy that added a schedule: its revision, and the revision it replaced. */
 export type AddedBy = Pick<CodeManagement, 'addedIn' | 'addedOver'>;
 
@@ -26,7 +32,7 @@ export interface PlannedCreate {
   id: string;
   declaredIn: string;
   fields: DeclaredFields;
-  fireTimesAfter: WireFireTime[];
+  fireTimesAfter: FireTimes;
 }
 
 export interface PlannedUpdate {
@@ -38,8 +44,8 @@ export interface PlannedUpdate {
   added: AddedBy;
   fields: DeclaredFields;
   changes: FieldChange[];
-  fireTimesBefore: WireFireTime[];
-  fireTimesAfter: WireFireTime[];
+  fireTimesBefore: FireTimes;
+  fireTimesAfter: FireTimes;
 }
 
 export interface PlannedRemoval {
@@ -47,7 +53,7 @@ export interface PlannedRemoval {
   declaredIn: string;
   task: string;
   added: AddedBy;
-  fireTimesBefore: WireFireTime[];
+  fireTimesBefore: FireTimes;
 }
 
 /**
@@ -199,16 +205,17 @@ export function removalGuardProblem(
 }
 
 /** The next fire times of a trigger from `now`, in UTC and in its zone; none when it has finished. */
-function fireTimes(trigger: TriggerSpec, now: EpochMs): WireFireTime[] {
-  const zone = triggerTimezone(trigger);
+function fireTimes(trigger: TriggerSpec, now: EpochMs): FireTimes {
+  const timezone = triggerTimezone(trigger);
   try {
-    return previewFireTimes(trigger, now, PLAN_FIRE_TIMES).map((instant) => ({
+    const times = previewFireTimes(trigger, now, PLAN_FIRE_TIMES).map((instant) => ({
       utc: isoUtc(instant),
-      local: isoInZone(instant, zone),
+      local: isoInZone(instant, timezone),
     }));
+    return { timezone, times };
   } catch (error) {
     // An `and` trigger whose triggers never meet again: no fire time to show.
-    if (error instanceof MaxIterationsReachedError) return [];
+    if (error instanceof MaxIterationsReachedError) return { timezone, times: [] };
     throw error;
   }
 }

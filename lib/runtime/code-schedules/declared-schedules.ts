@@ -1,5 +1,6 @@
 import { DEFAULT_PAYLOAD } from '../../core/admin-contract';
 import { addScheduleParams } from '../../core/admin-contract/schedules';
+import { APP_DECLARATIONS } from '../../core/code-schedules/declaration';
 import type { DeclaredFields, DesiredSchedule } from '../../core/code-schedules/desired';
 import type { ValidationIssue } from '../../core/errors';
 import { isRecord } from '../../core/json';
@@ -11,8 +12,7 @@ import { InputCheck } from '../admin/validation/input-check';
 import { checkTimeoutOverride } from '../admin/validation/timeout-override';
 import type { TaskRegistry } from '../tasks/registry';
 
-/** Where the CDK app's declarations (the construct's `schedules` prop) are said to be declared. */
-export const APP_DECLARATIONS = 'the CDK app (Sundial schedules prop)';
+export { APP_DECLARATIONS };
 
 /** The schedules declared in code are not valid: every problem, each naming the schedule and its field. */
 export class DeclaredSchedulesError extends Error {

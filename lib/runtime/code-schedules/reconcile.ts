@@ -115,7 +115,7 @@ function finishedTriggers(plan: SchedulePlan): string[] {
     ...plan.update.filter((update) => update.changes.some((change) => change.field === 'trigger')),
   ];
   return newTriggers
-    .filter((change) => change.fireTimesAfter.length === 0)
+    .filter((change) => change.fireTimesAfter.times.length === 0)
     .map(
       (change) =>
         `schedule '${change.id}' (${change.declaredIn}): trigger: has no fire time left; remove the declaration, or give it a trigger that fires again`,

@@ -97,6 +97,37 @@ describe('reconciling the schedules declared in code', () => {
     expect(await h.store.getSchedule('morning')).toMatchObject({ paused: true, payload: { team: 'sales' } });
   });
 
+  it('shows a schedule edited outside Sundial as drift, and writes its declaration again', async () => {
+    const h = createHarness();
+    const desired = declared(h, [morning()]);
+    await reconcileSchedules(h.deps, desired, DEPLOY);
+    h.clock.advance(MINUTE);
+    // Straight into the table, as someone with write access to it could: the admin API refuses it
+    await h.store.updateSchedule({
+      id: 'morning',
+      changes: { payload: { team: 'by-hand' } },
+      now: h.clock.now(),
+      expectedVersion: 1,
+    });
+
+    const { plan } = await planReconcile(h.deps, desired, DEPLOY);
+    const report = await reconcileSchedules(h.deps, desired, DEPLOY);
+
+    expect(plan.drift).toEqual([
+      {
+        id: 'morning',
+        kind: 'edited',
+        by: 'outside Sundial (its admin API refuses to change a schedule declared in code)',
+        at: '2026-03-02T09:01:00Z',
+      },
+    ]);
+    expect(plan.update).toMatchObject([
+      { id: 'morning', changes: [{ field: 'payload', before: { team: 'by-hand' }, after: { team: 'ops' } }] },
+    ]);
+    expect(report.updated).toEqual([{ id: 'morning', fields: ['payload'] }]);
+    expect((await planReconcile(h.deps, desired, DEPLOY)).plan.drift).toEqual([]);
+  });
+
   it('refuses an id the admin API manages, and writes nothing', async () => {
     const h = createHarness();
     await h.ok({
@@ -209,8 +240,14 @@ describe('reconciling the schedules declared in code', () => {
             after: { type: 'cron', expression: '0 9 * * *', timezone: 'America/New_York' },
           },
         ],
-        fireTimesBefore: [{ utc: '2026-03-03T08:00:00Z', local: '2026-03-03T09:00:00+01:00' }, {}, {}],
-        fireTimesAfter: [{ utc: '2026-03-02T14:00:00Z', local: '2026-03-02T09:00:00-05:00' }, {}, {}],
+        fireTimesBefore: {
+          timezone: 'Europe/Berlin',
+          times: [{ utc: '2026-03-03T08:00:00Z', local: '2026-03-03T09:00:00+01:00' }, {}, {}],
+        },
+        fireTimesAfter: {
+          timezone: 'America/New_York',
+          times: [{ utc: '2026-03-02T14:00:00Z', local: '2026-03-02T09:00:00-05:00' }, {}, {}],
+        },
       },
     ]);
   });
