@@ -53,6 +53,7 @@ async function main(): Promise<void> {
       dataDir,
       tickIntervalMs,
       workerConcurrency,
+      writeTaskTypes: true,
       routes: ({ invokeAdmin }) => [createDashboardRoute({ invokeAdmin: (request) => invokeAdmin(request) })],
     });
   } catch (error) {

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { storeClient } from '../adapters/dynamodb/client';
 import { queueClient } from '../adapters/sqs/client';
 import { LOCAL_ADMIN_FUNCTION, LOCAL_ADMIN_PORT } from '../core/admin-contract/endpoint';
@@ -11,6 +11,7 @@ import { type AdminHandler, adminDependencies, createAdminHandler } from '../run
 import { createTickHandler, type TickHandler } from '../runtime/handlers/tick';
 import { taskLimitsOf } from '../runtime/task-limits';
 import type { TaskRegistry } from '../runtime/tasks/registry';
+import { TASK_TYPES_FILE, writeTaskTypes } from '../runtime/tasks/type-map';
 import { localReconciler } from './code-schedules';
 import { lockDataDir } from './data-dir-lock';
 import { describeEvent } from './describe-event';
@@ -65,6 +66,11 @@ export interface LocalPlatformOptions {
   log?: (line: string) => void;
   /** `SUNDIAL_*` settings (lookahead, lease times, log level…), as in Lambda. @default process.env */
   env?: Record<string, string | undefined>;
+  /**
+   * Keep `tasks.d.ts` (the typed client's task map) current in the functions folder, at start and on
+   * every reload. @default false (`npm start` turns it on)
+   */
+  writeTaskTypes?: boolean;
   /** More HTTP routes on the same port (the dashboard). */
   routes?: (platform: Pick<LocalPlatform, 'invokeAdmin'>) => readonly ExtraRoute[];
   /**
@@ -179,6 +185,14 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
       (options.workerTimeoutSeconds ?? defaultWorkerTimeoutSeconds(longestTimeoutSeconds(registry))) * 1000;
     const reconcile = localReconciler(() => adminDependencies(deps, registry), log);
     await reconcile(schedules);
+    const typeTasks = async () => {
+      if (options.writeTaskTypes && (await writeTaskTypes(functionsDir, registry))) {
+        log(
+          `wrote ${join(relative(process.cwd(), functionsDir), TASK_TYPES_FILE)}: the typed client's task map`,
+        );
+      }
+    };
+    await typeTasks();
 
     const watcher = watchTasks(
       functionsDir,
@@ -190,6 +204,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
         sandboxes.renew();
         log(`tasks reloaded: ${registry.ids().join(', ') || '(none)'}`);
         void reconcile(reloaded.schedules);
+        typeTasks().catch((error: unknown) => log(`could not write the task map: ${errorText(error)}`));
       },
       (error) => log(`tasks not reloaded (the previous ones stay in use): ${errorText(error)}`),
     );
