@@ -16,6 +16,7 @@
  *   },
  * });
  */
+export type { ScheduleDeclaration, ScheduleOverrides } from '../core/code-schedules/declaration';
 export { NonRetryableError } from '../core/errors';
 export type { JsonValue } from '../core/json';
 export {

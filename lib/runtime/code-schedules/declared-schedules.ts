@@ -1,6 +1,10 @@
 import { DEFAULT_PAYLOAD } from '../../core/admin-contract';
 import { addScheduleParams } from '../../core/admin-contract/schedules';
-import { APP_DECLARATIONS } from '../../core/code-schedules/declaration';
+import {
+  APP_DECLARATIONS,
+  type ScheduleDeclaration,
+  type ScheduleOverrides,
+} from '../../core/code-schedules/declaration';
 import type { DeclaredFields, DesiredSchedule } from '../../core/code-schedules/desired';
 import type { ValidationIssue } from '../../core/errors';
 import { isRecord } from '../../core/json';
@@ -31,21 +35,28 @@ interface Declaration {
   position: string;
 }
 
-const DECLARATION_KEYS = new Set([
-  'id',
-  'trigger',
-  'timezone',
-  'payload',
-  'description',
-  'metadata',
-  'tags',
-  'overrides',
-  'coalesce',
-  'misfireGraceSeconds',
-  'maxJitterSeconds',
-  'priority',
-]);
-const OVERRIDE_KEYS = ['maxAttempts', 'backoffSeconds', 'timeoutSeconds', 'resultTtlSeconds'] as const;
+/** Every field of a declaration (one missing here fails to compile). */
+const DECLARATION_FIELDS: Readonly<Record<keyof ScheduleDeclaration, true>> = {
+  id: true,
+  trigger: true,
+  timezone: true,
+  payload: true,
+  description: true,
+  metadata: true,
+  tags: true,
+  overrides: true,
+  coalesce: true,
+  misfireGraceSeconds: true,
+  maxJitterSeconds: true,
+  priority: true,
+};
+const DECLARATION_KEYS = new Set(Object.keys(DECLARATION_FIELDS));
+const OVERRIDE_KEYS: readonly (keyof ScheduleOverrides)[] = [
+  'maxAttempts',
+  'backoffSeconds',
+  'timeoutSeconds',
+  'resultTtlSeconds',
+];
 /** The admin API's names of the declaration's fields, for messages that name what the author wrote. */
 const DECLARATION_FIELD_OF: Readonly<Record<string, string>> = {
   misfire_grace_seconds: 'misfireGraceSeconds',
