@@ -18,7 +18,7 @@ const page = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
 const NOT_RUN = {
   'npm install && npm start   # run the whole platform locally':
     'installing and starting: this test starts the same platform itself',
-  'EventBridge rule (1 min) ─► tick Lambda ─(read due schedules, plan, send, move on)─► SQS (DelaySeconds) ─► worker Lambda':
+  'EventBridge rule (1 min) ─► tick Lambda ─► dispatchers (read due notes, send, note the next) ─► SQS (DelaySeconds) ─► worker Lambda':
     'a diagram',
 };
 
