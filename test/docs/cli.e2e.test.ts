@@ -22,6 +22,8 @@ const NOT_RUN = {
   'npm start': 'this test starts the same platform itself',
   "aws scheduler list-schedules --query 'Schedules[].[GroupName,Name]' --output text |":
     'reads EventBridge Scheduler in an AWS account (eventbridge.json below is its output)',
+  '$ npx sundial schedules plan':
+    'a plan of another functions folder against its stored schedules: test/cli/schedules-plan.int.test.ts produces this output',
   'npx sundial dashboard --stack Sundial --profile prod --region eu-west-1 --port 8080':
     'serves a deployed stack, with an AWS profile of its account',
 };
@@ -29,7 +31,7 @@ const NOT_RUN = {
 let runner: DocRunner;
 
 beforeAll(async () => {
-  runner = await startDocRunner({ anchor: '2026-11-22T01:05:20Z', shownPort: 4799 });
+  runner = await startDocRunner({ anchor: '2026-11-22T01:05:10Z', shownPort: 4799 });
 });
 
 afterAll(async () => {
@@ -69,11 +71,28 @@ async function ended(...jobIds: string[]): Promise<void> {
   );
 }
 
+/**
+ * The platform's clock has reached `instant`, when the page made the call: how many fires a call
+ * dispatches ahead depends on it (up to the end of the 2-minute note chunk its reading reaches). The
+ * clock starts early enough for the platform's start to fit before the first such call.
+ */
+async function clockAt(instant: string): Promise<void> {
+  const at = Date.parse(instant);
+  await waitFor(
+    async () => runner.clock.now(),
+    (now) => now >= at,
+    15_000,
+  );
+}
+
 describe('docs/cli.md, run against the local platform', () => {
   it('shows what every command really prints', async () => {
     const problems = await runPage(runner, fencedBlocks(page), {
       notRun: NOT_RUN,
       before: {
+        'npx sundial schedules add --id hello --task send-report --every 5s --payload \'{"team":"ops","recipients":["ops@example.com"]}\'':
+          () => clockAt('2026-11-22T01:05:25.300Z'),
+        'npx sundial schedules resume hello': () => clockAt('2026-11-22T01:05:36.000Z'),
         'npx sundial jobs list --schedule hello --limit 3': () => betweenFires('hello', 3),
         'npx sundial jobs list --status error --since 24h': () => ended('doomed'),
         'npx sundial jobs count --task slow-task': () => ended('slow-1', 'doomed'),

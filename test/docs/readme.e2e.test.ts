@@ -8,7 +8,7 @@ import { runPage } from './support/run-page';
 
 /**
  * README.md's examples run against the real local platform with the tasks in `functions/`, in the
- * page's order: the AWS CLI request, the log lines it shows, the requests in its text, the task module
+ * page's order: the line `npm start` prints for the schedules declared in code, the AWS CLI request, the log lines it shows, the requests in its text, the task module
  * it shows, the CLI commands and the preview transcript. Blocks that are not run say why below.
  */
 
@@ -20,6 +20,10 @@ const NOT_RUN = {
     'installing and starting: this test starts the same platform itself',
   'EventBridge rule (1 min) ─► tick Lambda ─► dispatchers (read due notes, send, note the next) ─► SQS (DelaySeconds) ─► worker Lambda':
     'a diagram',
+  '// app.ts: run it with `npx tsx app.ts` while npm start runs':
+    'application code on port 4750 with a line that must not compile: test/client/client.e2e.test.ts makes the same call against the same tasks, and test/client/compile-errors.types.ts is type-checked',
+  "  schedules: [{ id: 'ops-weekday-report', trigger: '0 9 * * MON-FRI', timezone: 'Europe/Berlin',":
+    'an excerpt of functions/send-report.ts, which the page shows whole',
 };
 
 /** The admin requests the page's text gives inline: `{"action":…}`. */
@@ -45,24 +49,27 @@ function checkTaskModule(block: FencedBlock, problems: string[]) {
     problems.push(`${file} differs from the page`);
 }
 
-/**
- * The lines the platform prints for the schedule the page added, in this order (among others); then
- * the requests the text gives for reading its results back.
- */
-async function checkLog(block: FencedBlock, problems: string[]) {
+/** The platform printed the block's lines, in this order (among others): answers the printed ones, or null. */
+async function checkPrinted(block: FencedBlock, problems: string[]): Promise<string[] | null> {
   const shown = block.body.split('\n');
   const found = await waitFor(
     async () => inOrder(shown, runner.logs),
     (lines) => lines.length === shown.length,
     20_000,
   );
-  if (found.length !== shown.length) {
-    problems.push(
-      `not printed:\n${shown.slice(found.length).join('\n')}\nprinted:\n${runner.logs.join('\n')}`,
-    );
-    return;
-  }
-  runner.learn(shown.join('\n'), found.join('\n'));
+  if (found.length === shown.length) return found;
+  problems.push(`not printed:\n${shown.slice(found.length).join('\n')}\nprinted:\n${runner.logs.join('\n')}`);
+  return null;
+}
+
+/**
+ * The lines the platform prints for the schedule the page added, in this order (among others); then
+ * the requests the text gives for reading its results back.
+ */
+async function checkLog(block: FencedBlock, problems: string[]) {
+  const found = await checkPrinted(block, problems);
+  if (found === null) return;
+  runner.learn(block.body, found.join('\n'));
   for (const request of inlineRequests) {
     const command = `aws lambda invoke --function-name sundial-admin --payload '${request}' /dev/stdout`;
     const result = await runner.run(command);
@@ -87,13 +94,18 @@ function inOrder(shown: readonly string[], printed: readonly string[]): string[]
 
 describe('README.md, run against the local platform', () => {
   it('shows what the platform, its CLI and its task modules really do', async () => {
-    let kinds = { module: 0, log: 0 };
+    let kinds = { module: 0, log: 0, reconcile: 0 };
     const problems = await runPage(runner, fencedBlocks(page), {
       notRun: NOT_RUN,
       async other(block, found) {
         if (block.language === 'ts' && firstLine(block).startsWith('// functions/')) {
           checkTaskModule(block, found);
           kinds = { ...kinds, module: kinds.module + 1 };
+          return true;
+        }
+        if (firstLine(block).startsWith('schedules from code: ')) {
+          await checkPrinted(block, found);
+          kinds = { ...kinds, reconcile: kinds.reconcile + 1 };
           return true;
         }
         if (/^\d\d:\d\d:\d\d (info|warn|error) /.test(firstLine(block))) {
@@ -106,7 +118,7 @@ describe('README.md, run against the local platform', () => {
     });
 
     expect(problems).toEqual([]);
-    expect(kinds).toEqual({ module: 1, log: 1 });
+    expect(kinds).toEqual({ module: 1, log: 1, reconcile: 1 });
     expect(inlineRequests.length).toBe(2);
   });
 });
