@@ -104,16 +104,16 @@ describe('every role', () => {
 });
 
 describe('tick', () => {
-  it('queries the due (parked jobs), running and by-kind indexes and task partitions, updates items, puts nothing: the dispatchers read and write the due notes (ADR 0008)', () => {
+  it('queries the due (parked jobs), running and by-kind indexes and task partitions, updates items, puts only line entries: the dispatchers read and write the due notes (ADR 0008)', () => {
     const statements = statementsOf('Tick');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(
       sorted([tableArn(), ...[INDEX_NAMES.due, INDEX_NAMES.running, INDEX_NAMES.byKind].map(indexArn)]),
     );
-    // Idle waiting lines: their entries are read and, once woken, deleted (TASK#)
+    // Waiting lines (TASK#): entries read, woken (a reaped run's slot handed on, ADR 0009) and deleted
     expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([[`${TASK_PREFIX}*`]]);
     expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([[`${TASK_PREFIX}*`]]);
-    expect(allActions(statements)).not.toContain('dynamodb:PutItem');
+    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([[`${TASK_PREFIX}*`]]);
     expect(partitionsFor(statements, 'dynamodb:UpdateItem')).toEqual(['any']);
   });
 
