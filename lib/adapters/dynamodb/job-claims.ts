@@ -65,11 +65,12 @@ async function claimAs(
 ): Promise<ClaimOutcome | 'reclaimable' | 'woken_gone'> {
   const update = claimUpdate(context, input, kind);
   const tookWokenSlot = woken?.withSlot === true;
-  const claimed = (job: Job): ClaimOutcome => ({
+  const claimed = (item: StoredItem): ClaimOutcome => ({
     status: 'claimed',
-    job,
+    job: itemToJob(item),
     ...(kind === 'reclaim' && { reclaimed: true }),
     ...(tookWokenSlot && { tookWokenSlot: true }),
+    ...(item.countedRun === true && { countedRun: true }),
   });
   if (woken) return claimWoken(context, input, update, woken, claimed);
   if (input.concurrencyLimit === undefined && input.rateLimit === undefined) {
@@ -80,7 +81,7 @@ async function claimAs(
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
-      return claimed(itemToJob(output.Attributes ?? {}));
+      return claimed(output.Attributes ?? {});
     } catch (error) {
       return lostClaim(input, conditionFailure(error).old, claimed);
     }
@@ -110,7 +111,7 @@ async function claimAs(
     return refusalOf(gate, slotReason?.old);
   }
   const output = await context.get('claimJob', { Key: jobKey(input.job.id), ConsistentRead: true });
-  return claimed(itemToJob(output.Item ?? {}));
+  return claimed(output.Item ?? {});
 }
 
 /**
@@ -123,7 +124,7 @@ async function claimWoken(
   input: ClaimJobInput,
   update: ReturnType<typeof claimUpdate>,
   woken: WokenEntry,
-  claimed: (job: Job) => ClaimOutcome,
+  claimed: (item: StoredItem) => ClaimOutcome,
 ): Promise<ClaimOutcome | 'reclaimable' | 'woken_gone'> {
   const entry = new Expressions();
   const withSlot = entry.name('withSlot');
@@ -168,7 +169,7 @@ async function claimWoken(
     return refusalOf(gate, slotReason?.old);
   }
   const output = await context.get('claimJob', { Key: jobKey(input.job.id), ConsistentRead: true });
-  return claimed(itemToJob(output.Item ?? {}));
+  return claimed(output.Item ?? {});
 }
 
 function claimUpdate(context: StoreContext, input: ClaimJobInput, kind: ClaimKind) {
@@ -254,7 +255,7 @@ function runAtAttributeOnClaim(input: ClaimJobInput): string {
 function lostClaim(
   input: ClaimJobInput,
   old: StoredItem | undefined,
-  claimed: (job: Job) => ClaimOutcome,
+  claimed: (item: StoredItem) => ClaimOutcome,
 ): ClaimOutcome | 'reclaimable' {
   if (!old) return { status: 'duplicate' };
   const job: Job = itemToJob(old);
@@ -263,7 +264,7 @@ function lostClaim(
     job.leaseOwner === input.owner &&
     job.attempt === input.attempt &&
     job.leaseUntil === input.leaseUntil;
-  if (ourEarlierTry) return claimed(job);
+  if (ourEarlierTry) return claimed(old);
   if (job.status !== 'cancelled') return { status: 'duplicate', job };
   const reclaimable = input.reclaimCancelledFire === true && old.reclaimable === true;
   if (reclaimable && job.attempt <= input.attempt) return 'reclaimable';

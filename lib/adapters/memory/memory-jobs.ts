@@ -139,6 +139,7 @@ export class MemoryJobStore implements JobStore {
       job: present(job),
       ...(reclaimable && { reclaimed: true }),
       ...(tookWokenSlot && { tookWokenSlot: true }),
+      ...(existing?.countedRun && { countedRun: true }),
     };
   }
 

@@ -19,6 +19,8 @@ export interface Run {
   leaseUntil: EpochMs;
   /** The claim took back a fire its check had cancelled: that cancellation was told already. */
   reclaimed: boolean;
+  /** An earlier attempt was counted against its schedule's `max_runs`: it passed its fire check. */
+  countedBefore: boolean;
   /** The job's schedule as read after the claim (a fire's first delivery only). */
   live?: { schedule: Schedule | undefined };
   /**
@@ -70,7 +72,10 @@ export interface RetryTerms {
 export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep {
   const { delivery } = run;
   const { fire, job } = delivery;
-  if (fire && !run.cancelled && !run.handler) {
+  // A run counted against `max_runs` passed its check and may have started its handler: a takeover
+  // retries it, whatever changed since (cancelled, the count would be spent on a run that never ran).
+  const checked = delivery.takeover !== undefined && run.countedBefore;
+  if (fire && !checked && !run.cancelled && !run.handler) {
     if (!run.live) return { kind: 'read_schedule' };
     // Removed between the read and the count (its last fire ended first, out of order): the fire is
     // judged by the removal record, as if the read had found it gone.

@@ -119,6 +119,11 @@ export type ClaimOutcome =
       reclaimed?: boolean;
       /** The claim took the slot its woken entry was handed (`wokenAt`). */
       tookWokenSlot?: boolean;
+      /**
+       * An earlier attempt's start was counted against its schedule's `max_runs` (`startCappedRun`):
+       * that attempt passed its fire check, so a takeover goes on with the run, whatever changed since.
+       */
+      countedRun?: boolean;
     }
   | { status: 'duplicate'; job?: Job }
   | {

@@ -43,6 +43,7 @@ export async function runJob(
     startedAt: made.at,
     leaseUntil: made.leaseUntil,
     reclaimed: claimed.reclaimed === true,
+    countedBefore: claimed.countedRun === true,
   };
   const holdsSlot = claimed.job.holdsSlot;
   try {

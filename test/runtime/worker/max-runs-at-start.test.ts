@@ -133,4 +133,30 @@ describe('the start of a capped schedule’s fires', () => {
     expect(p.runs).toEqual(['10#1', '0#1']);
     expect((await p.store.getJob(first.job.id, p.clock.now()))?.status).toBe('success');
   });
+
+  it('goes on with a counted run taken over after two changes: its count is never spent on a run that is cancelled', async () => {
+    // Prepare: max_runs 2; a worker claims 0 s, counts it as started and vanishes; then the schedule is
+    // changed twice (a replace whose answer was lost and that was sent again), so the takeover cannot
+    // tell from the schedule whether the changes came before the run was claimed
+    const p = platform();
+    await addCapped(p, 2);
+    const first = p.takeMessage(0);
+    await p.claimAndVanish(first);
+    await p.store.startCappedRun({
+      scheduleId: 's',
+      createdAt: T0,
+      maxRuns: 2,
+      jobId: `s@${T0}`,
+      owner: 'worker-vanished',
+    });
+    for (const rev of [1, 2]) await p.admin({ action: 'update_schedule', id: 's', payload: { rev } });
+
+    // Act: its message comes back after the run's lease ended and takes the run over
+    p.clock.advance(60 * SECOND);
+    await p.deliver(first);
+
+    // Assess: the counted run was retried, not cancelled
+    expect(p.runs).toEqual(['0#2']);
+    expect(await p.store.getJob(`s@${T0}`, p.clock.now())).toMatchObject({ status: 'success' });
+  });
 });
