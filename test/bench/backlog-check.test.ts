@@ -5,7 +5,7 @@ import { checkBacklog } from '../../bench/soak/backlog-check';
  * A task limited to 1: job `a` runs 0–1,000 ms and its result is written at 1,400 ms; job `b` joined
  * the line at 500 ms and starts at `bStartsAt`. Ticks run every second (each 100 ms long). Unless a
  * test hands the slot to `b`, it is free from 1,400 ms: `b` may wait for it one message's travel
- * (2,000 ms), until 3,400 ms.
+ * (5,000 ms), until 6,400 ms.
  */
 function backlogOf(bStartsAt: number, extra: Partial<Parameters<typeof checkBacklog>[0]> = {}) {
   return checkBacklog({
@@ -41,17 +41,17 @@ const handedToB = (claimedAt: number, sentAt = 1_450) => ({
 
 describe('checkBacklog: a slot is free while a job waits for one message’s travel at most', () => {
   it('passes a job that starts within one travel of the slot coming free', () => {
-    const verdict = backlogOf(3_300);
+    const verdict = backlogOf(6_300);
 
     expect(verdict.violations).toEqual([]);
-    expect(verdict).toMatchObject({ waited: 1, longestFreeMs: 1_900, longestRepairMs: 0 });
+    expect(verdict).toMatchObject({ waited: 1, longestFreeMs: 4_900, longestRepairMs: 0 });
   });
 
   it('flags a job that still waits with the slot free after one travel, though a tick would have come', () => {
-    const verdict = backlogOf(3_600);
+    const verdict = backlogOf(6_600);
 
     expect(verdict.violations).toHaveLength(1);
-    expect(verdict.violations[0]).toContain('b waited 2200 ms');
+    expect(verdict.violations[0]).toContain('b waited 5200 ms');
   });
 
   it('counts the slot handed to a woken job as taken until its claim', () => {
@@ -62,25 +62,25 @@ describe('checkBacklog: a slot is free while a job waits for one message’s tra
   });
 
   it('counts a slot as taken from its run’s claim, before the handler starts', () => {
-    // `a` was claimed at 0 ms, its handler ran 3,000–4,000 ms
+    // `a` was claimed at 0 ms, its handler ran 6,000–7,000 ms
     const lateStart = {
       spans: [
-        { jobId: 'a', from: 3_000, to: 4_000 },
-        { jobId: 'b', from: 5_000, to: 5_100 },
+        { jobId: 'a', from: 6_000, to: 7_000 },
+        { jobId: 'b', from: 8_000, to: 8_100 },
       ],
-      runEnds: new Map([['a', [4_000]]]),
+      runEnds: new Map([['a', [7_000]]]),
     };
 
     expect(
-      backlogOf(5_000, { ...lateStart, claimedBefore: (jobId) => (jobId === 'a' ? 0 : undefined) })
+      backlogOf(8_000, { ...lateStart, claimedBefore: (jobId) => (jobId === 'a' ? 0 : undefined) })
         .violations,
     ).toEqual([]);
-    expect(backlogOf(5_000, lateStart).violations).toHaveLength(1);
+    expect(backlogOf(8_000, lateStart).violations).toHaveLength(1);
   });
 
   it('counts a free stretch that overlaps a throttling burst from the burst’s end', () => {
-    expect(backlogOf(4_000).violations).toHaveLength(1);
-    expect(backlogOf(4_000, { bursts: [[1_500, 2_100]] }).violations).toEqual([]);
+    expect(backlogOf(7_000).violations).toHaveLength(1);
+    expect(backlogOf(7_000, { bursts: [[1_500, 2_100]] }).violations).toEqual([]);
   });
 
   it('checks only the jobs of the task, and only while they wait in its line', () => {
