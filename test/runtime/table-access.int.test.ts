@@ -194,7 +194,12 @@ describe("each Lambda's table access covers every call its code makes", () => {
     const reconcile = createCodeSchedulesHandler(() => guarded('schedules'), registry, {
       respond: async (_url, response) => void responses.push(`${response.Status} ${response.Reason}`),
     });
-    const tick = createTickHandler(() => guarded('tick'));
+    // As in AWS, the tick invokes the dispatcher Lambda, which runs under its own role
+    const dispatcher = createDispatcherHandler(() => guarded('dispatcher'));
+    const tick = createTickHandler(() => ({
+      ...guarded('tick'),
+      dispatcherInvoker: { invoke: async (request) => void (await dispatcher(request)) },
+    }));
     const admin = createAdminHandler(() => guarded('admin'), registry);
     const declare = (every: number) =>
       declaredSchedules(registry, [
