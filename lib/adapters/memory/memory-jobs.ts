@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { ConflictingIdError, LeaseLostError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
-import type { JobMessageBody } from '../../core/model/job-message';
 import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
-import type { RateLimit } from '../../core/model/rate-limit';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import {
   type ClaimJobInput,
@@ -24,13 +22,7 @@ import {
   type RetryJobInput,
   type RunEnd,
 } from '../../core/ports/job-store';
-import type {
-  LineEntry,
-  TaskSlots,
-  WakeHeadsInput,
-  WokenEntry,
-  WokenRelease,
-} from '../../core/ports/waiting-line';
+import type { LineEntry, WokenEntry } from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
 import {
   claimable,
@@ -42,18 +34,15 @@ import {
   type StoredJob,
   wholeSecondsUp,
 } from './memory-job-records';
+import { MemoryLineStore } from './memory-line-store';
 import { pageAfter } from './memory-pages';
-import { MemoryTaskSlots } from './memory-task-slots';
-import { MemoryWaitingLines } from './memory-waiting-lines';
 
 /**
  * The in-memory reference `JobStore` (same contract suite as the DynamoDB store). Expiry has the
  * DynamoDB store's whole-second resolution (rounded up). Every method is atomic.
  */
-export class MemoryJobStore implements JobStore {
+export class MemoryJobStore extends MemoryLineStore implements JobStore {
   private readonly jobs = new Map<string, StoredJob>();
-  private readonly slots = new MemoryTaskSlots();
-  private readonly lines = new MemoryWaitingLines();
 
   async createJob(input: CreateJobInput): Promise<{ status: 'added' | 'replaced' | 'kept'; job: Job }> {
     const visible = this.live(input.job.id, input.now);
@@ -348,103 +337,9 @@ export class MemoryJobStore implements JobStore {
     return this.slots.repair(actual, now);
   }
 
-  async joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void> {
-    this.lines.join(input.message, input.now);
-  }
-
-  async lineHead(task: string): Promise<LineEntry | undefined> {
-    return this.lines.head(task);
-  }
-
-  async wakeHeads(input: WakeHeadsInput): Promise<WokenEntry[]> {
-    const woken: WokenEntry[] = [];
-    while (woken.length < input.count) {
-      const head = this.lines.head(input.task);
-      if (!head) break;
-      // Woken already (a second delivery of the job joined while its wake-up travelled): one is enough.
-      if (this.lines.wokenEntry(input.task, head.position)) {
-        this.lines.leave(input.task, head.position);
-        continue;
-      }
-      if (input.take === 'slot' && !this.slots.takeForWoken(input.task, input.limit)) break;
-      woken.push(this.lines.wake(input.task, head.position, input.now, input.take === 'slot') as WokenEntry);
-    }
-    return woken;
-  }
-
-  async releaseWoken(input: {
-    task: string;
-    position: string;
-    handTo?: LineEntry;
-    now: EpochMs;
-  }): Promise<WokenRelease> {
-    const entry = this.lines.wokenEntry(input.task, input.position);
-    if (!entry) return { status: 'gone' };
-    this.lines.removeWoken(input.task, input.position);
-    if (!entry.withSlot) return { status: 'gone' };
-    const woken = this.handOn(input.task, input.handTo, input.now);
-    if (woken) return { status: 'handed', woken };
-    this.slots.giveBack(input.task);
-    return { status: 'released' };
-  }
-
-  async staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]> {
-    return this.lines.staleWoken(task, before);
-  }
-
-  async markWokenResent(
-    entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>,
-    now: EpochMs,
-  ): Promise<boolean> {
-    return this.lines.markResent(entry.task, entry.position, entry.wokenAt, now);
-  }
-
-  async isWaiting(task: string, position: string): Promise<boolean> {
-    return this.lines.isWaiting(task, position);
-  }
-
-  async waitingCount(task: string): Promise<number> {
-    return this.lines.count(task);
-  }
-
-  async taskSlots(task: string): Promise<TaskSlots | undefined> {
-    return this.slots.slots(task);
-  }
-
-  async setTaskPaused(task: string, paused: boolean): Promise<TaskSlots> {
-    return this.slots.setPaused(task, paused);
-  }
-
-  async retakeRateStart(
-    task: string,
-    rate: RateLimit,
-    now: EpochMs,
-  ): Promise<{ taken: true } | { taken: false; nextStartAt?: EpochMs }> {
-    const start = this.slots.take(task, { rate, now });
-    if (start.taken) return start;
-    return { taken: false, ...(start.nextStartAt !== undefined && { nextStartAt: start.nextStartAt }) };
-  }
-
-  async bookRateWake(task: string, at: EpochMs): Promise<boolean> {
-    return this.slots.bookRateWake(task, at);
-  }
-
-  async releaseRateWake(task: string, at: EpochMs): Promise<void> {
-    this.slots.releaseRateWake(task, at);
-  }
-
-  async allTaskSlots(): Promise<TaskSlots[]> {
-    return this.slots.all();
-  }
-
   /** Forgets the jobs whose dedupe record has ended by `now`, as DynamoDB's TTL does (a test aid; not part of the port). */
   deleteExpiredRecords(now: EpochMs): void {
     for (const [id, job] of this.jobs) if (isRecordGone(job, now)) this.jobs.delete(id);
-  }
-
-  /** Overwrites a task's counter, as drift would: no slot change is recorded (a test aid; not part of the port). */
-  setRunningCount(task: string, running: number): void {
-    this.slots.setRunning(task, running);
   }
 
   private live(id: string, now: EpochMs): StoredJob | undefined {
@@ -462,20 +357,10 @@ export class MemoryJobStore implements JobStore {
     return job;
   }
 
-  /**
-   * Clears the lease; the slot it held goes to `handTo` (woken, returned) when that still waits and the
-   * task may hand slots on, else back to the counter (one already at 0 stays there).
-   */
+  /** Clears the lease; a slot it held comes back (`MemoryHandOff.slotBack`). */
   private endRun(job: StoredJob, handTo: LineEntry | undefined, now: EpochMs): WokenEntry | undefined {
-    const woken = job.holdsSlot ? this.handOn(job.task, handTo, now) : undefined;
-    if (job.holdsSlot && !woken) this.slots.giveBack(job.task);
+    const woken = job.holdsSlot ? this.handOff.slotBack(job.task, handTo, now) : undefined;
     Object.assign(job, { leaseOwner: null, leaseUntil: null, holdsSlot: false });
     return woken;
-  }
-
-  /** Hands a slot coming back to `handTo`, if it still waits and the task may hand slots on. */
-  private handOn(task: string, handTo: LineEntry | undefined, now: EpochMs): WokenEntry | undefined {
-    if (!handTo || handTo.task !== task || !this.slots.mayHandOn(task)) return undefined;
-    return this.lines.wake(task, handTo.position, now, true);
   }
 }

@@ -1,5 +1,5 @@
 import type { EpochMs } from '../clock';
-import type { Job } from './job';
+import { type Job, RESULT_OUTCOMES } from './job';
 
 /**
  * Every state a job can be in, as its stored record and the time say (ADR 0009):
@@ -29,7 +29,7 @@ export const JOB_STATES = [
 export type JobState = (typeof JOB_STATES)[number];
 
 /** The states a job has ended in: `retry_job` may start some of them again. */
-export const ENDED_STATES = ['success', 'error', 'missed_start_deadline', 'cancelled', 'abandoned'] as const;
+export const ENDED_STATES = RESULT_OUTCOMES;
 
 /**
  * What a store does to a job (each a method of `JobStore`):

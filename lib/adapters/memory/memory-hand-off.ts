@@ -1,0 +1,54 @@
+import type { EpochMs } from '../../core/clock';
+import type { LineEntry, WakeHeadsInput, WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
+import type { MemoryTaskSlots } from './memory-task-slots';
+import type { MemoryWaitingLines } from './memory-waiting-lines';
+
+/**
+ * How the in-memory store moves entries and slots together (ADR 0009), as the DynamoDB store does in
+ * one transaction: waking a line's heads with what they take, handing a slot that comes back to the
+ * head, and giving a woken entry back.
+ */
+export class MemoryHandOff {
+  constructor(
+    private readonly lines: MemoryWaitingLines,
+    private readonly slots: MemoryTaskSlots,
+  ) {}
+
+  wakeHeads(input: WakeHeadsInput): WokenEntry[] {
+    const woken: WokenEntry[] = [];
+    while (woken.length < input.count) {
+      const head = this.lines.head(input.task);
+      if (!head) break;
+      // Woken already (a second delivery of the job joined while its wake-up travelled): one is enough.
+      if (this.lines.wokenEntry(input.task, head.position)) {
+        this.lines.leave(input.task, head.position);
+        continue;
+      }
+      if (input.take === 'slot' && !this.slots.takeForWoken(input.task, input.limit)) break;
+      woken.push(this.lines.wake(input.task, head.position, input.now, input.take === 'slot') as WokenEntry);
+    }
+    return woken;
+  }
+
+  releaseWoken(input: { task: string; position: string; handTo?: LineEntry; now: EpochMs }): WokenRelease {
+    const entry = this.lines.wokenEntry(input.task, input.position);
+    if (!entry) return { status: 'gone' };
+    this.lines.removeWoken(input.task, input.position);
+    if (!entry.withSlot) return { status: 'gone' };
+    const woken = this.slotBack(input.task, input.handTo, input.now);
+    return woken ? { status: 'handed', woken } : { status: 'released' };
+  }
+
+  /**
+   * A slot comes back: it goes to `handTo` (woken, returned) when that still waits and the task may hand
+   * slots on, else back to the counter (one already at 0 stays there).
+   */
+  slotBack(task: string, handTo: LineEntry | undefined, now: EpochMs): WokenEntry | undefined {
+    const woken =
+      handTo && handTo.task === task && this.slots.mayHandOn(task)
+        ? this.lines.wake(task, handTo.position, now, true)
+        : undefined;
+    if (!woken) this.slots.giveBack(task);
+    return woken;
+  }
+}
