@@ -19,7 +19,8 @@ const WOKEN_CLAIMED_MS = WOKEN_RESEND_MS + DISTURBED_MS;
 /**
  * Checks the waiting line's liveness (ADR 0009) every simulated second, on the store as it is: a task
  * with a slot free (by its counter, not paused, and for a rate-limited task once its next start has
- * come) never keeps a job waiting in its line past the bounds above, and a woken job is claimed (or its
+ * come and no job woken for it is on its way; `limits` holds a rate-only task as unlimited) never keeps
+ * a job waiting in its line past the bounds above, and a woken job is claimed (or its
  * entry given back) within `WOKEN_CLAIMED_MS` of its wake-up or last resend.
  */
 export class LineWatch {
@@ -61,11 +62,16 @@ export class LineWatch {
   private async checkFree(task: string, limit: number, now: number): Promise<void> {
     const slots = await this.store.taskSlots(task);
     const head = await this.store.lineHead(task);
+    // A rate-limited task's start is on its way while a job woken for it (without a slot) travels.
+    const startOnItsWay =
+      slots?.rateLimit !== undefined &&
+      (await this.store.staleWoken(task, now + 1)).some((entry) => !entry.withSlot);
     const free =
       slots !== undefined &&
       !slots.paused &&
       slots.running < limit &&
-      (slots.nextStartAt === undefined || slots.nextStartAt <= now);
+      (slots.nextStartAt === undefined || slots.nextStartAt <= now) &&
+      !startOnItsWay;
     if (!free || !head) {
       this.stretches.delete(task);
       return;

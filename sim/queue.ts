@@ -72,6 +72,8 @@ export class SimQueue implements JobQueue {
         const failed: string[] = [];
         for (const message of messages) {
           if (this.rng.chance(faults.sendFails)) {
+            // Its sender's fallback (a resend once overdue, the tick) is a repair, as after a crash.
+            this.sim.lastDisturbanceAt = this.sim.time;
             failed.push(message.job.id);
             continue;
           }
@@ -80,7 +82,10 @@ export class SimQueue implements JobQueue {
           if (this.rng.chance(faults.duplicate)) {
             this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000);
           }
-          if (this.rng.chance(faults.sendAnswerLost)) failed.push(message.job.id);
+          if (this.rng.chance(faults.sendAnswerLost)) {
+            this.sim.lastDisturbanceAt = this.sim.time;
+            failed.push(message.job.id);
+          }
         }
         settle.resolve({ failed });
       },

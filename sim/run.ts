@@ -75,9 +75,10 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
   const failed = () => observer.violations.length > 0;
 
   const limits = new Map(
-    Object.entries(SIM_TASKS).flatMap(([task, terms]) =>
-      'maxRunningJobs' in terms ? [[task, terms.maxRunningJobs] as const] : [],
-    ),
+    Object.entries(SIM_TASKS).flatMap(([task, terms]) => {
+      if ('maxRunningJobs' in terms) return [[task, terms.maxRunningJobs] as const];
+      return 'rateLimit' in terms ? [[task, Number.POSITIVE_INFINITY] as const] : [];
+    }),
   );
   const lineWatch = new LineWatch(sim, platform.store, limits, (problem) => observer.violate(problem));
   platform.start();

@@ -296,6 +296,8 @@ async function cancelFire(
     }),
   );
   await afterEnd(ctx, end, job.task, holdsSlot, logger);
+  // Its claim took a start of a rate-limited task that no handler used: the line is woken for the next.
+  if (definition.rateLimit) await wakeNextStart(ctx, job.task, logger);
   logger.info('fire not run: its schedule changed after it was sent', {
     reason: cancellation.error.type,
     ...(run.reclaimed && { cancelledBefore: true }),

@@ -42,6 +42,46 @@ describe('a rate-limited wake-up that brings no start is passed on', () => {
     expect(started[1]?.[1]).toBeLessThan(T0 + INTERVAL + 1_000);
   });
 
+  it('wakes the next waiting job when the woken one is a fire its schedule no longer wants', async () => {
+    const started: string[] = [];
+    const h = adminAndWorker({
+      rated: { rateLimit: RATE, handler: (_payload, { jobId }) => void started.push(jobId) },
+    });
+    await h.admin({
+      action: 'add_schedule',
+      id: 'beat',
+      task: 'rated',
+      trigger: { type: 'interval', seconds: 600, start_at: new Date(T0 + 1_000).toISOString() },
+    });
+    await h.tick();
+    const fire = h.queue.drain().find((message) => message.job.scheduleId === 'beat');
+    // a takes the start; the fire, then c, wait; the fire is woken for the next start
+    await h.deliver({ job: jobRequest('a', { task: 'rated', runAt: T0 }), attempt: 1, delaySeconds: 0 });
+    await h.deliver(fire as JobMessage);
+    await h.deliver({
+      job: jobRequest('c', { task: 'rated', runAt: T0 + 2_000 }),
+      attempt: 1,
+      delaySeconds: 0,
+    });
+    const [wake] = h.queue.drain();
+    await h.admin({ action: 'remove_schedule', id: 'beat' });
+
+    // the fire's wake-up arrives: its claim takes the start, its check finds its schedule gone
+    h.clock.advance((wake?.delaySeconds ?? 0) * 1000);
+    await h.deliver(wake as JobMessage);
+    const passedOn = h.queue.sent.map((message) => message.job.id);
+    // c's wake-up comes back in the second before its start (SQS delays in whole seconds)
+    const [next] = h.queue.drain();
+    h.clock.advance(((next?.delaySeconds ?? 0) + 1) * 1000);
+    await h.deliver(next as JobMessage);
+
+    expect(wake?.job.id).toBe(fire?.job.id);
+    expect((await h.store.getJob(fire?.job.id ?? '', h.clock.now()))?.status).toBe('cancelled');
+    expect(passedOn).toEqual(['c']);
+    expect(started).toEqual(['a', 'c']);
+    expect(await h.store.waitingCount('rated')).toBe(0);
+  });
+
   it('wakes the line on resume_task when the wake-up booked before the pause was spent by a job that found the task paused', async () => {
     const started: string[] = [];
     const h = adminAndWorker({
