@@ -264,17 +264,11 @@ function askedOf(call: string, input: Record<string, unknown>): string {
   if (call === 'finishJob') {
     const result = input.result as { outcome?: string; attempt?: number } | undefined;
     const reclaim = input.reclaimable ? ' reclaimable' : '';
-    return `${result?.outcome} owner ${String(input.owner).slice(-6)}${reclaim}${handToOf(input)}`;
+    return `${result?.outcome} owner ${String(input.owner).slice(-6)}${reclaim}`;
   }
   if (call === 'retryJob')
-    return `attempt ${String(input.failedAttempt)} owner ${String(input.owner).slice(-6)}${handToOf(input)}`;
+    return `attempt ${String(input.failedAttempt)} owner ${String(input.owner).slice(-6)}`;
   return '';
-}
-
-/** The head a run's ending hands its slot to, when it read one. */
-function handToOf(input: Record<string, unknown>): string {
-  const head = input.handTo as { message?: { job?: { id?: string } } } | undefined;
-  return head ? ` hand to ${head.message?.job?.id}` : '';
 }
 
 function answerOf(answer: unknown): string {

@@ -50,15 +50,9 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
   };
   const wakeWithSlots = (count: number, limit: number, now = T0) =>
     store.wakeHeads({ task: 'limited', now, count, take: 'slot', limit });
-  /** Ends the run of `id` (claimed by `w-<id>`) with success at T0 + 1 s, handing its slot to `handTo`. */
-  const finish = (id: string, handTo?: LineEntry) =>
-    store.finishJob({
-      jobId: id,
-      owner: `w-${id}`,
-      result: SUCCESS,
-      expiresAt: T0 + MINUTE,
-      ...(handTo && { handTo }),
-    });
+  /** Ends the run of `id` (claimed by `w-<id>`) with success at T0 + 1 s. */
+  const finish = (id: string) =>
+    store.finishJob({ jobId: id, owner: `w-${id}`, result: SUCCESS, expiresAt: T0 + MINUTE });
   /** The claim of a woken delivery of `entry`'s job (limited to `limit`), by owner `owner`. */
   const wokenClaim = (
     entry: WokenEntry,
@@ -183,44 +177,40 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect((await store.staleWoken('limited', T0 + 1)).map((entry) => entry.wokenAt)).toEqual([T0]);
   });
 
-  it('releases a woken entry: its slot to the head read when it still waits, else back; gone when it held none', async () => {
+  it("releases a woken entry: its slot to the line's head, back when nobody waits or the task is paused; gone when it held none", async () => {
     await store.claimJob(limitedClaim('x', 3));
-    for (const id of ['a', 'b', 'c', 'd', 'e']) await join(waiting(id, T0));
+    for (const id of ['a', 'b', 'c']) await join(waiting(id, T0));
     const [a] = await wakeWithSlots(1, 3);
     const headB = await head();
-    const release = (entry: LineEntry | undefined, handTo?: LineEntry) =>
+    const release = (entry: LineEntry | undefined) =>
       store.releaseWoken({
         task: 'limited',
         position: woken(entry as WokenEntry).position,
         now: T0 + SECOND,
-        ...(handTo && { handTo }),
       });
 
-    const handed = await release(a, headB);
+    const handed = await release(a);
     const afterHanding = await running();
-    const [c] = await wakeWithSlots(1, 3);
-    // The head read has left the line (it was woken): the slot goes back
-    const staleHead = await release(c, headB);
-    const afterStale = await running();
-    const again = await release(c);
     await store.setTaskPaused('limited', true);
-    const paused = await release(headB, await head());
+    const paused = await release(headB);
     const afterPaused = await running();
     await store.setTaskPaused('limited', false);
-    const [d] = await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'start' });
-    const noSlot = await release(d);
+    const again = await release(headB);
+    const [c] = await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'start' });
+    const noSlot = await release(c);
+    await join(waiting('d', T0));
+    const [d] = await wakeWithSlots(1, 3);
+    const nobodyWaits = await release(d);
 
     expect(handed).toEqual({ status: 'handed', woken: { ...headB, wokenAt: T0 + SECOND, withSlot: true } });
     expect(afterHanding).toBe(2);
-    expect(staleHead).toEqual({ status: 'released' });
-    expect(afterStale).toBe(2);
-    expect(again).toEqual({ status: 'gone' });
     expect(paused).toEqual({ status: 'released' });
     expect(afterPaused).toBe(1);
+    expect(again).toEqual({ status: 'gone' });
     expect(noSlot).toEqual({ status: 'gone' });
+    expect(nobodyWaits).toEqual({ status: 'released' });
     expect(await running()).toBe(1);
-    expect(ids([await head()])).toEqual(['e']);
-    expect(await store.waitingCount('limited')).toBe(1);
+    expect(await store.waitingCount('limited')).toBe(0);
   });
 
   it("ends a run handing its slot to the line's head: the head is woken, the counter does not change", async () => {
@@ -230,7 +220,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     await join(waiting('d', T0));
     const headC = await head();
 
-    const finished = await finish('a', headC);
+    const finished = await finish('a');
     const afterFinish = await running();
     const headD = await head();
     const retried = await store.retryJob({
@@ -240,7 +230,6 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
       error: { type: 'Error', message: 'boom' },
       retryAt: T0 + MINUTE,
       now: T0 + 2 * SECOND,
-      handTo: headD,
     });
 
     expect(finished.job).toMatchObject({ id: 'a', status: 'success', holdsSlot: false, leaseOwner: null });
@@ -253,15 +242,12 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(await store.waitingCount('limited')).toBe(2);
   });
 
-  it('gives the slot back instead when the head read left the line, the task is paused, or it is over its limit', async () => {
+  it('gives the slot back instead when nobody waits, the task is paused, or it is over its limit', async () => {
     for (const id of ['a', 'b', 'c']) await store.claimJob(limitedClaim(id, 3));
-    await join(waiting('d', T0));
-    const headD = await head();
-    await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'none' });
-    await join(waiting('e', T0));
 
-    const headGone = await finish('a', headD);
-    const afterHeadGone = await running();
+    const nobodyWaits = await finish('a');
+    const afterNobody = await running();
+    await join(waiting('d', T0));
     await store.setTaskPaused('limited', true);
     const paused = await store.retryJob({
       jobId: 'b',
@@ -270,35 +256,34 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
       error: { type: 'Error', message: 'boom' },
       retryAt: T0 + MINUTE,
       now: T0 + SECOND,
-      handTo: await head(),
     });
     const afterPaused = await running();
     await store.setTaskPaused('limited', false);
     // Drift counted more slots than the limit allows: a slot that comes back goes back
     await setRunningCount('limited', 4);
-    const overLimit = await finish('c', await head());
+    const overLimit = await finish('c');
 
-    expect(headGone.woken).toBeUndefined();
-    expect(afterHeadGone).toBe(2);
+    expect(nobodyWaits.woken).toBeUndefined();
+    expect(afterNobody).toBe(2);
     expect(paused.woken).toBeUndefined();
     expect(paused.job.status).toBe('retrying');
     expect(afterPaused).toBe(1);
     expect(overLimit.woken).toBeUndefined();
     expect(overLimit.job.status).toBe('success');
     expect(await running()).toBe(3);
-    expect(ids([await head()])).toEqual(['e']);
+    expect(ids([await head()])).toEqual(['d']);
   });
 
   it('lets a woken job claim the slot it was handed, taking its entry out only when the claim succeeds', async () => {
     await store.claimJob(limitedClaim('a', 1));
     await join(waiting('b', T0));
     await join(waiting('c', T0));
-    const b = woken((await finish('a', await head())).woken);
+    const b = woken((await finish('a')).woken);
 
     const claimed = await store.claimJob(wokenClaim(b, 1, T0 + 2 * SECOND));
     const afterClaim = await running();
     const duplicate = await store.claimJob(wokenClaim(b, 1, T0 + 2 * SECOND, 'another-copy'));
-    const c = woken((await finish('b', await head())).woken);
+    const c = woken((await finish('b')).woken);
     await store.cancelJob('c', T0 + 3 * SECOND, T0 + MINUTE);
     const cancelled = await store.claimJob(wokenClaim(c, 1, T0 + 4 * SECOND));
     const stillWoken = await store.isWaiting('limited', c.position);
@@ -329,7 +314,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const rateClaim = (claim: ClaimJobInput): ClaimJobInput => ({ ...claim, rateLimit: rate });
     await store.claimJob(rateClaim(limitedClaim('a', 1)));
     await join(waiting('b', T0));
-    const b = woken((await finish('a', await head())).woken);
+    const b = woken((await finish('a')).woken);
 
     const early = await store.claimJob(rateClaim(wokenClaim(b, 1, T0 + interval - 1)));
     const stillWoken = await store.isWaiting('limited', b.position);

@@ -1,31 +1,8 @@
-import { Expressions } from './expressions';
 import type { StoreContext, StoredItem } from './store-context';
-import {
-  INDEX_NAMES,
-  ITEM_KINDS,
-  type ItemKey,
-  idFromPartitionKey,
-  TASK_PREFIX,
-  taskCounterKey,
-} from './table-design';
+import { INDEX_NAMES, ITEM_KINDS, type ItemKey, idFromPartitionKey, TASK_PREFIX } from './table-design';
 
 // Task counter items: `running` counts the slots taken, `seq` grows with every slot taken or given back
 // (so a repair can tell that the counter changed even when `running` came back to the value it read).
-
-/** The transaction item that gives one slot back; it fails when the counter is already 0 (never below). */
-export function returnSlotItem(context: StoreContext, task: string) {
-  const update = new Expressions().add('running', -1).add('seq', 1);
-  const condition = `${update.name('running')} > ${update.value(0)}`;
-  return {
-    Update: { TableName: context.tableName, Key: taskCounterKey(task), ...update.buildUpdate(condition) },
-  };
-}
-
-/** The transaction item for a run that ends holding a slot its counter (at 0) no longer counts. */
-export function slotDroppedItem(context: StoreContext, task: string) {
-  const update = new Expressions().add('seq', 1);
-  return { Update: { TableName: context.tableName, Key: taskCounterKey(task), ...update.buildUpdate() } };
-}
 
 /** Every counter item, by task (keys from the `by-kind` index, then the items read consistently). */
 export async function counterItems(

@@ -65,6 +65,7 @@ import * as noteSchedules from './note-schedules';
 import { DEFAULT_RETRY_POLICY, defaultSleep, type RetryPolicy, type Sleep } from './retry';
 import * as listing from './schedule-listing';
 import * as scheduleWrites from './schedule-writes';
+import * as slotBack from './slot-back';
 import * as startGate from './start-gate';
 import { StoreContext } from './store-context';
 import { DEFAULT_SHARDS, shardOf } from './table-design';
@@ -289,7 +290,7 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return counterRepair.repairCounters(this.context, now);
   }
 
-  joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void> {
+  joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<TaskSlots | undefined> {
     return waitingLine.joinLine(this.context, input);
   }
 
@@ -301,13 +302,8 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return wokenEntries.wakeHeads(this.context, input);
   }
 
-  releaseWoken(input: {
-    task: string;
-    position: string;
-    handTo?: LineEntry;
-    now: EpochMs;
-  }): Promise<WokenRelease> {
-    return wokenEntries.releaseWoken(this.context, input);
+  releaseWoken(input: { task: string; position: string; now: EpochMs }): Promise<WokenRelease> {
+    return slotBack.releaseWoken(this.context, input);
   }
 
   staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]> {

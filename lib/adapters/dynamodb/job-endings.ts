@@ -9,11 +9,10 @@ import {
   type RetryJobInput,
   type RunEnd,
 } from '../../core/ports/job-store';
-import type { LineEntry } from '../../core/ports/waiting-line';
-import { returnSlotItem, slotDroppedItem } from './counters';
 import { fireLogCovers } from './fire-log';
 import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
 import { endedRecordExpiry, itemToJob, requestAttributes, retryRunAtAttribute } from './job-items';
+import { slotBack } from './slot-back';
 import {
   conditionFailure,
   type StoreContext,
@@ -21,13 +20,12 @@ import {
   transactionCancellation,
 } from './store-context';
 import { jobKey, keptFireOf, shardKeys, shardOf } from './table-design';
-import { handOnItem, wakeItems, wokenOf } from './woken-entries';
 
 const LEASE_ATTRIBUTES = ['leaseOwner', 'leaseUntil', 'runShard', 'holdsSlot'];
 
 /**
- * Records the final result, clears the lease and hands the slot to `handTo` or returns it (in one
- * transaction when one is held).
+ * Records the final result, clears the lease and hands the slot on or returns it (in one transaction
+ * when one is held).
  */
 export function finishJob(context: StoreContext, input: FinishJobInput): Promise<RunEnd> {
   const { result } = input;
@@ -86,15 +84,13 @@ export function retryJob(context: StoreContext, input: RetryJobInput): Promise<R
 
 /**
  * Applies `ending` to a running job leased by `owner` (also after its lease expired, as long as nobody
- * took it over). Tries the common case first (no slot held: one write). A slot holder is ended in a
- * transaction that hands its slot to `handTo` (woken in the same step, ADR 0009) while that still waits
- * and the task may hand slots on; else in one that gives the slot back, or, when its counter is already
- * 0 (it drifted low), that only records the slot change on the counter: a counter never goes below 0.
+ * took it over). Tries the common case first (no slot held: one write). A slot holder is ended in the
+ * transaction that hands its slot to the line's head or gives it back (`slotBack`).
  */
 async function endRun(
   context: StoreContext,
   operation: string,
-  run: { jobId: string; owner: string; now: EpochMs; handTo?: LineEntry },
+  run: { jobId: string; owner: string; now: EpochMs },
   ending: ItemChange,
   ourEarlierTry: (old: StoredItem) => boolean,
   attempt?: number,
@@ -151,15 +147,13 @@ async function endRun(
     }
   };
   const task = String(old.task);
-  const { handTo } = run;
-  if (handTo && handTo.task === task) {
-    const handed = await endWith([...wakeItems(context, handTo, run.now, true), handOnItem(context, task)]);
-    if (handed) return handed.job === ended ? { job: ended, woken: wokenOf(handTo, run.now, true) } : handed;
-  }
-  const returned =
-    (await endWith([returnSlotItem(context, task)])) ?? (await endWith([slotDroppedItem(context, task)]));
-  if (!returned) throw new LeaseLostError('job', jobId, owner);
-  return returned;
+  let end: RunEnd | undefined;
+  const woken = await slotBack(context, operation, task, run.now, async (slotItems) => {
+    end = await endWith(slotItems);
+    return end !== undefined;
+  });
+  if (!end) throw new LeaseLostError('job', jobId, owner);
+  return end.job === ended && woken ? { job: ended, woken } : end;
 }
 
 /**

@@ -20,18 +20,24 @@ import { lineEntryOf, lineItemCount } from './woken-entries';
 // one Query reads it in line order, no index needed. See docs/adr/0003-waiting-line.md; the woken
 // entries (`WOKEN#`) are in woken-entries.ts (ADR 0009).
 
+/**
+ * Puts the job in its task's line, then bumps the counter's `joins` (a slot on its way back to the
+ * counter then reads the line again, `slotBack`) and returns the counter as bumped: a slot that went
+ * back before is seen there. Undefined when the task has no counter (no slot was ever taken).
+ */
 export async function joinLine(
   context: StoreContext,
   input: { message: JobMessageBody; now: EpochMs },
-): Promise<void> {
+): Promise<TaskSlots | undefined> {
   const { message } = input;
+  const { task } = message.job;
   const expressions = new Expressions();
   // The higher attempt's message wins; an equal one overwrites.
   const condition = `attribute_not_exists(pk) OR ${expressions.name('attempt')} <= ${expressions.value(message.attempt)}`;
   try {
     await context.put('joinLine', {
       Item: {
-        ...waitingEntryKey(message.job.task, linePosition(message)),
+        ...waitingEntryKey(task, linePosition(message)),
         message: encodeJobMessage(message),
         attempt: message.attempt,
         joinedAt: input.now,
@@ -40,6 +46,18 @@ export async function joinLine(
     });
   } catch (error) {
     conditionFailure(error); // a later attempt of the job waits already
+  }
+  const bump = new Expressions().add('joins', 1);
+  try {
+    const output = await context.update('joinLine', {
+      Key: taskCounterKey(task),
+      ...bump.buildUpdate(`attribute_exists(${bump.name('pk')})`),
+      ReturnValues: 'ALL_NEW',
+    });
+    return slotsOf(task, output.Attributes ?? {});
+  } catch (error) {
+    conditionFailure(error);
+    return undefined;
   }
 }
 

@@ -1,7 +1,6 @@
 import type { EpochMs } from '../../core/clock';
 import { decodeJobMessage, encodeJobMessage } from '../../core/model/job-message';
-import type { LineEntry, WakeHeadsInput, WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
-import { returnSlotItem, slotDroppedItem } from './counters';
+import type { LineEntry, WakeHeadsInput, WokenEntry } from '../../core/ports/waiting-line';
 import { Expressions } from './expressions';
 import {
   conditionFailure,
@@ -156,62 +155,6 @@ async function leaveLineAsWoken(context: StoreContext, entry: LineEntry): Promis
     });
   } catch (error) {
     conditionFailure(error);
-  }
-}
-
-export async function releaseWoken(
-  context: StoreContext,
-  input: { task: string; position: string; handTo?: LineEntry; now: EpochMs },
-): Promise<WokenRelease> {
-  const key = wokenEntryKey(input.task, input.position);
-  const output = await context.get('releaseWoken', { Key: key, ConsistentRead: true });
-  if (!output.Item) return { status: 'gone' };
-  const expressions = new Expressions();
-  const withSlot = expressions.name('withSlot');
-  if (output.Item.withSlot !== true) {
-    try {
-      await context.delete('releaseWoken', {
-        Key: key,
-        ...expressions.build(`attribute_not_exists(${withSlot})`),
-      });
-    } catch (error) {
-      conditionFailure(error);
-    }
-    return { status: 'gone' };
-  }
-  const entryGone = {
-    Delete: { TableName: context.tableName, Key: key, ...expressions.build(`attribute_exists(${withSlot})`) },
-  };
-  const { handTo } = input;
-  if (handTo && handTo.task === input.task) {
-    const handed = await tryTransact(context, 'releaseWoken', [
-      entryGone,
-      ...wakeItems(context, handTo, input.now, true),
-      handOnItem(context, input.task),
-    ]);
-    if (handed === 'applied') return { status: 'handed', woken: wokenOf(handTo, input.now, true) };
-    if (handed === 'first_failed') return { status: 'gone' };
-  }
-  for (const slotItem of [returnSlotItem(context, input.task), slotDroppedItem(context, input.task)]) {
-    const released = await tryTransact(context, 'releaseWoken', [entryGone, slotItem]);
-    if (released === 'applied') return { status: 'released' };
-    if (released === 'first_failed') return { status: 'gone' };
-  }
-  return { status: 'gone' };
-}
-
-/** Runs a transaction: `first_failed` when its first item's condition failed, `other_failed` when another's did. */
-async function tryTransact(
-  context: StoreContext,
-  operation: string,
-  items: TransactItem[],
-): Promise<'applied' | 'first_failed' | 'other_failed'> {
-  try {
-    await context.transact(operation, { TransactItems: items });
-    return 'applied';
-  } catch (error) {
-    const [first] = transactionCancellation(error);
-    return first?.code === 'ConditionalCheckFailed' ? 'first_failed' : 'other_failed';
   }
 }
 

@@ -1,5 +1,5 @@
 import type { EpochMs } from '../../core/clock';
-import type { LineEntry, WakeHeadsInput, WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
+import type { WakeHeadsInput, WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
 import type { MemoryTaskSlots } from './memory-task-slots';
 import type { MemoryWaitingLines } from './memory-waiting-lines';
 
@@ -30,24 +30,23 @@ export class MemoryHandOff {
     return woken;
   }
 
-  releaseWoken(input: { task: string; position: string; handTo?: LineEntry; now: EpochMs }): WokenRelease {
+  releaseWoken(input: { task: string; position: string; now: EpochMs }): WokenRelease {
     const entry = this.lines.wokenEntry(input.task, input.position);
     if (!entry) return { status: 'gone' };
     this.lines.removeWoken(input.task, input.position);
     if (!entry.withSlot) return { status: 'gone' };
-    const woken = this.slotBack(input.task, input.handTo, input.now);
+    const woken = this.slotBack(input.task, input.now);
     return woken ? { status: 'handed', woken } : { status: 'released' };
   }
 
   /**
-   * A slot comes back: it goes to `handTo` (woken, returned) when that still waits and the task may hand
-   * slots on, else back to the counter (one already at 0 stays there).
+   * A slot comes back: it goes to the line's head (woken, returned) when the task may hand slots on,
+   * else back to the counter (one already at 0 stays there). One step, as DynamoDB's `slotBack` is in
+   * effect: its return holds only while nobody joined since it read the line.
    */
-  slotBack(task: string, handTo: LineEntry | undefined, now: EpochMs): WokenEntry | undefined {
-    const woken =
-      handTo && handTo.task === task && this.slots.mayHandOn(task)
-        ? this.lines.wake(task, handTo.position, now, true)
-        : undefined;
+  slotBack(task: string, now: EpochMs): WokenEntry | undefined {
+    const head = this.slots.mayHandOn(task) ? this.lines.head(task) : undefined;
+    const woken = head ? this.lines.wake(task, head.position, now, true) : undefined;
     if (!woken) this.slots.giveBack(task);
     return woken;
   }

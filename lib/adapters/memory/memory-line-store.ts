@@ -22,8 +22,9 @@ export class MemoryLineStore implements WaitingLineStore {
   protected readonly lines = new MemoryWaitingLines();
   protected readonly handOff = new MemoryHandOff(this.lines, this.slots);
 
-  async joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void> {
+  async joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<TaskSlots | undefined> {
     this.lines.join(input.message, input.now);
+    return this.slots.slots(input.message.job.task);
   }
 
   async lineHead(task: string): Promise<LineEntry | undefined> {
@@ -34,12 +35,7 @@ export class MemoryLineStore implements WaitingLineStore {
     return this.handOff.wakeHeads(input);
   }
 
-  async releaseWoken(input: {
-    task: string;
-    position: string;
-    handTo?: LineEntry;
-    now: EpochMs;
-  }): Promise<WokenRelease> {
+  async releaseWoken(input: { task: string; position: string; now: EpochMs }): Promise<WokenRelease> {
     return this.handOff.releaseWoken(input);
   }
 

@@ -6,7 +6,7 @@ import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { RateLimit } from '../model/rate-limit';
 import type { ConflictPolicy } from '../model/schedule';
-import type { LineEntry, WaitingLineStore, WokenEntry } from './waiting-line';
+import type { WaitingLineStore, WokenEntry } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
 
@@ -153,8 +153,6 @@ export interface FinishJobInput {
    * Cancellations by `cancelJob` are final.
    */
   reclaimable?: boolean;
-  /** The line's head, read before: a slot the run holds is handed to it in the same step (`RunEnd`). */
-  handTo?: LineEntry;
 }
 
 /** A run that ended: the job as written, and the job its slot was handed to (woken: send its message). */
@@ -171,8 +169,6 @@ export interface RetryJobInput {
   error: JobResult['error'];
   retryAt: EpochMs;
   now: EpochMs;
-  /** The line's head, read before: a slot the run holds is handed to it in the same step. */
-  handTo?: LineEntry;
 }
 
 /** The endings `retry_job` gives a new attempt. */
@@ -312,14 +308,14 @@ export interface JobStore extends WaitingLineStore {
   /**
    * Final result (any outcome; `result.attempt` is the job's attempt); sets `expiresAt` (the result TTL,
    * whole seconds, rounded up; the dedupe record lives on, from `result.finishedAt`), clears the lease
-   * and gives the slot back or hands it to `handTo` (ADR 0009). Works for an expired lease nobody took
+   * and hands the slot to the line's head or gives it back (ADR 0009). Works for an expired lease nobody took
    * over. Throws `LeaseLostError` unless the job is running under `owner`.
    */
   finishJob(input: FinishJobInput): Promise<RunEnd>;
 
   /**
    * Records a failed attempt: status `retrying`, `runAt = retryAt`, the error as the job's latest result;
-   * clears the lease and gives the slot back or hands it to `handTo`. A retry further away than the queue
+   * clears the lease and hands the slot on or gives it back. A retry further away than the queue
    * can delay is parked in the due index (see `acquireDueJobs`). The tick's reaper retries a stalled run
    * this way too. Throws `LeaseLostError` unless running under `owner` at `failedAttempt`.
    */

@@ -74,17 +74,21 @@ export interface TaskSlots {
 /**
  * Per-task waiting lines (ADR 0003, ADR 0009): a job that finds no free slot joins its task's line and
  * lets its queue message go. A slot that comes back is handed to the line's head in the same step
- * (`JobStore.finishJob`, `retryJob`: `handTo`), which becomes woken; its message is then sent and its
- * claim takes the slot it was handed. The counter counts running jobs and woken entries with a slot:
- * it alone enforces the limit, and a slot is never free while a job waits. A woken entry whose message
- * was lost keeps its slot until someone sends the message again (`staleWoken`).
+ * (`JobStore.finishJob`, `retryJob`, `releaseWoken`), which becomes woken; its message is then sent and
+ * its claim takes the slot it was handed. It goes back to the counter only while nobody joined the line
+ * since the store read it, and a joiner reads the counter once it is in (`joinLine`): either the slot
+ * found the joiner or the joiner finds the slot. The counter counts running jobs and woken entries with
+ * a slot: it alone enforces the limit, and a slot is never free while a job waits. A woken entry whose
+ * message was lost keeps its slot until someone sends the message again (`staleWoken`).
  */
 export interface WaitingLineStore {
   /**
    * Puts the job in its task's line at `linePosition(message)`. Joining again (a redelivery, or a woken
-   * job that found no slot again) keeps one entry, with the higher attempt's message.
+   * job that found no slot again) keeps one entry, with the higher attempt's message. Returns the task's
+   * counter as it stands once the entry is in (a slot that came back meanwhile is free there), or
+   * undefined when the task has none.
    */
-  joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<void>;
+  joinLine(input: { message: JobMessageBody; now: EpochMs }): Promise<TaskSlots | undefined>;
 
   /** The first job waiting in the task's line (not counting the woken ones), read consistently. */
   lineHead(task: string): Promise<LineEntry | undefined>;
@@ -97,16 +101,11 @@ export interface WaitingLineStore {
   wakeHeads(input: WakeHeadsInput): Promise<WokenEntry[]>;
 
   /**
-   * A delivery of a woken job that ends without running gives its entry back: its slot is handed to
-   * `handTo` (the line's head the caller read; woken in the same step) when that still waits and the
-   * task is not paused, else returned to the counter.
+   * A delivery of a woken job that ends without running gives its entry back: its slot is handed to the
+   * line's head (woken in the same step) unless the task is paused or its limit was lowered under its
+   * slots taken, else returned to the counter.
    */
-  releaseWoken(input: {
-    task: string;
-    position: string;
-    handTo?: LineEntry;
-    now: EpochMs;
-  }): Promise<WokenRelease>;
+  releaseWoken(input: { task: string; position: string; now: EpochMs }): Promise<WokenRelease>;
 
   /** The task's woken entries woken before `before`: their messages may be lost. */
   staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]>;

@@ -6,9 +6,9 @@ import { resendStaleWoken, sendWoken, type WakeDeps } from './woken';
 
 /**
  * Puts a job that found no free slot in its task's line; its message may then go (the line holds it).
- * Afterwards the counter is read again: a slot given back between the failed take and the join found
- * the line empty and went back to the counter, so this wakes the line for it. Either the giver saw the
- * entry or this read sees the slot: both are strongly consistent. When this job is among those woken,
+ * The join answers with the counter as it stands once the entry is in: a slot given back between the
+ * failed take and the join is free there, and this wakes the line for it (a slot goes back only while
+ * nobody joined since its giver read the line: either it saw this entry or this sees the slot). When this job is among those woken,
  * it takes its own turn (`ownTurn`): the caller, whose message stays in the queue until it is done,
  * claims it at once with the slot it was handed instead of waking it through the queue; unless it may
  * not take a turn now (`mayTakeTurn: false`), when it is woken through the queue like the others. The
@@ -20,10 +20,9 @@ export async function joinWaitingLine(
   options: { mayTakeTurn: boolean } = { mayTakeTurn: true },
 ): Promise<{ slots: TaskSlots | undefined; ownTurn: boolean }> {
   const { task } = message.job;
-  await deps.jobStore.joinLine({ message, now: deps.clock.now() });
+  const slots = await deps.jobStore.joinLine({ message, now: deps.clock.now() });
+  if (!slots) return { slots, ownTurn: false };
   try {
-    const slots = await deps.jobStore.taskSlots(task);
-    if (!slots) return { slots, ownTurn: false };
     await resendStaleWoken(deps, task);
     if (slots.rateLimit) {
       await wakeForNextStart(deps, slots);

@@ -20,19 +20,6 @@ export async function wakeLine(
 }
 
 /**
- * After a slot went back to the counter instead of to a waiting job: a job that joined the line after
- * the line was read for the hand-off, and read the counter before the slot was back, waits for it.
- * Reading the line again once the slot is back closes that gap (both reads are strongly consistent):
- * either the joiner's read of the counter saw the slot, or this read sees the joiner. Returns how many
- * jobs were sent.
- */
-export async function wakeForReturnedSlot(deps: WakeDeps, task: string): Promise<number> {
-  if (!(await deps.jobStore.lineHead(task))) return 0;
-  const slots = await deps.jobStore.taskSlots(task);
-  return slots ? wakeLine(deps, slots) : 0;
-}
-
-/**
  * Wakes as many waiting jobs as the task has free slots, each taking its slot in the same step as it
  * leaves the line (`wakeHeads`); for a task without a slot limit whose pause ended, the whole line.
  * Their messages are the caller's to send. `limit`: the task's limit as deployed, when known (the

@@ -49,7 +49,6 @@ export async function reapExpiredJobLeases(
 
 async function handOver(deps: ReaperDeps, job: Job, now: number): Promise<'reaped' | 'gone' | 'failed'> {
   try {
-    const handTo = job.holdsSlot ? await deps.jobStore.lineHead(job.task) : undefined;
     const end = await deps.jobStore.retryJob({
       jobId: job.id,
       owner: job.leaseOwner ?? '',
@@ -60,7 +59,6 @@ async function handOver(deps: ReaperDeps, job: Job, now: number): Promise<'reape
       },
       retryAt: now,
       now,
-      ...(handTo && { handTo }),
     });
     if (end.woken) await sendWoken(deps, [end.woken]);
     deps.logger.warn('reaped job with expired lease', {

@@ -1,7 +1,6 @@
 import type { Delivery } from '../../core/delivery/delivery';
 import { linePosition } from '../../core/ports/waiting-line';
 import { wakeForNextStart } from '../flow/rate-wake';
-import { wakeForReturnedSlot } from '../flow/wake-line';
 import { sendWoken } from '../flow/woken';
 import type { Logger } from '../observability/logger';
 import type { WorkerContext } from './worker-context';
@@ -9,7 +8,7 @@ import type { WorkerContext } from './worker-context';
 /**
  * A woken delivery that does not run gives its woken entry back (ADR 0009): the slot it was handed
  * goes to the next job in line, woken in the same step (its message is sent here), or back to the
- * counter when nobody waits or the task is paused (the line is then read again, see `wakeForReturnedSlot`). A rate-limited task's wake-up was for a start this
+ * counter when nobody waits or the task is paused. A rate-limited task's wake-up was for a start this
  * job does not take: the line is woken for it again. On failure the entry stays woken, slot and all,
  * and is sent again once overdue.
  */
@@ -17,15 +16,8 @@ export async function passWakeOn(ctx: WorkerContext, delivery: Delivery, logger:
   const { jobStore, clock } = ctx.deps;
   const { task } = delivery.job;
   try {
-    const handTo = delivery.task?.maxRunningJobs != null ? await jobStore.lineHead(task) : undefined;
-    const release = await jobStore.releaseWoken({
-      task,
-      position: linePosition(delivery),
-      ...(handTo && { handTo }),
-      now: clock.now(),
-    });
+    const release = await jobStore.releaseWoken({ task, position: linePosition(delivery), now: clock.now() });
     if (release.status === 'handed') await sendWoken(ctx.deps, [release.woken]);
-    if (release.status === 'released') await wakeForReturnedSlot(ctx.deps, task);
     if (delivery.task?.rateLimit) {
       const slots = await jobStore.taskSlots(task);
       if (slots) await wakeForNextStart(ctx.deps, slots, { passOn: true });

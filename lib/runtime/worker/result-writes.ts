@@ -2,7 +2,6 @@ import type { EpochMs } from '../../core/clock';
 import { LeaseLostError, StoreUnavailableError } from '../../core/errors';
 import type { JobResult } from '../../core/model/job';
 import type { RunEnd } from '../../core/ports/job-store';
-import type { LineEntry } from '../../core/ports/waiting-line';
 import type { Logger } from '../observability/logger';
 import { toJobError } from './run-handler';
 import type { WorkerContext } from './worker-context';
@@ -44,8 +43,6 @@ export interface ResultWrite {
   leaseUntil: EpochMs;
   result: JobResult;
   expiresAt: number;
-  /** The line's head: a slot the run holds is handed to it in the same write (ADR 0009). */
-  handTo?: LineEntry;
   logger: Logger;
 }
 
@@ -68,7 +65,6 @@ export async function storeFinalResult(
         owner: write.owner,
         result,
         expiresAt: write.expiresAt,
-        ...(write.handTo && { handTo: write.handTo }),
       }),
     );
     return { result, end };

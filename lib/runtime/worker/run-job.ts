@@ -8,9 +8,7 @@ import { sameRevision } from '../../core/model/schedule-revision';
 import type { JobEvent } from '../../core/ports/event-publisher';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import type { ClaimOutcome, RunEnd } from '../../core/ports/job-store';
-import type { LineEntry } from '../../core/ports/waiting-line';
 import { wakeForNextStart } from '../flow/rate-wake';
-import { wakeForReturnedSlot } from '../flow/wake-line';
 import { resendStaleWoken, sendWoken } from '../flow/woken';
 import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
@@ -184,7 +182,6 @@ async function record(
   const { deps } = ctx;
   const { job, attempt } = run.delivery;
   const finishedAt = deps.clock.now();
-  const handTo = holdsSlot ? await headOf(ctx, job.task, logger) : undefined;
   if (ending.kind === 'retry') {
     const counted = attempt - (job.attemptBase ?? 0);
     // A handler still running is stopped only when its sandbox ends: its retry must not start before.
@@ -209,7 +206,6 @@ async function record(
         error: ending.error,
         retryAt,
         now: finishedAt,
-        ...(handTo && { handTo }),
       }),
     );
     ctx.counters.retried += 1;
@@ -230,7 +226,6 @@ async function record(
     leaseUntil: run.leaseUntil,
     result: { ...ending.result, finishedAt },
     expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
-    ...(handTo && { handTo }),
     logger,
   });
   if (!stored) return { ...run, recorded: { end: undefined } };
@@ -284,7 +279,6 @@ async function cancelFire(
     finishedAt,
     attempt,
   };
-  const handTo = holdsSlot ? await headOf(ctx, job.task, logger) : undefined;
   const end = await writeWithRetries(ctx, run.leaseUntil, () =>
     deps.jobStore.finishJob({
       jobId: job.id,
@@ -292,7 +286,6 @@ async function cancelFire(
       result,
       expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
       reclaimable: cancellation.reclaimable,
-      ...(handTo && { handTo }),
     }),
   );
   await afterEnd(ctx, end, job.task, holdsSlot, logger);
@@ -312,14 +305,9 @@ async function cancelFire(
 }
 
 /**
- * After a run's end: the job its slot was handed to is sent; when the hand-off did not happen although
- * someone waited (the head left meanwhile, the task was paused), the line is woken for whatever is free.
- */
-/**
- * Sends the message of the job the run's slot was handed to; when the slot went back instead (nobody
- * waited when the line was read, the head left meanwhile, the task was paused, the line could not be
- * read), wakes the line for it, so that a free slot never waits for a tick. Overdue woken jobs of the
- * task are sent again on the way (ADR 0009: whoever touches the task repairs them).
+ * Sends the message of the job the run's slot was handed to (a slot goes back to the counter only when
+ * nobody waits, ADR 0009). Overdue woken jobs of the task are sent again on the way (whoever touches the
+ * task repairs them).
  */
 async function afterEnd(
   ctx: WorkerContext,
@@ -330,22 +318,11 @@ async function afterEnd(
 ): Promise<void> {
   try {
     if (end.woken) await sendWoken(ctx.deps, [end.woken]);
-    else if (heldSlot) await wakeForReturnedSlot(ctx.deps, task);
     if (heldSlot) await resendStaleWoken(ctx.deps, task);
   } catch (error) {
     logger.warn('could not wake the next waiting job; the next worker or tick touching its task does', {
       error,
     });
-  }
-}
-
-/** The head of the task's line, for the run's slot; undefined when it cannot be read (the slot then goes back). */
-async function headOf(ctx: WorkerContext, task: string, logger: Logger): Promise<LineEntry | undefined> {
-  try {
-    return await ctx.deps.jobStore.lineHead(task);
-  } catch (error) {
-    logger.warn("could not read the task's line; the slot goes back and the line is woken after", { error });
-    return undefined;
   }
 }
 

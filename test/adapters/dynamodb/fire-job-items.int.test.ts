@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CapacityMeter } from '../../../bench/support/capacity-meter';
 import type { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
@@ -6,7 +6,7 @@ import { INDEX_NAMES } from '../../../lib/adapters/dynamodb/table-design';
 import type { JobRequest } from '../../../lib/core/ports/job-store';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { meteredStore, writeUnitsOf } from '../../support/metered-store';
-import { jobRequest, MINUTE, SECOND, SUCCESS, T0 } from '../store-fixtures';
+import { jobRequest, MINUTE, SUCCESS, T0 } from '../store-fixtures';
 
 function fire(scheduleId: string, fireTime: number): JobRequest {
   return jobRequest(`${scheduleId}@${fireTime}`, {

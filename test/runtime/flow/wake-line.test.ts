@@ -183,43 +183,49 @@ describe('handing slots on to waiting jobs (ADR 0009)', () => {
     expect(await worker.store.waitingCount('limited')).toBe(0);
   });
 
-  it('wakes the head at the next tick when the slot went back without a hand-off (its worker died before waking)', async () => {
-    // Prepare: the holder's run is ended by a worker that gave the slot back, then died before waking anyone
-    const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => undefined } });
-    await endedWithoutHandOff(worker);
+  it('wakes the head at the next tick when a deploy raised the limit while a job waits', async () => {
+    // Prepare: the tick knows the limit as deployed (2); the counter still holds the last claim's (1)
+    const worker = workerHarness(
+      { limited: { maxRunningJobs: 2, handler: () => undefined } },
+      { taskLimits: new Map([['limited', { maxRunningJobs: 2, rateLimit: null }]]) },
+    );
+    await waitingWhenLimitRaised(worker);
 
     // Act
     const summary = await createTickHandler(() => worker.deps)();
     await deliverAll(worker);
 
-    // Assess
+    // Assess: the holder still holds its slot; the waiter took the new one and ran
     expect(summary.jobsWoken).toBe(1);
     expect(await worker.store.getJob('waiter', worker.clock.now())).toMatchObject({ status: 'success' });
-    expect(await slotsTaken(worker)).toBe(0);
+    expect(await slotsTaken(worker)).toBe(1);
     expect(await worker.store.waitingCount('limited')).toBe(0);
   });
 
-  it('starts the waiting job when the next job that touches the task ends, when the slot went back without a hand-off', async () => {
+  it('starts the waiting job when the next job that touches the task ends, when a raised limit freed a slot', async () => {
     // Prepare: as above; no tick comes
     const started: string[] = [];
     const worker = workerHarness({
-      limited: { maxRunningJobs: 1, handler: (_payload, { jobId }) => void started.push(jobId) },
+      limited: { maxRunningJobs: 2, handler: (_payload, { jobId }) => void started.push(jobId) },
     });
-    await endedWithoutHandOff(worker);
+    await waitingWhenLimitRaised(worker);
 
     // Act: a newcomer arrives
     await worker.deliver([recordFor('newcomer', 'limited')]);
     await deliverAll(worker);
 
     // Assess: the newcomer took the free slot and handed it to the waiter as it ended
-    expect(started.sort()).toEqual(['newcomer', 'waiter']);
-    expect(await slotsTaken(worker)).toBe(0);
+    expect(started).toEqual(['newcomer', 'waiter']);
+    expect(await slotsTaken(worker)).toBe(1);
     expect(await worker.store.waitingCount('limited')).toBe(0);
   });
 });
 
-/** `waiter` joins the line while `holder` (claimed by another worker) runs; that run ends giving its slot back, waking nobody. */
-async function endedWithoutHandOff(worker: Worker): Promise<void> {
+/**
+ * `waiter` joined the line while `holder` (claimed by another worker) held the one slot of `limited`;
+ * the task is now deployed with a higher limit, so a slot is free while `waiter` waits.
+ */
+async function waitingWhenLimitRaised(worker: Worker): Promise<void> {
   await worker.store.claimJob({
     job: JSON.parse(recordFor('holder', 'limited').body).job,
     attempt: 1,
@@ -228,11 +234,5 @@ async function endedWithoutHandOff(worker: Worker): Promise<void> {
     leaseUntil: T0 + 60_000,
     concurrencyLimit: 1,
   });
-  await worker.deliver([recordFor('waiter', 'limited')]);
-  await worker.store.finishJob({
-    jobId: 'holder',
-    owner: 'someone',
-    result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
-    expiresAt: T0 + 60_000,
-  });
+  await worker.store.joinLine({ message: JSON.parse(recordFor('waiter', 'limited').body), now: T0 });
 }

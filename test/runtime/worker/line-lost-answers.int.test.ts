@@ -1,7 +1,6 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
-import type { LineEntry } from '../../../lib/core/ports/waiting-line';
 import { sendWoken } from '../../../lib/runtime/flow/woken';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { losingFirstAnswer } from '../../support/lost-answers';
@@ -44,13 +43,12 @@ async function limitedTaskWithSlotHeld(matches: (command: unknown) => boolean, h
     leaseUntil: T0 + 60_000,
     concurrencyLimit: 1,
   });
-  const holderEnds = (handTo?: LineEntry) =>
+  const holderEnds = () =>
     store.finishJob({
       jobId: holder,
       owner: 'someone',
       result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
       expiresAt: T0 + 60_000,
-      ...(handTo && { handTo }),
     });
   return { faulty, store, started, worker, holderEnds };
 }
@@ -63,7 +61,7 @@ describe('a job taking its own turn in its line while the store loses an answer'
     store.joinLine = async (input) => {
       await holderEnds();
       store.joinLine = join;
-      await join(input);
+      return join(input);
     };
 
     const response = await worker.deliver([recordFor('waiter', 'limited')]);
@@ -84,7 +82,7 @@ describe('a run whose end handed its slot on but whose answer was lost', () => {
     await worker.deliver([recordFor('waiter-2', 'limited')]);
 
     // Act: the run ends handing its slot to the head (the answer of that write is lost and retried), as a worker ends it
-    const end = await holderEnds(await store.lineHead('limited'));
+    const end = await holderEnds();
     if (end.woken) await sendWoken(worker.deps, [end.woken]);
     await worker.deliver(worker.queuedRecords());
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { WOKEN_RESEND_MS } from '../../../lib/core/ports/waiting-line';
 import { sendWoken } from '../../../lib/runtime/flow/woken';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { T0 } from '../support';
@@ -50,8 +51,8 @@ describe('worker: maxRunningJobs', () => {
     expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
   });
 
-  it('lets the message of a job that found no slot go and keeps the job in its line; the tick wakes the line when a slot is free', async () => {
-    // Prepare: the one slot is taken by a run that ends without waking anyone (a lost wake-up)
+  it('lets the message of a job that found no slot go and keeps the job in its line; the tick sends a lost wake-up once overdue', async () => {
+    // Prepare: the one slot is taken by a run whose worker hands it on, then dies before sending the wake-up
     const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => null } });
     await worker.store.claimJob(holderClaim());
 
@@ -64,9 +65,10 @@ describe('worker: maxRunningJobs', () => {
     const waiting = await worker.store.waitingCount('limited');
     const sentWhileFull = worker.queue.drain();
     await endHolder(worker.store);
+    worker.clock.advance(WOKEN_RESEND_MS + 1);
     const summary = await createTickHandler(() => worker.deps)();
 
-    // Assess: the head of the line (earliest run time) is sent again, at once
+    // Assess: the head of the line (earliest run time) was handed the slot; its wake-up is sent
     expect(response.batchItemFailures).toEqual([]);
     expect(worker.queue.visibilityChanges).toEqual([]);
     expect(waiting).toBe(3);
@@ -87,7 +89,7 @@ describe('worker: maxRunningJobs', () => {
     const join = worker.store.joinLine.bind(worker.store);
     worker.store.joinLine = async (input) => {
       await endHolder(worker.store);
-      await join(input);
+      return join(input);
     };
 
     // Act
@@ -114,7 +116,7 @@ describe('worker: maxRunningJobs', () => {
     const join = worker.store.joinLine.bind(worker.store);
     worker.store.joinLine = async (input) => {
       if (input.message.job.id === 'critical') await endHolderHandingOn(worker);
-      await join(input);
+      return join(input);
     };
 
     // Act: the critical job's delivery, then whatever the queue brings until nothing comes
@@ -233,7 +235,7 @@ function recordJob(id: string, task = 'limited') {
   return JSON.parse(recordFor(id, task).body).job;
 }
 
-/** The holder's run ends without waking anyone (as a worker that died before waking would). */
+/** The holder's run ends; its worker dies before sending the wake-up of the job the slot went to. */
 function endHolder(store: ReturnType<typeof workerHarness>['store']) {
   return store.finishJob({
     jobId: 'holder',
@@ -245,13 +247,11 @@ function endHolder(store: ReturnType<typeof workerHarness>['store']) {
 
 /** The holder's run ends as a worker ends it: its slot handed to the line's head, whose message is sent. */
 async function endHolderHandingOn(worker: ReturnType<typeof workerHarness>) {
-  const handTo = await worker.store.lineHead('limited');
   const end = await worker.store.finishJob({
     jobId: 'holder',
     owner: 'someone',
     result: { outcome: 'success', startedAt: T0, finishedAt: T0, attempt: 1 },
     expiresAt: T0 + 60_000,
-    ...(handTo && { handTo }),
   });
   if (end.woken) await sendWoken(worker.deps, [end.woken]);
 }

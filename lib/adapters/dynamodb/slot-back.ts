@@ -1,0 +1,103 @@
+import type { EpochMs } from '../../core/clock';
+import { StoreUnavailableError } from '../../core/errors';
+import type { WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
+import { Expressions } from './expressions';
+import { conditionFailure, type StoreContext, transactionCancellation } from './store-context';
+import { taskCounterKey, wokenEntryKey } from './table-design';
+import { lineHead } from './waiting-line';
+import { handOnItem, wakeItems, wokenOf } from './woken-entries';
+
+type TransactItem = Record<string, unknown>;
+
+/** How often a slot's way back reads the line again because jobs kept joining it meanwhile. */
+const MAX_LINE_READS = 5;
+
+/**
+ * Where a slot that comes back goes (ADR 0009): to the line's head, woken in the caller's transaction,
+ * or back to the counter only while no job joined the line since it was read. A joiner bumps the
+ * counter's `joins` once its entry is in (`joinLine`), so either this return sees the bump (and reads
+ * the line again) or the joiner's bump sees the slot back and wakes the line itself: a slot is never
+ * free while a job waits, whoever crashes after their step.
+ *
+ * `tryWith` runs the caller's transaction with the slot's items: true when applied, false when only
+ * the slot's conditions failed (it throws for anything else). Returns the entry the slot was handed to.
+ */
+export async function slotBack(
+  context: StoreContext,
+  operation: string,
+  task: string,
+  now: EpochMs,
+  tryWith: (slotItems: TransactItem[]) => Promise<boolean>,
+): Promise<WokenEntry | undefined> {
+  for (let read = 0; read < MAX_LINE_READS; read += 1) {
+    const counter = await context.get(operation, { Key: taskCounterKey(task), ConsistentRead: true });
+    const joins = Number(counter.Item?.joins ?? 0);
+    const head = counter.Item?.paused === true ? undefined : await lineHead(context, task);
+    if (head && (await tryWith([...wakeItems(context, head, now, true), handOnItem(context, task)]))) {
+      return wokenOf(head, now, true);
+    }
+    const running = Number(counter.Item?.running ?? 0);
+    if (await tryWith([slotReturnItem(context, task, running > 0, joins)])) return undefined;
+  }
+  throw new StoreUnavailableError(`${operation} (the task's line kept changing)`);
+}
+
+/**
+ * The counter item of a slot that goes back, while the line's `joins` is still `joins`: one less
+ * running, or (`counted: false`, a counter at 0 that drifted low) only the change recorded, so that a
+ * counter never goes below 0. `seq` grows: the holders changed (counter repair compares it).
+ */
+function slotReturnItem(context: StoreContext, task: string, counted: boolean, joins: number): TransactItem {
+  const update = new Expressions().add('seq', 1);
+  if (counted) update.add('running', -1);
+  const joinsName = update.name('joins');
+  const unchanged =
+    joins === 0 ? `attribute_not_exists(${joinsName})` : `${joinsName} = ${update.value(joins)}`;
+  const condition = counted ? `${update.name('running')} > ${update.value(0)} AND ${unchanged}` : unchanged;
+  return {
+    Update: { TableName: context.tableName, Key: taskCounterKey(task), ...update.buildUpdate(condition) },
+  };
+}
+
+/**
+ * A woken delivery that ends without running gives its entry back: an entry without a slot is deleted;
+ * one with a slot goes in the transaction that hands the slot on or gives it back (`slotBack`).
+ */
+export async function releaseWoken(
+  context: StoreContext,
+  input: { task: string; position: string; now: EpochMs },
+): Promise<WokenRelease> {
+  const key = wokenEntryKey(input.task, input.position);
+  const output = await context.get('releaseWoken', { Key: key, ConsistentRead: true });
+  if (!output.Item) return { status: 'gone' };
+  const expressions = new Expressions();
+  const withSlot = expressions.name('withSlot');
+  if (output.Item.withSlot !== true) {
+    try {
+      await context.delete('releaseWoken', {
+        Key: key,
+        ...expressions.build(`attribute_not_exists(${withSlot})`),
+      });
+    } catch (error) {
+      conditionFailure(error);
+    }
+    return { status: 'gone' };
+  }
+  const entryGone = {
+    Delete: { TableName: context.tableName, Key: key, ...expressions.build(`attribute_exists(${withSlot})`) },
+  };
+  let gone = false;
+  const woken = await slotBack(context, 'releaseWoken', input.task, input.now, async (slotItems) => {
+    try {
+      await context.transact('releaseWoken', { TransactItems: [entryGone, ...slotItems] });
+      return true;
+    } catch (error) {
+      const [entry] = transactionCancellation(error);
+      if (entry?.code !== 'ConditionalCheckFailed') return false;
+      gone = true;
+      return true;
+    }
+  });
+  if (gone) return { status: 'gone' };
+  return woken ? { status: 'handed', woken } : { status: 'released' };
+}

@@ -1,0 +1,83 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
+import type { JobMessageBody } from '../../../lib/core/model/job-message';
+import { createTestTable, localDynamoDbClient, type TestTable } from '../../support/dynamodb';
+import { jobRequest, limitedClaim, MINUTE, SUCCESS, T0 } from '../store-fixtures';
+
+const waiter: JobMessageBody = { job: jobRequest('waiter', { task: 'limited' }), attempt: 1 };
+
+/**
+ * A client that runs `meanwhile` once, just before the first transaction whose items update the task's
+ * counter while its `joins` is unchanged (a slot on its way back) is sent: the moment between the
+ * store's read of the line and its write.
+ */
+function clientJoiningBeforeReturn(meanwhile: () => Promise<unknown>): DynamoDBClient {
+  const client = localDynamoDbClient(inject('dynamodbEndpoint'));
+  let done = false;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = (args.input ?? {}) as { TransactItems?: { Update?: { ConditionExpression?: string } }[] };
+      const returnsSlot =
+        context.commandName === 'TransactWriteItemsCommand' &&
+        (input.TransactItems ?? []).some((item) => item.Update?.ConditionExpression?.includes('joins'));
+      if (returnsSlot && !done) {
+        done = true;
+        await meanwhile();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'joinBeforeReturn' },
+  );
+  return client;
+}
+
+/**
+ * ADR 0009: a slot goes back to the counter only while nobody joined the line since the store read it.
+ * A job that joins in between (and so read the counter while the slot was still taken) is handed the
+ * slot instead: nobody is left waiting beside a free slot, whatever happens to the ender after its write.
+ */
+describe('a slot coming back while a job joins the line', () => {
+  let table: TestTable;
+  const clients: DynamoDBClient[] = [];
+  const storeOn = (client: DynamoDBClient) => {
+    clients.push(client);
+    return new DynamoDbStore({ client, tableName: table.tableName, shards: 1 });
+  };
+
+  beforeAll(async () => {
+    table = await createTestTable('slot-back-race');
+  });
+  afterAll(async () => {
+    for (const client of clients) client.destroy();
+    await table.drop();
+  });
+
+  it('goes to the job that joined between the read of the line and the return, never back to the counter', async () => {
+    // Prepare: the one slot is held; the waiter's join (and its read of the counter) lands in the ender's gap
+    const joiner = storeOn(localDynamoDbClient(inject('dynamodbEndpoint')));
+    let joinerSaw: number | undefined;
+    const ender = storeOn(
+      clientJoiningBeforeReturn(async () => {
+        joinerSaw = (await joiner.joinLine({ message: waiter, now: T0 }))?.running;
+      }),
+    );
+    await ender.claimJob(limitedClaim('holder', 1));
+
+    // Act
+    const end = await ender.finishJob({
+      jobId: 'holder',
+      owner: 'w-holder',
+      result: SUCCESS,
+      expiresAt: T0 + MINUTE,
+    });
+
+    // Assess: the joiner saw the slot taken, so the ender's write had to hand it on
+    expect(joinerSaw).toBe(1);
+    expect(end.job.status).toBe('success');
+    expect(end.woken?.message.job.id).toBe('waiter');
+    expect(end.woken?.withSlot).toBe(true);
+    expect((await joiner.taskSlots('limited'))?.running).toBe(1);
+    expect(await joiner.lineHead('limited')).toBeUndefined();
+  });
+});
