@@ -10,6 +10,7 @@ import { jobCancellationContract } from './job-cancellation-contract';
 import { jobContract } from './job-contract';
 import { jobParkingContract } from './job-parking-contract';
 import { jobSizeContract } from './job-size-contract';
+import { jobTransitionsContract } from './job-transitions-contract';
 import { listingCursorContract } from './listing-cursor-contract';
 import { overridesAndMetadataContract } from './overrides-and-metadata-contract';
 import { rateLimitContract } from './rate-limit-contract';
@@ -45,6 +46,7 @@ export function describeStoreContract(name: string, createFixture: () => Promise
     describe('finished schedules and repeat limits', () => finishedScheduleContract(current));
     describe('jobs', () => jobContract(current));
     describe('cancelled jobs', () => jobCancellationContract(current));
+    describe('job state transitions (JOB_TRANSITIONS)', () => jobTransitionsContract(current));
     describe('jobs at the size limits', () => jobSizeContract(current));
     describe('jobs of schedule fires', () => fireJobsContract(current));
     describe('jobs of a task', () => taskListingContract(current));

@@ -33,7 +33,8 @@ export const ENDED_STATES = RESULT_OUTCOMES;
 
 /**
  * What a store does to a job (each a method of `JobStore`):
- * - `create`: `add_job` of a new id; `replace`: `add_job` with `conflict_policy: replace` of an id in use;
+ * - `create`: `add_job` of a new id; `replace`: `add_job` with `conflict_policy: replace` of an id in use
+ *   by a job that is not running (a message sent for the old job finds it replaced and runs nothing);
  * - `claim`: a delivery of a later attempt takes a queued or retrying job, or a fire nobody claimed yet;
  * - `reclaim`: a fire's delivery that checks its schedule again takes a fire its check cancelled;
  * - `take_over`: a delivery of the next attempt takes a stalled run that holds no slot;
@@ -63,10 +64,7 @@ export const JOB_TRANSITIONS: Readonly<
   Record<JobAction, { readonly from: readonly JobState[]; readonly to: readonly JobState[] }>
 > = {
   create: { from: ['absent'], to: ['queued'] },
-  replace: {
-    from: ['queued', 'success', 'error', 'missed_start_deadline', 'cancelled', 'abandoned'],
-    to: ['queued'],
-  },
+  replace: { from: ['queued', 'retrying', 'cancelled_by_check', ...ENDED_STATES], to: ['queued'] },
   claim: { from: ['absent', 'queued', 'retrying'], to: ['running'] },
   reclaim: { from: ['cancelled_by_check'], to: ['running'] },
   take_over: { from: ['stalled'], to: ['running'] },

@@ -81,3 +81,45 @@ export function shellWords(command: string): { words: string[]; comment?: string
   if (word !== undefined) words.push(word);
   return { words };
 }
+
+/** The part of a page under `heading` (a whole heading line, `## Job states`), up to the next heading as high. */
+export function section(markdown: string, heading: string): string {
+  const level = /^#+/.exec(heading)?.[0] ?? '';
+  const lines = markdown.split('\n');
+  const start = lines.indexOf(heading);
+  if (start < 0) throw new Error(`the page has no heading '${heading}'`);
+  const end = lines.findIndex(
+    (line, index) =>
+      index > start && /^#+ /.test(line) && (/^#+/.exec(line)?.[0] ?? '').length <= level.length,
+  );
+  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
+}
+
+/** A table of a page: its header's cells and each row's, trimmed. */
+export interface MarkdownTable {
+  header: string[];
+  rows: string[][];
+}
+
+/** The tables of `markdown` (lines between pipes, the second one the header's `---` rule). */
+export function markdownTables(markdown: string): MarkdownTable[] {
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((cell) => cell.trim());
+  const tables: MarkdownTable[] = [];
+  let table: MarkdownTable | undefined;
+  for (const line of markdown.split('\n')) {
+    if (!line.trim().startsWith('|')) {
+      table = undefined;
+    } else if (!table) {
+      table = { header: cells(line), rows: [] };
+      tables.push(table);
+    } else if (!/^\|?\s*:?-/.test(line.trim())) {
+      table.rows.push(cells(line));
+    }
+  }
+  return tables;
+}
