@@ -16,6 +16,13 @@ const DISTURBED_MS = 3 * 60_000;
 /** A woken job's message is claimed by then: one lost is sent again once overdue by the next toucher. */
 const WOKEN_CLAIMED_MS = WOKEN_RESEND_MS + DISTURBED_MS;
 
+/** A task the watch checks: its slot limit (infinite for a rate-only task), and how far ahead its line is woken. */
+export interface WatchedTask {
+  limit: number;
+  /** A rate-limited task's start interval: the job for its next start is woken up to that much ahead. */
+  wakesAheadMs: number;
+}
+
 /**
  * Checks the waiting line's liveness (ADR 0009) every simulated second, on the store as it is: a task
  * with a slot free (by its counter, not paused, and for a rate-limited task once its next start has
@@ -32,7 +39,7 @@ export class LineWatch {
   constructor(
     private readonly sim: Simulation,
     private readonly store: MemoryStore,
-    private readonly limits: ReadonlyMap<string, number>,
+    private readonly limits: ReadonlyMap<string, WatchedTask>,
     private readonly violate: (problem: string) => void,
   ) {}
 
@@ -47,8 +54,8 @@ export class LineWatch {
   private async sample(): Promise<void> {
     if (this.stopped) return;
     const now = this.sim.time;
-    for (const [task, limit] of this.limits) {
-      await this.checkFree(task, limit, now);
+    for (const [task, watched] of this.limits) {
+      await this.checkFree(task, watched, now);
       const overdue = await this.store.staleWoken(task, now - WOKEN_CLAIMED_MS);
       for (const entry of overdue) {
         this.violate(
@@ -59,7 +66,7 @@ export class LineWatch {
     this.start();
   }
 
-  private async checkFree(task: string, limit: number, now: number): Promise<void> {
+  private async checkFree(task: string, { limit, wakesAheadMs }: WatchedTask, now: number): Promise<void> {
     const slots = await this.store.taskSlots(task);
     const head = await this.store.lineHead(task);
     // A rate-limited task's start is on its way while a job woken for it (without a slot) travels.
@@ -80,8 +87,9 @@ export class LineWatch {
     this.stretches.set(task, since);
     const freeMs = now - since;
     this.longestFreeMs = Math.max(this.longestFreeMs, freeMs);
-    // A fault shortly before the stretch was first seen may have begun it (sampling is once a second).
-    const disturbed = this.sim.lastDisturbanceAt >= since - UNDISTURBED_MS;
+    // A fault shortly before the stretch was first seen may have begun it (sampling is once a second;
+    // a rate-limited task's next start is woken for up to one start interval ahead).
+    const disturbed = this.sim.lastDisturbanceAt >= since - UNDISTURBED_MS - wakesAheadMs;
     const bound = disturbed ? DISTURBED_MS : UNDISTURBED_MS;
     if (freeMs > bound) {
       this.violate(

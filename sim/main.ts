@@ -73,7 +73,9 @@ async function runBudget(): Promise<void> {
     `simulation: ${total.seeds} seeds, ${total.fires} fires (${total.jobs} jobs, ${total.starts} handler starts), ${total.steps} steps, ${total.crashes} crashes, longest free-slot wait ${total.longestFreeSlotMs} ms, ${(total.simulatedMs / 3_600_000).toFixed(1)} simulated hours in ${seconds.toFixed(1)} s (${Math.round(total.fires / seconds)} fires/s)`,
   );
   if (failed?.failedSeed !== undefined) {
-    console.log(`FAILED: seed ${failed.failedSeed}; replay: npm run simulate -- --seed ${failed.failedSeed}`);
+    console.log(
+      `FAILED: seed ${failed.failedSeed} (its replay command, with its workload's size, is printed above)`,
+    );
     process.exitCode = 1;
   }
 }

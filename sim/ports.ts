@@ -62,6 +62,8 @@ export function simulatedPort<T extends object>(sim: Simulation, target: T, opti
             (settle) => {
               const fault = drawFault(options.rng, options.faults());
               if (fault === 'refused' || fault === 'answerLost') sim.lastDisturbanceAt = sim.time;
+              if (fault === 'refused' || fault === 'answerLost')
+                sim.note(`${label}${subjectOf(args[0])}: ${fault}`);
               if (fault === 'crashBefore') return sim.crash(label, 'crash before');
               if (fault === 'refused') return settle.reject(unavailable(label, 'refused'));
               let result: Promise<unknown>;

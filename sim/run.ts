@@ -1,6 +1,7 @@
 import type { MemoryStore } from '../lib/adapters/memory/memory-store';
 import type { Job } from '../lib/core/model/job';
-import { LineWatch } from './line-watch';
+import { startIntervalMs } from '../lib/core/model/rate-limit';
+import { LineWatch, type WatchedTask } from './line-watch';
 import { Observer } from './observer';
 import { type PlatformFaults, QUIET, SimPlatform } from './platform';
 import type { Latency } from './ports';
@@ -74,13 +75,15 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
   workload = new Workload(sim, sim.rng.fork(), platform, options.size, (jobId) => observer.retryAsked(jobId));
   const failed = () => observer.violations.length > 0;
 
-  const limits = new Map(
+  const watched = new Map<string, WatchedTask>(
     Object.entries(SIM_TASKS).flatMap(([task, terms]) => {
-      if ('maxRunningJobs' in terms) return [[task, terms.maxRunningJobs] as const];
-      return 'rateLimit' in terms ? [[task, Number.POSITIVE_INFINITY] as const] : [];
+      const rate = 'rateLimit' in terms ? terms.rateLimit : undefined;
+      if (!('maxRunningJobs' in terms) && !rate) return [];
+      const limit = 'maxRunningJobs' in terms ? terms.maxRunningJobs : Number.POSITIVE_INFINITY;
+      return [[task, { limit, wakesAheadMs: rate ? startIntervalMs(rate) : 0 }]];
     }),
   );
-  const lineWatch = new LineWatch(sim, platform.store, limits, (problem) => observer.violate(problem));
+  const lineWatch = new LineWatch(sim, platform.store, watched, (problem) => observer.violate(problem));
   platform.start();
   lineWatch.start();
   workload.start();

@@ -1,4 +1,5 @@
 import type { Job } from '../lib/core/model/job';
+import { CONFLICT_POLICIES } from '../lib/core/model/schedule';
 import { compileTrigger, type TriggerSpec } from '../lib/core/triggers';
 import type { HandlerRun } from './observer';
 import type { SimPlatform } from './platform';
@@ -94,19 +95,31 @@ export class Workload {
     );
     const stop = answered.findLast((call) => call.kind === 'pause' || call.kind === 'remove');
     if (stop) {
+      // A resume or add called after the stop, or overlapping it (then applied in either order).
       const restarted = calls.some(
         (call) =>
           (call.kind === 'resume' || call.kind === 'add') &&
-          call.calledAt > (stop.calledAt as number) &&
-          call.calledAt <= claimedAt,
+          call.calledAt <= claimedAt &&
+          (call.answeredAt === null || call.answeredAt > stop.calledAt),
       );
       if (!restarted) {
         return `${run.jobId} was claimed ${claimedAt - (stop.answeredAt as number)} ms after ${stop.kind}_schedule answered`;
       }
     }
-    const update = answered.findLast((call) => call.rev !== undefined);
-    if (update?.rev !== undefined && run.rev < update.rev) {
-      return `${run.jobId} ran payload revision ${run.rev}, claimed ${claimedAt - (update.answeredAt as number)} ms after revision ${update.rev} answered`;
+    const update = lastAnswered(answered.filter((call) => call.rev !== undefined));
+    if (update?.rev === undefined || update.answeredAt === null) return undefined;
+    // A change whose call overlapped that one's (or whose answer never came) may have been applied after it.
+    const { calledAt, answeredAt } = update;
+    const overlapping = calls.filter(
+      (call) =>
+        call !== update &&
+        call.rev !== undefined &&
+        call.calledAt < answeredAt &&
+        (call.answeredAt === null || call.answeredAt > calledAt),
+    );
+    const oldest = Math.min(update.rev, ...overlapping.map((call) => call.rev as number));
+    if (run.rev < oldest) {
+      return `${run.jobId} ran payload revision ${run.rev}, claimed ${claimedAt - answeredAt} ms after revision ${update.rev} answered`;
     }
     return undefined;
   };
@@ -201,7 +214,7 @@ export class Workload {
             task: this.rng.pick(SIM_TASK_IDS),
             trigger,
             payload,
-            conflict_policy: this.rng.pick(['replace', 'keep_existing', 'error']),
+            conflict_policy: this.rng.pick(CONFLICT_POLICIES),
             coalesce: this.rng.pick(['all', 'latest', 'earliest']),
             ...(this.rng.chance(0.3) && { max_runs: 1 + this.rng.int(5) }),
             ...(this.rng.chance(0.2) && { paused: true }),
@@ -225,9 +238,9 @@ export class Workload {
     const answer = await this.call(request);
     if (!answer) return;
     call.answeredAt = this.sim.time;
-    // keep_existing and a refused add leave the schedule as it was: their revision is not the schedule's.
+    // do_nothing and a refused add leave the schedule as it was: their revision is not the schedule's.
     call.ok =
-      answer.ok && !(kind === 'add' && (answer.result as { kept?: boolean } | undefined)?.kept === true);
+      answer.ok && !(kind === 'add' && (answer.result as { status?: string } | undefined)?.status === 'kept');
     if (!call.ok) delete call.rev;
   }
 
@@ -258,7 +271,7 @@ export class Workload {
       job_id: jobId,
       payload,
       run_at: iso(this.sim.time + this.rng.int(120_000)),
-      conflict_policy: this.rng.pick(['replace', 'keep_existing', 'error']),
+      conflict_policy: this.rng.pick(CONFLICT_POLICIES),
       ...(this.rng.chance(0.2) && { priority: 'critical' }),
     });
   }
@@ -334,4 +347,12 @@ function fireTimes(trigger: TriggerSpec, from: number, to: number): number[] {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** The call answered last. */
+function lastAnswered(calls: readonly ScheduleCall[]): ScheduleCall | undefined {
+  return calls.reduce<ScheduleCall | undefined>(
+    (last, call) => (last === undefined || (call.answeredAt ?? 0) >= (last.answeredAt ?? 0) ? call : last),
+    undefined,
+  );
 }
