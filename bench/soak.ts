@@ -57,7 +57,9 @@ const windowMs = flags.ci ? 30_000 : flags.minutes * 60_000;
 const scheduleCount = flags.ci ? 200 : flags.schedules;
 const churnCount = Math.max(8, Math.round(scheduleCount * 0.01));
 const intervals = flags.ci ? [1, 2, 3, 5] : [10, 15, 20, 30, 60];
-const drainMs = (flags.ci ? 150 : flags.drainSeconds) * 1000;
+// A woken job whose message was lost when nothing else touches its task waits for a tick's repair: the
+// drain allows two tick periods for it.
+const drainMs = ((flags.ci ? 150 : flags.drainSeconds) + 2 * flags.tickSeconds) * 1000;
 const tickMs = flags.tickSeconds * 1000;
 const FAULT_RATES = {
   tickCrash: 0.02,
