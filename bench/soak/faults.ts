@@ -60,6 +60,7 @@ export type FaultCounts = Record<keyof FaultRates | 'throttleBursts' | 'throttle
 
 export class Faults {
   enabled = true;
+  private handOffCrashesOver = false;
   readonly injected: FaultCounts = {
     tickCrash: 0,
     workerCrash: 0,
@@ -96,7 +97,8 @@ export class Faults {
    * job whose message was lost then is sent again by the tick alone (no job joins the line then).
    */
   strike(kind: keyof FaultRates): boolean {
-    const on = this.enabled || kind === 'overrun' || kind === 'crashAfterHandOff';
+    const on =
+      this.enabled || kind === 'overrun' || (kind === 'crashAfterHandOff' && !this.handOffCrashesOver);
     if (!on || this.random() >= this.rates[kind]) return false;
     this.injected[kind] += 1;
     return true;
@@ -110,6 +112,11 @@ export class Faults {
       this.burstUntil = Date.now() + this.bursts.lastingSeconds * 1000;
       this.burstPeriods.push([Date.now(), this.burstUntil]);
     }, this.bursts.everySeconds * 1000);
+  }
+
+  /** Crashes after a hand-off stop too: the repairs of the last ones (by a tick alone) get their time. */
+  stopHandOffCrashes(): void {
+    this.handOffCrashesOver = true;
   }
 
   stop(): void {

@@ -117,7 +117,7 @@ export function soakFlags() {
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 16)
     .option(
       '--drain-seconds <n>',
-      "how long recovery may take after the window (a limited task's backlog drains from its waiting line), plus two tick periods",
+      "how long recovery may take after the window (a limited task's backlog drains from its waiting line)",
       wholeNumberFrom(0),
       360,
     )
