@@ -242,6 +242,29 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(await store.waitingCount('limited')).toBe(2);
   });
 
+  it('hands a slot that comes back past a head woken already (a second delivery of it joined meanwhile), which leaves the line', async () => {
+    await store.claimJob(limitedClaim('x', 2));
+    await store.claimJob(limitedClaim('y', 2));
+    await join(waiting('a', T0));
+    await join(waiting('b', T0 + 1));
+    const [a] = await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'none' });
+    await join(waiting('a', T0));
+
+    const finished = await finish('x');
+    const released = await store.releaseWoken({
+      task: 'limited',
+      position: woken(finished.woken).position,
+      now: T0 + 2 * SECOND,
+    });
+
+    expect(a?.message.job.id).toBe('a');
+    expect(finished.woken?.message.job.id).toBe('b');
+    expect(released).toEqual({ status: 'released' });
+    expect(await store.lineHead('limited')).toBeUndefined();
+    expect(await running()).toBe(1);
+    expect(await store.waitingCount('limited')).toBe(1);
+  });
+
   it('gives the slot back instead when nobody waits, the task is paused, or it is over its limit', async () => {
     for (const id of ['a', 'b', 'c']) await store.claimJob(limitedClaim(id, 3));
 

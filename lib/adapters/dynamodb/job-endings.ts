@@ -133,24 +133,24 @@ async function endRun(
     },
   };
   const ended = itemToJob(changedItem(old, ending));
-  /** Ends the run with the slot's `items`; undefined when only their conditions failed. */
-  const endWith = async (items: Record<string, unknown>[]): Promise<RunEnd | undefined> => {
-    try {
-      await context.transact(operation, { TransactItems: [runItem, ...items] });
-      return { job: ended };
-    } catch (error) {
-      const [runReason, ...slotReasons] = transactionCancellation(error);
-      if (runReason?.old && ourEarlierTry(runReason.old)) return { job: itemToJob(runReason.old) };
-      const slotFailed = slotReasons.some((reason) => reason.code === 'ConditionalCheckFailed');
-      if (runReason?.code !== 'ConditionalCheckFailed' && slotFailed) return undefined;
-      throw new LeaseLostError('job', jobId, owner);
-    }
-  };
   const task = String(old.task);
   let end: RunEnd | undefined;
+  // Ends the run with the slot's items; the reasons when only their conditions failed.
   const woken = await slotBack(context, operation, task, run.now, async (slotItems) => {
-    end = await endWith(slotItems);
-    return end !== undefined;
+    try {
+      await context.transact(operation, { TransactItems: [runItem, ...slotItems] });
+      end = { job: ended };
+      return 'applied';
+    } catch (error) {
+      const [runReason, ...slotReasons] = transactionCancellation(error);
+      if (runReason?.old && ourEarlierTry(runReason.old)) {
+        end = { job: itemToJob(runReason.old) };
+        return 'applied';
+      }
+      const slotFailed = slotReasons.some((reason) => reason.code === 'ConditionalCheckFailed');
+      if (runReason?.code !== 'ConditionalCheckFailed' && slotFailed) return slotReasons;
+      throw new LeaseLostError('job', jobId, owner);
+    }
   });
   if (!end) throw new LeaseLostError('job', jobId, owner);
   return end.job === ended && woken ? { job: ended, woken } : end;

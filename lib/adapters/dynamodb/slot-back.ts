@@ -2,10 +2,15 @@ import type { EpochMs } from '../../core/clock';
 import { StoreUnavailableError } from '../../core/errors';
 import type { WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
 import { Expressions } from './expressions';
-import { conditionFailure, type StoreContext, transactionCancellation } from './store-context';
+import {
+  type CancellationReason,
+  conditionFailure,
+  type StoreContext,
+  transactionCancellation,
+} from './store-context';
 import { taskCounterKey, wokenEntryKey } from './table-design';
 import { lineHead } from './waiting-line';
-import { handOnItem, wakeItems, wokenOf } from './woken-entries';
+import { handOnItem, leaveLineAsWoken, wakeItems, wokenOf } from './woken-entries';
 
 type TransactItem = Record<string, unknown>;
 
@@ -13,31 +18,43 @@ type TransactItem = Record<string, unknown>;
 const MAX_LINE_READS = 5;
 
 /**
+ * The caller's transaction with a slot's items added: `applied`, or the reasons its slot items failed
+ * (it throws for anything else, its own items' failures included).
+ */
+export type SlotTry = (slotItems: TransactItem[]) => Promise<'applied' | readonly CancellationReason[]>;
+
+/**
  * Where a slot that comes back goes (ADR 0009): to the line's head, woken in the caller's transaction,
  * or back to the counter only while no job joined the line since it was read. A joiner bumps the
  * counter's `joins` once its entry is in (`joinLine`), so either this return sees the bump (and reads
  * the line again) or the joiner's bump sees the slot back and wakes the line itself: a slot is never
- * free while a job waits, whoever crashes after their step.
- *
- * `tryWith` runs the caller's transaction with the slot's items: true when applied, false when only
- * the slot's conditions failed (it throws for anything else). Returns the entry the slot was handed to.
+ * free while a job waits, whoever crashes after their step. A head woken already (a second delivery of
+ * its job joined while its wake-up travelled) leaves the line, as `wakeHeads` does it. Returns the entry
+ * the slot was handed to.
  */
 export async function slotBack(
   context: StoreContext,
   operation: string,
   task: string,
   now: EpochMs,
-  tryWith: (slotItems: TransactItem[]) => Promise<boolean>,
+  tryWith: SlotTry,
 ): Promise<WokenEntry | undefined> {
   for (let read = 0; read < MAX_LINE_READS; read += 1) {
     const counter = await context.get(operation, { Key: taskCounterKey(task), ConsistentRead: true });
     const joins = Number(counter.Item?.joins ?? 0);
     const head = counter.Item?.paused === true ? undefined : await lineHead(context, task);
-    if (head && (await tryWith([...wakeItems(context, head, now, true), handOnItem(context, task)]))) {
-      return wokenOf(head, now, true);
+    if (head) {
+      const handed = await tryWith([...wakeItems(context, head, now, true), handOnItem(context, task)]);
+      if (handed === 'applied') return wokenOf(head, now, true);
+      const [waiting, wokenPut] = handed;
+      if (waiting?.code !== 'ConditionalCheckFailed' && wokenPut?.code === 'ConditionalCheckFailed') {
+        await leaveLineAsWoken(context, head);
+        read -= 1; // the line is shorter by one: that read does not count
+        continue;
+      }
     }
     const running = Number(counter.Item?.running ?? 0);
-    if (await tryWith([slotReturnItem(context, task, running > 0, joins)])) return undefined;
+    if ((await tryWith([slotReturnItem(context, task, running > 0, joins)])) === 'applied') return undefined;
   }
   throw new StoreUnavailableError(`${operation} (the task's line kept changing)`);
 }
@@ -90,12 +107,12 @@ export async function releaseWoken(
   const woken = await slotBack(context, 'releaseWoken', input.task, input.now, async (slotItems) => {
     try {
       await context.transact('releaseWoken', { TransactItems: [entryGone, ...slotItems] });
-      return true;
+      return 'applied';
     } catch (error) {
-      const [entry] = transactionCancellation(error);
-      if (entry?.code !== 'ConditionalCheckFailed') return false;
+      const [entry, ...slotReasons] = transactionCancellation(error);
+      if (entry?.code !== 'ConditionalCheckFailed') return slotReasons;
       gone = true;
-      return true;
+      return 'applied';
     }
   });
   if (gone) return { status: 'gone' };

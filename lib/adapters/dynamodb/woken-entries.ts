@@ -146,7 +146,8 @@ async function wakeOne(
   }
 }
 
-async function leaveLineAsWoken(context: StoreContext, entry: LineEntry): Promise<void> {
+/** Takes the waiting entry of a job woken already out of the line (while it holds the attempt read). */
+export async function leaveLineAsWoken(context: StoreContext, entry: LineEntry): Promise<void> {
   const expressions = new Expressions();
   try {
     await context.delete('wakeHeads', {

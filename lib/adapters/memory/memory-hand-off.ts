@@ -41,13 +41,18 @@ export class MemoryHandOff {
 
   /**
    * A slot comes back: it goes to the line's head (woken, returned) when the task may hand slots on,
-   * else back to the counter (one already at 0 stays there). One step, as DynamoDB's `slotBack` is in
-   * effect: its return holds only while nobody joined since it read the line.
+   * else back to the counter (one already at 0 stays there). A head woken already leaves the line on the
+   * way (`wake`). One step, as DynamoDB's `slotBack` is in effect: its return holds only while nobody
+   * joined since it read the line.
    */
   slotBack(task: string, now: EpochMs): WokenEntry | undefined {
-    const head = this.slots.mayHandOn(task) ? this.lines.head(task) : undefined;
-    const woken = head ? this.lines.wake(task, head.position, now, true) : undefined;
-    if (!woken) this.slots.giveBack(task);
-    return woken;
+    if (this.slots.mayHandOn(task)) {
+      for (let head = this.lines.head(task); head; head = this.lines.head(task)) {
+        const woken = this.lines.wake(task, head.position, now, true);
+        if (woken) return woken;
+      }
+    }
+    this.slots.giveBack(task);
+    return undefined;
   }
 }
