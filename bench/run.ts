@@ -16,7 +16,7 @@ import { bundlesScenario } from './scenarios/bundles';
 import { dispatchScenario } from './scenarios/dispatch';
 import { fireLagScenario } from './scenarios/fire-lag';
 import { herdMarkdown, herdScenario } from './scenarios/herd';
-import { criticalJobScenario, limitedTaskScenario } from './scenarios/limited-task';
+import { criticalJobScenario, limitedTaskScenario, TICK_PERIODS } from './scenarios/limited-task';
 import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { spreadRuns } from './scenarios/spread-runs';
 import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
@@ -91,16 +91,19 @@ async function main(): Promise<void> {
     if (flags.limitedJobs > 0) {
       log('limited task under a backlog…');
       const runs = [];
-      for (const maxRunningJobs of [1, 3]) {
-        runs.push(
-          await limitedTaskScenario(dynamo, sqs, {
-            jobs: flags.limitedJobs,
-            runMs: 1_000,
-            maxRunningJobs,
-            workers: flags.workers,
-            log,
-          }),
-        );
+      for (const tickSeconds of TICK_PERIODS) {
+        for (const maxRunningJobs of [1, 3]) {
+          runs.push(
+            await limitedTaskScenario(dynamo, sqs, {
+              jobs: flags.limitedJobs,
+              runMs: 1_000,
+              maxRunningJobs,
+              workers: flags.workers,
+              tickSeconds,
+              log,
+            }),
+          );
+        }
       }
       const critical = await criticalJobScenario(dynamo, sqs, {
         waitingNormal: 100,

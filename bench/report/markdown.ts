@@ -48,15 +48,15 @@ function limitedTaskSection(limited: NonNullable<BenchReport['limited']>): strin
     '',
     '## Limited task under a backlog (waiting line)',
     '',
-    "Jobs of one task arrive at once; those that find no free slot wait in the task's line and are woken as slots come back. Time from the first start to the last end against the ideal (the runs back to back); slot use = handler time ÷ (limit × that time).",
+    "Jobs of one task arrive at once; those that find no free slot wait in the task's line and are woken as slots come back, with the ticks every second (as `npm start` runs them) and every minute (as in AWS). Time from the first start to the last end against the ideal (the runs back to back); slot use = handler time ÷ (limit × that time); longest free slot = the longest from a run's end to the next start while jobs waited.",
     '',
-    '| jobs × run time | maxRunningJobs | time | ideal | slot use | at most at once | ran | ran twice |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| jobs × run time | maxRunningJobs | tick every | time | ideal | slot use | longest free slot | at most at once | ran | ran twice |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const run of limited.runs) {
     const { options } = run;
     lines.push(
-      `| ${options.jobs} × ${n(options.runMs)} ms | ${options.maxRunningJobs} | **${n(run.wallMs / 1000, 1)} s** | ${n(run.idealMs / 1000)} s | **${n(run.slotUse * 100)} %** | ${run.maxRunning} | ${run.executed} | ${run.duplicates} |`,
+      `| ${options.jobs} × ${n(options.runMs)} ms | ${options.maxRunningJobs} | ${options.tickSeconds} s | **${n(run.wallMs / 1000, 1)} s** | ${n(run.idealMs / 1000)} s | **${n(run.slotUse * 100)} %** | ${n(run.longestHandOverMs)} ms | ${run.maxRunning} | ${run.executed} | ${run.duplicates} |`,
     );
   }
   if (limited.critical) {

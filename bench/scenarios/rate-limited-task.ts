@@ -3,7 +3,7 @@ import { sleep } from '../support/parallel';
 import { startPollers, waitFor } from '../support/pollers';
 import { benchRuntime } from '../support/runtime';
 import type { BenchSqs } from '../support/sqs';
-import { directJob, tickEverySecond } from './limited-task';
+import { directJob, tickEvery } from './limited-task';
 
 export interface RateLimitOptions {
   /** The backlog: jobs sent at once. */
@@ -54,7 +54,7 @@ export async function rateLimitScenario(
     count: options.workers,
     handler: runtime.worker,
   });
-  const ticks = tickEverySecond(runtime.tick);
+  const ticks = tickEvery(runtime.tick, 1);
   try {
     const now = Date.now();
     const messages = Array.from({ length: options.jobs }, (_, n) => directJob(`job-${n}`, now + n));
