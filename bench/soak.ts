@@ -18,6 +18,7 @@ import type { SQSEvent } from 'aws-lambda';
  * AWS, once a minute.
  */
 import { quietSdkNodeVersionWarning } from '../lib/adapters/sdk-node-version';
+import { SqsJobQueue } from '../lib/adapters/sqs/sqs-job-queue';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
 import { addNoteTotals, emptyNoteTotals, type NoteTotals } from '../lib/runtime/dispatch/note-run';
@@ -50,7 +51,7 @@ import { sleep } from './support/parallel';
 import { startPollers, waitFor } from './support/pollers';
 import { benchRuntime } from './support/runtime';
 import { seedSchedules } from './support/schedules';
-import { queueDepth, startBenchSqs } from './support/sqs';
+import { createBenchQueue, queueDepth, startBenchSqs } from './support/sqs';
 
 const flags = parseScriptFlags(soakFlags());
 const windowMs = flags.ci ? 30_000 : flags.minutes * 60_000;
@@ -61,6 +62,8 @@ const drainMs = (flags.ci ? 150 : flags.drainSeconds) * 1000;
 // A woken job whose message was lost while nothing else touches its task waits for a tick's repair:
 // once the drain is over, crashes after a hand-off stop, and the last ones get two tick periods.
 const lastRepairsMs = (2 * flags.tickSeconds + 5) * 1000;
+/** Pollers of the queue for critical and woken jobs (its event source's own share, as deployed). */
+const CRITICAL_WORKERS = 4;
 const tickMs = flags.tickSeconds * 1000;
 const FAULT_RATES = {
   tickCrash: 0.02,
@@ -132,7 +135,20 @@ async function main(): Promise<number> {
       dynamoClient,
     });
     trace.probeLine = wokenEntriesProbe(dynamo.newClient(), runtime.deps.config.tableName);
+    // The queue for critical and woken jobs, as deployed: woken jobs hold a slot while their messages travel.
+    const critical = await createBenchQueue(sqs.client, {
+      visibilityTimeoutSeconds: 5,
+      maxReceiveCount: 100,
+    });
+    runtime.deps.config = { ...runtime.deps.config, criticalQueueUrl: critical.queueUrl };
+    runtime.deps.queue = new SqsJobQueue({
+      client: sqs.client,
+      queueUrl: runtime.queue.queueUrl,
+      criticalQueueUrl: critical.queueUrl,
+    });
+    const queues = [runtime.queue, critical];
     const redrive = new DeadLetterRedrive(sqs.client, runtime.queue.queueUrl, runtime.queue.dlqUrl);
+    const criticalRedrive = new DeadLetterRedrive(sqs.client, critical.queueUrl, critical.dlqUrl);
     const faulty: RuntimeDeps = {
       ...runtime.deps,
       jobStore: trace.store(runtime.deps.jobStore, caller),
@@ -205,8 +221,16 @@ async function main(): Promise<number> {
       count: flags.workers,
       handler: invokeWorker,
     });
+    const criticalPollers = startPollers({
+      client: sqs.client,
+      queueUrl: critical.queueUrl,
+      queueArn: critical.queueArn,
+      count: CRITICAL_WORKERS,
+      handler: invokeWorker,
+    });
     faults.startBursts();
     redrive.start(5_000);
+    criticalRedrive.start(5_000);
     const feed = runBacklogFeed({ admin, startAt: firstFire, endAt, log });
     const capped = runCapped(admin, firstFire, log);
     const churn = runChurn({
@@ -227,13 +251,15 @@ async function main(): Promise<number> {
     const drainStarted = Date.now();
     const beforeDrain = checkChurn(schedules, churnCalls, recorder, trace);
     const depth = async (url: string) => (await queueDepth(sqs.client, url)).total;
+    const queuesDepth = async (urls: string[]) =>
+      (await Promise.all(urls.map(depth))).reduce((sum, count) => sum + count, 0);
     const readJob = (jobId: string) => runtime.store.getJob(jobId, Date.now());
     const drained = async () => {
       await recorder.restoreWrittenResults(readJob);
       return (
         [...expected, ...beforeDrain.mustRun].every((id) => recorder.executions.has(id)) &&
-        (await depth(runtime.queue.dlqUrl)) === 0 &&
-        (await depth(runtime.queue.queueUrl)) === 0 &&
+        (await queuesDepth(queues.map((queue) => queue.dlqUrl))) === 0 &&
+        (await queuesDepth(queues.map((queue) => queue.queueUrl))) === 0 &&
         [...(await runtime.store.runningCounts()).values()].every((running) => running === 0) &&
         (await cappedFinished(runtime.store, cappedRun))
       );
@@ -244,7 +270,13 @@ async function main(): Promise<number> {
     }
     const drainSeconds = (Date.now() - drainStarted) / 1000;
     ticking = false;
-    await Promise.all([...ticks, pollers.stop(), redrive.stop()]);
+    await Promise.all([
+      ...ticks,
+      pollers.stop(),
+      criticalPollers.stop(),
+      redrive.stop(),
+      criticalRedrive.stop(),
+    ]);
     // Judged after the drain: how late fires were (and so how close to a change one may be cancelled) is known then.
     await recorder.restoreWrittenResults(readJob);
     const churnChecks = checkChurn(schedules, churnCalls, recorder, trace);
@@ -276,8 +308,8 @@ async function main(): Promise<number> {
       recorder,
       trace,
       store: runtime.store,
-      queueDepth: () => depth(runtime.queue.queueUrl),
-      dlqDepth: () => depth(runtime.queue.dlqUrl),
+      queueDepth: () => queuesDepth(queues.map((queue) => queue.queueUrl)),
+      dlqDepth: () => queuesDepth(queues.map((queue) => queue.dlqUrl)),
       taskOf: (jobId) =>
         isAddedBacklogJob(jobId)
           ? BACKLOG_FEED.task

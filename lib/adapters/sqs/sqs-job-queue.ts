@@ -24,8 +24,9 @@ export interface SqsJobQueueOptions {
   client: SQSClient;
   queueUrl: string;
   /**
-   * The queue for critical jobs (`job.priority` critical), consumed apart from the jobs queue so that
-   * they do not wait behind its backlog. Absent: critical jobs go to `queueUrl` as well.
+   * The queue for critical jobs (`job.priority` critical) and woken ones (each holds a slot of its task,
+   * handed to it, while its message travels: ADR 0009), consumed apart from the jobs queue so that they
+   * do not wait behind its backlog. Absent: they go to `queueUrl` as well.
    */
   criticalQueueUrl?: string;
   /**
@@ -134,9 +135,9 @@ export class SqsJobQueue implements JobQueue {
     );
   }
 
-  /** Where a message goes: a critical job to the queue for critical jobs, when there is one. */
+  /** Where a message goes: a critical or woken job to the queue for critical jobs, when there is one. */
   private queueUrlFor(message: JobMessage): string {
-    return message.job.priority === 'critical' && this.criticalQueueUrl
+    return (message.job.priority === 'critical' || message.woken === true) && this.criticalQueueUrl
       ? this.criticalQueueUrl
       : this.queueUrl;
   }
