@@ -49,8 +49,9 @@ export interface SundialProps {
 
   /**
    * The most worker invocations the critical queue's event source runs at once (2 to 1,000), on top of
-   * `workerMaxConcurrency`: the share kept for critical jobs, however long the jobs queue's backlog.
-   * @default 2
+   * `workerMaxConcurrency`: the share kept for critical jobs, however long the jobs queue's backlog, and
+   * for jobs woken from a waiting line (each holds a slot of its task while its message travels there).
+   * @default 2 plus the sum of the tasks' `maxRunningJobs` (at most 1,000)
    */
   readonly criticalWorkerMaxConcurrency?: number;
 

@@ -38,7 +38,12 @@ export interface SundialSettings {
 export interface TaskTimeout {
   readonly id: string;
   readonly timeoutSeconds: number;
+  /** The task's `maxRunningJobs`, when it has one. */
+  readonly maxRunningJobs?: number;
 }
+
+/** The critical queue's event source's share for critical jobs, beside one invocation per slot of a limited task. */
+const CRITICAL_SHARE = 2;
 
 /** Invalid {@link SundialProps} (or task modules); `problems` lists every one of them. */
 export class SundialPropsError extends Error {
@@ -122,7 +127,8 @@ export function resolveSettings(
     criticalWorkerMaxConcurrency: check.integer(
       'criticalWorkerMaxConcurrency',
       props.criticalWorkerMaxConcurrency,
-      2,
+      // A woken job's message travels on this queue (ADR 0009): each slot of a limited task may need one.
+      Math.min(1_000, CRITICAL_SHARE + tasks.reduce((sum, task) => sum + (task.maxRunningJobs ?? 0), 0)),
       2,
       1_000,
     ),

@@ -108,8 +108,12 @@ export function inspectTaskTimeouts(tasks: readonly TaskFile[], projectRoot: str
     if (!result || result.error !== undefined) {
       problems.push(`${file}: ${result?.error ?? 'was not inspected'}`);
     } else if (result.timeoutSeconds !== undefined) {
-      timeouts.push({ id: task.id, timeoutSeconds: result.timeoutSeconds });
       const maxRunningJobs = result.maxRunningJobs ?? null;
+      timeouts.push({
+        id: task.id,
+        timeoutSeconds: result.timeoutSeconds,
+        ...(typeof maxRunningJobs === 'number' && { maxRunningJobs }),
+      });
       const rateLimit = result.rateLimit ?? null;
       if (maxRunningJobs !== null || rateLimit !== null) limits[task.id] = { maxRunningJobs, rateLimit };
     }

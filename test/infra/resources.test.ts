@@ -179,7 +179,7 @@ describe('worker', () => {
     });
   });
 
-  it('consumes the critical queue through an event source of its own, with its own concurrency ceiling', () => {
+  it("consumes the critical queue through an event source of its own, its ceiling its share plus the limited tasks' slots", () => {
     const worker = logicalId(synth.template, 'AWS::Lambda::Function', 'SundialWorkerFunction');
     const queue = logicalId(synth.template, 'AWS::SQS::Queue', 'SundialQueuesCriticalJobsQueue');
 
@@ -188,7 +188,8 @@ describe('worker', () => {
       EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] },
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 2 },
+      // 2 for critical jobs, and 2 for the woken jobs of functions/slow-task.ts (maxRunningJobs 2)
+      ScalingConfig: { MaximumConcurrency: 4 },
     });
     expect(Object.keys(resourcesOf(synth.template, 'AWS::Lambda::EventSourceMapping'))).toHaveLength(2);
   });

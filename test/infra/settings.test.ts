@@ -34,6 +34,21 @@ describe('resolveSettings', () => {
     });
   });
 
+  it("gives the critical queue's event source one invocation per slot of the limited tasks beside its share, unless set", () => {
+    const tasks = [
+      { id: 'exports', timeoutSeconds: 60, maxRunningJobs: 5 },
+      { id: 'sync', timeoutSeconds: 60, maxRunningJobs: 3 },
+      { id: 'plain', timeoutSeconds: 60 },
+    ];
+
+    expect(resolveSettings({}, tasks).criticalWorkerMaxConcurrency).toBe(10);
+    expect(resolveSettings({ criticalWorkerMaxConcurrency: 4 }, tasks).criticalWorkerMaxConcurrency).toBe(4);
+    expect(
+      resolveSettings({}, [{ id: 'huge', timeoutSeconds: 60, maxRunningJobs: 5_000 }])
+        .criticalWorkerMaxConcurrency,
+    ).toBe(1_000);
+  });
+
   it('sizes the worker timeout to the longest task plus the margin, and the visibility timeout to six times it', () => {
     const settings = resolveSettings({}, [
       { id: 'quick', timeoutSeconds: 60 },
