@@ -77,6 +77,17 @@ export const STACK_OUTPUTS = {
 const MIN_DEFAULT_WORKER_TIMEOUT_SECONDS = 90;
 
 /**
+ * How many worker invocations the queue for critical jobs gets by default: a share of 2 for critical
+ * jobs, and one per slot of a limited task, since every job woken from a waiting line (holding the slot
+ * handed to it) travels on that queue (ADR 0009); at most `ceiling`.
+ */
+export function defaultCriticalConcurrency(maxRunningJobs: Iterable<number>, ceiling: number): number {
+  let slots = 0;
+  for (const limit of maxRunningJobs) slots += limit;
+  return Math.min(ceiling, 2 + slots);
+}
+
+/**
  * The worker Lambda's timeout unless one is set (the construct's `workerTimeoutSeconds`): the longest
  * task timeout plus the margin, at least 90 s, at most Lambda's longest. The local platform gives its
  * worker invocations the same.

@@ -1,7 +1,13 @@
 import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_SHARDS, MAX_SHARDS } from '../adapters/dynamodb/table-design';
-import { DISPATCH, defaultWorkerTimeoutSeconds, LIMITS, LOG_LEVELS } from '../core/limits';
+import {
+  DISPATCH,
+  defaultCriticalConcurrency,
+  defaultWorkerTimeoutSeconds,
+  LIMITS,
+  LOG_LEVELS,
+} from '../core/limits';
 import { resolveBilling } from './billing';
 import {
   type SundialBilling,
@@ -41,9 +47,6 @@ export interface TaskTimeout {
   /** The task's `maxRunningJobs`, when it has one. */
   readonly maxRunningJobs?: number;
 }
-
-/** The critical queue's event source's share for critical jobs, beside one invocation per slot of a limited task. */
-const CRITICAL_SHARE = 2;
 
 /** Invalid {@link SundialProps} (or task modules); `problems` lists every one of them. */
 export class SundialPropsError extends Error {
@@ -127,8 +130,10 @@ export function resolveSettings(
     criticalWorkerMaxConcurrency: check.integer(
       'criticalWorkerMaxConcurrency',
       props.criticalWorkerMaxConcurrency,
-      // A woken job's message travels on this queue (ADR 0009): each slot of a limited task may need one.
-      Math.min(1_000, CRITICAL_SHARE + tasks.reduce((sum, task) => sum + (task.maxRunningJobs ?? 0), 0)),
+      defaultCriticalConcurrency(
+        tasks.map((task) => task.maxRunningJobs ?? 0),
+        1_000,
+      ),
       2,
       1_000,
     ),

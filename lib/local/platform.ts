@@ -4,7 +4,7 @@ import { storeClient } from '../adapters/dynamodb/client';
 import { queueClient } from '../adapters/sqs/client';
 import { LOCAL_ADMIN_FUNCTION, LOCAL_ADMIN_PORT } from '../core/admin-contract/endpoint';
 import { sleep } from '../core/clock';
-import { defaultWorkerTimeoutSeconds } from '../core/limits';
+import { defaultCriticalConcurrency, defaultWorkerTimeoutSeconds } from '../core/limits';
 import { loadTasks } from '../runtime/code-schedules/load-tasks';
 import type { RuntimeDeps } from '../runtime/dependencies';
 import { type AdminHandler, adminDependencies, createAdminHandler } from '../runtime/handlers/admin';
@@ -34,6 +34,8 @@ import { startTickLoop } from './tick-loop';
 import { startWorkerPollers } from './worker-pollers';
 import { startWorkerSandbox } from './worker-sandbox';
 
+/** The most pollers the local queue for critical jobs gets by default (the emulator's sockets are few). */
+const LOCAL_CRITICAL_POLLERS_CEILING = 16;
 export const TICK_FUNCTION_NAME = 'sundial-tick';
 /** The admin API's port unless `--port` or `SUNDIAL_PORT` says otherwise (the contract's). */
 export const DEFAULT_LOCAL_PORT = LOCAL_ADMIN_PORT;
@@ -54,7 +56,10 @@ export interface LocalPlatformOptions {
   tickIntervalMs?: number;
   /** Worker pollers running at once. @default 4 */
   workerConcurrency?: number;
-  /** Worker pollers of the queue for critical jobs, besides those (its own share, as in AWS). @default 2 */
+  /**
+   * Worker pollers of the queue for critical jobs, besides those (its own share, as in AWS).
+   * @default 2 plus the sum of the tasks' `maxRunningJobs`, at most 16
+   */
   criticalWorkerConcurrency?: number;
   /**
    * The worker Lambda's timeout, as the construct's `workerTimeoutSeconds`: each worker invocation ends
@@ -233,7 +238,14 @@ export async function startLocalPlatform(options: LocalPlatformOptions = {}): Pr
     const pollers = (
       [
         [queues, options.workerConcurrency ?? 4],
-        [critical, options.criticalWorkerConcurrency ?? 2],
+        [
+          critical,
+          options.criticalWorkerConcurrency ??
+            defaultCriticalConcurrency(
+              [...taskLimitsOf(registry).values()].map((limits) => limits.maxRunningJobs ?? 0),
+              LOCAL_CRITICAL_POLLERS_CEILING,
+            ),
+        ],
       ] as const
     ).map(([queue, concurrency]) =>
       startWorkerPollers({
