@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { LIMITS } from '../../core/limits';
 import type { TaskSlots } from '../../core/ports/waiting-line';
@@ -24,7 +25,7 @@ export async function wakeForNextStart(
   // The wake-up for this start was used without a start: its booking would refuse the one passed on
   if (options.passOn) await deps.jobStore.releaseRateWake(slots.task, at);
   for (let round = 0; round < 2; round++) {
-    if (!(await deps.jobStore.bookRateWake(slots.task, at))) return 0;
+    if (!(await deps.jobStore.bookRateWake(slots.task, at, randomUUID()))) return 0;
     const woken = await deps.jobStore.wakeHeads({ task: slots.task, now, count: 1, take: 'start' });
     if (woken.length > 0) return sendWoken(deps, woken, wakeDelaySeconds(at, now));
     await deps.jobStore.releaseRateWake(slots.task, at);
