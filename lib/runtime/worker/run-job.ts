@@ -296,6 +296,9 @@ async function cancelFire(
     }),
   );
   await afterEnd(ctx, end, job.task, holdsSlot, logger);
+  // Its claim took a start of its rate-limited task, which it does not use: the line is woken for the
+  // next one, as a run wakes it when its handler starts (else the line waits for the next toucher).
+  if (definition.rateLimit) await wakeNextStart(ctx, job.task, logger);
   logger.info('fire not run: its schedule changed after it was sent', {
     reason: cancellation.error.type,
     ...(run.reclaimed && { cancelledBefore: true }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startIntervalMs } from '../../../lib/core/model/rate-limit';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
-import { jobRequest, T0 } from '../support';
+import { jobRequest, sqsRecord, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 import { recordFor, workerHarness } from './harness';
 
@@ -40,6 +40,44 @@ describe('a rate-limited wake-up that brings no start is passed on', () => {
     expect(started.map(([id]) => id)).toEqual(['a', 'c']);
     expect(await worker.store.waitingCount('rated')).toBe(0);
     expect(started[1]?.[1]).toBeLessThan(T0 + INTERVAL + 1_000);
+  });
+
+  it('wakes the next waiting job when the woken one took its start and its fire check cancelled it', async () => {
+    // Prepare: a starts; a fire of a schedule removed since (f) and then c wait; f is woken for a's next start
+    const started: [string, number][] = [];
+    const worker = workerHarness({
+      rated: {
+        rateLimit: RATE,
+        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
+      },
+    });
+    const fire = jobRequest(`gone@${T0 - 2}`, {
+      task: 'rated',
+      origin: 'schedule',
+      scheduleId: 'gone',
+      fireTime: T0 - 2,
+      runAt: T0 - 2,
+    });
+    const revision = { createdAt: T0 - 60_000, version: 1, firesFrom: T0 - 60_000 };
+    await worker.deliver([recordFor('a', 'rated', { runAt: T0 - 3 })]);
+    await worker.deliver([sqsRecord({ job: fire, attempt: 1, revision })]);
+    await worker.deliver([recordFor('c', 'rated', { runAt: T0 - 1 })]);
+    expect(worker.queue.sent.map((m) => m.job.id)).toEqual([fire.id]);
+
+    // Act: f's wake-up arrives for the next start; its claim takes that start, its check cancels it
+    const [wake] = worker.queue.sent;
+    worker.clock.advance((wake?.delaySeconds ?? 0) * 1000);
+    await worker.deliver(worker.queuedRecords());
+    const wokenNext = worker.queue.sent.map((m) => [m.job.id, m.delaySeconds]);
+    worker.clock.advance(INTERVAL);
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess: c is woken, delayed, for the start after the one f spent, and starts then
+    expect((await worker.store.getJob(fire.id, worker.clock.now()))?.status).toBe('cancelled');
+    expect(wokenNext).toEqual([['c', Math.floor(INTERVAL / 1000)]]);
+    expect(started.map(([id]) => id)).toEqual(['a', 'c']);
+    expect(started[1]?.[1]).toBeLessThan(T0 + 2 * INTERVAL + 1_000);
+    expect(await worker.store.waitingCount('rated')).toBe(0);
   });
 
   it('wakes the line on resume_task when the wake-up booked before the pause was spent by a job that found the task paused', async () => {
