@@ -73,6 +73,7 @@ export class SimQueue implements JobQueue {
         for (const message of messages) {
           if (this.rng.chance(faults.sendFails)) {
             failed.push(message.job.id);
+            this.sim.lastDisturbanceAt = this.sim.time;
             continue;
           }
           this.sentJobs.set(message.job.id, (this.sentJobs.get(message.job.id) ?? 0) + 1);
@@ -80,7 +81,10 @@ export class SimQueue implements JobQueue {
           if (this.rng.chance(faults.duplicate)) {
             this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000);
           }
-          if (this.rng.chance(faults.sendAnswerLost)) failed.push(message.job.id);
+          if (this.rng.chance(faults.sendAnswerLost)) {
+            failed.push(message.job.id);
+            this.sim.lastDisturbanceAt = this.sim.time;
+          }
         }
         settle.resolve({ failed });
       },
@@ -152,6 +156,15 @@ export class SimQueue implements JobQueue {
       if (next === undefined || message.visibleAt < next) next = message.visibleAt;
     }
     return next;
+  }
+
+  /** When each job's latest message in the queue or its dead-letter queue was sent. */
+  lastSentAt(): Map<string, number> {
+    const sent = new Map<string, number>();
+    for (const message of [...this.messages.values(), ...this.deadLetters]) {
+      sent.set(message.jobId, Math.max(sent.get(message.jobId) ?? message.sentAt, message.sentAt));
+    }
+    return sent;
   }
 
   /** The job ids of the messages in the queue and its dead-letter queue. */

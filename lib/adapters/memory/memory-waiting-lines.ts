@@ -32,9 +32,9 @@ export class MemoryWaitingLines {
 
   head(task: string): LineEntry | undefined {
     const line = this.waiting.get(task);
-    if (!line || line.size === 0) return undefined;
-    const position = [...line.keys()].sort()[0] as string;
-    return entryOf(task, position, line.get(position) as StoredEntry);
+    let first: string | undefined;
+    for (const position of line?.keys() ?? []) if (first === undefined || position < first) first = position;
+    return first === undefined ? undefined : entryOf(task, first, line?.get(first) as StoredEntry);
   }
 
   isWaiting(task: string, position: string): boolean {
