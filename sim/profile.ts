@@ -51,7 +51,7 @@ export function runOptionsOf(seed: number, shape: RunShape): RunOptions {
       invokeRefused: storm,
       tickTwice: 0.02,
       invocationDies: storm / 3,
-      vanishesAfterChange: storm > 0 ? 0.5 : 0,
+      vanishesAfterChange: storm > 0 ? 1 : 0,
     },
     storeLatency: { minMs: 2, maxMs: 25, slowChance: 0.01 + storm, slowMs: 3_000 },
     workers: 6,
