@@ -1,5 +1,6 @@
 import type { MemoryStore } from '../lib/adapters/memory/memory-store';
-import { WOKEN_RESEND_MS } from '../lib/core/ports/waiting-line';
+import { WOKEN_RESEND_MS, type WokenEntry } from '../lib/core/ports/waiting-line';
+import type { SimQueue } from './queue';
 import type { Simulation } from './scheduler';
 
 /**
@@ -15,20 +16,25 @@ const UNDISTURBED_MS = 5_000;
 const DISTURBED_MS = 3 * 60_000;
 /** A woken job's message is claimed by then: one lost is sent again once overdue by the next toucher. */
 const WOKEN_CLAIMED_MS = WOKEN_RESEND_MS + DISTURBED_MS;
+/**
+ * A woken entry's message is sent by then when no fault struck since it was woken (or its resend
+ * taken): the send follows the wake at once, or the job claims at once its own turn. Under
+ * `WOKEN_RESEND_MS`, so a woken job nobody sends is seen before the next toucher's resend hides it.
+ */
+const WOKEN_SENT_MS = 8_000;
 
-/** A task the watch checks: its slot limit (infinite for a rate-only task), and how far ahead its line is woken. */
-export interface WatchedTask {
+/** What a task's line is held to: its slot limit (Infinity: none), and its start interval (0: no rate limit). */
+export interface LineTerms {
   limit: number;
-  /** A rate-limited task's start interval: the job for its next start is woken up to that much ahead. */
-  wakesAheadMs: number;
+  startIntervalMs: number;
 }
 
 /**
- * Checks the waiting line's liveness (ADR 0009) every simulated second, on the store as it is: a task
- * with a slot free (by its counter, not paused, and for a rate-limited task once its next start has
- * come and no job woken for it is on its way; `limits` holds a rate-only task as unlimited) never keeps
- * a job waiting in its line past the bounds above, and a woken job is claimed (or its
- * entry given back) within `WOKEN_CLAIMED_MS` of its wake-up or last resend.
+ * Checks the waiting line's liveness (ADR 0009) every simulated second, on the store and queue as they
+ * are: a task with a slot free (by its counter, not paused, and for a rate-limited task once its next
+ * start has come) never keeps a job waiting in its line past the bounds above; a woken job has its
+ * message sent (when no fault struck since it was woken), and is claimed (or its entry given back)
+ * within `WOKEN_CLAIMED_MS` of its wake-up or last resend.
  */
 export class LineWatch {
   longestFreeMs = 0;
@@ -39,7 +45,8 @@ export class LineWatch {
   constructor(
     private readonly sim: Simulation,
     private readonly store: MemoryStore,
-    private readonly limits: ReadonlyMap<string, WatchedTask>,
+    private readonly queue: Pick<SimQueue, 'lastSentAt'>,
+    private readonly lines: ReadonlyMap<string, LineTerms>,
     private readonly violate: (problem: string) => void,
   ) {}
 
@@ -54,10 +61,13 @@ export class LineWatch {
   private async sample(): Promise<void> {
     if (this.stopped) return;
     const now = this.sim.time;
-    for (const [task, watched] of this.limits) {
-      await this.checkFree(task, watched, now);
-      const overdue = await this.store.staleWoken(task, now - WOKEN_CLAIMED_MS);
-      for (const entry of overdue) {
+    for (const [task, terms] of this.lines) {
+      await this.checkFree(task, terms, now);
+      const woken = await this.store.staleWoken(task, now - WOKEN_SENT_MS);
+      if (woken.length === 0) continue;
+      this.checkWokenSent(task, woken, now);
+      for (const entry of woken) {
+        if (entry.wokenAt >= now - WOKEN_CLAIMED_MS) continue;
         this.violate(
           `${entry.message.job.id} (${task}) woken at ${entry.wokenAt} was not claimed within ${WOKEN_CLAIMED_MS} ms`,
         );
@@ -66,20 +76,17 @@ export class LineWatch {
     this.start();
   }
 
-  private async checkFree(task: string, { limit, wakesAheadMs }: WatchedTask, now: number): Promise<void> {
+  private async checkFree(task: string, terms: LineTerms, now: number): Promise<void> {
+    const { limit, startIntervalMs } = terms;
     const slots = await this.store.taskSlots(task);
-    const head = await this.store.lineHead(task);
-    // A rate-limited task's start is on its way while a job woken for it (without a slot) travels.
-    const startOnItsWay =
-      slots?.rateLimit !== undefined &&
-      (await this.store.staleWoken(task, now + 1)).some((entry) => !entry.withSlot);
     const free =
       slots !== undefined &&
       !slots.paused &&
       slots.running < limit &&
       (slots.nextStartAt === undefined || slots.nextStartAt <= now) &&
-      !startOnItsWay;
-    if (!free || !head) {
+      !(startIntervalMs > 0 && (await this.startSpokenFor(task, now)));
+    const head = free ? await this.store.lineHead(task) : undefined;
+    if (!head) {
       this.stretches.delete(task);
       return;
     }
@@ -87,15 +94,38 @@ export class LineWatch {
     this.stretches.set(task, since);
     const freeMs = now - since;
     this.longestFreeMs = Math.max(this.longestFreeMs, freeMs);
-    // A fault shortly before the stretch was first seen may have begun it (sampling is once a second;
-    // a rate-limited task's next start is woken for up to one start interval ahead).
-    const disturbed = this.sim.lastDisturbanceAt >= since - UNDISTURBED_MS - wakesAheadMs;
+    // A fault shortly before the stretch was first seen may have begun it (sampling is once a second),
+    // or a start interval before it (a rate-limited line's wake-up for its next start, cut short).
+    const disturbed = this.sim.lastDisturbanceAt >= since - UNDISTURBED_MS - startIntervalMs;
     const bound = disturbed ? DISTURBED_MS : UNDISTURBED_MS;
     if (freeMs > bound) {
       this.violate(
         `a slot of '${task}' stood free for ${freeMs} ms (bound ${bound} ms) while ${head.message.job.id} waited (${slots?.running} of ${limit} taken)`,
       );
       this.stretches.delete(task);
+    }
+  }
+
+  /** A job woken without a slot (for a rate-limited task's next start) is on its way to take the start. */
+  private async startSpokenFor(task: string, now: number): Promise<boolean> {
+    const woken = await this.store.staleWoken(task, now + 1);
+    return woken.some((entry) => !entry.withSlot);
+  }
+
+  /**
+   * Of the entries woken `WOKEN_SENT_MS` ago or more, those with no message sent since their wake-up (or
+   * resend), though no fault struck since.
+   */
+  private checkWokenSent(task: string, woken: readonly WokenEntry[], now: number): void {
+    const undisturbed = woken.filter((entry) => this.sim.lastDisturbanceAt < entry.wokenAt);
+    if (undisturbed.length === 0) return;
+    const sent = this.queue.lastSentAt();
+    for (const entry of undisturbed) {
+      const { id } = entry.message.job;
+      if ((sent.get(id) ?? Number.NEGATIVE_INFINITY) >= entry.wokenAt) continue;
+      this.violate(
+        `${id} (${task}) woken at ${entry.wokenAt} has had no message sent for ${now - entry.wokenAt} ms, though no fault struck since`,
+      );
     }
   }
 }

@@ -1,6 +1,7 @@
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { Command } from '@commander-js/extra-typings';
 import { parseScriptFlags, wholeNumberFrom } from '../lib/local/script-flags';
+import { BudgetProgress, type SeedDone, type SeedFailed } from './budget-progress';
 import { DEFAULT_RUN, type RunShape, runOptionsOf } from './profile';
 import { type RunResult, simulate } from './run';
 import { shrink } from './shrink';
@@ -45,13 +46,25 @@ if (flags.child !== undefined) {
   await runBudget();
 }
 
-/** The budget run: processes take seeds `first + k·processes + i` until the fires add up. */
+/**
+ * The budget run: processes take seeds `first + k·processes + i` until the fires add up. At the first
+ * violation every process stops after the failing seed (the lowest, should two fail), so the seeds
+ * before it all ran: the report says how far into the budget it was found, the same on every run.
+ */
 async function runBudget(): Promise<void> {
   const startedAt = performance.now();
   const perProcess = Math.ceil(flags.fires / flags.processes);
+  const progress = new BudgetProgress();
+  const children = Array.from({ length: flags.processes }, (_, index) =>
+    forkChild({ first: flags.firstSeed + index, step: flags.processes, fires: perProcess }),
+  );
   const outcomes = await Promise.all(
-    Array.from({ length: flags.processes }, (_, index) =>
-      runInChild({ first: flags.firstSeed + index, step: flags.processes, fires: perProcess }),
+    children.map((child) =>
+      outcomeOf(child, (message) => {
+        if (message.kind === 'seed') progress.seedDone(message);
+        if (message.kind !== 'failed' || !progress.seedFailed(message)) return;
+        for (const other of children) if (other.connected) other.send({ stopAfter: message.seed });
+      }),
     ),
   );
   const seconds = (performance.now() - startedAt) / 1000;
@@ -68,13 +81,14 @@ async function runBudget(): Promise<void> {
     }),
     { seeds: 0, fires: 0, jobs: 0, starts: 0, steps: 0, crashes: 0, simulatedMs: 0, longestFreeSlotMs: 0 },
   );
-  const failed = outcomes.find((outcome) => outcome.failedSeed !== undefined);
   console.log(
     `simulation: ${total.seeds} seeds, ${total.fires} fires (${total.jobs} jobs, ${total.starts} handler starts), ${total.steps} steps, ${total.crashes} crashes, longest free-slot wait ${total.longestFreeSlotMs} ms, ${(total.simulatedMs / 3_600_000).toFixed(1)} simulated hours in ${seconds.toFixed(1)} s (${Math.round(total.fires / seconds)} fires/s)`,
   );
-  if (failed?.failedSeed !== undefined) {
+  const { failure } = progress;
+  if (failure) {
+    const before = progress.before(failure.seed);
     console.log(
-      `FAILED: seed ${failed.failedSeed} (its replay command, with its workload's size, is printed above)`,
+      `FAILED: seed ${failure.seed}, first violation at +${failure.atMs} ms of its simulated time (step ${failure.step}), after ${before.seeds} seeds with ${before.fires} fires and ${(before.simulatedMs / 3_600_000).toFixed(1)} simulated hours before it, and ${failure.fires} fires of its own; replay: npm run simulate -- --seed ${failure.seed}`,
     );
     process.exitCode = 1;
   }
@@ -92,22 +106,28 @@ interface ChildOutcome {
   failedSeed?: number;
 }
 
-function runInChild(spec: { first: number; step: number; fires: number }): Promise<ChildOutcome> {
+type ChildMessage = SeedDone | SeedFailed | ({ kind: 'outcome' } & ChildOutcome);
+
+function forkChild(spec: { first: number; step: number; fires: number }): ChildProcess {
+  return fork(process.argv[1] as string, [
+    '--child',
+    JSON.stringify(spec),
+    '--steady',
+    String(shape.steadySchedules),
+    '--churned',
+    String(shape.churnedSchedules),
+    '--minutes',
+    String(shape.minutes),
+    ...(flags.shrink ? [] : ['--no-shrink']),
+  ]);
+}
+
+function outcomeOf(child: ChildProcess, onProgress: (message: ChildMessage) => void): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    const child = fork(process.argv[1] as string, [
-      '--child',
-      JSON.stringify(spec),
-      '--steady',
-      String(shape.steadySchedules),
-      '--churned',
-      String(shape.churnedSchedules),
-      '--minutes',
-      String(shape.minutes),
-      ...(flags.shrink ? [] : ['--no-shrink']),
-    ]);
     let outcome: ChildOutcome | undefined;
-    child.on('message', (message) => {
-      outcome = message as ChildOutcome;
+    child.on('message', (message: ChildMessage) => {
+      if (message.kind === 'outcome') outcome = message;
+      else onProgress(message);
     });
     child.on('error', reject);
     child.on('exit', (code) => {
@@ -119,6 +139,12 @@ function runInChild(spec: { first: number; step: number; fires: number }): Promi
 
 async function runChild(specText: string): Promise<void> {
   const spec = JSON.parse(specText) as { first: number; step: number; fires: number };
+  let stopAfter = Number.POSITIVE_INFINITY;
+  process.on('message', (message: { stopAfter: number }) => {
+    stopAfter = Math.min(stopAfter, message.stopAfter);
+  });
+  // Listening keeps the channel open: the process still ends when its seeds are done.
+  process.channel?.unref();
   const outcome: ChildOutcome = {
     seeds: 0,
     fires: 0,
@@ -129,7 +155,7 @@ async function runChild(specText: string): Promise<void> {
     simulatedMs: 0,
     longestFreeSlotMs: 0,
   };
-  for (let seed = spec.first; outcome.fires < spec.fires; seed += spec.step) {
+  for (let seed = spec.first; outcome.fires < spec.fires && seed <= stopAfter; seed += spec.step) {
     const result = await simulate(runOptionsOf(seed, shape));
     outcome.seeds += 1;
     outcome.fires += result.fires;
@@ -139,7 +165,9 @@ async function runChild(specText: string): Promise<void> {
     outcome.crashes += result.crashes;
     outcome.simulatedMs += result.simulatedMs;
     outcome.longestFreeSlotMs = Math.max(outcome.longestFreeSlotMs, result.longestFreeSlotMs);
-    if (result.violations.length > 0) {
+    send({ kind: 'seed', seed, fires: result.fires, simulatedMs: result.simulatedMs });
+    if (result.firstViolation) {
+      send({ kind: 'failed', seed, ...result.firstViolation, fires: result.fires });
       printRun(result);
       const smallest = flags.shrink ? await shrink(seed, shape, result) : { result, shape };
       printFailure(smallest.result, smallest.shape);
@@ -147,7 +175,11 @@ async function runChild(specText: string): Promise<void> {
       break;
     }
   }
-  process.send?.(outcome);
+  send({ kind: 'outcome', ...outcome });
+}
+
+function send(message: ChildMessage): void {
+  process.send?.(message);
 }
 
 function printRun(result: RunResult): void {

@@ -1,6 +1,6 @@
 import type { Job } from '../lib/core/model/job';
 import type { JobContext } from '../lib/runtime/tasks/define-task';
-import type { Simulation } from './scheduler';
+import type { SimProcess, Simulation } from './scheduler';
 import { SIM_TASKS, type SimPayload, type SimTask } from './tasks';
 
 /** One run of a simulated handler, from its start to its end (it returned, threw, or its process died). */
@@ -12,6 +12,8 @@ export interface HandlerRun {
   startedAt: number;
   returned: boolean;
   over: boolean;
+  /** The worker invocation it runs in. */
+  invocation: SimProcess | undefined;
 }
 
 /** What a handler start is checked against in the store: the job as stored when it started. */
@@ -25,6 +27,8 @@ export type ReadJob = (jobId: string) => Promise<Job | undefined>;
  */
 export class Observer {
   readonly violations: string[] = [];
+  /** When the first violation happened: ms of simulated time since the run began, and its step. */
+  firstViolation: { atMs: number; step: number } | undefined;
   /** Handler starts per job id, in order. */
   readonly starts = new Map<string, HandlerRun[]>();
   handlerStarts = 0;
@@ -32,6 +36,10 @@ export class Observer {
   private readonly attempts = new Set<string>();
   private readonly recentStarts = new Map<SimTask, number[]>();
   private readonly retried = new Set<string>();
+  /** The highest attempt claimed of each job (by creation: `add_job` may replace it). */
+  private readonly claimedAttempts = new Map<string, number>();
+  /** The payload revision each job (by creation) first started with. */
+  private readonly startedRevs = new Map<string, number>();
 
   constructor(
     private readonly sim: Simulation,
@@ -39,6 +47,8 @@ export class Observer {
     /** Extra checks of a start against what the workload did (a change the start must respect). */
     private readonly checkStart: (run: HandlerRun, job: Job | undefined) => string | undefined = () =>
       undefined,
+    /** Told of every handler start as it happens. */
+    private readonly onStart: (run: HandlerRun) => void = () => {},
   ) {}
 
   started(task: SimTask, context: JobContext, payload: SimPayload): HandlerRun {
@@ -50,6 +60,7 @@ export class Observer {
       startedAt: this.sim.time,
       returned: false,
       over: false,
+      invocation: this.sim.current()?.root(),
     };
     this.handlerStarts += 1;
     const runs = this.starts.get(run.jobId) ?? [];
@@ -64,15 +75,22 @@ export class Observer {
       this.violate(`task '${task}' runs ${running} jobs at once (limit ${limit}) as ${run.jobId} starts`);
     }
     this.checkRate(task, run);
-    this.sim
-      .current()
-      ?.root()
-      .died.then(() => this.ended(run));
+    run.invocation?.died.then(() => this.ended(run));
+    this.onStart(run);
     void this.readJob(run.jobId).then((job) => {
       // A job replaced by `add_job` (never while it runs) is another creation: its attempts count anew.
       const attemptKey = `${run.jobId}#${job?.createToken ?? ''}#${run.attempt}`;
       if (this.attempts.has(attemptKey)) this.violate(`${run.jobId} attempt ${run.attempt} started twice`);
       this.attempts.add(attemptKey);
+      // A later attempt goes on with the job as it started: a schedule change governs a fire's first start only.
+      const jobKey = `${run.jobId}#${job?.createToken ?? ''}`;
+      const firstRev = this.startedRevs.get(jobKey);
+      if (firstRev === undefined) this.startedRevs.set(jobKey, run.rev);
+      else if (firstRev !== run.rev) {
+        this.violate(
+          `${run.jobId} attempt ${run.attempt} ran payload revision ${run.rev}, but an earlier attempt ran revision ${firstRev}`,
+        );
+      }
       if (job?.status === 'success' && !this.retried.has(run.jobId)) {
         this.violate(`${run.jobId} started (attempt ${run.attempt}) after its success was stored`);
       }
@@ -80,6 +98,16 @@ export class Observer {
       if (problem) this.violate(problem);
     });
     return run;
+  }
+
+  /** A claim took `job` (as the store answered): attempt numbers never go back. */
+  claimed(job: Job): void {
+    const key = `${job.id}#${job.createToken ?? ''}`;
+    const highest = this.claimedAttempts.get(key) ?? 0;
+    if (job.attempt < highest) {
+      this.violate(`${job.id} was claimed as attempt ${job.attempt} after attempt ${highest} was claimed`);
+    }
+    this.claimedAttempts.set(key, Math.max(highest, job.attempt));
   }
 
   returned(run: HandlerRun): void {
@@ -103,8 +131,10 @@ export class Observer {
   }
 
   violate(message: string): void {
+    const atMs = this.sim.time - this.sim.startedAt;
     this.sim.note(`VIOLATION ${message}`);
-    this.violations.push(`at +${this.sim.time - this.sim.startedAt} ms (step ${this.sim.steps}): ${message}`);
+    this.firstViolation ??= { atMs, step: this.sim.steps };
+    this.violations.push(`at +${atMs} ms (step ${this.sim.steps}): ${message}`);
   }
 
   private checkRate(task: SimTask, run: HandlerRun): void {

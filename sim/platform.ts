@@ -24,6 +24,20 @@ const WORKER_BATCH_SIZE = 10;
 const MAX_RECEIVE_COUNT = 5;
 /** An empty receive waits this long before the next (SQS long polling answers as soon as one comes). */
 const EMPTY_POLL_MS = 250;
+/** An invocation that dies (`invocationDies`) does within this long of its start: while its handlers run. */
+const INVOCATION_DIES_WITHIN_MS = 4_000;
+/**
+ * The store's operations whose lost answers the simulation lets the store's own retry meet (see
+ * `FaultRates.answerLostRetried`): single conditional writes of the DynamoDB store that tell their own
+ * earlier try, which the memory store tells as well.
+ */
+const RETRIED_AFTER_LOST_ANSWER = [
+  'markWokenResent',
+  'bookRateWake',
+  'finishSchedule',
+  'startCappedRun',
+  'releaseDueShard',
+] as const;
 
 export interface PlatformFaults {
   store: FaultRates;
@@ -34,6 +48,16 @@ export interface PlatformFaults {
   invokeRefused: number;
   /** The tick's rule fires twice for one minute (EventBridge delivers at least once). */
   tickTwice: number;
+  /**
+   * A worker invocation dies at a random moment of its first seconds, while its handlers run (the sandbox
+   * ran out of memory, its host went away): what it claimed is taken over or reaped once its lease ends.
+   */
+  invocationDies: number;
+  /**
+   * The worker of a run vanishes right after a schedule change aimed at it answered: its takeover (or
+   * reaping) comes after the change, the case a takeover's check must tell from a first start.
+   */
+  vanishesAfterChange: number;
 }
 
 export const QUIET: PlatformFaults = {
@@ -42,6 +66,8 @@ export const QUIET: PlatformFaults = {
   eventsRefused: 0,
   invokeRefused: 0,
   tickTwice: 0,
+  invocationDies: 0,
+  vanishesAfterChange: 0,
 };
 
 export interface PlatformOptions {
@@ -69,6 +95,11 @@ export class SimPlatform {
   readonly admin: AdminApi;
   readonly published: SundialEvent[] = [];
   readonly calls = new Map<string, number>();
+  /**
+   * Per job, how many of its deliveries stopped short: their invocation died, or they gave their message
+   * back to be delivered again (a store call failed). Each may leave an attempt claimed and unanswered.
+   */
+  readonly cutShort = new Map<string, number>();
   ticks = 0;
   invocations = 0;
   dispatcherRuns = 0;
@@ -93,6 +124,7 @@ export class SimPlatform {
       latency: options.storeLatency,
       rng: rng.fork(),
       synchronous: ['noteShardOf'],
+      retriedAfterLostAnswer: RETRIED_AFTER_LOST_ANSWER,
       calls: this.calls,
     });
     const logger = createLogger({
@@ -206,6 +238,10 @@ export class SimPlatform {
     });
   }
 
+  private countCutShort(jobId: string): void {
+    this.cutShort.set(jobId, (this.cutShort.get(jobId) ?? 0) + 1);
+  }
+
   /** One poller of the event source mapping: receives a batch, invokes a worker with it, deletes what it handled. */
   private poll(poller: number, sandbox: WorkerHandler): void {
     const { sim } = this.options;
@@ -224,14 +260,17 @@ export class SimPlatform {
     const context = { getRemainingTimeInMillis: () => deadline - sim.time };
     const { proc, result } = sim.spawn(`worker${poller}`, () => sandbox(event, context));
     sim.at(deadline, () => proc.kill());
+    if (this.options.rng.chance(this.options.faults().invocationDies)) {
+      const diesAt = sim.time + this.options.rng.between(0, INVOCATION_DIES_WITHIN_MS);
+      sim.at(diesAt, () => sim.kill(proc, 'the invocation died'));
+    }
     void result.then((response) => {
       const died = !proc.alive || response === undefined;
       proc.kill();
-      if (!died) {
-        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-        for (const record of records) {
-          if (!failed.has(record.messageId)) this.queue.delete(record.receiptHandle);
-        }
+      const failed = new Set(died ? [] : response.batchItemFailures.map((failure) => failure.itemIdentifier));
+      for (const record of records) {
+        if (!died && !failed.has(record.messageId)) this.queue.delete(record.receiptHandle);
+        else this.countCutShort(jobIdOf(record.body));
       }
       this.poll(poller, died ? this.newSandbox() : sandbox);
     });

@@ -12,9 +12,22 @@ export interface FaultRates {
   crashBefore: number;
   /** Its process dies after the call applied, before it sees the answer. */
   crashAfter: number;
+  /**
+   * Applied, its answer lost, and applied again by the store's own retry (the DynamoDB adapter retries a
+   * request whose answer did not come): the caller gets the retry's answer, which must tell its own
+   * earlier try. Only for the operations a port lists in `retriedAfterLostAnswer` (the others answer as
+   * usual). Not a disturbance: handled as it must be, the caller never knows.
+   */
+  answerLostRetried: number;
 }
 
-export const NO_FAULTS: FaultRates = { refused: 0, answerLost: 0, crashBefore: 0, crashAfter: 0 };
+export const NO_FAULTS: FaultRates = {
+  refused: 0,
+  answerLost: 0,
+  crashBefore: 0,
+  crashAfter: 0,
+  answerLostRetried: 0,
+};
 
 /** How long a call takes, uniform in [min, max] ms, with a rare slow one (`slowChance`, up to `slowMs`). */
 export interface Latency {
@@ -32,6 +45,8 @@ export interface PortOptions {
   rng: Rng;
   /** Methods called synchronously (no operation, no fault: `noteShardOf`). */
   synchronous?: readonly string[];
+  /** Methods whose lost answers the store's retry meets (`FaultRates.answerLostRetried`). */
+  retriedAfterLostAnswer?: readonly string[];
   /** Counts every call by method (what the run reports). */
   calls?: Map<string, number>;
 }
@@ -44,6 +59,7 @@ export interface PortOptions {
  */
 export function simulatedPort<T extends object>(sim: Simulation, target: T, options: PortOptions): T {
   const synchronous = new Set(options.synchronous ?? []);
+  const retried = new Set(options.retriedAfterLostAnswer ?? []);
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(object, property) {
@@ -66,11 +82,17 @@ export function simulatedPort<T extends object>(sim: Simulation, target: T, opti
                 sim.note(`${label}${subjectOf(args[0])}: ${fault}`);
               if (fault === 'crashBefore') return sim.crash(label, 'crash before');
               if (fault === 'refused') return settle.reject(unavailable(label, 'refused'));
-              let result: Promise<unknown>;
-              try {
-                result = Promise.resolve(value.apply(object, args));
-              } catch (error) {
-                result = Promise.reject(error);
+              const apply = () => {
+                try {
+                  return Promise.resolve(value.apply(object, args));
+                } catch (error) {
+                  return Promise.reject(error);
+                }
+              };
+              let result = apply();
+              if (fault === 'answerLostRetried' && retried.has(property)) {
+                sim.note(`RETRIED ${label} (answer lost)`);
+                result = result.then(apply, apply);
               }
               if (fault === 'crashAfter') {
                 result.catch(() => {});
@@ -103,6 +125,8 @@ function drawFault(rng: Rng, rates: FaultRates): Fault {
   if (draw < bound) return 'crashBefore';
   bound += rates.crashAfter;
   if (draw < bound) return 'crashAfter';
+  bound += rates.answerLostRetried;
+  if (draw < bound) return 'answerLostRetried';
   return 'none';
 }
 

@@ -72,9 +72,8 @@ export class SimQueue implements JobQueue {
         const failed: string[] = [];
         for (const message of messages) {
           if (this.rng.chance(faults.sendFails)) {
-            // Its sender's fallback (a resend once overdue, the tick) is a repair, as after a crash.
-            this.sim.lastDisturbanceAt = this.sim.time;
             failed.push(message.job.id);
+            this.sim.lastDisturbanceAt = this.sim.time;
             continue;
           }
           this.sentJobs.set(message.job.id, (this.sentJobs.get(message.job.id) ?? 0) + 1);
@@ -83,8 +82,8 @@ export class SimQueue implements JobQueue {
             this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000);
           }
           if (this.rng.chance(faults.sendAnswerLost)) {
-            this.sim.lastDisturbanceAt = this.sim.time;
             failed.push(message.job.id);
+            this.sim.lastDisturbanceAt = this.sim.time;
           }
         }
         settle.resolve({ failed });
@@ -157,6 +156,15 @@ export class SimQueue implements JobQueue {
       if (next === undefined || message.visibleAt < next) next = message.visibleAt;
     }
     return next;
+  }
+
+  /** When each job's latest message in the queue or its dead-letter queue was sent. */
+  lastSentAt(): Map<string, number> {
+    const sent = new Map<string, number>();
+    for (const message of [...this.messages.values(), ...this.deadLetters]) {
+      sent.set(message.jobId, Math.max(sent.get(message.jobId) ?? message.sentAt, message.sentAt));
+    }
+    return sent;
   }
 
   /** The job ids of the messages in the queue and its dead-letter queue. */

@@ -1,13 +1,13 @@
 import type { MemoryStore } from '../lib/adapters/memory/memory-store';
 import type { Job } from '../lib/core/model/job';
 import { startIntervalMs } from '../lib/core/model/rate-limit';
-import { LineWatch, type WatchedTask } from './line-watch';
+import { type LineTerms, LineWatch } from './line-watch';
 import { Observer } from './observer';
 import { type PlatformFaults, QUIET, SimPlatform } from './platform';
 import type { Latency } from './ports';
 import { Rng } from './rng';
 import { Simulation } from './scheduler';
-import { SIM_TASK_IDS, SIM_TASKS, simRegistry } from './tasks';
+import { SIM_MAX_ATTEMPTS, SIM_TASK_IDS, SIM_TASKS, simRegistry } from './tasks';
 import { Workload, type WorkloadSize } from './workload';
 
 export interface RunOptions {
@@ -25,11 +25,13 @@ export interface RunOptions {
 export interface RunResult {
   seed: number;
   violations: string[];
+  /** When the first violation happened (ms of simulated time since the run began, and its step). */
+  firstViolation?: { atMs: number; step: number };
   /** The steps that led to the first violation (empty when there was none). */
   trace: string[];
   /** The steps `follow` asked for. */
   followed: string[];
-  /** Jobs the run made (schedule fires and added jobs), and how many of them were fires. */
+  /** Jobs the run made (schedule fires and added jobs), and how many of them were fires (by the first violation, if any). */
   jobs: number;
   fires: number;
   handlerStarts: number;
@@ -60,7 +62,12 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
   const readJob = (jobId: string) =>
     platformHolder.platform?.store.getJob(jobId, sim.time) ?? Promise.resolve(undefined);
   let workload: Workload | undefined;
-  const observer = new Observer(sim, readJob, (run, job) => workload?.checkStart(run, job));
+  const observer = new Observer(
+    sim,
+    readJob,
+    (run, job) => workload?.checkStart(run, job),
+    (run) => workload?.runStarted(run),
+  );
   const registry = simRegistry(sim, observer);
   const platform = new SimPlatform({
     sim,
@@ -71,19 +78,21 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
     workers: options.workers,
   });
   platformHolder.platform = platform;
+  watchClaims(platform.store, observer);
   options.adjustStore?.(platform.store);
-  workload = new Workload(sim, sim.rng.fork(), platform, options.size, (jobId) => observer.retryAsked(jobId));
+  workload = new Workload(
+    sim,
+    sim.rng.fork(),
+    platform,
+    options.size,
+    (jobId) => observer.retryAsked(jobId),
+    () => faults.vanishesAfterChange,
+  );
   const failed = () => observer.violations.length > 0;
 
-  const watched = new Map<string, WatchedTask>(
-    Object.entries(SIM_TASKS).flatMap(([task, terms]) => {
-      const rate = 'rateLimit' in terms ? terms.rateLimit : undefined;
-      if (!('maxRunningJobs' in terms) && !rate) return [];
-      const limit = 'maxRunningJobs' in terms ? terms.maxRunningJobs : Number.POSITIVE_INFINITY;
-      return [[task, { limit, wakesAheadMs: rate ? startIntervalMs(rate) : 0 }]];
-    }),
+  const lineWatch = new LineWatch(sim, platform.store, platform.queue, lineTerms(), (problem) =>
+    observer.violate(problem),
   );
-  const lineWatch = new LineWatch(sim, platform.store, watched, (problem) => observer.violate(problem));
   platform.start();
   lineWatch.start();
   workload.start();
@@ -103,11 +112,12 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
     lineWatch.stop();
     await sim.run(() => failed() || sim.time >= redrivenUntil + 5 * 60_000);
   }
-  const jobs = failed() ? [] : await allJobs(platform, sim.time);
+  const jobs = await allJobs(platform, sim.time);
   if (!failed()) await checkEnd(platform, workload, observer, jobs, sim.time);
   return {
     seed: options.seed,
     violations: observer.violations,
+    ...(observer.firstViolation && { firstViolation: observer.firstViolation }),
     trace: failed() ? sim.trace() : [],
     followed: sim.followed,
     jobs: jobs.length,
@@ -118,6 +128,28 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
     crashes: sim.crashes,
     adminCalls: workload.adminCalls,
     longestFreeSlotMs: lineWatch.longestFreeMs,
+  };
+}
+
+/** Every task with a line (a slot limit, a rate limit or both), and what its line is held to. */
+function lineTerms(): Map<string, LineTerms> {
+  const lines = new Map<string, LineTerms>();
+  for (const [task, terms] of Object.entries(SIM_TASKS)) {
+    const limit = 'maxRunningJobs' in terms ? terms.maxRunningJobs : Number.POSITIVE_INFINITY;
+    const rate = 'rateLimit' in terms ? terms.rateLimit : undefined;
+    if (limit === Number.POSITIVE_INFINITY && !rate) continue;
+    lines.set(task, { limit, startIntervalMs: rate ? startIntervalMs(rate) : 0 });
+  }
+  return lines;
+}
+
+/** Tells the observer every job a claim took, as the store answered (whether or not its caller heard). */
+function watchClaims(store: MemoryStore, observer: Observer): void {
+  const claimJob = store.claimJob.bind(store);
+  store.claimJob = async (input) => {
+    const outcome = await claimJob(input);
+    if (outcome.status === 'claimed') observer.claimed(outcome.job);
+    return outcome;
   };
 }
 
@@ -151,7 +183,9 @@ async function checkEnd(
     for (const fire of schedule.fires) {
       const id = `${schedule.id}@${fire}`;
       const job = byId.get(id);
-      if (job?.status !== 'success') {
+      // Its attempts' deliveries were cut short (crashes, refused calls) until none was left: abandoned, visibly.
+      const abandoned = job?.status === 'abandoned' && (platform.cutShort.get(id) ?? 0) >= SIM_MAX_ATTEMPTS;
+      if (job?.status !== 'success' && !abandoned) {
         observer.violate(`${id} (${schedule.task}) did not complete: ${job ? describe(job) : 'no job'}`);
       }
     }

@@ -165,6 +165,15 @@ export class Simulation {
     root.kill();
   }
 
+  /** Ends a process from outside it (its invocation died), unless it ended already. */
+  kill(proc: SimProcess, why: string): void {
+    if (!proc.alive) return;
+    this.crashes += 1;
+    this.lastDisturbanceAt = this.time;
+    this.note(`CRASH ${proc.name}#${proc.id} (${why})`);
+    proc.kill();
+  }
+
   /** Runs `fire` at `at` (the simulation's own events: a tick, a poller waking, an admin call). */
   at(at: number, fire: () => void): void {
     this.timers.push({ at: Math.max(Math.ceil(at), this.time), seq: this.nextSeq(), proc: undefined, fire });

@@ -26,6 +26,8 @@ export const SIM_TASKS = {
 } as const;
 
 export type SimTask = keyof typeof SIM_TASKS;
+/** Every task's `retry.maxAttempts`. */
+export const SIM_MAX_ATTEMPTS = 3;
 export const SIM_TASK_IDS = Object.keys(SIM_TASKS) as SimTask[];
 
 /** The registry of the simulated worker and admin API: every task runs `runSimulatedHandler`. */
@@ -35,7 +37,7 @@ export function simRegistry(sim: Simulation, observer: Observer): TaskRegistry {
     modules[task] = {
       default: defineTask({
         ...SIM_TASKS[task],
-        retry: { maxAttempts: 3, backoffSeconds: 2, maxBackoffSeconds: 30 },
+        retry: { maxAttempts: SIM_MAX_ATTEMPTS, backoffSeconds: 2, maxBackoffSeconds: 30 },
         handler: (payload: JsonValue, context: JobContext) =>
           runSimulatedHandler(sim, observer, task, payload as unknown as SimPayload, context),
       }),

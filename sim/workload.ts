@@ -39,6 +39,19 @@ export interface WorkloadSize {
 const INTERVALS_SECONDS = [5, 7, 10, 15, 20, 30, 45, 60, 90, 120];
 /** A pool of ids for add_job: small, so that ids collide. */
 const JOB_IDS = 12;
+/**
+ * How often a fire of a churned schedule that starts meets a change of its schedule while it runs: the
+ * changes that a run's retry or takeover must tell from those made before its start.
+ */
+const CHANGED_WHILE_IT_RUNS = 0.5;
+/** How often that change is a new payload alone (its next fires run it; the one running goes on as it is). */
+const NEW_PAYLOAD_WHILE_IT_RUNS = 0.5;
+/**
+ * A schedule changed while a run of it lost its worker is left alone this long (longer than the queue
+ * takes to bring the run's message back): the takeover then meets that one change alone, as it would
+ * on a schedule changed now and then, and not one changed again since.
+ */
+const LEFT_ALONE_AFTER_A_VANISHED_RUN_MS = 12 * 60_000;
 
 /**
  * What a run does: steady schedules over every task (checked at the end: every fire once), churned
@@ -51,6 +64,8 @@ export class Workload {
   private readonly calls = new Map<string, ScheduleCall[]>();
   private readonly revs = new Map<string, number>();
   private readonly churned: string[] = [];
+  /** Churned schedules the chaos leaves alone until then (see `LEFT_ALONE_AFTER_A_VANISHED_RUN_MS`). */
+  private readonly leftAlone = new Map<string, number>();
   private readonly pausedTasks = new Set<SimTask>();
   private readonly addedJobs = new Set<string>();
   adminCalls = 0;
@@ -62,6 +77,8 @@ export class Workload {
     private readonly platform: SimPlatform,
     private readonly size: WorkloadSize,
     private readonly onRetryAsked: (jobId: string) => void,
+    /** How likely the worker of a run vanishes once a change aimed at it answered (`PlatformFaults`). */
+    private readonly vanishesAfterChange: () => number = () => 0,
   ) {}
 
   get startsAt(): number {
@@ -81,8 +98,9 @@ export class Workload {
 
   /**
    * The start of a fire of a churned schedule must respect the changes made before its claim: none
-   * claimed after a pause or removal answered (until a resume or add was called), none running a payload
-   * older than an update that answered before its claim.
+   * claimed after a pause or removal answered (unless a resume or add may have applied after it), none
+   * running a payload older than an update that answered before its claim (unless a change setting that
+   * payload may have applied after it: two calls in flight at once apply in either order).
    */
   checkStart = (run: HandlerRun, job: Job | undefined): string | undefined => {
     const at = run.jobId.indexOf('@');
@@ -93,33 +111,23 @@ export class Workload {
     const answered = calls.filter(
       (call) => call.ok && call.answeredAt !== null && call.answeredAt < claimedAt,
     );
+    // A call may have applied after another if it was not answered before the other was called.
+    const mayFollow = (call: ScheduleCall, other: ScheduleCall) =>
+      call !== other && call.calledAt <= claimedAt && (call.answeredAt ?? Infinity) > other.calledAt;
     const stop = answered.findLast((call) => call.kind === 'pause' || call.kind === 'remove');
     if (stop) {
-      // A resume or add called after the stop, or overlapping it (then applied in either order).
       const restarted = calls.some(
-        (call) =>
-          (call.kind === 'resume' || call.kind === 'add') &&
-          call.calledAt <= claimedAt &&
-          (call.answeredAt === null || call.answeredAt > stop.calledAt),
+        (call) => (call.kind === 'resume' || call.kind === 'add') && mayFollow(call, stop),
       );
       if (!restarted) {
         return `${run.jobId} was claimed ${claimedAt - (stop.answeredAt as number)} ms after ${stop.kind}_schedule answered`;
       }
     }
-    const update = lastAnswered(answered.filter((call) => call.rev !== undefined));
-    if (update?.rev === undefined || update.answeredAt === null) return undefined;
-    // A change whose call overlapped that one's (or whose answer never came) may have been applied after it.
-    const { calledAt, answeredAt } = update;
-    const overlapping = calls.filter(
-      (call) =>
-        call !== update &&
-        call.rev !== undefined &&
-        call.calledAt < answeredAt &&
-        (call.answeredAt === null || call.answeredAt > calledAt),
-    );
-    const oldest = Math.min(update.rev, ...overlapping.map((call) => call.rev as number));
-    if (run.rev < oldest) {
-      return `${run.jobId} ran payload revision ${run.rev}, claimed ${claimedAt - answeredAt} ms after revision ${update.rev} answered`;
+    const update = answered.findLast((call) => call.rev !== undefined);
+    // Another change that set the revision run, racing this one (their writes' order is not known).
+    const racing = calls.some((call) => call.rev === run.rev && update && mayFollow(call, update));
+    if (update?.rev !== undefined && run.rev < update.rev && !racing) {
+      return `${run.jobId} ran payload revision ${run.rev}, claimed ${claimedAt - (update.answeredAt as number)} ms after revision ${update.rev} answered`;
     }
     return undefined;
   };
@@ -199,9 +207,21 @@ export class Workload {
     else void this.toggleTask();
   }
 
-  private async changeSchedule(): Promise<void> {
-    const id = this.rng.pick(this.churned);
-    const kind = this.rng.pick(['add', 'add', 'update', 'update', 'pause', 'resume', 'remove'] as const);
+  /** A handler started: a fire of a churned schedule may meet a change of its schedule while it runs. */
+  runStarted(run: HandlerRun): void {
+    const scheduleId = run.jobId.split('@')[0] ?? '';
+    if (this.sim.time >= this.endsAt || !this.churned.includes(scheduleId)) return;
+    if (this.rng.chance(CHANGED_WHILE_IT_RUNS))
+      this.sim.at(this.sim.time, () => void this.changeSchedule(run));
+  }
+
+  /** A random change of a churned schedule (`during`: of the schedule of this run, while it runs). */
+  private async changeSchedule(during?: HandlerRun): Promise<void> {
+    const id = during ? (during.jobId.split('@')[0] ?? '') : this.rng.pick(this.changeable());
+    const payloadOnly = during !== undefined && this.rng.chance(NEW_PAYLOAD_WHILE_IT_RUNS);
+    const kind = payloadOnly
+      ? 'update'
+      : this.rng.pick(['add', 'add', 'update', 'update', 'pause', 'resume', 'remove'] as const);
     const rev = (this.revs.get(id) ?? 0) + (kind === 'add' || kind === 'update' ? 1 : 0);
     this.revs.set(id, rev);
     const payload: SimPayload = { run: this.handlerRun(), ms: this.rng.between(10, 2_000), rev };
@@ -224,8 +244,8 @@ export class Workload {
               action: 'update_schedule',
               id,
               payload,
-              ...(this.rng.chance(0.4) && { trigger }),
-              ...(this.rng.chance(0.2) && { max_runs: 1 + this.rng.int(10) }),
+              ...(!payloadOnly && this.rng.chance(0.4) && { trigger }),
+              ...(!payloadOnly && this.rng.chance(0.2) && { max_runs: 1 + this.rng.int(10) }),
             }
           : {
               action: `${kind}_schedule`,
@@ -242,6 +262,18 @@ export class Workload {
     call.ok =
       answer.ok && !(kind === 'add' && (answer.result as { status?: string } | undefined)?.status === 'kept');
     if (!call.ok) delete call.rev;
+    // The run's worker vanishes now: the run is taken over (or reaped) after the change, as its lease ends.
+    if (during?.invocation && !during.over && this.rng.chance(this.vanishesAfterChange())) {
+      this.sim.kill(during.invocation, 'its worker vanished after a change to its schedule');
+      this.leftAlone.set(id, this.sim.time + LEFT_ALONE_AFTER_A_VANISHED_RUN_MS);
+    }
+  }
+
+  /** The churned schedules the chaos may change now (all of them, should every one be left alone). */
+  private changeable(): string[] {
+    const now = this.sim.time;
+    const open = this.churned.filter((id) => (this.leftAlone.get(id) ?? 0) <= now);
+    return open.length > 0 ? open : this.churned;
   }
 
   private churnTrigger(): TriggerSpec {
@@ -347,12 +379,4 @@ function fireTimes(trigger: TriggerSpec, from: number, to: number): number[] {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/** The call answered last. */
-function lastAnswered(calls: readonly ScheduleCall[]): ScheduleCall | undefined {
-  return calls.reduce<ScheduleCall | undefined>(
-    (last, call) => (last === undefined || (call.answeredAt ?? 0) >= (last.answeredAt ?? 0) ? call : last),
-    undefined,
-  );
 }

@@ -94,25 +94,35 @@ export function rateLimitContract(fixture: () => StoreFixture): void {
   });
 
   it('books one wake-up per start time: the first caller for a time wins, an earlier or equal time loses', async () => {
-    const noCounter = await store.bookRateWake('limited', T0 + 200);
+    const noCounter = await store.bookRateWake('limited', T0 + 200, 'call-1');
     await store.claimJob(rateClaim('a', T0, FIVE_PER_SECOND));
 
-    const first = await store.bookRateWake('limited', T0 + 200);
-    const same = await store.bookRateWake('limited', T0 + 200);
-    const earlier = await store.bookRateWake('limited', T0 + 100);
-    const later = await store.bookRateWake('limited', T0 + 400);
+    const first = await store.bookRateWake('limited', T0 + 200, 'call-2');
+    const same = await store.bookRateWake('limited', T0 + 200, 'call-3');
+    const earlier = await store.bookRateWake('limited', T0 + 100, 'call-4');
+    const later = await store.bookRateWake('limited', T0 + 400, 'call-5');
 
     expect([noCounter, first, same, earlier, later]).toEqual([false, true, false, false, true]);
   });
 
+  it('tells a booking made again by its own call (its answer was lost) that it is its own, and no one else', async () => {
+    await store.claimJob(rateClaim('a', T0, FIVE_PER_SECOND));
+    await store.bookRateWake('limited', T0 + 200, 'call-1');
+
+    const again = await store.bookRateWake('limited', T0 + 200, 'call-1');
+    const another = await store.bookRateWake('limited', T0 + 200, 'call-2');
+
+    expect([again, another]).toEqual([true, false]);
+  });
+
   it('gives a booking back only for its own time, so it can be booked again', async () => {
     await store.claimJob(rateClaim('a', T0, FIVE_PER_SECOND));
-    await store.bookRateWake('limited', T0 + 200);
+    await store.bookRateWake('limited', T0 + 200, 'call-1');
 
     await store.releaseRateWake('limited', T0 + 100);
-    const afterOtherRelease = await store.bookRateWake('limited', T0 + 200);
+    const afterOtherRelease = await store.bookRateWake('limited', T0 + 200, 'call-2');
     await store.releaseRateWake('limited', T0 + 200);
-    const afterRelease = await store.bookRateWake('limited', T0 + 200);
+    const afterRelease = await store.bookRateWake('limited', T0 + 200, 'call-3');
 
     expect([afterOtherRelease, afterRelease]).toEqual([false, true]);
   });

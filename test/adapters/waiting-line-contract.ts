@@ -359,6 +359,8 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const both = await store.staleWoken('limited', T0 + 10 * SECOND);
     const a = { task: 'limited', position: linePosition(waiting('a', T0)), wokenAt: T0 };
     const taken = await store.markWokenResent(a, T0 + 10 * SECOND);
+    // The same call made again (its answer was lost): the resend it took is its own
+    const takenAgain = await store.markWokenResent(a, T0 + 10 * SECOND);
     // Another worker that found it stale at the same time: its resend was taken already
     const takenTwice = await store.markWokenResent(a, T0 + 10 * SECOND + 3);
     const gone = await store.markWokenResent(
@@ -368,7 +370,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const afterResend = await store.staleWoken('limited', T0 + 10 * SECOND);
     const later = await store.staleWoken('limited', T0 + 10 * SECOND + 1);
 
-    expect([taken, takenTwice, gone]).toEqual([true, false, false]);
+    expect([taken, takenAgain, takenTwice, gone]).toEqual([true, true, false, false]);
     expect(ids(early)).toEqual(['a']);
     expect(ids(both)).toEqual(['a', 'b']);
     expect(ids(afterResend)).toEqual(['b']);

@@ -334,8 +334,8 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return startGate.retakeRateStart(this.context, task, rate, now);
   }
 
-  bookRateWake(task: string, at: EpochMs): Promise<boolean> {
-    return startGate.bookRateWake(this.context, task, at);
+  bookRateWake(task: string, at: EpochMs, token: string): Promise<boolean> {
+    return startGate.bookRateWake(this.context, task, at, token);
   }
 
   releaseRateWake(task: string, at: EpochMs): Promise<void> {

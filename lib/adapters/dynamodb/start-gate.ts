@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { nextStartAfter, type RateLimit } from '../../core/model/rate-limit';
 import type { ClaimOutcome } from '../../core/ports/job-store';
@@ -86,10 +85,14 @@ export async function retakeRateStart(
 }
 
 /** Books the wake-up for start time `at` on the counter (see `WaitingLineStore.bookRateWake`). */
-export async function bookRateWake(context: StoreContext, task: string, at: EpochMs): Promise<boolean> {
+export async function bookRateWake(
+  context: StoreContext,
+  task: string,
+  at: EpochMs,
+  token: string,
+): Promise<boolean> {
   // The token tells this booking from another's for the same start when the store retries it after
   // its answer was lost: read as another's, nobody was woken for that start.
-  const token = randomUUID();
   const update = new Expressions().set('rateWakeAt', at).set('rateWakeBy', token);
   const wakeAt = update.name('rateWakeAt');
   const condition = `attribute_exists(pk) AND (attribute_not_exists(${wakeAt}) OR ${wakeAt} < ${update.value(at)})`;

@@ -76,8 +76,8 @@ export class MemoryLineStore implements WaitingLineStore {
     return { taken: false, ...(start.nextStartAt !== undefined && { nextStartAt: start.nextStartAt }) };
   }
 
-  async bookRateWake(task: string, at: EpochMs): Promise<boolean> {
-    return this.slots.bookRateWake(task, at);
+  async bookRateWake(task: string, at: EpochMs, token: string): Promise<boolean> {
+    return this.slots.bookRateWake(task, at, token);
   }
 
   async releaseRateWake(task: string, at: EpochMs): Promise<void> {

@@ -9,6 +9,8 @@ interface Settings {
   rateLimit: RateLimit | null;
   nextStartAt: EpochMs | null;
   rateWakeAt: EpochMs | null;
+  /** The token of the booking for `rateWakeAt`. */
+  rateWakeBy: string | null;
 }
 
 /**
@@ -48,18 +50,21 @@ export class MemoryTaskSlots {
     return { taken: true };
   }
 
-  /** See `WaitingLineStore.bookRateWake`. */
-  bookRateWake(task: string, at: EpochMs): boolean {
+  /** See `WaitingLineStore.bookRateWake`: refused, a booking is still its caller's when it is the same call's. */
+  bookRateWake(task: string, at: EpochMs, token: string): boolean {
     const settings = this.settings.get(task);
-    if (!settings || (settings.rateWakeAt !== null && settings.rateWakeAt >= at)) return false;
-    settings.rateWakeAt = at;
+    if (!settings) return false;
+    if (settings.rateWakeAt !== null && settings.rateWakeAt >= at) {
+      return settings.rateWakeBy === token && settings.rateWakeAt === at;
+    }
+    Object.assign(settings, { rateWakeAt: at, rateWakeBy: token });
     return true;
   }
 
   /** See `WaitingLineStore.releaseRateWake`. */
   releaseRateWake(task: string, at: EpochMs): void {
     const settings = this.settings.get(task);
-    if (settings?.rateWakeAt === at) settings.rateWakeAt = null;
+    if (settings?.rateWakeAt === at) Object.assign(settings, { rateWakeAt: null, rateWakeBy: null });
   }
 
   /**
@@ -147,7 +152,14 @@ export class MemoryTaskSlots {
   private settingsOf(task: string): Settings {
     let settings = this.settings.get(task);
     if (!settings) {
-      settings = { limit: null, paused: false, rateLimit: null, nextStartAt: null, rateWakeAt: null };
+      settings = {
+        limit: null,
+        paused: false,
+        rateLimit: null,
+        nextStartAt: null,
+        rateWakeAt: null,
+        rateWakeBy: null,
+      };
       this.settings.set(task, settings);
     }
     return settings;

@@ -32,9 +32,9 @@ export class MemoryWaitingLines {
 
   head(task: string): LineEntry | undefined {
     const line = this.waiting.get(task);
-    if (!line || line.size === 0) return undefined;
-    const position = [...line.keys()].sort()[0] as string;
-    return entryOf(task, position, line.get(position) as StoredEntry);
+    let first: string | undefined;
+    for (const position of line?.keys() ?? []) if (first === undefined || position < first) first = position;
+    return first === undefined ? undefined : entryOf(task, first, line?.get(first) as StoredEntry);
   }
 
   isWaiting(task: string, position: string): boolean {
@@ -77,10 +77,13 @@ export class MemoryWaitingLines {
       .map(([position, entry]) => wokenOf(task, position, entry));
   }
 
-  /** Moves a woken entry's `wokenAt` from `wokenAt` to `now`; false when it is gone or was moved since. */
+  /**
+   * Moves a woken entry's `wokenAt` from `wokenAt` to `now`; false when it is gone or was moved since,
+   * unless to `now`: by this same call, made again after its answer was lost.
+   */
   markResent(task: string, position: string, wokenAt: EpochMs, now: EpochMs): boolean {
     const entry = this.woken.get(task)?.get(position);
-    if (entry?.wokenAt !== wokenAt) return false;
+    if (entry?.wokenAt !== wokenAt) return entry?.wokenAt === now;
     entry.wokenAt = now;
     return true;
   }

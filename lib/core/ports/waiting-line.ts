@@ -130,9 +130,10 @@ export interface WaitingLineStore {
   /**
    * Books the one wake-up of a rate-limited task's line for the start time `at`: true for the first
    * caller for that time (or a later one), false when a wake-up for `at` or later is already booked.
-   * False when the task has no counter.
+   * False when the task has no counter. `token` names this booking (one per call): the same call made
+   * again after its answer was lost finds its own booking by it, and is told true.
    */
-  bookRateWake(task: string, at: EpochMs): Promise<boolean>;
+  bookRateWake(task: string, at: EpochMs, token: string): Promise<boolean>;
 
   /**
    * Takes a start of a rate-limited task again, for a claimed job whose handler could not start on

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { LIMITS } from '../../core/limits';
 import type { TaskSlots } from '../../core/ports/waiting-line';
@@ -8,8 +9,9 @@ import { sendWoken, type WakeDeps } from './woken';
  * that brings it back in the last second before that time (SQS delays in whole seconds; the worker
  * waits out the rest). One wake-up per start time: the store books it, so the
  * many jobs refused in one interval wake one job, not one each. A booking that found nobody to wake is
- * given back and the line looked at once more: a job that joined while it was booked (and so woke
- * nobody itself) is seen then. Returns how many jobs were woken (0 or 1).
+ * given back and the line read again: a job that joined after it was read found the booking and woke
+ * nobody itself, and is seen then (its join came before its booking, refused before the give-back,
+ * and both reads are strongly consistent), and booked for again. Returns how many jobs were woken (0 or 1).
  */
 export async function wakeForNextStart(
   deps: WakeDeps,
@@ -23,14 +25,18 @@ export async function wakeForNextStart(
   if (at - now > LIMITS.maxQueueDelaySeconds * 1000) return 0;
   // The wake-up for this start was used without a start: its booking would refuse the one passed on
   if (options.passOn) await deps.jobStore.releaseRateWake(slots.task, at);
-  for (let round = 0; round < 2; round++) {
-    if (!(await deps.jobStore.bookRateWake(slots.task, at))) return 0;
+  for (let round = 0; round < MAX_BOOKING_ROUNDS; round++) {
+    if (!(await deps.jobStore.bookRateWake(slots.task, at, randomUUID()))) return 0;
     const woken = await deps.jobStore.wakeHeads({ task: slots.task, now, count: 1, take: 'start' });
     if (woken.length > 0) return sendWoken(deps, woken, wakeDelaySeconds(at, now));
     await deps.jobStore.releaseRateWake(slots.task, at);
+    if (!(await deps.jobStore.lineHead(slots.task))) return 0;
   }
   return 0;
 }
+
+/** How many times a wake-up is booked again for jobs that joined while it was booked (each one round trip apart). */
+const MAX_BOOKING_ROUNDS = 4;
 
 export interface WakeOptions {
   /**

@@ -111,8 +111,8 @@ describe('a booking of a rate-limited wake-up that applied but whose answer was 
     await store.setTaskPaused('rated', false);
 
     // Act
-    const first = await store.bookRateWake('rated', T0 + 1_000);
-    const second = await store.bookRateWake('rated', T0 + 1_000);
+    const first = await store.bookRateWake('rated', T0 + 1_000, 'call-1');
+    const second = await store.bookRateWake('rated', T0 + 1_000, 'call-2');
 
     // Assess
     expect(faulty.faults).toBe(1);

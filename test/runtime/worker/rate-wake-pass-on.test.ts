@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startIntervalMs } from '../../../lib/core/model/rate-limit';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
-import { jobRequest, T0 } from '../support';
+import { jobRequest, sqsRecord, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 import { recordFor, workerHarness } from './harness';
 
@@ -42,44 +42,42 @@ describe('a rate-limited wake-up that brings no start is passed on', () => {
     expect(started[1]?.[1]).toBeLessThan(T0 + INTERVAL + 1_000);
   });
 
-  it('wakes the next waiting job when the woken one is a fire its schedule no longer wants', async () => {
-    const started: string[] = [];
-    const h = adminAndWorker({
-      rated: { rateLimit: RATE, handler: (_payload, { jobId }) => void started.push(jobId) },
+  it('wakes the next waiting job when the woken one took its start and its fire check cancelled it', async () => {
+    // Prepare: a starts; a fire of a schedule removed since (f) and then c wait; f is woken for a's next start
+    const started: [string, number][] = [];
+    const worker = workerHarness({
+      rated: {
+        rateLimit: RATE,
+        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
+      },
     });
-    await h.admin({
-      action: 'add_schedule',
-      id: 'beat',
+    const fire = jobRequest(`gone@${T0 - 2}`, {
       task: 'rated',
-      trigger: { type: 'interval', seconds: 600, start_at: new Date(T0 + 1_000).toISOString() },
+      origin: 'schedule',
+      scheduleId: 'gone',
+      fireTime: T0 - 2,
+      runAt: T0 - 2,
     });
-    await h.tick();
-    const fire = h.queue.drain().find((message) => message.job.scheduleId === 'beat');
-    // a takes the start; the fire, then c, wait; the fire is woken for the next start
-    await h.deliver({ job: jobRequest('a', { task: 'rated', runAt: T0 }), attempt: 1, delaySeconds: 0 });
-    await h.deliver(fire as JobMessage);
-    await h.deliver({
-      job: jobRequest('c', { task: 'rated', runAt: T0 + 2_000 }),
-      attempt: 1,
-      delaySeconds: 0,
-    });
-    const [wake] = h.queue.drain();
-    await h.admin({ action: 'remove_schedule', id: 'beat' });
+    const revision = { createdAt: T0 - 60_000, version: 1, firesFrom: T0 - 60_000 };
+    await worker.deliver([recordFor('a', 'rated', { runAt: T0 - 3 })]);
+    await worker.deliver([sqsRecord({ job: fire, attempt: 1, revision })]);
+    await worker.deliver([recordFor('c', 'rated', { runAt: T0 - 1 })]);
+    expect(worker.queue.sent.map((m) => m.job.id)).toEqual([fire.id]);
 
-    // the fire's wake-up arrives: its claim takes the start, its check finds its schedule gone
-    h.clock.advance((wake?.delaySeconds ?? 0) * 1000);
-    await h.deliver(wake as JobMessage);
-    const passedOn = h.queue.sent.map((message) => message.job.id);
-    // c's wake-up comes back in the second before its start (SQS delays in whole seconds)
-    const [next] = h.queue.drain();
-    h.clock.advance(((next?.delaySeconds ?? 0) + 1) * 1000);
-    await h.deliver(next as JobMessage);
+    // Act: f's wake-up arrives for the next start; its claim takes that start, its check cancels it
+    const [wake] = worker.queue.sent;
+    worker.clock.advance((wake?.delaySeconds ?? 0) * 1000);
+    await worker.deliver(worker.queuedRecords());
+    const wokenNext = worker.queue.sent.map((m) => [m.job.id, m.delaySeconds]);
+    worker.clock.advance(INTERVAL);
+    await worker.deliver(worker.queuedRecords());
 
-    expect(wake?.job.id).toBe(fire?.job.id);
-    expect((await h.store.getJob(fire?.job.id ?? '', h.clock.now()))?.status).toBe('cancelled');
-    expect(passedOn).toEqual(['c']);
-    expect(started).toEqual(['a', 'c']);
-    expect(await h.store.waitingCount('rated')).toBe(0);
+    // Assess: c is woken, delayed, for the start after the one f spent, and starts then
+    expect((await worker.store.getJob(fire.id, worker.clock.now()))?.status).toBe('cancelled');
+    expect(wokenNext).toEqual([['c', Math.floor(INTERVAL / 1000)]]);
+    expect(started.map(([id]) => id)).toEqual(['a', 'c']);
+    expect(started[1]?.[1]).toBeLessThan(T0 + 2 * INTERVAL + 1_000);
+    expect(await worker.store.waitingCount('rated')).toBe(0);
   });
 
   it('wakes the line on resume_task when the wake-up booked before the pause was spent by a job that found the task paused', async () => {
