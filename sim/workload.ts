@@ -66,6 +66,8 @@ export class Workload {
   private readonly churned: string[] = [];
   /** Churned schedules the chaos leaves alone until then (see `LEFT_ALONE_AFTER_A_VANISHED_RUN_MS`). */
   private readonly leftAlone = new Map<string, number>();
+  /** Pause and resume calls not answered yet. */
+  private togglesInFlight = 0;
   private readonly pausedTasks = new Set<SimTask>();
   private readonly addedJobs = new Set<string>();
   adminCalls = 0;
@@ -137,10 +139,12 @@ export class Workload {
    * schedules (their fires sent by then must still end).
    */
   async settle(): Promise<void> {
-    for (const task of [...this.pausedTasks]) {
-      await this.callUntilAnswered({ action: 'resume_task', task });
-      this.pausedTasks.delete(task);
-    }
+    // A pause still in flight (retried after a lost answer) may apply after a resume that raced it: once
+    // none is, every task is resumed, whatever the bookkeeping says.
+    while (this.togglesInFlight > 0)
+      await new Promise<void>((done) => this.sim.at(this.sim.time + 1_000, done));
+    for (const task of SIM_TASK_IDS) await this.callUntilAnswered({ action: 'resume_task', task });
+    this.pausedTasks.clear();
     for (const id of this.churned) {
       const call: ScheduleCall = { kind: 'remove', calledAt: this.sim.time, answeredAt: null, ok: false };
       this.callsOf(id).push(call);
@@ -324,7 +328,12 @@ export class Workload {
     const task = this.rng.pick(SIM_TASK_IDS);
     const pause = !this.pausedTasks.has(task);
     if (pause) this.pausedTasks.add(task);
-    await this.callUntilAnswered({ action: pause ? 'pause_task' : 'resume_task', task });
+    this.togglesInFlight += 1;
+    try {
+      await this.callUntilAnswered({ action: pause ? 'pause_task' : 'resume_task', task });
+    } finally {
+      this.togglesInFlight -= 1;
+    }
     if (!pause) this.pausedTasks.delete(task);
     // A task stays paused at most a few minutes: its steady fires must still run within the run.
     if (pause)
@@ -333,7 +342,12 @@ export class Workload {
 
   private async resumeIfPaused(task: SimTask): Promise<void> {
     if (!this.pausedTasks.has(task)) return;
-    await this.callUntilAnswered({ action: 'resume_task', task });
+    this.togglesInFlight += 1;
+    try {
+      await this.callUntilAnswered({ action: 'resume_task', task });
+    } finally {
+      this.togglesInFlight -= 1;
+    }
     this.pausedTasks.delete(task);
   }
 
