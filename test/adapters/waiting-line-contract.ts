@@ -242,6 +242,28 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(await store.waitingCount('limited')).toBe(2);
   });
 
+  it('ends a run the worker says holds a slot as one: handed on, refused to another owner, and ended all the same when it holds none', async () => {
+    await store.claimJob(limitedClaim('a', 1));
+    await join(waiting('c', T0));
+    const headC = await head();
+    const { concurrencyLimit: _, ...unlimited } = limitedClaim('free', 1);
+    await store.claimJob(unlimited);
+    const saidToHold = { result: SUCCESS, expiresAt: T0 + MINUTE, heldSlotOf: 'limited' };
+
+    const notOwner = await store.finishJob({ ...saidToHold, jobId: 'a', owner: 'w-other' }).then(
+      () => 'ended',
+      (error: Error) => error.name,
+    );
+    const finished = await store.finishJob({ ...saidToHold, jobId: 'a', owner: 'w-a' });
+    const holdsNone = await store.finishJob({ ...saidToHold, jobId: 'free', owner: 'w-free' });
+
+    expect(notOwner).toBe('LeaseLostError');
+    expect(finished.job).toMatchObject({ id: 'a', status: 'success', holdsSlot: false, leaseOwner: null });
+    expect(finished.woken).toEqual({ ...headC, wokenAt: T0 + SECOND, withSlot: true });
+    expect(holdsNone).toEqual({ job: expect.objectContaining({ id: 'free', status: 'success' }) });
+    expect(await running()).toBe(1);
+  });
+
   it('hands a slot that comes back past a head woken already (a second delivery of it joined meanwhile), which leaves the line', async () => {
     await store.claimJob(limitedClaim('x', 2));
     await store.claimJob(limitedClaim('y', 2));

@@ -12,7 +12,7 @@ import {
 import { fireLogCovers } from './fire-log';
 import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
 import { endedRecordExpiry, itemToJob, requestAttributes, retryRunAtAttribute } from './job-items';
-import { slotBack } from './slot-back';
+import { type CounterRead, readCounter, slotBack } from './slot-back';
 import {
   conditionFailure,
   type StoreContext,
@@ -84,13 +84,15 @@ export function retryJob(context: StoreContext, input: RetryJobInput): Promise<R
 
 /**
  * Applies `ending` to a running job leased by `owner` (also after its lease expired, as long as nobody
- * took it over). Tries the common case first (no slot held: one write). A slot holder is ended in the
- * transaction that hands its slot to the line's head or gives it back (`slotBack`).
+ * took it over). Without `heldSlotOf`, tries the common case first (no slot held: one write). A slot
+ * holder is ended in the transaction that hands its slot to the line's head or gives it back
+ * (`slotBack`); with `heldSlotOf`, the job and the task's counter are read side by side for it (the
+ * run said it holds a slot; when the job says otherwise, the one write goes after all).
  */
 async function endRun(
   context: StoreContext,
   operation: string,
-  run: { jobId: string; owner: string; now: EpochMs },
+  run: { jobId: string; owner: string; now: EpochMs; heldSlotOf?: string },
   ending: ItemChange,
   ourEarlierTry: (old: StoredItem) => boolean,
   attempt?: number,
@@ -107,16 +109,28 @@ async function endRun(
     return expressions.buildUpdate(condition);
   };
   let old: StoredItem | undefined;
-  try {
-    const output = await context.update(operation, {
-      Key: jobKey(jobId),
-      ...build(true),
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
-    return { job: itemToJob(output.Attributes ?? {}) };
-  } catch (error) {
-    old = conditionFailure(error).old;
+  let counterRead: CounterRead | undefined;
+  if (run.heldSlotOf !== undefined) {
+    const [job, counter] = await Promise.all([
+      context.get(operation, { Key: jobKey(jobId), ConsistentRead: true }),
+      readCounter(context, operation, run.heldSlotOf),
+    ]);
+    old = job.Item;
+    counterRead = counter;
+  }
+  if (old?.holdsSlot !== true || old.task !== run.heldSlotOf) {
+    counterRead = undefined;
+    try {
+      const output = await context.update(operation, {
+        Key: jobKey(jobId),
+        ...build(true),
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      return { job: itemToJob(output.Attributes ?? {}) };
+    } catch (error) {
+      old = conditionFailure(error).old;
+    }
   }
   if (old && ourEarlierTry(old)) return { job: itemToJob(old) };
   const ownsRun =
@@ -136,22 +150,29 @@ async function endRun(
   const task = String(old.task);
   let end: RunEnd | undefined;
   // Ends the run with the slot's items; the reasons when only their conditions failed.
-  const woken = await slotBack(context, operation, task, run.now, async (slotItems) => {
-    try {
-      await context.transact(operation, { TransactItems: [runItem, ...slotItems] });
-      end = { job: ended };
-      return 'applied';
-    } catch (error) {
-      const [runReason, ...slotReasons] = transactionCancellation(error);
-      if (runReason?.old && ourEarlierTry(runReason.old)) {
-        end = { job: itemToJob(runReason.old) };
+  const woken = await slotBack(
+    context,
+    operation,
+    task,
+    run.now,
+    async (slotItems) => {
+      try {
+        await context.transact(operation, { TransactItems: [runItem, ...slotItems] });
+        end = { job: ended };
         return 'applied';
+      } catch (error) {
+        const [runReason, ...slotReasons] = transactionCancellation(error);
+        if (runReason?.old && ourEarlierTry(runReason.old)) {
+          end = { job: itemToJob(runReason.old) };
+          return 'applied';
+        }
+        const slotFailed = slotReasons.some((reason) => reason.code === 'ConditionalCheckFailed');
+        if (runReason?.code !== 'ConditionalCheckFailed' && slotFailed) return slotReasons;
+        throw new LeaseLostError('job', jobId, owner);
       }
-      const slotFailed = slotReasons.some((reason) => reason.code === 'ConditionalCheckFailed');
-      if (runReason?.code !== 'ConditionalCheckFailed' && slotFailed) return slotReasons;
-      throw new LeaseLostError('job', jobId, owner);
-    }
-  });
+    },
+    counterRead,
+  );
   if (!end) throw new LeaseLostError('job', jobId, owner);
   return end.job === ended && woken ? { job: ended, woken } : end;
 }

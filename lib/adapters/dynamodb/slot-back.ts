@@ -30,7 +30,8 @@ export type SlotTry = (slotItems: TransactItem[]) => Promise<'applied' | readonl
  * the line again) or the joiner's bump sees the slot back and wakes the line itself: a slot is never
  * free while a job waits, whoever crashes after their step. A head woken already (a second delivery of
  * its job joined while its wake-up travelled) leaves the line, as `wakeHeads` does it. Returns the entry
- * the slot was handed to.
+ * the slot was handed to. `counterRead`: the counter as the caller read it just before (beside its own
+ * read), for the first try.
  */
 export async function slotBack(
   context: StoreContext,
@@ -38,9 +39,10 @@ export async function slotBack(
   task: string,
   now: EpochMs,
   tryWith: SlotTry,
+  counterRead?: CounterRead,
 ): Promise<WokenEntry | undefined> {
   for (let read = 0; read < MAX_LINE_READS; read += 1) {
-    const counter = await context.get(operation, { Key: taskCounterKey(task), ConsistentRead: true });
+    const counter = read === 0 && counterRead ? counterRead : await readCounter(context, operation, task);
     const joins = Number(counter.Item?.joins ?? 0);
     const head = counter.Item?.paused === true ? undefined : await lineHead(context, task);
     if (head) {
@@ -57,6 +59,13 @@ export async function slotBack(
     if ((await tryWith([slotReturnItem(context, task, running > 0, joins)])) === 'applied') return undefined;
   }
   throw new StoreUnavailableError(`${operation} (the task's line kept changing)`);
+}
+
+export type CounterRead = Awaited<ReturnType<typeof readCounter>>;
+
+/** The task's counter, read strongly (a slot's way back reads it before the line: `joins` first). */
+export function readCounter(context: StoreContext, operation: string, task: string) {
+  return context.get(operation, { Key: taskCounterKey(task), ConsistentRead: true });
 }
 
 /**

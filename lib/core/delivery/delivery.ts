@@ -244,9 +244,17 @@ export function withClaim(delivery: Delivery, outcome: ClaimOutcome, made: Claim
   return {
     ...delivery,
     claim: { outcome, ...made },
-    rateWaited: delivery.rateWaited || outcome.status === 'no_slot',
     ...(outcome.status === 'claimed' && { woken: false }),
   };
+}
+
+/**
+ * The delivery after a rest: before its claim, its run time has come; after a claim the rate refused,
+ * its next start has come, and it claims again (once: refused again, it joins the line).
+ */
+export function afterRest(delivery: Delivery): Delivery {
+  if (!delivery.claim) return { ...delivery, rested: true };
+  return { ...delivery, rested: true, claim: undefined, rateWaited: true };
 }
 
 /** The delivery taking its own turn after joining: a fresh arrival, its rest and pause already known. */

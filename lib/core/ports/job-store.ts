@@ -152,7 +152,12 @@ export interface FinishJobInput {
    * delivery of the fire that checks the schedule again may still claim it (`reclaimCancelledFire`).
    * Cancellations by `cancelJob` are final.
    */
-  reclaimable?: boolean;
+  reclaimable?: boolean /**
+   * The task whose slot the run holds, as its claim said: the store goes straight to the slot's way
+   * back, reading the job beside the task's counter, instead of first trying the ending of a run
+   * without a slot.
+   */;
+  heldSlotOf?: string;
 }
 
 /** A run that ended: the job as written, and the job its slot was handed to (woken: send its message). */
@@ -168,7 +173,12 @@ export interface RetryJobInput {
   failedAttempt: number;
   error: JobResult['error'];
   retryAt: EpochMs;
-  now: EpochMs;
+  now: EpochMs /**
+   * The task whose slot the run holds, as its claim said: the store goes straight to the slot's way
+   * back, reading the job beside the task's counter, instead of first trying the ending of a run
+   * without a slot.
+   */;
+  heldSlotOf?: string;
 }
 
 /** The endings `retry_job` gives a new attempt. */

@@ -3,7 +3,7 @@ import type { RuntimeDeps } from '../dependencies';
 import { PausedTasks } from '../flow/paused-tasks';
 import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 import type { TaskRegistry } from '../tasks/registry';
-import { deliver } from '../worker/deliver';
+import { deliverCarryingOn } from '../worker/carry-on';
 import { FailureNotices } from '../worker/failure-notices';
 import { JobEventBatch } from '../worker/job-events';
 import { emptyCounters, type WorkerContext } from '../worker/worker-context';
@@ -35,7 +35,8 @@ export interface WorkerHandlerOptions {
 const NO_LAMBDA_DEADLINE = { getRemainingTimeInMillis: () => Number.POSITIVE_INFINITY };
 
 /**
- * The worker: runs the jobs of an SQS batch concurrently and reports the messages to redeliver as
+ * The worker: runs the jobs of an SQS batch concurrently (each followed by the woken jobs its run handed
+ * a slot to, while the invocation has time for them) and reports the messages to redeliver as
  * `batchItemFailures` (the event source mapping needs `ReportBatchItemFailures`); a batch never fails whole.
  * Job events are published once per invocation.
  */
@@ -59,7 +60,7 @@ export function createWorkerHandler(
       stillRunning: [],
       pausedTasks,
     };
-    const outcomes = await Promise.all(event.Records.map((record) => deliver(ctx, record)));
+    const outcomes = await Promise.all(event.Records.map((record) => deliverCarryingOn(ctx, record)));
     await Promise.all([ctx.events.flush(), ctx.failures.flush()]);
 
     const { counters } = ctx;

@@ -1,37 +1,30 @@
-import type { SQSRecord } from 'aws-lambda';
 import { LIMITS } from '../../core/limits';
 import type { Logger } from '../observability/logger';
 import { attemptWaitSeconds } from './backoff';
+import type { Received } from './received';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
 /** Hides the message for a growing, jittered while and reports it failed, so the queue redelivers it. */
 export function comeBackLater(
   ctx: WorkerContext,
-  record: SQSRecord,
+  message: Received,
   logger: Logger,
 ): Promise<MessageOutcome> {
-  return comeBackAfter(ctx, record, attemptWaitSeconds(receiveCount(record), ctx.deps.random), logger);
+  return comeBackAfter(ctx, message, attemptWaitSeconds(message.receiveCount, ctx.deps.random), logger);
 }
 
 /** Hides the message for `seconds` and reports it failed, so the queue redelivers it then. */
 export async function comeBackAfter(
   ctx: WorkerContext,
-  record: SQSRecord,
+  message: Received,
   seconds: number,
   logger: Logger,
 ): Promise<MessageOutcome> {
   ctx.counters.deferred += 1;
   try {
-    await ctx.deps.queue.changeVisibility(
-      record,
-      Math.min(LIMITS.maxVisibilityTimeoutSeconds, Math.max(1, seconds)),
-    );
+    await message.hide(Math.min(LIMITS.maxVisibilityTimeoutSeconds, Math.max(1, seconds)));
   } catch (error) {
     logger.warn('could not change the message visibility; it comes back after the queue default', { error });
   }
   return 'retry_later';
-}
-
-function receiveCount(record: SQSRecord): number {
-  return Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1;
 }

@@ -1,5 +1,5 @@
-import type { SQSRecord } from 'aws-lambda';
 import {
+  afterRest,
   arrivedDelivery,
   type Delivery,
   nextStep,
@@ -21,6 +21,7 @@ import { comeBackAfter, comeBackLater } from './come-back';
 import { finishWithoutRunning } from './finish-without-running';
 import { cleanUpFinishedSchedule } from './finished-schedule';
 import { passWakeOn } from './pass-wake';
+import type { Received } from './received';
 import { runJob } from './run-job';
 import { runLeaseUntil } from './run-lease';
 import { handleUnreadableMessage } from './unreadable-message';
@@ -31,9 +32,9 @@ import { type MessageOutcome, type WorkerContext, waitUntil } from './worker-con
  * and performs that step, until the message goes or comes back. Each step adds one fact to the
  * delivery; no step calls another.
  */
-export async function deliver(ctx: WorkerContext, record: SQSRecord): Promise<MessageOutcome> {
-  const decoded = decodeJobMessage(record.body);
-  if (!decoded.ok) return handleUnreadableMessage(ctx, record, decoded.reason);
+export async function deliver(ctx: WorkerContext, received: Received): Promise<MessageOutcome> {
+  const decoded = decodeJobMessage(received.body);
+  if (!decoded.ok) return handleUnreadableMessage(ctx, received, decoded.reason);
   const { message } = decoded;
   const registered = ctx.registry.get(message.job.task);
   const logger = ctx.deps.logger.child({
@@ -63,7 +64,7 @@ export async function deliver(ctx: WorkerContext, record: SQSRecord): Promise<Me
       const step = nextStep(delivery, ctx.deps.clock.now());
       const performed = await perform(
         ctx,
-        record,
+        received,
         delivery,
         step,
         logger.child({ attempt: delivery.attempt }),
@@ -72,15 +73,19 @@ export async function deliver(ctx: WorkerContext, record: SQSRecord): Promise<Me
       delivery = performed;
     }
   } catch (error) {
-    logger.error('processing the job failed; the message comes back', { messageId: record.messageId, error });
-    return 'retry_later';
+    // Soon, not after the queue's visibility timeout: a woken job holds its slot until it is back.
+    logger.error('processing the job failed; the message comes back', {
+      messageId: received.messageId,
+      error,
+    });
+    return comeBackLater(ctx, received, logger);
   }
 }
 
 /** Performs one step: the delivery with its new fact, or how the message ends. */
 async function perform(
   ctx: WorkerContext,
-  record: SQSRecord,
+  received: Received,
   delivery: Delivery,
   step: Step,
   logger: Logger,
@@ -91,7 +96,7 @@ async function perform(
       return resend(ctx, delivery, logger);
     case 'rest':
       await waitUntil(ctx, step.until);
-      return { ...delivery, rested: true };
+      return afterRest(delivery);
     case 'read_paused':
       return {
         ...delivery,
@@ -113,7 +118,7 @@ async function perform(
       await passWakeOn(ctx, delivery, logger);
       return wakePassed(delivery);
     case 'join_line':
-      return joinLine(ctx, record, delivery, step.mayTakeTurn, logger);
+      return joinLine(ctx, received, delivery, step.mayTakeTurn, logger);
     case 'take_turn':
       logger.debug('a slot came back while the job joined its line, at the head: claimed at once');
       return { ...takingTurn(delivery), woken: true };
@@ -130,8 +135,8 @@ async function perform(
       return takingOver(delivery, step.run);
     case 'come_back':
       return step.afterSeconds === undefined
-        ? comeBackLater(ctx, record, logger)
-        : comeBackAfter(ctx, record, step.afterSeconds, logger);
+        ? comeBackLater(ctx, received, logger)
+        : comeBackAfter(ctx, received, step.afterSeconds, logger);
     case 'clean_up':
       return { ...delivery, cleanedUp: await cleanUpFinishedSchedule(ctx, delivery.job, logger) };
     case 'keep':
@@ -196,7 +201,7 @@ async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> 
  */
 async function joinLine(
   ctx: WorkerContext,
-  record: SQSRecord,
+  received: Received,
   delivery: Delivery,
   mayTakeTurn: boolean,
   logger: Logger,
@@ -209,7 +214,7 @@ async function joinLine(
     return { ...delivery, joined: { ownTurn: joined.ownTurn } };
   } catch (error) {
     logger.warn('could not join the waiting line; the message comes back to try again', { error });
-    return comeBackAfter(ctx, record, LINE_UNAVAILABLE_RETRY_SECONDS, logger);
+    return comeBackAfter(ctx, received, LINE_UNAVAILABLE_RETRY_SECONDS, logger);
   }
 }
 

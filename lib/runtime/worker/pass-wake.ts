@@ -1,13 +1,13 @@
 import type { Delivery } from '../../core/delivery/delivery';
 import { linePosition } from '../../core/ports/waiting-line';
 import { wakeForNextStart } from '../flow/rate-wake';
-import { sendWoken } from '../flow/woken';
 import type { Logger } from '../observability/logger';
+import { wakeHandedOn } from './hand-on';
 import type { WorkerContext } from './worker-context';
 
 /**
  * A woken delivery that does not run gives its woken entry back (ADR 0009): the slot it was handed
- * goes to the next job in line, woken in the same step (its message is sent here), or back to the
+ * goes to the next job in line, woken in the same step (run next here, or its message sent), or back to the
  * counter when nobody waits or the task is paused. A rate-limited task's wake-up was for a start this
  * job does not take: the line is woken for it again. On failure the entry stays woken, slot and all,
  * and is sent again once overdue.
@@ -17,7 +17,7 @@ export async function passWakeOn(ctx: WorkerContext, delivery: Delivery, logger:
   const { task } = delivery.job;
   try {
     const release = await jobStore.releaseWoken({ task, position: linePosition(delivery), now: clock.now() });
-    if (release.status === 'handed') await sendWoken(ctx.deps, [release.woken]);
+    if (release.status === 'handed') await wakeHandedOn(ctx, release.woken);
     if (delivery.task?.rateLimit) {
       const slots = await jobStore.taskSlots(task);
       if (slots) await wakeForNextStart(ctx.deps, slots, { passOn: true });

@@ -43,6 +43,8 @@ export interface ResultWrite {
   leaseUntil: EpochMs;
   result: JobResult;
   expiresAt: number;
+  /** The task whose slot the run holds (`FinishJobInput.heldSlotOf`). */
+  heldSlotOf?: string;
   logger: Logger;
 }
 
@@ -65,6 +67,7 @@ export async function storeFinalResult(
         owner: write.owner,
         result,
         expiresAt: write.expiresAt,
+        ...(write.heldSlotOf !== undefined && { heldSlotOf: write.heldSlotOf }),
       }),
     );
     return { result, end };

@@ -9,11 +9,12 @@ import type { JobEvent } from '../../core/ports/event-publisher';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import type { ClaimOutcome, RunEnd } from '../../core/ports/job-store';
 import { wakeForNextStart } from '../flow/rate-wake';
-import { resendStaleWoken, sendWoken } from '../flow/woken';
+import { resendStaleWoken } from '../flow/woken';
 import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
 import { definitionForJob } from '../tasks/effective-definition';
 import { retryDelayMs } from './backoff';
+import { wakeHandedOn } from './hand-on';
 import { alignRateStart } from './rate-start';
 import { storeFinalResult, writeWithRetries } from './result-writes';
 import { runTaskHandler } from './run-handler';
@@ -206,6 +207,7 @@ async function record(
         error: ending.error,
         retryAt,
         now: finishedAt,
+        ...(holdsSlot && { heldSlotOf: job.task }),
       }),
     );
     ctx.counters.retried += 1;
@@ -226,6 +228,7 @@ async function record(
     leaseUntil: run.leaseUntil,
     result: { ...ending.result, finishedAt },
     expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
+    ...(holdsSlot && { heldSlotOf: job.task }),
     logger,
   });
   if (!stored) return { ...run, recorded: { end: undefined } };
@@ -286,6 +289,7 @@ async function cancelFire(
       result,
       expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
       reclaimable: cancellation.reclaimable,
+      ...(holdsSlot && { heldSlotOf: job.task }),
     }),
   );
   await afterEnd(ctx, end, job.task, holdsSlot, logger);
@@ -305,8 +309,8 @@ async function cancelFire(
 }
 
 /**
- * Sends the message of the job the run's slot was handed to (a slot goes back to the counter only when
- * nobody waits, ADR 0009). Overdue woken jobs of the task are sent again on the way (whoever touches the
+ * Wakes the job the run's slot was handed to (a slot goes back to the counter only when nobody waits,
+ * ADR 0009): run next in this invocation, or its message sent. Overdue woken jobs of the task are sent again on the way (whoever touches the
  * task repairs them).
  */
 async function afterEnd(
@@ -317,7 +321,7 @@ async function afterEnd(
   logger: Logger,
 ): Promise<void> {
   try {
-    if (end.woken) await sendWoken(ctx.deps, [end.woken]);
+    if (end.woken) await wakeHandedOn(ctx, end.woken);
     if (heldSlot) await resendStaleWoken(ctx.deps, task);
   } catch (error) {
     logger.warn('could not wake the next waiting job; the next worker or tick touching its task does', {

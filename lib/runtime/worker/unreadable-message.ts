@@ -1,4 +1,4 @@
-import type { SQSRecord } from 'aws-lambda';
+import type { Received } from './received';
 import type { MessageOutcome, WorkerContext } from './worker-context';
 
 /**
@@ -9,14 +9,14 @@ import type { MessageOutcome, WorkerContext } from './worker-context';
  */
 export async function handleUnreadableMessage(
   ctx: WorkerContext,
-  record: SQSRecord,
+  message: Received,
   reason: string,
 ): Promise<MessageOutcome> {
   ctx.counters.unreadable += 1;
   const { logger, deadLetters } = ctx.deps;
   const fields = {
-    messageId: record.messageId,
-    receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1,
+    messageId: message.messageId,
+    receiveCount: message.receiveCount,
     reason,
   };
   if (!deadLetters) {
@@ -27,7 +27,7 @@ export async function handleUnreadableMessage(
     return 'retry_later';
   }
   try {
-    await deadLetters.deadLetter({ body: record.body, messageId: record.messageId, reason });
+    await deadLetters.deadLetter({ body: message.body, messageId: message.messageId, reason });
   } catch (error) {
     logger.error('unreadable job message: moving it to the DLQ failed; left to the redrive policy', {
       ...fields,

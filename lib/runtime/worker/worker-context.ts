@@ -1,3 +1,4 @@
+import type { WokenEntry } from '../../core/ports/waiting-line';
 import type { RuntimeDeps } from '../dependencies';
 import type { PausedTasks } from '../flow/paused-tasks';
 import type { TaskRegistry } from '../tasks/registry';
@@ -41,6 +42,11 @@ export interface WorkerContext {
   stillRunning: string[];
   /** Paused tasks as this warm worker last read them (for tasks without `maxRunningJobs`). */
   pausedTasks: PausedTasks;
+  /**
+   * Runs a woken job this message's delivery handed a slot to in this invocation, beside the rest of
+   * the delivery (`carry-on.ts`); absent where nothing may be carried on.
+   */
+  carryOn?: (woken: WokenEntry) => void;
 }
 
 export function emptyCounters(): WorkerCounters {

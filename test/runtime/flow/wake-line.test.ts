@@ -9,9 +9,10 @@ type Worker = ReturnType<typeof workerHarness>;
 /**
  * A task `limited` (at most 1 running) whose slot is held by job `holder`, running in the worker until
  * `finishHolder`; job `waiter` (and any of `alsoWaiting`) waits in its line. Records the order of
- * starts and the most jobs running at once.
+ * starts and the most jobs running at once. The holder's invocation is near its end, so the job its
+ * slot is handed to gets a message, unless `carryOn` gives it time to run that job itself.
  */
-async function waiterBehindRunningHolder(alsoWaiting: string[] = []) {
+async function waiterBehindRunningHolder(alsoWaiting: string[] = [], { carryOn = false } = {}) {
   const started: string[] = [];
   let running = 0;
   let maxRunning = 0;
@@ -28,7 +29,8 @@ async function waiterBehindRunningHolder(alsoWaiting: string[] = []) {
       },
     },
   });
-  const holder = worker.deliver([recordFor('holder', 'limited')]);
+  const holderRecords = [recordFor('holder', 'limited')];
+  const holder = carryOn ? worker.deliver(holderRecords) : worker.deliverNearItsEnd(holderRecords);
   await settle();
   for (const [index, id] of ['waiter', ...alsoWaiting].entries()) {
     await worker.deliver([recordFor(id, 'limited', { runAt: T0 - 1_000 + index })]);

@@ -47,6 +47,12 @@ export function workerHarness(
     ...(options.endSandbox ? { endSandbox: options.endSandbox } : {}),
     ...(options.onHandlerDeadline ? { onHandlerDeadline: options.onHandlerDeadline } : {}),
   });
+  const longestTimeoutMs = Math.max(...registry.all().map((task) => task.definition.timeoutSeconds)) * 1000;
+  const deliver = (records: SQSRecord[], remainingMs?: number) =>
+    handler(
+      { Records: records },
+      remainingMs === undefined ? undefined : { getRemainingTimeInMillis: () => remainingMs },
+    );
   return {
     ...runtime,
     deps,
@@ -54,11 +60,13 @@ export function workerHarness(
     /** Moves time `ms` on, waking the handlers' deadlines that come due on the way. */
     advanceTimers: timers.advance,
     /** Runs the worker on one batch; `remainingMs` plays the Lambda's remaining time. */
-    deliver(records: SQSRecord[], remainingMs?: number) {
-      return handler(
-        { Records: records },
-        remainingMs === undefined ? undefined : { getRemainingTimeInMillis: () => remainingMs },
-      );
+    deliver,
+    /**
+     * Runs the worker on one batch in an invocation with time for its own jobs but too little left to
+     * run a woken job after them: the message of a job a slot is handed to is sent.
+     */
+    deliverNearItsEnd(records: SQSRecord[]) {
+      return deliver(records, longestTimeoutMs + deps.config.workerSafetyMarginMs + 500);
     },
     /** The records for everything the queue holds now (each message delivered once). */
     queuedRecords(): SQSRecord[] {

@@ -47,6 +47,30 @@ describe('worker: rate-limited tasks', () => {
     expect(worker.queue.sent).toEqual([]);
   });
 
+  it('waits in the worker for a start less than a second away, then starts without joining the line', async () => {
+    // Prepare: one start a second; a takes the start at T0
+    const started: [string, number][] = [];
+    const worker = workerHarness({
+      rated: {
+        rateLimit: { max: 1, perSeconds: 1 },
+        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
+      },
+    });
+    await worker.deliver([recordFor('a', 'rated', { runAt: T0 })]);
+
+    // Act: b comes 400 ms later
+    worker.clock.advance(400);
+    const response = await worker.deliver([recordFor('b', 'rated', { runAt: T0 })]);
+
+    // Assess: b rested for the next start in its own delivery: no line, no wake-up
+    const [[, a], [, b]] = started as [[string, number], [string, number]];
+    expect(started.map(([id]) => id)).toEqual(['a', 'b']);
+    expect(b - a).toBe(startIntervalMs({ max: 1, perSeconds: 1 }));
+    expect(response.batchItemFailures).toEqual([]);
+    expect(worker.queue.sent).toEqual([]);
+    expect(await worker.store.waitingCount('rated')).toBe(0);
+  });
+
   it('takes its start again when its process stalled after the claim, so a late handler never starts off its pace', async () => {
     // Prepare: 5 per second; the process stalls 500 ms right after the claim
     const rate = { max: 5, perSeconds: 1 };

@@ -5,48 +5,128 @@ import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { T0 } from '../support';
 import { recordFor, settle, workerHarness } from './harness';
 
-describe('worker: maxRunningJobs', () => {
-  it('never runs more jobs of a task than maxRunningJobs; the overflow waits in line and is woken as slots come back', async () => {
-    // Prepare: a task limited to 2, measuring its own concurrency; 5 jobs arrive in one batch
-    let running = 0;
-    let maxRunning = 0;
-    const started: string[] = [];
-    const worker = workerHarness({
-      limited: {
-        maxRunningJobs: 2,
-        handler: async (_payload, { jobId }) => {
-          running += 1;
-          maxRunning = Math.max(maxRunning, running);
-          started.push(jobId);
-          await worker.deps.sleep(5);
-          running -= 1;
-        },
+/** A task limited to 2 that measures its own concurrency, and 5 jobs of it for one batch. */
+function fiveJobsLimitedToTwo() {
+  const seen = { maxRunning: 0, started: [] as string[] };
+  let running = 0;
+  const worker = workerHarness({
+    limited: {
+      maxRunningJobs: 2,
+      timeoutSeconds: 30,
+      handler: async (_payload, { jobId }) => {
+        running += 1;
+        seen.maxRunning = Math.max(seen.maxRunning, running);
+        seen.started.push(jobId);
+        await worker.deps.sleep(5);
+        running -= 1;
       },
-    });
-    const records = ['a', 'b', 'c', 'd', 'e'].map((id, index) =>
-      recordFor(id, 'limited', { runAt: T0 - 1_000 + index }),
-    );
+    },
+  });
+  const records = ['a', 'b', 'c', 'd', 'e'].map((id, index) =>
+    recordFor(id, 'limited', { runAt: T0 - 1_000 + index }),
+  );
+  return { worker, records, seen };
+}
+
+describe('worker: maxRunningJobs', () => {
+  it('never runs more jobs of a task than maxRunningJobs; the overflow waits in line and is woken as slots come back, by message near the end of an invocation', async () => {
+    // Prepare
+    const { worker, records, seen } = fiveJobsLimitedToTwo();
 
     // Act: deliver, then deliver whatever the wake-ups put in the queue until nothing comes
-    const responses = [await worker.deliver(records)];
+    const responses = [await worker.deliverNearItsEnd(records)];
     // a and b ran; c, d and e joined the line; a and b ending handed their slots to c and d
     const waitingAfterFirst = await worker.store.waitingCount('limited');
     const headAfterFirst = (await worker.store.lineHead('limited'))?.message.job.id;
     const wokenAfterFirst = worker.queue.sent.map((message) => message.job.id);
     for (let batch = worker.queuedRecords(); batch.length > 0; batch = worker.queuedRecords()) {
-      responses.push(await worker.deliver(batch));
+      responses.push(await worker.deliverNearItsEnd(batch));
     }
 
     // Assess: no message was hidden or kept; the line emptied in order
-    expect(maxRunning).toBe(2);
+    expect(seen.maxRunning).toBe(2);
     // Woken jobs wait (holding their slots) until they start
     expect(waitingAfterFirst).toBe(3);
     expect(headAfterFirst).toBe('e');
     expect(wokenAfterFirst).toEqual(['c', 'd']);
-    expect(started.slice(0, 2).sort()).toEqual(['a', 'b']);
-    expect(started.slice(2)).toEqual(['c', 'd', 'e']);
+    expect(seen.started.slice(0, 2).sort()).toEqual(['a', 'b']);
+    expect(seen.started.slice(2)).toEqual(['c', 'd', 'e']);
     expect(responses.flatMap((response) => response.batchItemFailures)).toEqual([]);
     expect(worker.queue.visibilityChanges).toEqual([]);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+    expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
+  });
+
+  it('runs the job its slot was handed to next in the same invocation while it has time: the whole line drains without a message', async () => {
+    // Prepare
+    const { worker, records, seen } = fiveJobsLimitedToTwo();
+
+    // Act: an invocation with 10 minutes left
+    const response = await worker.deliver(records, 600_000);
+
+    // Assess: c, d and e ran in line order in the invocation whose runs handed them their slots
+    expect(seen.maxRunning).toBe(2);
+    expect(seen.started.slice(0, 2).sort()).toEqual(['a', 'b']);
+    expect(seen.started.slice(2)).toEqual(['c', 'd', 'e']);
+    expect(worker.queue.sent).toEqual([]);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+    expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
+    for (const id of ['c', 'd', 'e']) {
+      expect(await worker.store.getJob(id, worker.clock.now())).toMatchObject({ status: 'success' });
+    }
+  });
+
+  it("hides a message whose claim failed for the first receive's wait, not the queue's visibility timeout", async () => {
+    // Prepare: the store fails every claim
+    const worker = workerHarness({ limited: { maxRunningJobs: 1, handler: () => null } });
+    worker.store.claimJob = async () => {
+      throw new Error('store unavailable');
+    };
+    const record = recordFor('job', 'limited');
+
+    // Act
+    const response = await worker.deliver([record]);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(worker.queue.visibilityChanges).toEqual([{ receiptHandle: record.receiptHandle, seconds: 2 }]);
+  });
+
+  it('sends a carried job to the queue when its delivery must come back (its claim failed), and runs it from there once', async () => {
+    // Prepare: one slot; the first claim of a woken job fails: that of `next`, carried on by `first`'s run
+    const started: string[] = [];
+    const worker = workerHarness({
+      limited: {
+        maxRunningJobs: 1,
+        timeoutSeconds: 30,
+        handler: (_payload, { jobId }) => started.push(jobId),
+      },
+    });
+    const claimJob = worker.store.claimJob.bind(worker.store);
+    let failedClaims = 0;
+    worker.store.claimJob = async (input) => {
+      if (input.wokenAt !== undefined && failedClaims === 0) {
+        failedClaims += 1;
+        throw new Error('store unavailable');
+      }
+      return claimJob(input);
+    };
+    const records = ['first', 'next'].map((id, index) =>
+      recordFor(id, 'limited', { runAt: T0 - 1_000 + index }),
+    );
+
+    // Act
+    const response = await worker.deliver(records, 600_000);
+    const sent = worker.queue.sent.map((message) => [message.job.id, message.woken, message.delaySeconds]);
+    await worker.deliver(worker.queuedRecords(), 600_000);
+
+    // Assess: the woken entry kept its slot until the message that came back claimed it
+    expect(response.batchItemFailures).toEqual([]);
+    expect(failedClaims).toBe(1);
+    // Back after the first receive's wait (1–2 s; 2 with the harness's random 0.5)
+    expect(sent).toEqual([['next', true, 2]]);
+    expect(started).toEqual(['first', 'next']);
     expect(await worker.store.waitingCount('limited')).toBe(0);
     expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
   });
@@ -150,7 +230,7 @@ describe('worker: maxRunningJobs', () => {
     await endHolderHandingOn(worker);
 
     // Act: the late job is delivered
-    await worker.deliver(worker.queuedRecords());
+    await worker.deliverNearItsEnd(worker.queuedRecords());
 
     // Assess: it did not run, and the slot it was handed went on to the next job, woken
     expect(await worker.store.getJob('late', worker.clock.now())).toMatchObject({
@@ -173,7 +253,7 @@ describe('worker: maxRunningJobs', () => {
         },
       },
     });
-    const holder = worker.deliver([recordFor('holder', 'limited')]);
+    const holder = worker.deliverNearItsEnd([recordFor('holder', 'limited')]);
     await settle();
     await worker.deliver(
       Array.from({ length: 100 }, (_, index) =>
@@ -185,7 +265,7 @@ describe('worker: maxRunningJobs', () => {
     await worker.deliver([recordFor('urgent', 'limited', { runAt: T0, priority: 'critical' })]);
     release();
     await holder;
-    await worker.deliver(worker.queuedRecords());
+    await worker.deliverNearItsEnd(worker.queuedRecords());
 
     // Assess
     expect(started).toEqual(['holder', 'urgent']);

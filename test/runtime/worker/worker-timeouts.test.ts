@@ -39,7 +39,7 @@ describe('worker: handlers that outlive their timeout', () => {
     });
 
     // Act: the deadline passes while the handler goes on
-    const first = worker.deliver([recordFor('job-1', 'limited')]);
+    const first = worker.deliverNearItsEnd([recordFor('job-1', 'limited')]);
     await settle();
     await worker.advanceTimers(1_000);
     await settle();
