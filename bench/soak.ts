@@ -19,9 +19,12 @@ import type { SQSEvent } from 'aws-lambda';
  */
 import { quietSdkNodeVersionWarning } from '../lib/adapters/sdk-node-version';
 import { SqsJobQueue } from '../lib/adapters/sqs/sqs-job-queue';
+import { defaultCriticalConcurrency } from '../lib/core/limits';
+import { LOCAL_CRITICAL_POLLERS_CEILING } from '../lib/local/platform';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
 import { addNoteTotals, emptyNoteTotals, type NoteTotals } from '../lib/runtime/dispatch/note-run';
+import type { WorkerInvocationContext } from '../lib/runtime/handlers/worker';
 import type { TickSummary } from '../lib/runtime/tick/run-tick';
 import { BACKLOG_FEED, backlogSchedules, isAddedBacklogJob, runBacklogFeed } from './soak/backlog';
 import { checkBacklog } from './soak/backlog-check';
@@ -62,8 +65,19 @@ const drainMs = (flags.ci ? 150 : flags.drainSeconds) * 1000;
 // A woken job whose message was lost while nothing else touches its task waits for a tick's repair:
 // once the drain is over, crashes after a hand-off stop, and the last ones get two tick periods.
 const lastRepairsMs = (2 * flags.tickSeconds + 5) * 1000;
-/** Pollers of the queue for critical and woken jobs (its event source's own share, as deployed). */
-const CRITICAL_WORKERS = 4;
+/**
+ * A worker invocation's time, and the queues' visibility timeout (an invocation ends within it, as
+ * deployed): with the 3 s task timeout and the worker's 3 s safety margin, a run that ends in the first
+ * few seconds of its invocation runs the job its slot was handed to itself.
+ */
+const SOAK_WORKER_TIMEOUT_SECONDS = 10;
+/** Pollers of the queue for critical and woken jobs: its event source's own share, as deployed. */
+const CRITICAL_WORKERS = defaultCriticalConcurrency(
+  Object.values(SOAK_TASKS).flatMap((task) =>
+    task.maxRunningJobs === undefined ? [] : [task.maxRunningJobs],
+  ),
+  LOCAL_CRITICAL_POLLERS_CEILING,
+);
 const tickMs = flags.tickSeconds * 1000;
 const FAULT_RATES = {
   tickCrash: 0.02,
@@ -130,14 +144,14 @@ async function main(): Promise<number> {
         ]),
       ),
       env: SOAK_ENV,
-      visibilityTimeoutSeconds: 5,
+      visibilityTimeoutSeconds: SOAK_WORKER_TIMEOUT_SECONDS,
       maxReceiveCount: 100,
       dynamoClient,
     });
     trace.probeLine = wokenEntriesProbe(dynamo.newClient(), runtime.deps.config.tableName);
     // The queue for critical and woken jobs, as deployed: woken jobs hold a slot while their messages travel.
     const critical = await createBenchQueue(sqs.client, {
-      visibilityTimeoutSeconds: 5,
+      visibilityTimeoutSeconds: SOAK_WORKER_TIMEOUT_SECONDS,
       maxReceiveCount: 100,
     });
     runtime.deps.config = { ...runtime.deps.config, criticalQueueUrl: critical.queueUrl };
@@ -208,9 +222,9 @@ async function main(): Promise<number> {
     // One worker process per invocation at a time, as a Lambda container: a process that died takes its
     // state with it (a cache read it left unanswered would otherwise stall every later invocation).
     const idleWorkers: ReturnType<typeof runtime.newWorker>[] = [];
-    const invokeWorker = async (event: SQSEvent) => {
+    const invokeWorker = async (event: SQSEvent, context: WorkerInvocationContext) => {
       const worker = idleWorkers.pop() ?? runtime.newWorker(crashes.deps);
-      const response = await (crashes as CrashableWorkers).invoke(worker, event);
+      const response = await (crashes as CrashableWorkers).invoke((batch) => worker(batch, context), event);
       idleWorkers.push(worker);
       return response;
     };
@@ -220,6 +234,7 @@ async function main(): Promise<number> {
       queueArn: runtime.queue.queueArn,
       count: flags.workers,
       handler: invokeWorker,
+      workerTimeoutSeconds: SOAK_WORKER_TIMEOUT_SECONDS,
     });
     const criticalPollers = startPollers({
       client: sqs.client,
@@ -227,6 +242,7 @@ async function main(): Promise<number> {
       queueArn: critical.queueArn,
       count: CRITICAL_WORKERS,
       handler: invokeWorker,
+      workerTimeoutSeconds: SOAK_WORKER_TIMEOUT_SECONDS,
     });
     faults.startBursts();
     redrive.start(5_000);

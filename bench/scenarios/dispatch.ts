@@ -70,7 +70,7 @@ export async function dispatchScenario(
     queueUrl: runtime.queue.queueUrl,
     queueArn: runtime.queue.queueArn,
     count: options.workers,
-    handler: (event) => runtime.worker(event),
+    handler: runtime.worker,
   });
   const drained = await waitFor(
     async () =>

@@ -107,7 +107,7 @@ export async function fireLagScenario(
     queueUrl: runtime.queue.queueUrl,
     queueArn: runtime.queue.queueArn,
     count: options.workers,
-    handler: (event) => runtime.worker(event),
+    handler: runtime.worker,
   });
   await waitFor(() => lags.size >= expected, endAt - Date.now() + 60_000);
   stopTicking = true;

@@ -113,7 +113,7 @@ export async function herdScenario(
     queueUrl: runtime.queue.queueUrl,
     queueArn: runtime.queue.queueArn,
     count: options.workers,
-    handler: (event) => runtime.worker(event),
+    handler: runtime.worker,
   });
   const sentAll = await waitFor(
     () => sentAt.size >= options.schedules,

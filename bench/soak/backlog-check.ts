@@ -42,7 +42,22 @@ export interface BacklogVerdict {
   wokenWithSlot: number;
   /** The longest from a job's wake (with a slot) to its claim or its giving the slot back. */
   longestWokenMs: number;
+  /** Where a slot's time goes per run, as means in ms: what limits the line's throughput. */
+  slotTime: SlotTime;
   violations: string[];
+}
+
+/**
+ * Mean ms per run: woken holding the slot, claimed before its handler, in its handler, ending after it;
+ * and how many woken jobs were claimed with no message sent for them (run by their waker's invocation).
+ */
+export interface SlotTime {
+  runs: number;
+  claimedUnsent: number;
+  woken: number;
+  claimed: number;
+  handler: number;
+  ending: number;
 }
 
 export interface BacklogInput {
@@ -161,7 +176,28 @@ export function checkBacklog(input: BacklogInput): BacklogVerdict {
     longestRepairMs,
     wokenWithSlot: woken.length,
     longestWokenMs,
+    slotTime: slotTimeOf(input, woken),
     violations,
+  };
+}
+
+function slotTimeOf(input: BacklogInput, woken: readonly { jobId: string; period: Period }[]): SlotTime {
+  const runs = input.spans.length;
+  const mean = (total: number) => (runs === 0 ? 0 : Math.round(total / runs));
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+  const finite = woken.filter(({ period: [, to] }) => to < Number.POSITIVE_INFINITY);
+  const unsent = finite.filter(
+    ({ jobId, period: [from, to] }) => !(input.sends.get(jobId) ?? []).some((at) => at >= from && at <= to),
+  );
+  return {
+    runs,
+    claimedUnsent: unsent.length,
+    woken: mean(sum(finite.map(({ period: [from, to] }) => to - from))),
+    claimed: mean(
+      sum(input.spans.map((span) => span.from - (input.claimedBefore(span.jobId, span.from) ?? span.from))),
+    ),
+    handler: mean(sum(input.spans.map((span) => span.to - span.from))),
+    ending: mean(sum(input.spans.map((span) => slotBackAt(span, input.runEnds) - span.to))),
   };
 }
 

@@ -7,7 +7,7 @@ import type { SoakSchedule } from './plan';
  * wake-up, receive and claim between runs) is fed: every `everySeconds` its `schedules` fire together
  * and `add_jobs` adds `jobsPerFeed` more at the same instant, about 4 jobs a second in bursts. Its line
  * never empties while the window lasts, and between two bursts no job joins it, so a lost wake-up is
- * made up by the tick's fallback or not at all (a redelivery comes after the 5 s visibility timeout).
+ * made up by the tick's fallback or not at all (a redelivery comes after the 10 s visibility timeout).
  */
 export const BACKLOG_FEED = { task: 'backlog', schedules: 4, everySeconds: 5, jobsPerFeed: 16 } as const;
 

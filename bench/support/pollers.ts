@@ -2,6 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { pollOnce } from '../../lib/adapters/sqs/event-source';
 import { decodeJobMessage } from '../../lib/core/model/job-message';
+import type { WorkerInvocationContext } from '../../lib/runtime/handlers/worker';
 import { sleep } from './parallel';
 
 /** What the pollers handed to the worker: invocations (non-empty batches), messages and busy time. */
@@ -33,17 +34,24 @@ export interface Pollers {
   stop(): Promise<void>;
 }
 
+/** The bench queues' visibility timeout, which a worker invocation must end within (as the construct has it). */
+const BENCH_WORKER_TIMEOUT_SECONDS = 30;
+
 /**
  * Emulates Lambda's SQS event source mapping: `count` concurrent pollers, each receiving a batch of up
- * to 10 (long polling for 1 s), invoking the worker, then deleting what it did not report as failed.
+ * to 10 (long polling for 1 s), invoking the worker with a Lambda context that ends after
+ * `workerTimeoutSeconds` (at most the queue's visibility timeout, as deployed), then deleting what it
+ * did not report as failed.
  */
 export function startPollers(options: {
   client: SQSClient;
   queueUrl: string;
   queueArn: string;
   count: number;
-  handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
+  handler: (event: SQSEvent, context: WorkerInvocationContext) => Promise<SQSBatchResponse>;
+  workerTimeoutSeconds?: number;
 }): Pollers {
+  const timeoutMs = (options.workerTimeoutSeconds ?? BENCH_WORKER_TIMEOUT_SECONDS) * 1000;
   const stats: PollerStats = {
     invocations: 0,
     messages: 0,
@@ -57,8 +65,9 @@ export function startPollers(options: {
     stats.waitMs.perMessage += waits.reduce((sum, wait) => sum + wait, 0);
     stats.waitMs.perInvocation += Math.max(0, ...waits);
     const started = performance.now();
+    const deadline = Date.now() + timeoutMs;
     try {
-      return await options.handler(event);
+      return await options.handler(event, { getRemainingTimeInMillis: () => deadline - Date.now() });
     } finally {
       stats.invocations += 1;
       stats.messages += event.Records.length;

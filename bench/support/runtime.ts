@@ -121,6 +121,6 @@ export function startRuntimePollers(sqs: BenchSqs, runtime: BenchRuntime, count:
     queueUrl: runtime.queue.queueUrl,
     queueArn: runtime.queue.queueArn,
     count,
-    handler: (event) => runtime.worker(event),
+    handler: runtime.worker,
   });
 }

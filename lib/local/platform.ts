@@ -35,7 +35,7 @@ import { startWorkerPollers } from './worker-pollers';
 import { startWorkerSandbox } from './worker-sandbox';
 
 /** The most pollers the local queue for critical jobs gets by default (the emulator's sockets are few). */
-const LOCAL_CRITICAL_POLLERS_CEILING = 16;
+export const LOCAL_CRITICAL_POLLERS_CEILING = 16;
 export const TICK_FUNCTION_NAME = 'sundial-tick';
 /** The admin API's port unless `--port` or `SUNDIAL_PORT` says otherwise (the contract's). */
 export const DEFAULT_LOCAL_PORT = LOCAL_ADMIN_PORT;

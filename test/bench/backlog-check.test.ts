@@ -54,6 +54,26 @@ describe('checkBacklog: a slot is free while a job waits for one message’s tra
     expect(verdict.violations[0]).toContain('b waited 5200 ms');
   });
 
+  it('counts a woken job claimed with no message sent for it as run by its waker', () => {
+    const verdict = backlogOf(4_100, { ...handedToB(4_000), sends: new Map() });
+
+    expect(verdict.slotTime.claimedUnsent).toBe(1);
+  });
+
+  it("splits a slot's time per run into woken, claimed, handler and ending", () => {
+    const verdict = backlogOf(4_100, handedToB(4_000));
+
+    // b woken 1,400–4,000; claimed 4,000, handler 4,100–4,200; a's ending 1,000–1,400, b's none seen
+    expect(verdict.slotTime).toEqual({
+      runs: 2,
+      claimedUnsent: 0,
+      woken: 1_300,
+      claimed: 50,
+      handler: 550,
+      ending: 200,
+    });
+  });
+
   it('counts the slot handed to a woken job as taken until its claim', () => {
     const verdict = backlogOf(4_100, handedToB(4_000));
 
