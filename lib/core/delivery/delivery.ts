@@ -244,17 +244,9 @@ export function withClaim(delivery: Delivery, outcome: ClaimOutcome, made: Claim
   return {
     ...delivery,
     claim: { outcome, ...made },
+    rateWaited: delivery.rateWaited || outcome.status === 'no_slot',
     ...(outcome.status === 'claimed' && { woken: false }),
   };
-}
-
-/**
- * The delivery after a rest: before its claim, its run time has come; after a claim the rate refused,
- * its next start has come, and it claims again (once: refused again, it joins the line).
- */
-export function afterRest(delivery: Delivery): Delivery {
-  if (!delivery.claim) return { ...delivery, rested: true };
-  return { ...delivery, rested: true, claim: undefined, rateWaited: true };
 }
 
 /** The delivery taking its own turn after joining: a fresh arrival, its rest and pause already known. */
@@ -270,11 +262,12 @@ export function takingTurn(delivery: Delivery): Delivery {
 
 /**
  * The delivery going on as the next attempt of the stalled run it takes over: the run as stored (the
- * message may be older: sent before a schedule change), with no start deadline (the run started in
- * time) unless it was claimed after its deadline (that claim only recorded the miss, and its worker
- * vanished before writing it: the takeover records the miss too).
+ * message may be older: sent before a schedule change), under the terms of the run's task (`task`: a
+ * change may have moved the schedule to another task, whose limits the claim must take), with no start
+ * deadline (the run started in time) unless it was claimed after its deadline (that claim only
+ * recorded the miss, and its worker vanished before writing it: the takeover records the miss too).
  */
-export function takingOver(delivery: Delivery, run: Job): Delivery {
+export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undefined): Delivery {
   const claimedLate =
     run.startDeadline !== null && run.startedAt !== null && run.startedAt > run.startDeadline;
   const { fire, job } = delivery;
@@ -282,6 +275,7 @@ export function takingOver(delivery: Delivery, run: Job): Delivery {
   return {
     ...delivery,
     job: { ...jobRequestOf(run), startDeadline: claimedLate ? run.startDeadline : null },
+    task,
     attempt: run.attempt + 1,
     ...(fire && run.startedAt !== null && { takeover: { claimedAt: run.startedAt, sentAsRun } }),
     claim: undefined,

@@ -1,5 +1,4 @@
 import {
-  afterRest,
   arrivedDelivery,
   type Delivery,
   nextStep,
@@ -12,6 +11,7 @@ import {
 } from '../../core/delivery/delivery';
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
+import type { JobRequest } from '../../core/ports/job-store';
 import { linePosition } from '../../core/ports/waiting-line';
 import { joinWaitingLine } from '../flow/join-line';
 import type { Logger } from '../observability/logger';
@@ -36,7 +36,6 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
   const decoded = decodeJobMessage(received.body);
   if (!decoded.ok) return handleUnreadableMessage(ctx, received, decoded.reason);
   const { message } = decoded;
-  const registered = ctx.registry.get(message.job.task);
   const logger = ctx.deps.logger.child({
     jobId: message.job.id,
     task: message.job.task,
@@ -57,7 +56,7 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
         }),
       woken: message.woken === true,
     },
-    registered && termsOf(definitionForJob(registered.definition, message.job.overrides)),
+    termsOf(ctx, message.job),
   );
   try {
     for (;;) {
@@ -73,12 +72,11 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
       delivery = performed;
     }
   } catch (error) {
-    // Soon, not after the queue's visibility timeout: a woken job holds its slot until it is back.
     logger.error('processing the job failed; the message comes back', {
       messageId: received.messageId,
       error,
     });
-    return comeBackLater(ctx, received, logger);
+    return 'retry_later';
   }
 }
 
@@ -96,7 +94,7 @@ async function perform(
       return resend(ctx, delivery, logger);
     case 'rest':
       await waitUntil(ctx, step.until);
-      return afterRest(delivery);
+      return { ...delivery, rested: true };
     case 'read_paused':
       return {
         ...delivery,
@@ -132,7 +130,7 @@ async function perform(
       logger.warn('taking over a run whose lease ended (its worker vanished)', {
         stoppedAttempt: step.run.attempt,
       });
-      return takingOver(delivery, step.run);
+      return takingOver(delivery, step.run, termsOf(ctx, step.run));
     case 'come_back':
       return step.afterSeconds === undefined
         ? comeBackLater(ctx, received, logger)
@@ -234,7 +232,13 @@ function messageOf(delivery: Delivery): JobMessageBody {
   };
 }
 
-function termsOf(definition: TaskDefinition): TaskTerms {
+type TaskOfJob = { task: string } & Partial<Pick<JobRequest, 'overrides'>>;
+
+/** The terms of `job`'s task as this worker knows it (undefined: it does not), with the job's overrides. */
+function termsOf(ctx: WorkerContext, job: TaskOfJob): TaskTerms | undefined {
+  const registered = ctx.registry.get(job.task);
+  if (!registered) return undefined;
+  const definition = definitionForJob(registered.definition, job.overrides);
   return {
     maxRunningJobs: definition.maxRunningJobs,
     rateLimit: definition.rateLimit,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startIntervalMs } from '../../../lib/core/model/rate-limit';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { T0 } from '../support';
+import { jobRequest, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 import { recordFor, workerHarness } from './harness';
 
@@ -47,28 +47,31 @@ describe('worker: rate-limited tasks', () => {
     expect(worker.queue.sent).toEqual([]);
   });
 
-  it('waits in the worker for a start less than a second away, then starts without joining the line', async () => {
-    // Prepare: one start a second; a takes the start at T0
-    const started: [string, number][] = [];
+  it("takes over a stalled run under its stored task's rate, though its message names another task", async () => {
+    // Prepare: 'other' took the rate's start; job 'moved' ran as 'rated' (its schedule moved it there
+    // after this message was sent as 'free') and its worker vanished
+    const started: string[] = [];
     const worker = workerHarness({
-      rated: {
-        rateLimit: { max: 1, perSeconds: 1 },
-        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
-      },
+      free: { handler: (_payload, { jobId }) => void started.push(`free:${jobId}`) },
+      rated: { rateLimit: RATE, handler: (_payload, { jobId }) => void started.push(`rated:${jobId}`) },
     });
-    await worker.deliver([recordFor('a', 'rated', { runAt: T0 })]);
+    await worker.deliver([recordFor('other', 'rated')]);
+    const now = worker.clock.now();
+    await worker.store.claimJob({
+      job: jobRequest('moved', { task: 'rated' }),
+      attempt: 1,
+      owner: 'vanished',
+      now,
+      leaseUntil: now + 1_000,
+    });
+    worker.clock.advance(2_000);
 
-    // Act: b comes 400 ms later
-    worker.clock.advance(400);
-    const response = await worker.deliver([recordFor('b', 'rated', { runAt: T0 })]);
+    // Act: the message sent before the move comes back
+    await worker.deliver([recordFor('moved', 'free')]);
 
-    // Assess: b rested for the next start in its own delivery: no line, no wake-up
-    const [[, a], [, b]] = started as [[string, number], [string, number]];
-    expect(started.map(([id]) => id)).toEqual(['a', 'b']);
-    expect(b - a).toBe(startIntervalMs({ max: 1, perSeconds: 1 }));
-    expect(response.batchItemFailures).toEqual([]);
-    expect(worker.queue.sent).toEqual([]);
-    expect(await worker.store.waitingCount('rated')).toBe(0);
+    // Assess: the takeover waits for the rate's next start instead of starting at once
+    expect(started).toEqual(['rated:other']);
+    expect(await worker.store.waitingCount('rated')).toBe(1);
   });
 
   it('takes its start again when its process stalled after the claim, so a late handler never starts off its pace', async () => {
