@@ -18,8 +18,9 @@ const DISTURBED_MS = 3 * 60_000;
 const WOKEN_CLAIMED_MS = WOKEN_RESEND_MS + DISTURBED_MS;
 /**
  * A woken entry's message is sent by then when no fault struck since it was woken (or its resend
- * taken): the send follows the wake at once, or the job claims at once its own turn. Under
- * `WOKEN_RESEND_MS`, so a woken job nobody sends is seen before the next toucher's resend hides it.
+ * taken): the send follows the wake at once, or the job claims at once its own turn (or its waker's
+ * invocation carries it on and claims it). Under `WOKEN_RESEND_MS`, so a woken job nobody sends is
+ * seen before the next toucher's resend hides it (a carried one is resent sooner: `CARRIED_RESEND_MS`).
  */
 const WOKEN_SENT_MS = 8_000;
 
@@ -63,7 +64,7 @@ export class LineWatch {
     const now = this.sim.time;
     for (const [task, terms] of this.lines) {
       await this.checkFree(task, terms, now);
-      const woken = await this.store.staleWoken(task, now - WOKEN_SENT_MS);
+      const woken = (await this.wokenEntries(task)).filter((entry) => entry.wokenAt <= now - WOKEN_SENT_MS);
       if (woken.length === 0) continue;
       this.checkWokenSent(task, woken, now);
       for (const entry of woken) {
@@ -84,7 +85,7 @@ export class LineWatch {
       !slots.paused &&
       slots.running < limit &&
       (slots.nextStartAt === undefined || slots.nextStartAt <= now) &&
-      !(startIntervalMs > 0 && (await this.startSpokenFor(task, now)));
+      !(startIntervalMs > 0 && (await this.startSpokenFor(task)));
     const head = free ? await this.store.lineHead(task) : undefined;
     if (!head) {
       this.stretches.delete(task);
@@ -107,9 +108,13 @@ export class LineWatch {
   }
 
   /** A job woken without a slot (for a rate-limited task's next start) is on its way to take the start. */
-  private async startSpokenFor(task: string, now: number): Promise<boolean> {
-    const woken = await this.store.staleWoken(task, now + 1);
-    return woken.some((entry) => !entry.withSlot);
+  private async startSpokenFor(task: string): Promise<boolean> {
+    return (await this.wokenEntries(task)).some((entry) => !entry.withSlot);
+  }
+
+  /** All the task's woken entries, overdue or not. */
+  private wokenEntries(task: string): Promise<WokenEntry[]> {
+    return this.store.overdueWoken(task, Number.POSITIVE_INFINITY);
   }
 
   /**

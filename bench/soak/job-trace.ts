@@ -20,7 +20,7 @@ const TRACED_CALLS = new Set([
 ]);
 
 /** The calls that wake jobs of a line or give a woken job's slot back (ADR 0009), traced per line. */
-const LINE_CALLS = new Set(['wakeHeads', 'releaseWoken', 'staleWoken']);
+const LINE_CALLS = new Set(['wakeHeads', 'releaseWoken', 'overdueWoken']);
 
 /** Something done to a task's line: a wake, a hand-off, a woken entry given back, a resend. */
 export interface LineEvent {
@@ -50,7 +50,7 @@ export class JobTrace {
   readonly runEnds = new Map<string, number[]>();
   /** When a message of each job was sent (sends that did not fail), by job id. */
   readonly sends = new Map<string, number[]>();
-  /** How many woken jobs' messages were found overdue (`staleWoken`) and sent again. */
+  /** How many woken jobs' messages were found overdue (`overdueWoken`) and sent again. */
   resentWoken = 0;
   /** Lists a task's woken entries and how many wait, for a wake that found free slots and woke nobody. */
   probeLine: ((task: string) => Promise<string>) | undefined;
@@ -158,7 +158,7 @@ export class JobTrace {
     this.lineEvents.push({ at: Date.now(), who: caller, task: entry.task, what: `${how} → ${jobId} woken` });
   }
 
-  /** `wakeHeads`, `releaseWoken`, `staleWoken`: what each woke, gave back or found overdue. */
+  /** `wakeHeads`, `releaseWoken`, `overdueWoken`: what each woke, gave back or found overdue. */
   private tracedLineCall(
     target: JobStore,
     property: string,
@@ -184,9 +184,9 @@ export class JobTrace {
       }
       if (property === 'releaseWoken')
         this.released(args[0] as { task: string; position: string }, answer as WokenRelease, caller);
-      if (property === 'staleWoken') {
+      if (property === 'overdueWoken') {
         const stale = answer as WokenEntry[];
-        // Every caller of `staleWoken` (`resendStaleWoken`) sends each entry it finds again.
+        // Every caller of `overdueWoken` (`resendOverdueWoken`) sends each entry it finds again.
         this.resentWoken += stale.length;
         for (const entry of stale) {
           this.add(

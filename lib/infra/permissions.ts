@@ -44,7 +44,7 @@ export interface TableAccess {
  * - tick: leaseDueShard, releaseDueShard (shard leases, ADR 0006), acquireDueJobs, markJobSent,
  *   findExpiredJobLeases, retryJob, repairCounters: queries `due`, `running` and `by-kind`, and only
  *   updates items (every such write is a conditional update); wakes waiting lines and resends overdue
- *   woken jobs (allTaskSlots, lineHead, wakeHeads, staleWoken, markWokenResent; a reaped run's slot
+ *   woken jobs (allTaskSlots, lineHead, wakeHeads, overdueWoken, markWokenResent; a reaped run's slot
  *   handed on, ADR 0009): queries, puts and deletes only in `TASK#` partitions. It dispatches no
  *   schedule itself: its dispatchers do.
  * - dispatcher: the notes of its shards (ADR 0007, 0008: readNoteCursor, createNoteCursor,
@@ -55,7 +55,7 @@ export interface TableAccess {
  * - worker: claimJob, finishJob, retryJob (slot taken, handed on or returned in the same
  *   transactions): updates job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items
  *   (LeadingKeys); a schedule only to count a started run of one with `max_runs` (startCappedRun, ADR
- *   0008); its task's waiting line (joinLine, lineHead, wakeHeads, releaseWoken, staleWoken,
+ *   0008); its task's waiting line (joinLine, lineHead, wakeHeads, releaseWoken, overdueWoken,
  *   markWokenResent, isWaiting): queries, puts and deletes only in `TASK#` partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job
  *   ended), and puts `REMOVED#` items (the removal record written in the same transaction, ADR 0004);
  *   which tasks are paused (allTaskSlots): queries `by-kind`.

@@ -2,7 +2,13 @@ import { beforeEach, expect, it } from 'vitest';
 import type { JobMessageBody } from '../../lib/core/model/job-message';
 import { type RateLimit, startIntervalMs } from '../../lib/core/model/rate-limit';
 import type { ClaimJobInput } from '../../lib/core/ports/job-store';
-import { type LineEntry, linePosition, type WokenEntry } from '../../lib/core/ports/waiting-line';
+import {
+  CARRIED_RESEND_MS,
+  type LineEntry,
+  linePosition,
+  WOKEN_RESEND_MS,
+  type WokenEntry,
+} from '../../lib/core/ports/waiting-line';
 import {
   jobRequest,
   limitedClaim,
@@ -69,6 +75,8 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     if (!entry) throw new Error('expected a woken entry');
     return entry;
   };
+  /** The times of an entry woken at `at` whose message is sent. */
+  const sentAt = (at: number) => ({ wokenAt: at, overdueAt: at + WOKEN_RESEND_MS });
 
   it('keeps its line in priority, then run-time order, each entry with its message as it joined', async () => {
     const fire = waiting('fire', T0 + 3, {
@@ -95,6 +103,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
       message: fire,
       joinedAt: T0,
       wokenAt: T0 + SECOND,
+      overdueAt: T0 + SECOND + WOKEN_RESEND_MS,
       withSlot: false,
     });
     expect(await store.lineHead('limited')).toBeUndefined();
@@ -174,7 +183,9 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(await running()).toBe(3);
     expect(await store.lineHead('limited')).toBeUndefined();
     expect(await store.waitingCount('limited')).toBe(2);
-    expect((await store.staleWoken('limited', T0 + 1)).map((entry) => entry.wokenAt)).toEqual([T0]);
+    expect((await store.overdueWoken('limited', T0 + WOKEN_RESEND_MS)).map((entry) => entry.wokenAt)).toEqual(
+      [T0],
+    );
   });
 
   it("releases a woken entry: its slot to the line's head, back when nobody waits or the task is paused; gone when it held none", async () => {
@@ -202,7 +213,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const [d] = await wakeWithSlots(1, 3);
     const nobodyWaits = await release(d);
 
-    expect(handed).toEqual({ status: 'handed', woken: { ...headB, wokenAt: T0 + SECOND, withSlot: true } });
+    expect(handed).toEqual({ status: 'handed', woken: { ...headB, ...sentAt(T0 + SECOND), withSlot: true } });
     expect(afterHanding).toBe(2);
     expect(paused).toEqual({ status: 'released' });
     expect(afterPaused).toBe(1);
@@ -233,10 +244,10 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     });
 
     expect(finished.job).toMatchObject({ id: 'a', status: 'success', holdsSlot: false, leaseOwner: null });
-    expect(finished.woken).toEqual({ ...headC, wokenAt: T0 + SECOND, withSlot: true });
+    expect(finished.woken).toEqual({ ...headC, ...sentAt(T0 + SECOND), withSlot: true });
     expect(afterFinish).toBe(2);
     expect(retried.job).toMatchObject({ id: 'b', status: 'retrying', holdsSlot: false });
-    expect(retried.woken).toEqual({ ...headD, wokenAt: T0 + 2 * SECOND, withSlot: true });
+    expect(retried.woken).toEqual({ ...headD, ...sentAt(T0 + 2 * SECOND), withSlot: true });
     expect(await running()).toBe(2);
     expect(await store.lineHead('limited')).toBeUndefined();
     expect(await store.waitingCount('limited')).toBe(2);
@@ -248,7 +259,11 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const headC = await head();
     const { concurrencyLimit: _, ...unlimited } = limitedClaim('free', 1);
     await store.claimJob(unlimited);
-    const saidToHold = { result: SUCCESS, expiresAt: T0 + MINUTE, heldSlotOf: 'limited' };
+    const saidToHold = {
+      result: SUCCESS,
+      expiresAt: T0 + MINUTE,
+      heldSlot: { task: 'limited', carriedOn: false },
+    };
 
     const notOwner = await store.finishJob({ ...saidToHold, jobId: 'a', owner: 'w-other' }).then(
       () => 'ended',
@@ -259,7 +274,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
 
     expect(notOwner).toBe('LeaseLostError');
     expect(finished.job).toMatchObject({ id: 'a', status: 'success', holdsSlot: false, leaseOwner: null });
-    expect(finished.woken).toEqual({ ...headC, wokenAt: T0 + SECOND, withSlot: true });
+    expect(finished.woken).toEqual({ ...headC, ...sentAt(T0 + SECOND), withSlot: true });
     expect(holdsNone).toEqual({ job: expect.objectContaining({ id: 'free', status: 'success' }) });
     expect(await running()).toBe(1);
   });
@@ -372,35 +387,77 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(await store.taskSlots('limited')).toMatchObject({ running: 1, nextStartAt: T0 + 2 * interval });
   });
 
-  it('lists the woken entries woken before a time; one whose message was sent again is stale again only later', async () => {
+  it('lists the woken entries overdue at a time; one whose message was sent again is overdue again only later', async () => {
     for (const id of ['a', 'b']) await join(waiting(id, T0));
     await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'none' });
     await store.wakeHeads({ task: 'limited', now: T0 + 5 * SECOND, count: 1, take: 'none' });
+    const resentAt = T0 + WOKEN_RESEND_MS;
 
-    const early = await store.staleWoken('limited', T0 + 1);
-    const both = await store.staleWoken('limited', T0 + 10 * SECOND);
+    const early = await store.overdueWoken('limited', resentAt - 1);
+    const first = await store.overdueWoken('limited', resentAt);
+    const both = await store.overdueWoken('limited', T0 + 5 * SECOND + WOKEN_RESEND_MS);
     const a = { task: 'limited', position: linePosition(waiting('a', T0)), wokenAt: T0 };
-    const taken = await store.markWokenResent(a, T0 + 10 * SECOND);
+    const taken = await store.markWokenResent(a, resentAt);
     // The same call made again (its answer was lost): the resend it took is its own
-    const takenAgain = await store.markWokenResent(a, T0 + 10 * SECOND);
-    // Another worker that found it stale at the same time: its resend was taken already
-    const takenTwice = await store.markWokenResent(a, T0 + 10 * SECOND + 3);
-    const gone = await store.markWokenResent(
-      { ...a, position: linePosition(waiting('gone', T0)) },
-      T0 + 10 * SECOND,
-    );
-    const afterResend = await store.staleWoken('limited', T0 + 10 * SECOND);
-    const later = await store.staleWoken('limited', T0 + 10 * SECOND + 1);
+    const takenAgain = await store.markWokenResent(a, resentAt);
+    // Another worker that found it overdue at the same time: its resend was taken already
+    const takenTwice = await store.markWokenResent(a, resentAt + 3);
+    const gone = await store.markWokenResent({ ...a, position: linePosition(waiting('gone', T0)) }, resentAt);
+    const afterResend = await store.overdueWoken('limited', resentAt + WOKEN_RESEND_MS - 1);
+    const later = await store.overdueWoken('limited', resentAt + WOKEN_RESEND_MS);
 
     expect([taken, takenAgain, takenTwice, gone]).toEqual([true, true, false, false]);
-    expect(ids(early)).toEqual(['a']);
+    expect(ids(early)).toEqual([]);
+    expect(ids(first)).toEqual(['a']);
     expect(ids(both)).toEqual(['a', 'b']);
     expect(ids(afterResend)).toEqual(['b']);
-    expect(later.map((entry) => [entry.message.job.id, entry.wokenAt])).toEqual([
-      ['a', T0 + 10 * SECOND],
-      ['b', T0 + 5 * SECOND],
+    expect(later.map((entry) => [entry.message.job.id, entry.wokenAt, entry.overdueAt])).toEqual([
+      ['a', resentAt, resentAt + WOKEN_RESEND_MS],
+      ['b', T0 + 5 * SECOND, T0 + 5 * SECOND + WOKEN_RESEND_MS],
     ]);
     expect(await store.waitingCount('limited')).toBe(2);
+  });
+
+  it('marks the entry of a slot handed to a job its ender carries on overdue sooner; once resent, as a sent one', async () => {
+    await store.claimJob(limitedClaim('a', 2));
+    await store.claimJob(limitedClaim('b', 2));
+    for (const id of ['c', 'd', 'e']) await join(waiting(id, T0));
+    const endedAt = T0 + SECOND;
+    const carriedAt = endedAt + CARRIED_RESEND_MS;
+
+    const finished = await store.finishJob({
+      jobId: 'a',
+      owner: 'w-a',
+      result: SUCCESS,
+      expiresAt: T0 + MINUTE,
+      heldSlot: { task: 'limited', carriedOn: true },
+    });
+    const retried = await store.retryJob({
+      jobId: 'b',
+      owner: 'w-b',
+      failedAttempt: 1,
+      error: { type: 'Error', message: 'boom' },
+      retryAt: T0 + MINUTE,
+      now: endedAt,
+      heldSlot: { task: 'limited', carriedOn: false },
+    });
+    const overdueCarried = await store.overdueWoken('limited', carriedAt);
+    const released = await store.releaseWoken({
+      task: 'limited',
+      position: woken(retried.woken).position,
+      now: endedAt,
+      carriedOn: true,
+    });
+    const resent = await store.markWokenResent(woken(finished.woken), carriedAt);
+    const overdueAfterResend = await store.overdueWoken('limited', carriedAt);
+
+    expect(finished.woken).toMatchObject({ wokenAt: endedAt, overdueAt: carriedAt });
+    expect(retried.woken).toMatchObject({ wokenAt: endedAt, overdueAt: endedAt + WOKEN_RESEND_MS });
+    expect(ids(overdueCarried)).toEqual(['c']);
+    expect(released).toMatchObject({ status: 'handed', woken: { wokenAt: endedAt, overdueAt: carriedAt } });
+    expect(resent).toBe(true);
+    expect(ids(overdueAfterResend)).toEqual(['e']);
+    expect(await running()).toBe(2);
   });
 
   it('repairs a counter to count the woken entries holding a slot besides the running jobs', async () => {

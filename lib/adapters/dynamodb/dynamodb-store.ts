@@ -47,6 +47,7 @@ import type {
   WakeHeadsInput,
   WokenEntry,
   WokenRelease,
+  WokenReleaseInput,
 } from '../../core/ports/waiting-line';
 import * as cappedRuns from './capped-runs';
 import * as counterRepair from './counter-repair';
@@ -302,12 +303,12 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return wokenEntries.wakeHeads(this.context, input);
   }
 
-  releaseWoken(input: { task: string; position: string; now: EpochMs }): Promise<WokenRelease> {
+  releaseWoken(input: WokenReleaseInput): Promise<WokenRelease> {
     return slotBack.releaseWoken(this.context, input);
   }
 
-  staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]> {
-    return wokenEntries.staleWoken(this.context, task, before);
+  overdueWoken(task: string, now: EpochMs): Promise<WokenEntry[]> {
+    return wokenEntries.overdueWoken(this.context, task, now);
   }
 
   markWokenResent(entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>, now: EpochMs): Promise<boolean> {

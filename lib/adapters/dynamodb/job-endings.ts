@@ -9,6 +9,7 @@ import {
   type RetryJobInput,
   type RunEnd,
 } from '../../core/ports/job-store';
+import { type HeldSlot, wakeTime } from '../../core/ports/waiting-line';
 import { fireLogCovers } from './fire-log';
 import { applyTo, change, changedItem, Expressions, type ItemChange } from './item-change';
 import { endedRecordExpiry, itemToJob, requestAttributes, retryRunAtAttribute } from './job-items';
@@ -84,15 +85,15 @@ export function retryJob(context: StoreContext, input: RetryJobInput): Promise<R
 
 /**
  * Applies `ending` to a running job leased by `owner` (also after its lease expired, as long as nobody
- * took it over). Without `heldSlotOf`, tries the common case first (no slot held: one write). A slot
+ * took it over). Without `heldSlot`, tries the common case first (no slot held: one write). A slot
  * holder is ended in the transaction that hands its slot to the line's head or gives it back
- * (`slotBack`); with `heldSlotOf`, the job and the task's counter are read side by side for it (the
+ * (`slotBack`); with `heldSlot`, the job and the task's counter are read side by side for it (the
  * run said it holds a slot; when the job says otherwise, the one write goes after all).
  */
 async function endRun(
   context: StoreContext,
   operation: string,
-  run: { jobId: string; owner: string; now: EpochMs; heldSlotOf?: string },
+  run: { jobId: string; owner: string; now: EpochMs; heldSlot?: HeldSlot },
   ending: ItemChange,
   ourEarlierTry: (old: StoredItem) => boolean,
   attempt?: number,
@@ -110,15 +111,15 @@ async function endRun(
   };
   let old: StoredItem | undefined;
   let counterRead: CounterRead | undefined;
-  if (run.heldSlotOf !== undefined) {
+  if (run.heldSlot !== undefined) {
     const [job, counter] = await Promise.all([
       context.get(operation, { Key: jobKey(jobId), ConsistentRead: true }),
-      readCounter(context, operation, run.heldSlotOf),
+      readCounter(context, operation, run.heldSlot.task),
     ]);
     old = job.Item;
     counterRead = counter;
   }
-  if (old?.holdsSlot !== true || old.task !== run.heldSlotOf) {
+  if (old?.holdsSlot !== true || old.task !== run.heldSlot?.task) {
     counterRead = undefined;
     try {
       const output = await context.update(operation, {
@@ -154,7 +155,7 @@ async function endRun(
     context,
     operation,
     task,
-    run.now,
+    wakeTime(run.now, run.heldSlot?.carriedOn),
     async (slotItems) => {
       try {
         await context.transact(operation, { TransactItems: [runItem, ...slotItems] });

@@ -1,6 +1,11 @@
-import type { EpochMs } from '../../core/clock';
 import { StoreUnavailableError } from '../../core/errors';
-import type { WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
+import {
+  type WakeTime,
+  type WokenEntry,
+  type WokenRelease,
+  type WokenReleaseInput,
+  wakeTime,
+} from '../../core/ports/waiting-line';
 import { Expressions } from './expressions';
 import {
   type CancellationReason,
@@ -37,7 +42,7 @@ export async function slotBack(
   context: StoreContext,
   operation: string,
   task: string,
-  now: EpochMs,
+  at: WakeTime,
   tryWith: SlotTry,
   counterRead?: CounterRead,
 ): Promise<WokenEntry | undefined> {
@@ -46,8 +51,8 @@ export async function slotBack(
     const joins = Number(counter.Item?.joins ?? 0);
     const head = counter.Item?.paused === true ? undefined : await lineHead(context, task);
     if (head) {
-      const handed = await tryWith([...wakeItems(context, head, now, true), handOnItem(context, task)]);
-      if (handed === 'applied') return wokenOf(head, now, true);
+      const handed = await tryWith([...wakeItems(context, head, at, true), handOnItem(context, task)]);
+      if (handed === 'applied') return wokenOf(head, at, true);
       const [waiting, wokenPut] = handed;
       if (waiting?.code !== 'ConditionalCheckFailed' && wokenPut?.code === 'ConditionalCheckFailed') {
         await leaveLineAsWoken(context, head);
@@ -89,10 +94,7 @@ function slotReturnItem(context: StoreContext, task: string, counted: boolean, j
  * A woken delivery that ends without running gives its entry back: an entry without a slot is deleted;
  * one with a slot goes in the transaction that hands the slot on or gives it back (`slotBack`).
  */
-export async function releaseWoken(
-  context: StoreContext,
-  input: { task: string; position: string; now: EpochMs },
-): Promise<WokenRelease> {
+export async function releaseWoken(context: StoreContext, input: WokenReleaseInput): Promise<WokenRelease> {
   const key = wokenEntryKey(input.task, input.position);
   const output = await context.get('releaseWoken', { Key: key, ConsistentRead: true });
   if (!output.Item) return { status: 'gone' };
@@ -113,7 +115,8 @@ export async function releaseWoken(
     Delete: { TableName: context.tableName, Key: key, ...expressions.build(`attribute_exists(${withSlot})`) },
   };
   let gone = false;
-  const woken = await slotBack(context, 'releaseWoken', input.task, input.now, async (slotItems) => {
+  const at = wakeTime(input.now, input.carriedOn);
+  const woken = await slotBack(context, 'releaseWoken', input.task, at, async (slotItems) => {
     try {
       await context.transact('releaseWoken', { TransactItems: [entryGone, ...slotItems] });
       return 'applied';

@@ -1,6 +1,13 @@
 import type { EpochMs } from '../../core/clock';
 import { decodeJobMessage, encodeJobMessage } from '../../core/model/job-message';
-import type { LineEntry, WakeHeadsInput, WokenEntry } from '../../core/ports/waiting-line';
+import {
+  type LineEntry,
+  type WakeHeadsInput,
+  type WakeTime,
+  type WokenEntry,
+  wakeTime,
+  wokenOverdueAt,
+} from '../../core/ports/waiting-line';
 import { Expressions } from './expressions';
 import {
   conditionFailure,
@@ -25,13 +32,13 @@ import {
 type TransactItem = Record<string, unknown>;
 
 /**
- * The transaction items that move `entry` from waiting to woken at `now`: its `WAIT#` item is deleted
+ * The transaction items that move `entry` from waiting to woken at `at`: its `WAIT#` item is deleted
  * (while it still holds the attempt read) and its `WOKEN#` item put (unless the job is woken already).
  */
 export function wakeItems(
   context: StoreContext,
   entry: LineEntry,
-  now: EpochMs,
+  at: WakeTime,
   withSlot: boolean,
 ): TransactItem[] {
   const waiting = new Expressions();
@@ -52,7 +59,8 @@ export function wakeItems(
           message: encodeJobMessage(entry.message),
           attempt: entry.message.attempt,
           joinedAt: entry.joinedAt,
-          wokenAt: now,
+          wokenAt: at.now,
+          overdueAt: at.overdueAt,
           ...(withSlot && { withSlot: true }),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
@@ -62,8 +70,8 @@ export function wakeItems(
 }
 
 /** The entry as woken by `wakeItems`. */
-export function wokenOf(entry: LineEntry, now: EpochMs, withSlot: boolean): WokenEntry {
-  return { ...entry, wokenAt: now, withSlot };
+export function wokenOf(entry: LineEntry, at: WakeTime, withSlot: boolean): WokenEntry {
+  return { ...entry, wokenAt: at.now, overdueAt: at.overdueAt, withSlot };
 }
 
 /**
@@ -130,11 +138,12 @@ async function wakeOne(
   input: WakeHeadsInput,
 ): Promise<WokenEntry | 'stop' | 'skipped'> {
   const withSlot = input.take === 'slot';
-  const items = wakeItems(context, entry, input.now, withSlot);
+  const at = wakeTime(input.now);
+  const items = wakeItems(context, entry, at, withSlot);
   if (input.take === 'slot') items.push(takeSlotItem(context, input.task, input.limit));
   try {
     await context.transact('wakeHeads', { TransactItems: items });
-    return wokenOf(entry, input.now, withSlot);
+    return wokenOf(entry, at, withSlot);
   } catch (error) {
     const [waiting, wokenPut, slot] = transactionCancellation(error);
     if (slot?.code === 'ConditionalCheckFailed') return 'stop';
@@ -169,21 +178,17 @@ export async function wokenEntry(
   return output.Item && wokenEntryOf(task, output.Item);
 }
 
-export async function staleWoken(
-  context: StoreContext,
-  task: string,
-  before: EpochMs,
-): Promise<WokenEntry[]> {
+export async function overdueWoken(context: StoreContext, task: string, now: EpochMs): Promise<WokenEntry[]> {
   const stale: WokenEntry[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await context.query('staleWoken', {
+    const page = await context.query('overdueWoken', {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :woken)',
-      FilterExpression: 'wokenAt < :before',
+      FilterExpression: 'overdueAt <= :now',
       ExpressionAttributeValues: {
         ':pk': `${TASK_PREFIX}${task}`,
         ':woken': WOKEN_PREFIX,
-        ':before': before,
+        ':now': now,
       },
       ConsistentRead: true,
       ExclusiveStartKey: startKey,
@@ -202,7 +207,7 @@ export async function markWokenResent(
   entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>,
   now: EpochMs,
 ): Promise<boolean> {
-  const update = new Expressions().set('wokenAt', now);
+  const update = new Expressions().set('wokenAt', now).set('overdueAt', wokenOverdueAt(now));
   try {
     await context.update('markWokenResent', {
       Key: wokenEntryKey(entry.task, entry.position),
@@ -262,5 +267,12 @@ export function lineEntryOf(task: string, item: StoredItem, prefix: string): Lin
 
 function wokenEntryOf(task: string, item: StoredItem): WokenEntry | undefined {
   const entry = lineEntryOf(task, item, WOKEN_PREFIX);
-  return entry && { ...entry, wokenAt: Number(item.wokenAt), withSlot: item.withSlot === true };
+  return (
+    entry && {
+      ...entry,
+      wokenAt: Number(item.wokenAt),
+      overdueAt: Number(item.overdueAt),
+      withSlot: item.withSlot === true,
+    }
+  );
 }

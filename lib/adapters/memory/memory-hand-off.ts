@@ -1,5 +1,11 @@
-import type { EpochMs } from '../../core/clock';
-import type { WakeHeadsInput, WokenEntry, WokenRelease } from '../../core/ports/waiting-line';
+import {
+  type WakeHeadsInput,
+  type WakeTime,
+  type WokenEntry,
+  type WokenRelease,
+  type WokenReleaseInput,
+  wakeTime,
+} from '../../core/ports/waiting-line';
 import type { MemoryTaskSlots } from './memory-task-slots';
 import type { MemoryWaitingLines } from './memory-waiting-lines';
 
@@ -25,17 +31,18 @@ export class MemoryHandOff {
         continue;
       }
       if (input.take === 'slot' && !this.slots.takeForWoken(input.task, input.limit)) break;
-      woken.push(this.lines.wake(input.task, head.position, input.now, input.take === 'slot') as WokenEntry);
+      const at = wakeTime(input.now);
+      woken.push(this.lines.wake(input.task, head.position, at, input.take === 'slot') as WokenEntry);
     }
     return woken;
   }
 
-  releaseWoken(input: { task: string; position: string; now: EpochMs }): WokenRelease {
+  releaseWoken(input: WokenReleaseInput): WokenRelease {
     const entry = this.lines.wokenEntry(input.task, input.position);
     if (!entry) return { status: 'gone' };
     this.lines.removeWoken(input.task, input.position);
     if (!entry.withSlot) return { status: 'gone' };
-    const woken = this.slotBack(input.task, input.now);
+    const woken = this.slotBack(input.task, wakeTime(input.now, input.carriedOn));
     return woken ? { status: 'handed', woken } : { status: 'released' };
   }
 
@@ -45,10 +52,10 @@ export class MemoryHandOff {
    * way (`wake`). One step, as DynamoDB's `slotBack` is in effect: its return holds only while nobody
    * joined since it read the line.
    */
-  slotBack(task: string, now: EpochMs): WokenEntry | undefined {
+  slotBack(task: string, at: WakeTime): WokenEntry | undefined {
     if (this.slots.mayHandOn(task)) {
       for (let head = this.lines.head(task); head; head = this.lines.head(task)) {
-        const woken = this.lines.wake(task, head.position, now, true);
+        const woken = this.lines.wake(task, head.position, at, true);
         if (woken) return woken;
       }
     }

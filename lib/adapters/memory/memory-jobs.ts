@@ -22,7 +22,7 @@ import {
   type RetryJobInput,
   type RunEnd,
 } from '../../core/ports/job-store';
-import type { WokenEntry } from '../../core/ports/waiting-line';
+import { type WakeTime, type WokenEntry, wakeTime } from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
 import {
   claimable,
@@ -153,7 +153,7 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
     if (done && repeated) return { job: present(done) }; // a retried request whose first try applied
     const job = this.ownedRun(input.jobId, input.owner);
     const result: JobResult = { ...structuredClone(input.result), attempt: job.attempt };
-    const woken = this.endRun(job, input.result.finishedAt);
+    const woken = this.endRun(job, wakeTime(input.result.finishedAt, input.heldSlot?.carriedOn));
     Object.assign(job, {
       status: result.outcome,
       startedAt: result.startedAt,
@@ -174,7 +174,7 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
       done.result?.finishedAt === input.now;
     if (done && repeated) return { job: present(done) }; // a retried request whose first try applied
     const job = this.ownedRun(input.jobId, input.owner, input.failedAttempt);
-    const woken = this.endRun(job, input.now);
+    const woken = this.endRun(job, wakeTime(input.now, input.heldSlot?.carriedOn));
     const result: JobResult = {
       outcome: 'error',
       startedAt: job.startedAt,
@@ -358,8 +358,8 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
   }
 
   /** Clears the lease; a slot it held comes back (`MemoryHandOff.slotBack`). */
-  private endRun(job: StoredJob, now: EpochMs): WokenEntry | undefined {
-    const woken = job.holdsSlot ? this.handOff.slotBack(job.task, now) : undefined;
+  private endRun(job: StoredJob, at: WakeTime): WokenEntry | undefined {
+    const woken = job.holdsSlot ? this.handOff.slotBack(job.task, at) : undefined;
     Object.assign(job, { leaseOwner: null, leaseUntil: null, holdsSlot: false });
     return woken;
   }

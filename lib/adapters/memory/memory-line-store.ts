@@ -8,6 +8,7 @@ import type {
   WakeHeadsInput,
   WokenEntry,
   WokenRelease,
+  WokenReleaseInput,
 } from '../../core/ports/waiting-line';
 import { MemoryHandOff } from './memory-hand-off';
 import { MemoryTaskSlots } from './memory-task-slots';
@@ -35,12 +36,12 @@ export class MemoryLineStore implements WaitingLineStore {
     return this.handOff.wakeHeads(input);
   }
 
-  async releaseWoken(input: { task: string; position: string; now: EpochMs }): Promise<WokenRelease> {
+  async releaseWoken(input: WokenReleaseInput): Promise<WokenRelease> {
     return this.handOff.releaseWoken(input);
   }
 
-  async staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]> {
-    return this.lines.staleWoken(task, before);
+  async overdueWoken(task: string, now: EpochMs): Promise<WokenEntry[]> {
+    return this.lines.overdueWoken(task, now);
   }
 
   async markWokenResent(

@@ -1,6 +1,12 @@
 import type { EpochMs } from '../../core/clock';
 import type { JobMessageBody } from '../../core/model/job-message';
-import { type LineEntry, linePosition, type WokenEntry } from '../../core/ports/waiting-line';
+import {
+  type LineEntry,
+  linePosition,
+  type WakeTime,
+  type WokenEntry,
+  wokenOverdueAt,
+} from '../../core/ports/waiting-line';
 
 interface StoredEntry {
   message: JobMessageBody;
@@ -9,6 +15,7 @@ interface StoredEntry {
 
 interface StoredWoken extends StoredEntry {
   wokenAt: EpochMs;
+  overdueAt: EpochMs;
   withSlot: boolean;
 }
 
@@ -45,13 +52,13 @@ export class MemoryWaitingLines {
    * Moves a waiting entry to the woken ones; undefined when it no longer waits, or when the job is woken
    * already (its waiting entry then goes: the woken one stands for it).
    */
-  wake(task: string, position: string, now: EpochMs, withSlot: boolean): WokenEntry | undefined {
+  wake(task: string, position: string, at: WakeTime, withSlot: boolean): WokenEntry | undefined {
     const line = this.waiting.get(task);
     const entry = line?.get(position);
     if (!line || !entry) return undefined;
     line.delete(position);
     if (this.woken.get(task)?.has(position)) return undefined;
-    const woken: StoredWoken = { ...entry, wokenAt: now, withSlot };
+    const woken: StoredWoken = { ...entry, wokenAt: at.now, overdueAt: at.overdueAt, withSlot };
     this.lineOf(this.woken, task).set(position, woken);
     return wokenOf(task, position, woken);
   }
@@ -70,21 +77,22 @@ export class MemoryWaitingLines {
     this.woken.get(task)?.delete(position);
   }
 
-  staleWoken(task: string, before: EpochMs): WokenEntry[] {
+  overdueWoken(task: string, now: EpochMs): WokenEntry[] {
     return [...(this.woken.get(task) ?? [])]
-      .filter(([, entry]) => entry.wokenAt < before)
+      .filter(([, entry]) => entry.overdueAt <= now)
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([position, entry]) => wokenOf(task, position, entry));
   }
 
   /**
-   * Moves a woken entry's `wokenAt` from `wokenAt` to `now`; false when it is gone or was moved since,
-   * unless to `now`: by this same call, made again after its answer was lost.
+   * Moves a woken entry's `wokenAt` from `wokenAt` to `now` (and its `overdueAt` on); false when it is
+   * gone or was moved since, unless to `now`: by this same call, made again after its answer was lost.
    */
   markResent(task: string, position: string, wokenAt: EpochMs, now: EpochMs): boolean {
     const entry = this.woken.get(task)?.get(position);
     if (entry?.wokenAt !== wokenAt) return entry?.wokenAt === now;
     entry.wokenAt = now;
+    entry.overdueAt = wokenOverdueAt(now);
     return true;
   }
 
@@ -117,5 +125,10 @@ function entryOf(task: string, position: string, entry: StoredEntry): LineEntry 
 }
 
 function wokenOf(task: string, position: string, entry: StoredWoken): WokenEntry {
-  return { ...entryOf(task, position, entry), wokenAt: entry.wokenAt, withSlot: entry.withSlot };
+  return {
+    ...entryOf(task, position, entry),
+    wokenAt: entry.wokenAt,
+    overdueAt: entry.overdueAt,
+    withSlot: entry.withSlot,
+  };
 }

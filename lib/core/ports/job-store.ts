@@ -6,7 +6,7 @@ import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { RateLimit } from '../model/rate-limit';
 import type { ConflictPolicy } from '../model/schedule';
-import type { WaitingLineStore, WokenEntry } from './waiting-line';
+import type { HeldSlot, WaitingLineStore, WokenEntry } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
 
@@ -152,12 +152,9 @@ export interface FinishJobInput {
    * delivery of the fire that checks the schedule again may still claim it (`reclaimCancelledFire`).
    * Cancellations by `cancelJob` are final.
    */
-  reclaimable?: boolean /**
-   * The task whose slot the run holds, as its claim said: the store goes straight to the slot's way
-   * back, reading the job beside the task's counter, instead of first trying the ending of a run
-   * without a slot.
-   */;
-  heldSlotOf?: string;
+  reclaimable?: boolean;
+  /** The slot the run holds, as its claim said (without it, the store first tries an ending without one). */
+  heldSlot?: HeldSlot;
 }
 
 /** A run that ended: the job as written, and the job its slot was handed to (woken: send its message). */
@@ -173,12 +170,9 @@ export interface RetryJobInput {
   failedAttempt: number;
   error: JobResult['error'];
   retryAt: EpochMs;
-  now: EpochMs /**
-   * The task whose slot the run holds, as its claim said: the store goes straight to the slot's way
-   * back, reading the job beside the task's counter, instead of first trying the ending of a run
-   * without a slot.
-   */;
-  heldSlotOf?: string;
+  now: EpochMs;
+  /** The slot the run holds, as its claim said (without it, the store first tries an ending without one). */
+  heldSlot?: HeldSlot;
 }
 
 /** The endings `retry_job` gives a new attempt. */

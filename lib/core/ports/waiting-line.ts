@@ -10,6 +10,28 @@ import type { RateLimit } from '../model/rate-limit';
 export const WOKEN_RESEND_MS = 10_000;
 
 /**
+ * How long a woken job that its waker carries on in its own invocation may take to claim: it travels
+ * nowhere, so it is overdue only when the waker died on the way (a crash between the hand-off and the
+ * claim), and repaired as soon as a few store calls would have claimed it.
+ */
+export const CARRIED_RESEND_MS = 2_000;
+
+/** When an entry woken at `now` is overdue: sooner when its waker carries it on (`CARRIED_RESEND_MS`). */
+export function wokenOverdueAt(now: EpochMs, carriedOn = false): EpochMs {
+  return now + (carriedOn ? CARRIED_RESEND_MS : WOKEN_RESEND_MS);
+}
+
+/** When an entry is woken, and when it is overdue. */
+export interface WakeTime {
+  now: EpochMs;
+  overdueAt: EpochMs;
+}
+
+export function wakeTime(now: EpochMs, carriedOn = false): WakeTime {
+  return { now, overdueAt: wokenOverdueAt(now, carriedOn) };
+}
+
+/**
  * Where a waiting job stands in its task's line: priority first, then run time (the order jobs came
  * due), then id. A job that comes back to the line keeps its place, and two deliveries of one job
  * share one entry. The string sorts in line order (the DynamoDB store uses it in the sort key).
@@ -35,7 +57,19 @@ export interface LineEntry {
  */
 export interface WokenEntry extends LineEntry {
   wokenAt: EpochMs;
+  /** From then on its message is taken for lost and sent again (`wokenOverdueAt`). */
+  overdueAt: EpochMs;
   withSlot: boolean;
+}
+
+/**
+ * The slot a run's ending gives back, as its claim said: of `task` (the store goes straight to the
+ * slot's way back, reading the job beside the task's counter), and whether the ender carries on in its
+ * invocation the job the slot is handed to (its woken entry is then overdue sooner: `wokenOverdueAt`).
+ */
+export interface HeldSlot {
+  task: string;
+  carriedOn: boolean;
 }
 
 /**
@@ -48,6 +82,17 @@ export type WakeHeadsInput = { task: string; now: EpochMs; count: number } & (
   | { take: 'slot'; limit: number }
   | { take: 'start' | 'none' }
 );
+
+/**
+ * A woken delivery that ends without running gives back its entry at `position`; `carriedOn`: it
+ * carries on the job its slot is handed to, as a run's ending may (`HeldSlot`).
+ */
+export interface WokenReleaseInput {
+  task: string;
+  position: string;
+  now: EpochMs;
+  carriedOn?: boolean;
+}
 
 /** What became of a woken entry a delivery gave back (it ended without running). */
 export type WokenRelease =
@@ -79,7 +124,7 @@ export interface TaskSlots {
  * since the store read it, and a joiner reads the counter once it is in (`joinLine`): either the slot
  * found the joiner or the joiner finds the slot. The counter counts running jobs and woken entries with
  * a slot: it alone enforces the limit, and a slot is never free while a job waits. A woken entry whose
- * message was lost keeps its slot until someone sends the message again (`staleWoken`).
+ * message was lost keeps its slot until someone sends the message again (`overdueWoken`).
  */
 export interface WaitingLineStore {
   /**
@@ -105,15 +150,15 @@ export interface WaitingLineStore {
    * line's head (woken in the same step) unless the task is paused or its limit was lowered under its
    * slots taken, else returned to the counter.
    */
-  releaseWoken(input: { task: string; position: string; now: EpochMs }): Promise<WokenRelease>;
+  releaseWoken(input: WokenReleaseInput): Promise<WokenRelease>;
 
-  /** The task's woken entries woken before `before`: their messages may be lost. */
-  staleWoken(task: string, before: EpochMs): Promise<WokenEntry[]>;
+  /** The task's woken entries overdue at `now` (`overdueAt` reached): their messages may be lost. */
+  overdueWoken(task: string, now: EpochMs): Promise<WokenEntry[]>;
 
   /**
-   * Takes the resend of a stale woken entry: moves its `wokenAt` to `now` (it is stale again only
+   * Takes the resend of an overdue woken entry: moves its `wokenAt` to `now` (it is overdue again only
    * `WOKEN_RESEND_MS` later) only while it is still the `wokenAt` read, so of the workers and ticks that
-   * found it stale at once, one sends its message again. True for that one; false when the entry is
+   * found it overdue at once, one sends its message again. True for that one; false when the entry is
    * gone or someone else took its resend.
    */
   markWokenResent(entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>, now: EpochMs): Promise<boolean>;

@@ -1,7 +1,7 @@
 import type { TaskSlots } from '../../core/ports/waiting-line';
 import type { TaskLimits } from '../task-limits';
 import { wakeLine } from './wake-line';
-import { resendStaleWoken, type WakeDeps } from './woken';
+import { resendOverdueWoken, type WakeDeps } from './woken';
 
 /**
  * The tick's repair of every task's line (ADR 0009): woken jobs whose messages are overdue are sent
@@ -20,7 +20,7 @@ export async function repairLines(
   const tasks = await deps.jobStore.allTaskSlots();
   const sent = await Promise.all(
     tasks.map(async (slots) => {
-      const resent = await resendStaleWoken(deps, slots.task);
+      const resent = await resendOverdueWoken(deps, slots.task);
       return resent + (await wakeLine(deps, limits === null ? slots : asDeployed(slots, limits)));
     }),
   );

@@ -2,7 +2,7 @@ import type { JobMessageBody } from '../../core/model/job-message';
 import { linePosition, type TaskSlots } from '../../core/ports/waiting-line';
 import { wakeForNextStart } from './rate-wake';
 import { wakeFreeSlots } from './wake-line';
-import { resendStaleWoken, sendWoken, type WakeDeps } from './woken';
+import { resendOverdueWoken, sendWoken, type WakeDeps } from './woken';
 
 /**
  * Puts a job that found no free slot in its task's line; its message may then go (the line holds it).
@@ -23,7 +23,7 @@ export async function joinWaitingLine(
   const slots = await deps.jobStore.joinLine({ message, now: deps.clock.now() });
   if (!slots) return { slots, ownTurn: false };
   try {
-    await resendStaleWoken(deps, task);
+    await resendOverdueWoken(deps, task);
     if (slots.rateLimit) {
       await wakeForNextStart(deps, slots);
       return { slots, ownTurn: false };

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock';
 import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
-import { WOKEN_RESEND_MS, type WokenEntry } from '../../core/ports/waiting-line';
+import type { WokenEntry } from '../../core/ports/waiting-line';
 import type { Logger } from '../observability/logger';
 
 export interface WakeDeps {
@@ -14,7 +14,7 @@ export interface WakeDeps {
 /**
  * Sends the messages of woken entries (marked woken: their claims take the slot they were handed). A
  * send that fails leaves its entry woken, slot and all: it is sent again once overdue
- * (`resendStaleWoken`), never lost. Returns how many were sent.
+ * (`resendOverdueWoken`), never lost. Returns how many were sent.
  */
 export async function sendWoken(
   deps: WakeDeps,
@@ -41,13 +41,13 @@ export async function sendWoken(
  * find an entry overdue at once, one sends it: resent by all, a message still on its way in a busy
  * queue multiplied there. A duplicate message is dropped at claim. Returns how many were sent.
  */
-export async function resendStaleWoken(deps: WakeDeps, task: string): Promise<number> {
+export async function resendOverdueWoken(deps: WakeDeps, task: string): Promise<number> {
   const now = deps.clock.now();
-  const stale = await deps.jobStore.staleWoken(task, now - WOKEN_RESEND_MS);
-  if (stale.length === 0) return 0;
-  const taken = await Promise.all(stale.map((entry) => deps.jobStore.markWokenResent(entry, now)));
+  const overdue = await deps.jobStore.overdueWoken(task, now);
+  if (overdue.length === 0) return 0;
+  const taken = await Promise.all(overdue.map((entry) => deps.jobStore.markWokenResent(entry, now)));
   return sendWoken(
     deps,
-    stale.filter((_, index) => taken[index]),
+    overdue.filter((_, index) => taken[index]),
   );
 }

@@ -2,7 +2,7 @@ import type { Delivery } from '../../core/delivery/delivery';
 import { linePosition } from '../../core/ports/waiting-line';
 import { wakeForNextStart } from '../flow/rate-wake';
 import type { Logger } from '../observability/logger';
-import { wakeHandedOn } from './hand-on';
+import { carriesOn, wakeHandedOn } from './hand-on';
 import type { WorkerContext } from './worker-context';
 
 /**
@@ -16,7 +16,12 @@ export async function passWakeOn(ctx: WorkerContext, delivery: Delivery, logger:
   const { jobStore, clock } = ctx.deps;
   const { task } = delivery.job;
   try {
-    const release = await jobStore.releaseWoken({ task, position: linePosition(delivery), now: clock.now() });
+    const release = await jobStore.releaseWoken({
+      task,
+      position: linePosition(delivery),
+      now: clock.now(),
+      carriedOn: carriesOn(ctx, task),
+    });
     if (release.status === 'handed') await wakeHandedOn(ctx, release.woken);
     if (delivery.task?.rateLimit) {
       const slots = await jobStore.taskSlots(task);

@@ -2,6 +2,7 @@ import type { EpochMs } from '../../core/clock';
 import { LeaseLostError, StoreUnavailableError } from '../../core/errors';
 import type { JobResult } from '../../core/model/job';
 import type { RunEnd } from '../../core/ports/job-store';
+import type { HeldSlot } from '../../core/ports/waiting-line';
 import type { Logger } from '../observability/logger';
 import { toJobError } from './run-handler';
 import type { WorkerContext } from './worker-context';
@@ -43,8 +44,8 @@ export interface ResultWrite {
   leaseUntil: EpochMs;
   result: JobResult;
   expiresAt: number;
-  /** The task whose slot the run holds (`FinishJobInput.heldSlotOf`). */
-  heldSlotOf?: string;
+  /** The slot the run holds (`FinishJobInput.heldSlot`). */
+  heldSlot?: HeldSlot;
   logger: Logger;
 }
 
@@ -67,7 +68,7 @@ export async function storeFinalResult(
         owner: write.owner,
         result,
         expiresAt: write.expiresAt,
-        ...(write.heldSlotOf !== undefined && { heldSlotOf: write.heldSlotOf }),
+        ...(write.heldSlot !== undefined && { heldSlot: write.heldSlot }),
       }),
     );
     return { result, end };

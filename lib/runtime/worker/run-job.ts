@@ -9,12 +9,12 @@ import type { JobEvent } from '../../core/ports/event-publisher';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import type { ClaimOutcome, RunEnd } from '../../core/ports/job-store';
 import { wakeForNextStart } from '../flow/rate-wake';
-import { resendStaleWoken } from '../flow/woken';
+import { resendOverdueWoken } from '../flow/woken';
 import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
 import { definitionForJob } from '../tasks/effective-definition';
 import { retryDelayMs } from './backoff';
-import { wakeHandedOn } from './hand-on';
+import { heldSlotOf, wakeHandedOn } from './hand-on';
 import { alignRateStart } from './rate-start';
 import { storeFinalResult, writeWithRetries } from './result-writes';
 import { runTaskHandler } from './run-handler';
@@ -207,7 +207,7 @@ async function record(
         error: ending.error,
         retryAt,
         now: finishedAt,
-        ...(holdsSlot && { heldSlotOf: job.task }),
+        ...(holdsSlot && { heldSlot: heldSlotOf(ctx, job.task) }),
       }),
     );
     ctx.counters.retried += 1;
@@ -228,7 +228,7 @@ async function record(
     leaseUntil: run.leaseUntil,
     result: { ...ending.result, finishedAt },
     expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
-    ...(holdsSlot && { heldSlotOf: job.task }),
+    ...(holdsSlot && { heldSlot: heldSlotOf(ctx, job.task) }),
     logger,
   });
   if (!stored) return { ...run, recorded: { end: undefined } };
@@ -289,7 +289,7 @@ async function cancelFire(
       result,
       expiresAt: finishedAt + resultTtlSecondsOf(definition, deps.config.defaultResultTtlSeconds) * 1000,
       reclaimable: cancellation.reclaimable,
-      ...(holdsSlot && { heldSlotOf: job.task }),
+      ...(holdsSlot && { heldSlot: heldSlotOf(ctx, job.task) }),
     }),
   );
   await afterEnd(ctx, end, job.task, holdsSlot, logger);
@@ -322,7 +322,7 @@ async function afterEnd(
 ): Promise<void> {
   try {
     if (end.woken) await wakeHandedOn(ctx, end.woken);
-    if (heldSlot) await resendStaleWoken(ctx.deps, task);
+    if (heldSlot) await resendOverdueWoken(ctx.deps, task);
   } catch (error) {
     logger.warn('could not wake the next waiting job; the next worker or tick touching its task does', {
       error,

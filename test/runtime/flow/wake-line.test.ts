@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WOKEN_RESEND_MS } from '../../../lib/core/ports/waiting-line';
+import { CARRIED_RESEND_MS, WOKEN_RESEND_MS } from '../../../lib/core/ports/waiting-line';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { sqsRecord, T0 } from '../support';
 import { recordFor, settle, workerHarness } from '../worker/harness';
@@ -144,6 +144,35 @@ describe('handing slots on to waiting jobs (ADR 0009)', () => {
     expect(second.map((message) => message.job.id)).toEqual(['waiter']);
     expect(started).toEqual(['holder', 'waiter']);
     expect(worker.queue.sent).toEqual([]);
+    expect(await slotsTaken(worker)).toBe(0);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it('repairs the hand-off of a waker that died before carrying its woken job on: the next job to touch the task sends it once overdue, without a tick', async () => {
+    // Prepare: the holder's invocation has time to carry the waiter on, but dies at the waiter's claim
+    const { worker, started, finishHolder } = await waiterBehindRunningHolder([], { carryOn: true });
+    const claimJob = worker.store.claimJob.bind(worker.store);
+    worker.store.claimJob = (input) =>
+      input.wokenAt === undefined ? claimJob(input) : new Promise(() => {}); // never answers: died
+    void finishHolder();
+    await settle();
+    const diedAt = worker.clock.now();
+    worker.store.claimJob = claimJob;
+
+    // Act: a newcomer joins just before the carried wake-up is overdue, another once it is
+    worker.clock.set(diedAt + CARRIED_RESEND_MS - 1);
+    await worker.deliver([recordFor('early-newcomer', 'limited')]);
+    const sentEarly = worker.queue.sent.map((message) => message.job.id);
+    worker.clock.set(diedAt + CARRIED_RESEND_MS);
+    await worker.deliver([recordFor('newcomer', 'limited')]);
+    const resent = worker.queue.sent.map((message) => [message.job.id, message.woken]);
+    await deliverAll(worker);
+
+    // Assess: the waiter kept its slot, was sent CARRIED_RESEND_MS after the hand-off and ran first
+    expect(sentEarly).toEqual([]);
+    expect(resent).toEqual([['waiter', true]]);
+    expect(started.slice(0, 2)).toEqual(['holder', 'waiter']);
+    expect(started.slice(2).sort()).toEqual(['early-newcomer', 'newcomer']);
     expect(await slotsTaken(worker)).toBe(0);
     expect(await worker.store.waitingCount('limited')).toBe(0);
   });

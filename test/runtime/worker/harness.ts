@@ -48,10 +48,12 @@ export function workerHarness(
     ...(options.onHandlerDeadline ? { onHandlerDeadline: options.onHandlerDeadline } : {}),
   });
   const longestTimeoutMs = Math.max(...registry.all().map((task) => task.definition.timeoutSeconds)) * 1000;
-  const deliver = (records: SQSRecord[], remainingMs?: number) =>
+  const deliver = (records: SQSRecord[], remainingMs?: number | (() => number)) =>
     handler(
       { Records: records },
-      remainingMs === undefined ? undefined : { getRemainingTimeInMillis: () => remainingMs },
+      remainingMs === undefined
+        ? undefined
+        : { getRemainingTimeInMillis: typeof remainingMs === 'number' ? () => remainingMs : remainingMs },
     );
   return {
     ...runtime,
@@ -59,7 +61,7 @@ export function workerHarness(
     waits,
     /** Moves time `ms` on, waking the handlers' deadlines that come due on the way. */
     advanceTimers: timers.advance,
-    /** Runs the worker on one batch; `remainingMs` plays the Lambda's remaining time. */
+    /** Runs the worker on one batch; `remainingMs` plays the Lambda's remaining time (fixed, or as time goes). */
     deliver,
     /**
      * Runs the worker on one batch in an invocation with time for its own jobs but too little left to

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WOKEN_RESEND_MS } from '../../../lib/core/ports/waiting-line';
+import { CARRIED_RESEND_MS, WOKEN_RESEND_MS } from '../../../lib/core/ports/waiting-line';
 import { sendWoken } from '../../../lib/runtime/flow/woken';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { T0 } from '../support';
@@ -26,6 +26,20 @@ function fiveJobsLimitedToTwo() {
     recordFor(id, 'limited', { runAt: T0 - 1_000 + index }),
   );
   return { worker, records, seen };
+}
+
+/** A task limited to 1 (timeout 30 s) that records the order its jobs start in. */
+function oneSlotRecordingStarts() {
+  const started: string[] = [];
+  const worker = workerHarness({
+    limited: { maxRunningJobs: 1, timeoutSeconds: 30, handler: (_payload, { jobId }) => started.push(jobId) },
+  });
+  return { worker, started };
+}
+
+/** Jobs `first` and `next` of `limited`, in that line order. */
+function firstThenNext() {
+  return ['first', 'next'].map((id, index) => recordFor(id, 'limited', { runAt: T0 - 1_000 + index }));
 }
 
 describe('worker: maxRunningJobs', () => {
@@ -79,14 +93,7 @@ describe('worker: maxRunningJobs', () => {
 
   it('sends a carried job to the queue when its delivery must come back (its claim failed), and runs it from there once', async () => {
     // Prepare: one slot; the first claim of a woken job fails: that of `next`, carried on by `first`'s run
-    const started: string[] = [];
-    const worker = workerHarness({
-      limited: {
-        maxRunningJobs: 1,
-        timeoutSeconds: 30,
-        handler: (_payload, { jobId }) => started.push(jobId),
-      },
-    });
+    const { worker, started } = oneSlotRecordingStarts();
     const claimJob = worker.store.claimJob.bind(worker.store);
     let failedClaims = 0;
     worker.store.claimJob = async (input) => {
@@ -96,9 +103,7 @@ describe('worker: maxRunningJobs', () => {
       }
       return claimJob(input);
     };
-    const records = ['first', 'next'].map((id, index) =>
-      recordFor(id, 'limited', { runAt: T0 - 1_000 + index }),
-    );
+    const records = firstThenNext();
 
     // Act
     const response = await worker.deliver(records, 600_000);
@@ -111,6 +116,35 @@ describe('worker: maxRunningJobs', () => {
     expect(sent).toEqual([['next', true, 1]]);
     expect(started).toEqual(['first', 'next']);
     expect(await worker.store.waitingCount('limited')).toBe(0);
+    expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
+  });
+
+  it('sends the job its slot was handed to when the invocation no longer has time to carry it on after the ending, due again only as a sent one', async () => {
+    // Prepare: time for one more job when `first` ends, gone once the store has answered (it took 1 s)
+    const { worker, started } = oneSlotRecordingStarts();
+    const finishJob = worker.store.finishJob.bind(worker.store);
+    worker.store.finishJob = async (input) => {
+      const end = await finishJob(input);
+      worker.clock.advance(1_000);
+      return end;
+    };
+    const enoughAtTheEnd = 30_000 + worker.deps.config.workerSafetyMarginMs + 1_000;
+    const deadline = worker.clock.now() + enoughAtTheEnd + 500;
+    const records = firstThenNext();
+
+    // Act
+    await worker.deliver(records, () => deadline - worker.clock.now());
+    const sent = worker.queue.sent.map((message) => [message.job.id, message.woken]);
+    const now = worker.clock.now();
+    const overdueSoon = await worker.store.overdueWoken('limited', now + CARRIED_RESEND_MS);
+    const overdueLater = await worker.store.overdueWoken('limited', now + WOKEN_RESEND_MS);
+    await worker.deliver(worker.queuedRecords(), 600_000);
+
+    // Assess: its entry was woken to be carried on; its resend was taken before its message went
+    expect(sent).toEqual([['next', true]]);
+    expect(overdueSoon).toEqual([]);
+    expect(overdueLater.map((entry) => entry.message.job.id)).toEqual(['next']);
+    expect(started).toEqual(['first', 'next']);
     expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
   });
 
