@@ -32,6 +32,7 @@ const INVOCATION_DIES_WITHIN_MS = 4_000;
  * earlier try, which the memory store tells as well.
  */
 const RETRIED_AFTER_LOST_ANSWER = [
+  'claimJob',
   'markWokenResent',
   'bookRateWake',
   'finishSchedule',

@@ -279,6 +279,28 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(await running()).toBe(1);
   });
 
+  it('tells a claim made again with the same input (its answer was lost) that it is its own, taking no second slot; another owner is refused', async () => {
+    await store.claimJob(limitedClaim('x', 2));
+    await join(waiting('a', T0));
+    await store.claimJob(limitedClaim('y', 2));
+    const a = woken((await finish('x')).woken);
+    const claimA = wokenClaim(a, 2, T0 + SECOND);
+    const claimB = limitedClaim('b', 3, T0 + SECOND);
+
+    const first = await store.claimJob(claimA);
+    const again = await store.claimJob(claimA);
+    const otherOwner = await store.claimJob({ ...claimA, owner: 'w-other' });
+    await store.claimJob(claimB);
+    const bAgain = await store.claimJob(claimB);
+
+    expect(first).toMatchObject({ status: 'claimed', job: { id: 'a', leaseOwner: 'w-a' } });
+    expect(again).toMatchObject({ status: 'claimed', job: { id: 'a', leaseOwner: 'w-a', attempt: 1 } });
+    expect(otherOwner).toMatchObject({ status: 'duplicate' });
+    expect(bAgain).toMatchObject({ status: 'claimed', job: { id: 'b', leaseOwner: 'w-b' } });
+    expect(await running()).toBe(3);
+    expect(await store.waitingCount('limited')).toBe(0);
+  });
+
   it('hands a slot that comes back past a head woken already (a second delivery of it joined meanwhile), which leaves the line', async () => {
     await store.claimJob(limitedClaim('x', 2));
     await store.claimJob(limitedClaim('y', 2));

@@ -22,6 +22,16 @@ export interface StoredJob extends Job {
  * slot-less run whose lease ended, each by a later attempt; or a fire a schedule check cancelled, by a
  * delivery that re-checks it, as that attempt or a later one.
  */
+/** The job is running under this very claim (same owner, attempt and lease): an earlier try of it applied. */
+export function ourEarlierClaim(existing: StoredJob, input: ClaimJobInput): boolean {
+  return (
+    existing.status === 'running' &&
+    existing.leaseOwner === input.owner &&
+    existing.attempt === input.attempt &&
+    existing.leaseUntil === input.leaseUntil
+  );
+}
+
 export function claimable(existing: StoredJob, input: ClaimJobInput): boolean {
   const abandonedRun =
     existing.status === 'running' &&

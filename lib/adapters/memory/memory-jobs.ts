@@ -30,6 +30,7 @@ import {
   isRecordGone,
   listingPositionOf,
   newJob,
+  ourEarlierClaim,
   present,
   type StoredJob,
   wholeSecondsUp,
@@ -74,6 +75,10 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
   async claimJob(input: ClaimJobInput): Promise<ClaimOutcome> {
     const existing = this.jobs.get(input.job.id);
     const reclaimable = input.reclaimCancelledFire === true && existing?.reclaimable === true;
+    // This same claim made again: its earlier try applied, and its answer was lost
+    if (existing && ourEarlierClaim(existing, input)) {
+      return { status: 'claimed', job: present(existing), ...(existing.countedRun && { countedRun: true }) };
+    }
     if (existing && !claimable(existing, input)) {
       if (existing.status !== 'cancelled') return { status: 'duplicate', job: present(existing) };
       const reclaimLater = reclaimable && existing.attempt > input.attempt;

@@ -11,7 +11,7 @@ import {
 } from '../../core/delivery/delivery';
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
-import type { JobRequest } from '../../core/ports/job-store';
+import type { ClaimJobInput, JobRequest } from '../../core/ports/job-store';
 import { linePosition } from '../../core/ports/waiting-line';
 import { joinWaitingLine } from '../flow/join-line';
 import type { Logger } from '../observability/logger';
@@ -26,6 +26,7 @@ import { runJob } from './run-job';
 import { runLeaseUntil } from './run-lease';
 import { handleUnreadableMessage } from './unreadable-message';
 import { type MessageOutcome, type WorkerContext, waitUntil } from './worker-context';
+import { writeWithRetries } from './write-retries';
 
 /**
  * Handles one queue message (ADR 0009): decodes it, then asks `nextStep` what to do with the delivery
@@ -177,7 +178,7 @@ async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> 
   const definition = definitionOf(ctx, delivery);
   const owner = `worker-${deps.newId()}`;
   const leaseUntil = runLeaseUntil(ctx, definition.timeoutSeconds, now);
-  const outcome = await deps.jobStore.claimJob({
+  const input: ClaimJobInput = {
     job,
     attempt,
     owner,
@@ -188,7 +189,16 @@ async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> 
     ...(fire && { reclaimCancelledFire: true }),
     ...(fire?.taskLogged && { taskLogged: true }),
     ...(delivery.woken && { wokenAt: linePosition(delivery) }),
-  });
+  };
+  // A claim the store gave up on in an outage may have applied, its answer lost: made again within the
+  // lease's margin, it is told so, and the run goes on instead of holding the job (and its slot) with
+  // no handler until its lease ends and the tick reaps it. A rate-limited claim is made once: made
+  // again later, it would book its start at a time already past.
+  const outcome = task?.rateLimit
+    ? await deps.jobStore.claimJob(input)
+    : await writeWithRetries(ctx, now + deps.config.jobLeaseMarginSeconds * 1000, () =>
+        deps.jobStore.claimJob(input),
+      );
   return withClaim(delivery, outcome, { at: now, owner, leaseUntil });
 }
 

@@ -6,36 +6,9 @@ import type { HeldSlot } from '../../core/ports/waiting-line';
 import type { Logger } from '../observability/logger';
 import { toJobError } from './run-handler';
 import type { WorkerContext } from './worker-context';
+import { writeWithRetries } from './write-retries';
 
-const FIRST_PAUSE_MS = 250;
-const MAX_PAUSE_MS = 2_000;
-/** The last try starts at least this long before the lease ends, so it lands while the run is still ours. */
-const LEASE_END_MARGIN_MS = 1_000;
 export const RESULT_NOT_STORED_ERROR_TYPE = 'ResultNotStoredError';
-
-/**
- * Runs a write that ends a run; while the store answers `StoreUnavailableError` (its adapter retried
- * each call already), tries again with growing pauses for as long as the run's lease lasts: an outage
- * (a burst of throttling) shorter than the lease never costs a second run of the handler. Any other
- * error (the store refused this write, or the lease is lost) is thrown at once: the same write would
- * fail again.
- */
-export async function writeWithRetries<T>(
-  ctx: WorkerContext,
-  leaseUntil: EpochMs,
-  write: () => Promise<T>,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      const pause = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (attempt - 1));
-      const leaseLeft = leaseUntil - LEASE_END_MARGIN_MS - ctx.deps.clock.now();
-      if (!(error instanceof StoreUnavailableError) || pause >= leaseLeft) throw error;
-      await ctx.deps.sleep(pause);
-    }
-  }
-}
 
 export interface ResultWrite {
   jobId: string;

@@ -16,9 +16,10 @@ import { definitionForJob } from '../tasks/effective-definition';
 import { retryDelayMs } from './backoff';
 import { heldSlotOf, wakeHandedOn } from './hand-on';
 import { alignRateStart } from './rate-start';
-import { storeFinalResult, writeWithRetries } from './result-writes';
+import { storeFinalResult } from './result-writes';
 import { runTaskHandler } from './run-handler';
 import type { WorkerContext } from './worker-context';
+import { writeWithRetries } from './write-retries';
 
 /**
  * Runs a claimed job (ADR 0009): asks `nextRunStep` what comes next and performs it until the run is

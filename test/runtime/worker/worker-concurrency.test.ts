@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../../lib/core/errors';
 import { CARRIED_RESEND_MS, WOKEN_RESEND_MS } from '../../../lib/core/ports/waiting-line';
 import { sendWoken } from '../../../lib/runtime/flow/woken';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
@@ -116,6 +117,32 @@ describe('worker: maxRunningJobs', () => {
     expect(sent).toEqual([['next', true, 1]]);
     expect(started).toEqual(['first', 'next']);
     expect(await worker.store.waitingCount('limited')).toBe(0);
+    expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
+  });
+
+  it('makes a claim whose answer was lost in an outage again and runs the job it had claimed, holding no slot without a handler', async () => {
+    // Prepare: the woken claim of `next` applies, then the store gives up (its answer lost in a burst)
+    const { worker, started } = oneSlotRecordingStarts();
+    const claimJob = worker.store.claimJob.bind(worker.store);
+    let lostAnswers = 0;
+    worker.store.claimJob = async (input) => {
+      const outcome = await claimJob(input);
+      if (input.job.id === 'next' && lostAnswers === 0) {
+        lostAnswers += 1;
+        throw new StoreUnavailableError('claimJob (throttled)');
+      }
+      return outcome;
+    };
+
+    // Act
+    const response = await worker.deliver(firstThenNext(), 600_000);
+
+    // Assess: `next` ran in the delivery that claimed it; nothing came back, nothing holds the slot
+    expect(lostAnswers).toBe(1);
+    expect(started).toEqual(['first', 'next']);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(worker.queue.sent).toEqual([]);
+    expect(await worker.store.getJob('next', worker.clock.now())).toMatchObject({ status: 'success' });
     expect(await worker.store.runningCounts()).toEqual(new Map([['limited', 0]]));
   });
 
