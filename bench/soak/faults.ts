@@ -104,14 +104,24 @@ export class Faults {
     return true;
   }
 
-  /** Starts the throttling bursts (stopped by `stop`, and never while faults are off). */
+  /**
+   * Starts the throttling bursts (stopped by `stop`, and never while faults are off): `everySeconds`
+   * apart on average, each gap drawn from half to one and a half of it, so that they never lock onto a
+   * tick's period (every 60 s, four bursts 15 s apart would strike each tick at the same moment of its
+   * run, and fail its reaping tick after tick).
+   */
   startBursts(): void {
-    this.burstTimer = setInterval(() => {
-      if (!this.enabled) return;
-      this.injected.throttleBursts += 1;
-      this.burstUntil = Date.now() + this.bursts.lastingSeconds * 1000;
-      this.burstPeriods.push([Date.now(), this.burstUntil]);
-    }, this.bursts.everySeconds * 1000);
+    const next = () => {
+      const gapMs = this.bursts.everySeconds * 1000 * (0.5 + this.random());
+      this.burstTimer = setTimeout(() => {
+        if (!this.enabled) return;
+        this.injected.throttleBursts += 1;
+        this.burstUntil = Date.now() + this.bursts.lastingSeconds * 1000;
+        this.burstPeriods.push([Date.now(), this.burstUntil]);
+        next();
+      }, gapMs);
+    };
+    next();
   }
 
   /** Crashes after a hand-off stop too: the repairs of the last ones (by a tick alone) get their time. */
@@ -124,7 +134,7 @@ export class Faults {
     const current = this.burstPeriods.at(-1);
     if (current && current[1] > Date.now()) current[1] = Date.now();
     this.burstUntil = 0;
-    clearInterval(this.burstTimer);
+    clearTimeout(this.burstTimer);
   }
 
   /** True (and counted) when a DynamoDB request is to be throttled now: inside a burst, or at random. */

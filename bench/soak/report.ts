@@ -47,7 +47,7 @@ export function printSoak(input: {
       .map(([kind, rate]) => `${kind} ${rate}`)
       .join(
         ', ',
-      )}; throttling bursts of ${faults.bursts.lastingSeconds} s every ${faults.bursts.everySeconds} s`,
+      )}; throttling bursts of ${faults.bursts.lastingSeconds} s every ${faults.bursts.everySeconds} s on average`,
     `payloads: ${payloadSummary(input.payloadBytes)}`,
     `schedule changes mid-run: ${Object.entries(input.churnCalls)
       .map(([kind, count]) => `${kind} ${count}`)
