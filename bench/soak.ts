@@ -51,7 +51,7 @@ import { CrashableWorkers } from './soak/worker-crashes';
 import { startBenchDynamo } from './support/dynamo';
 import { soakFlags } from './support/flags';
 import { sleep } from './support/parallel';
-import { startPollers, waitFor } from './support/pollers';
+import { startPollers, waitFor, waitWhileProgressing } from './support/pollers';
 import { benchRuntime } from './support/runtime';
 import { seedSchedules } from './support/schedules';
 import { createBenchQueue, queueDepth, startBenchSqs } from './support/sqs';
@@ -65,6 +65,13 @@ const drainMs = (flags.ci ? 150 : flags.drainSeconds) * 1000;
 // A woken job whose message was lost while nothing else touches its task waits for a tick's repair:
 // once the drain is over, crashes after a hand-off stop, and the last ones get two tick periods.
 const lastRepairsMs = (2 * flags.tickSeconds + 5) * 1000;
+/**
+ * The drain lasts while handlers keep starting: the backlog task's line drains at the pace of its two
+ * slots on this machine (a minute or more after the window). It ends red when no handler has started
+ * for this long while something remains: longer than a dead run's lease and two tick periods, the
+ * longest a line may wait for a crash's repair.
+ */
+const drainStallMs = Math.max(60, 2 * flags.tickSeconds + 30) * 1000;
 /**
  * A worker invocation's time, and the queues' visibility timeout (an invocation ends within it, as
  * deployed): with the 3 s task timeout and the worker's 3 s safety margin, a run that ends in the first
@@ -280,11 +287,16 @@ async function main(): Promise<number> {
         (await cappedFinished(runtime.store, cappedRun))
       );
     };
-    if (!(await waitFor(drained, drainMs))) {
+    let drainEnd = await waitWhileProgressing(drained, () => recorder.handlerStarts, {
+      stallMs: drainStallMs,
+      maxMs: drainMs,
+    });
+    if (drainEnd !== 'done') {
       faults.stopHandOffCrashes();
-      await waitFor(drained, lastRepairsMs);
+      if (await waitFor(drained, lastRepairsMs)) drainEnd = 'done';
     }
-    const drainSeconds = (Date.now() - drainStarted) / 1000;
+    const drainEndedAt = Date.now();
+    const drainSeconds = (drainEndedAt - drainStarted) / 1000;
     ticking = false;
     await Promise.all([
       ...ticks,
@@ -297,7 +309,7 @@ async function main(): Promise<number> {
     await recorder.restoreWrittenResults(readJob);
     const churnChecks = checkChurn(schedules, churnCalls, recorder, trace);
     const mustRun = new Set([...expected, ...churnChecks.mustRun]);
-    const cappedUntil = endAt + drainMs;
+    const cappedUntil = drainEndedAt;
     const cappedChecks = await checkCapped(runtime.store, recorder, cappedRun, cappedUntil, trace);
 
     const backlog = checkBacklog({
@@ -366,6 +378,8 @@ async function main(): Promise<number> {
       inFlightMarginMs: churnChecks.inFlightMarginMs,
       payloadBytes: schedules.map((schedule) => schedule.payloadBytes),
       drainSeconds,
+      drainEnd,
+      drainStallSeconds: drainStallMs / 1000,
       seconds: (Date.now() - startedAt) / 1000,
     });
     return verdict.violations.length === 0 ? 0 : 1;

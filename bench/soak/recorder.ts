@@ -34,6 +34,8 @@ export class ExecutionRecorder {
   resultsNotWritten = 0;
   /** Starts of a job whose earlier run died with its worker: the run cut off by a crash, retried. */
   rerunsAfterCrash = 0;
+  /** Handler runs started, every task and attempt: the drain goes on while this moves. */
+  handlerStarts = 0;
   /** Jobs started again after an execution of theirs had completed and been recorded: double executions. */
   readonly startedAfterCompletion = new Set<string>();
   /** Jobs whose same attempt started twice: double executions too. */
@@ -49,6 +51,7 @@ export class ExecutionRecorder {
   private readonly cutOff = new Set<string>();
 
   start(task: string, record: StartRecord): void {
+    this.handlerStarts += 1;
     const now = (this.running.get(task) ?? 0) + 1;
     this.running.set(task, now);
     this.maxRunning.set(task, Math.max(this.maxRunning.get(task) ?? 0, now));

@@ -1,5 +1,5 @@
 import type { NoteTotals } from '../../lib/runtime/dispatch/note-run';
-import type { PollerStats } from '../support/pollers';
+import type { DrainEnd, PollerStats } from '../support/pollers';
 import { type BacklogVerdict, TRAVEL_MS } from './backlog-check';
 import type { SoakVerdict } from './checks';
 import type { ChurnKind } from './churn';
@@ -31,12 +31,15 @@ export function printSoak(input: {
   inFlightMarginMs: number;
   payloadBytes: readonly number[];
   drainSeconds: number;
+  /** How the drain ended: everything recovered, nothing started for `drainStallSeconds`, or its cap. */
+  drainEnd: DrainEnd;
+  drainStallSeconds: number;
   seconds: number;
 }): void {
   const { verdict, faults, metrics } = input;
   const lines = [
     '',
-    `soak finished in ${input.seconds.toFixed(0)} s (drain ${input.drainSeconds.toFixed(0)} s)`,
+    `soak finished in ${input.seconds.toFixed(0)} s (drain ${input.drainSeconds.toFixed(0)} s: ${drainEndText(input.drainEnd, input.drainStallSeconds)})`,
     `fires that had to complete once ${verdict.expected}, completed ${verdict.executed}; missing ${verdict.missing.length} (late fires cancelled by a pause or removal: ${verdict.cancelledByChange}), completed twice ${verdict.twice.length}, started again after completing ${verdict.doubleStarts.length}, unexpected ${verdict.unexpected.length}`,
     `runs cut off by a worker crash and retried: ${input.recorder.rerunsAfterCrash} (completions taken back: ${input.recorder.discardedByCrash}) — not double executions`,
     `runs whose result could not be written while their lease lasted (retried like a crash): ${input.recorder.resultsNotWritten}; results written though their writer saw the write fail (kept, not run again): ${input.recorder.resultsWrittenUnseen}`,
@@ -83,4 +86,10 @@ function payloadSummary(bytes: readonly number[]): string {
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   const large = sorted.filter((size) => size > 32 * 1024).length;
   return `${sorted.length} schedules, bytes min ${at(0)}, median ${at(0.5)}, max ${at(1)}; ${large} over 32 KB`;
+}
+
+function drainEndText(end: DrainEnd, stallSeconds: number): string {
+  if (end === 'done') return 'everything recovered';
+  if (end === 'stalled') return `stalled, no handler started for ${stallSeconds} s`;
+  return 'stopped at --drain-seconds';
 }

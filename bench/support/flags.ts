@@ -117,9 +117,9 @@ export function soakFlags() {
     .option('--workers <n>', 'worker pollers', wholeNumberFrom(1), 16)
     .option(
       '--drain-seconds <n>',
-      "how long recovery may take after the window (a limited task's backlog drains from its waiting line)",
+      'the longest recovery may take after the window (it ends sooner once nothing has started for a minute, or two tick periods and 30 s)',
       wholeNumberFrom(0),
-      360,
+      900,
     )
     .option(
       '--tick-seconds <s>',

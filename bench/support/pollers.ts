@@ -102,6 +102,34 @@ export function startPollers(options: {
   };
 }
 
+export type DrainEnd = 'done' | 'stalled' | 'capped';
+
+/**
+ * Waits for `done()` (checked every 200 ms) while work goes on: ends `done` once it holds, `stalled` once
+ * `progress()` (a count that only grows) has not moved for `stallMs`, `capped` after `maxMs`. A line
+ * that drains slowly but steadily is not a fault; one where nothing moves is.
+ */
+export async function waitWhileProgressing(
+  done: () => boolean | Promise<boolean>,
+  progress: () => number,
+  limits: { stallMs: number; maxMs: number },
+): Promise<DrainEnd> {
+  const started = Date.now();
+  let seen = progress();
+  let movedAt = started;
+  for (;;) {
+    if (await done()) return 'done';
+    const now = Date.now();
+    if (progress() !== seen) {
+      seen = progress();
+      movedAt = now;
+    }
+    if (now - movedAt >= limits.stallMs) return 'stalled';
+    if (now - started >= limits.maxMs) return 'capped';
+    await sleep(200);
+  }
+}
+
 /** Resolves once `done()` holds (checked every 200 ms) or after `maxMs`; true when `done()` held. */
 export async function waitFor(done: () => boolean | Promise<boolean>, maxMs: number): Promise<boolean> {
   const until = Date.now() + maxMs;

@@ -125,7 +125,7 @@ describe('npm run soak flags', () => {
       minutes: 5,
       schedules: 2000,
       workers: 16,
-      drainSeconds: 360,
+      drainSeconds: 900,
       tickSeconds: 1,
       ci: true,
     });
