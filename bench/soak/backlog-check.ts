@@ -331,7 +331,7 @@ function mostAtOnce(periods: readonly Period[]): number {
 
 /** What the ticks and the line's wakers did around the first stall: the ticks' runs and the line's events. */
 function stallContext(input: BacklogInput, [from, to]: Period): string[] {
-  const window: Period = [from - 1_500, to + 200];
+  const window: Period = [from - 5_000, to + 200];
   const inWindow = (at: number) => at >= window[0] && at <= window[1];
   const ticks = input.ticks
     .filter(([start, end]) => inWindow(start) || inWindow(end))

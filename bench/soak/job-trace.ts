@@ -19,8 +19,11 @@ const TRACED_CALLS = new Set([
   'joinLine',
 ]);
 
-/** The calls that wake jobs of a line or give a woken job's slot back (ADR 0009), traced per line. */
-const LINE_CALLS = new Set(['wakeHeads', 'releaseWoken', 'overdueWoken']);
+/**
+ * The calls that wake jobs of a line, give a woken job's slot back (ADR 0009) or correct a task's
+ * counter, traced per line.
+ */
+const LINE_CALLS = new Set(['wakeHeads', 'releaseWoken', 'overdueWoken', 'repairCounters']);
 
 /** Something done to a task's line: a wake, a hand-off, a woken entry given back, a resend. */
 export interface LineEvent {
@@ -141,12 +144,12 @@ export class JobTrace {
     if (property === 'finishJob' || property === 'retryJob') {
       addTime(this.runEnds, jobId);
       const { woken } = answer as RunEnd;
-      if (woken)
-        this.woke(
-          woken,
-          caller,
-          `handed the slot of ${jobId}'s ${property === 'finishJob' ? 'ending' : 'retry'}`,
-        );
+      const how = `${jobId}'s ${property === 'finishJob' ? 'ending' : 'retry'}`;
+      if (woken) this.woke(woken, caller, `handed the slot of ${how}`);
+      const held = input.heldSlot as { task: string } | undefined;
+      // A slot that came back to the counter with jobs waiting is what a free-slot stall begins with.
+      if (!woken && held)
+        this.lineEvents.push({ at: Date.now(), who: caller, task: held.task, what: `${how} woke nobody` });
     }
   }
 
@@ -180,6 +183,12 @@ export class JobTrace {
             task: input.task,
             what: `wakeHeads(slot × ${input.count}) woke nobody${line && ` (${line})`}`,
           });
+        }
+      }
+      if (property === 'repairCounters') {
+        for (const [task, correction] of answer as Map<string, { was: number; now: number }>) {
+          const what = `repairCounters: running ${correction.was} → ${correction.now}`;
+          this.lineEvents.push({ at: Date.now(), who: caller, task, what });
         }
       }
       if (property === 'releaseWoken')
