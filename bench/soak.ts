@@ -373,6 +373,7 @@ async function main(): Promise<number> {
       },
       resentWoken: trace.resentWoken,
       tickSeconds: flags.tickSeconds,
+      tickRuns,
       fanOut,
       notes,
       inFlightMarginMs: churnChecks.inFlightMarginMs,

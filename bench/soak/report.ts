@@ -24,6 +24,8 @@ export function printSoak(input: {
   resentWoken: number;
   /** The ticks' period (`--tick-seconds`). */
   tickSeconds: number;
+  /** Each tick's run [start, end), both loops. */
+  tickRuns: readonly (readonly [number, number])[];
   /** What the two ticks handed to dispatchers (ADR 0006), summed over their runs. */
   fanOut: { shardsLeased: number; dispatchersStarted: number };
   /** What the ticks' dispatchers did with due notes (ADR 0007, 0008), summed over their runs. */
@@ -59,6 +61,7 @@ export function printSoak(input: {
       )}; fires due up to ${(input.inFlightMarginMs / 1000).toFixed(0)} s before a change may be cancelled by it (the latest first start of an unchanged schedule's fire)`,
     input.capped,
     `backlog task (limit 2, tick every ${input.tickSeconds} s): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest free-slot wait ${input.backlog.longestFreeMs} ms (bound ${TRAVEL_MS} ms), until a tick's repair after a crash ${input.backlog.longestRepairMs} ms; ${input.backlog.wokenWithSlot} woken with a slot, longest woken-to-claim ${input.backlog.longestWokenMs} ms, ${input.resentWoken} woken messages resent (all tasks); crashes after a hand-off: ${faults.injected.crashAfterHandOff}; a slot's time per run (ms): woken ${input.backlog.slotTime.woken}, claimed before its handler ${input.backlog.slotTime.claimed}, in its handler ${input.backlog.slotTime.handler}, ending ${input.backlog.slotTime.ending} (${input.backlog.slotTime.runs} runs; ${input.backlog.slotTime.claimedUnsent} woken jobs claimed with no message sent)`,
+    tickRunsLine(input.tickRuns, input.tickSeconds),
     `fan-out: ${input.fanOut.shardsLeased} due-index shard leases taken by the ticks, ${input.fanOut.dispatchersStarted} dispatchers started`,
     ...(input.notes
       ? [
@@ -92,4 +95,18 @@ function drainEndText(end: DrainEnd, stallSeconds: number): string {
   if (end === 'done') return 'everything recovered';
   if (end === 'stalled') return `stalled, no handler started for ${stallSeconds} s`;
   return 'stopped at --drain-seconds';
+}
+
+/**
+ * How long the ticks ran, and the longest time between two of them ending: a repair that waits for a
+ * tick (a reap, a lost wake-up nobody else touched) waits at most that long.
+ */
+export function tickRunsLine(runs: readonly (readonly [number, number])[], tickSeconds: number): string {
+  const durations = runs.map(([start, end]) => end - start).sort((a, b) => a - b);
+  const ends = runs.map(([, end]) => end).sort((a, b) => a - b);
+  const longestGap = ends
+    .slice(1)
+    .reduce((most, end, index) => Math.max(most, end - (ends[index] ?? end)), 0);
+  const median = durations[Math.floor(durations.length / 2)] ?? 0;
+  return `ticks (two loops, every ${tickSeconds} s): ${runs.length} runs, median ${median} ms, longest ${durations.at(-1) ?? 0} ms; longest between two ticks' ends ${longestGap} ms`;
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { tickRunsLine } from '../../bench/soak/report';
 import { waitWhileProgressing } from '../../bench/support/pollers';
 
 beforeEach(() => {
@@ -77,5 +78,20 @@ describe("the soak's drain", () => {
 
     expect(result.end).toBe('capped');
     expect(result.endedAfterMs).toBeLessThan(31_000);
+  });
+});
+
+describe("the soak's tick line", () => {
+  it('gives the longest time between two ticks ending, over both loops in any order', () => {
+    const runs: [number, number][] = [
+      [60_300, 61_000],
+      [0, 500],
+      [300, 2_000],
+      [120_000, 185_000],
+    ];
+
+    expect(tickRunsLine(runs, 60)).toBe(
+      "ticks (two loops, every 60 s): 4 runs, median 1700 ms, longest 65000 ms; longest between two ticks' ends 124000 ms",
+    );
   });
 });
