@@ -33,8 +33,10 @@ export type SlotTry = (slotItems: TransactItem[]) => Promise<'applied' | readonl
  * or back to the counter only while no job joined the line since it was read. A joiner bumps the
  * counter's `joins` once its entry is in (`joinLine`), so either this return sees the bump (and reads
  * the line again) or the joiner's bump sees the slot back and wakes the line itself: a slot is never
- * free while a job waits, whoever crashes after their step. A head woken already (a second delivery of
- * its job joined while its wake-up travelled) leaves the line, as `wakeHeads` does it. Returns the entry
+ * free while a job waits, whoever crashes after their step. A head that left the line since the read
+ * (another slot coming back was handed to it) sends it to the line again, never the slot to the counter.
+ * A head woken already (a second delivery of its job joined while its wake-up travelled) leaves the
+ * line, as `wakeHeads` does it. Returns the entry
  * the slot was handed to. `counterRead`: the counter as the caller read it just before (beside its own
  * read), for the first try.
  */
@@ -54,11 +56,15 @@ export async function slotBack(
       const handed = await tryWith([...wakeItems(context, head, at, true), handOnItem(context, task)]);
       if (handed === 'applied') return wokenOf(head, at, true);
       const [waiting, wokenPut] = handed;
-      if (waiting?.code !== 'ConditionalCheckFailed' && wokenPut?.code === 'ConditionalCheckFailed') {
+      // The head left the line since it was read (another slot coming back woke it, or it was woken
+      // for its turn): the slot goes to whoever is at the head now, so the line is read again.
+      if (waiting?.code === 'ConditionalCheckFailed') continue;
+      if (wokenPut?.code === 'ConditionalCheckFailed') {
         await leaveLineAsWoken(context, head);
         read -= 1; // the line is shorter by one: that read does not count
         continue;
       }
+      // Otherwise the counter refused the hand-on (paused, or a limit lowered under the slots taken).
     }
     const running = Number(counter.Item?.running ?? 0);
     if ((await tryWith([slotReturnItem(context, task, running > 0, joins)])) === 'applied') return undefined;

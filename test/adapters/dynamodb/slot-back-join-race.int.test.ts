@@ -1,11 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import type { JobMessageBody } from '../../../lib/core/model/job-message';
 import { createTestTable, localDynamoDbClient, type TestTable } from '../../support/dynamodb';
 import { jobRequest, limitedClaim, MINUTE, SUCCESS, T0 } from '../store-fixtures';
 
 const waiter: JobMessageBody = { job: jobRequest('waiter', { task: 'limited' }), attempt: 1 };
+const waiting = (id: string): JobMessageBody => ({ job: jobRequest(id, { task: 'limited' }), attempt: 1 });
 
 /**
  * A client that runs `meanwhile` once, just before the first transaction whose items update the task's
@@ -33,11 +34,31 @@ function clientJoiningBeforeReturn(meanwhile: () => Promise<unknown>): DynamoDBC
 }
 
 /**
+ * A client that runs `meanwhile` once, just before its first TransactWriteItems (an ending's hand-off of
+ * its slot to the head it read) is sent.
+ */
+function clientBeforeFirstTransaction(meanwhile: () => Promise<unknown>): DynamoDBClient {
+  const client = localDynamoDbClient(inject('dynamodbEndpoint'));
+  let done = false;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'TransactWriteItemsCommand' && !done) {
+        done = true;
+        await meanwhile();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'beforeFirstTransaction' },
+  );
+  return client;
+}
+
+/**
  * ADR 0009: a slot goes back to the counter only while nobody joined the line since the store read it.
  * A job that joins in between (and so read the counter while the slot was still taken) is handed the
  * slot instead: nobody is left waiting beside a free slot, whatever happens to the ender after its write.
  */
-describe('a slot coming back while a job joins the line', () => {
+describe('a slot coming back while the line changes', () => {
   let table: TestTable;
   const clients: DynamoDBClient[] = [];
   const storeOn = (client: DynamoDBClient) => {
@@ -45,11 +66,11 @@ describe('a slot coming back while a job joins the line', () => {
     return new DynamoDbStore({ client, tableName: table.tableName, shards: 1 });
   };
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     table = await createTestTable('slot-back-race');
   });
-  afterAll(async () => {
-    for (const client of clients) client.destroy();
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.destroy();
     await table.drop();
   });
 
@@ -79,5 +100,33 @@ describe('a slot coming back while a job joins the line', () => {
     expect(end.woken?.withSlot).toBe(true);
     expect((await joiner.taskSlots('limited'))?.running).toBe(1);
     expect(await joiner.lineHead('limited')).toBeUndefined();
+  });
+
+  it('goes to the next job when another slot coming back took the head it read, never back to the counter', async () => {
+    // Prepare: both slots held, two jobs waiting; the other ending hands its slot to the head in this ending's gap
+    const other = storeOn(localDynamoDbClient(inject('dynamodbEndpoint')));
+    const ender = storeOn(
+      clientBeforeFirstTransaction(() =>
+        other.finishJob({ jobId: 'second', owner: 'w-second', result: SUCCESS, expiresAt: T0 + MINUTE }),
+      ),
+    );
+    await other.claimJob(limitedClaim('first', 2));
+    await other.claimJob(limitedClaim('second', 2));
+    await other.joinLine({ message: waiting('head'), now: T0 + 1 });
+    await other.joinLine({ message: waiting('next'), now: T0 + 2 });
+
+    // Act
+    const end = await ender.finishJob({
+      jobId: 'first',
+      owner: 'w-first',
+      result: SUCCESS,
+      expiresAt: T0 + MINUTE,
+    });
+
+    // Assess: both slots went on, one to each waiting job
+    expect(end.job.status).toBe('success');
+    expect(end.woken?.message.job.id).toBe('next');
+    expect((await other.taskSlots('limited'))?.running).toBe(2);
+    expect(await other.lineHead('limited')).toBeUndefined();
   });
 });
