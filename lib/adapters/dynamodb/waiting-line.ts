@@ -106,6 +106,11 @@ export async function allTaskSlots(context: StoreContext): Promise<TaskSlots[]> 
   return [...items].map(([task, item]) => slotsOf(task, item));
 }
 
+/**
+ * Pauses or resumes a task's line. A resume bumps `joins` as a join does: a slot on its way back that
+ * read the counter while paused (and so did not read the line) is then refused its return and reads
+ * the line again, since the resumer, which read the slot as still taken, wakes nobody for it.
+ */
 export async function setTaskPaused(
   context: StoreContext,
   task: string,
@@ -113,7 +118,7 @@ export async function setTaskPaused(
 ): Promise<TaskSlots> {
   const update = new Expressions().set('kind', ITEM_KINDS.counter);
   if (paused) update.set('paused', true);
-  else update.remove('paused');
+  else update.remove('paused').add('joins', 1);
   const output = await context.update('setTaskPaused', {
     Key: taskCounterKey(task),
     ...update.buildUpdate(),

@@ -129,4 +129,32 @@ describe('a slot coming back while the line changes', () => {
     expect((await other.taskSlots('limited'))?.running).toBe(2);
     expect(await other.lineHead('limited')).toBeUndefined();
   });
+
+  it('goes to the waiting job when the task is resumed between the read of the counter and the return', async () => {
+    // Prepare: the one slot is held, the task paused, a job waiting; the resume lands in the ender's gap
+    const admin = storeOn(localDynamoDbClient(inject('dynamodbEndpoint')));
+    let resumeSaw: number | undefined;
+    const ender = storeOn(
+      clientJoiningBeforeReturn(async () => {
+        resumeSaw = (await admin.setTaskPaused('limited', false)).running;
+      }),
+    );
+    await admin.claimJob(limitedClaim('holder', 1));
+    await admin.joinLine({ message: waiter, now: T0 });
+    await admin.setTaskPaused('limited', true);
+
+    // Act
+    const end = await ender.finishJob({
+      jobId: 'holder',
+      owner: 'w-holder',
+      result: SUCCESS,
+      expiresAt: T0 + MINUTE,
+    });
+
+    // Assess: the resume saw no free slot to wake a job for, so the ender's write had to hand it on
+    expect(resumeSaw).toBe(1);
+    expect(end.woken?.message.job.id).toBe('waiter');
+    expect((await admin.taskSlots('limited'))?.running).toBe(1);
+    expect(await admin.lineHead('limited')).toBeUndefined();
+  });
 });
