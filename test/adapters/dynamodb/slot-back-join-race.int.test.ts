@@ -8,47 +8,36 @@ import { jobRequest, limitedClaim, MINUTE, SUCCESS, T0 } from '../store-fixtures
 const waiter: JobMessageBody = { job: jobRequest('waiter', { task: 'limited' }), attempt: 1 };
 const waiting = (id: string): JobMessageBody => ({ job: jobRequest(id, { task: 'limited' }), attempt: 1 });
 
-/**
- * A client that runs `meanwhile` once, just before the first transaction whose items update the task's
- * counter while its `joins` is unchanged (a slot on its way back) is sent: the moment between the
- * store's read of the line and its write.
- */
-function clientJoiningBeforeReturn(meanwhile: () => Promise<unknown>): DynamoDBClient {
-  const client = localDynamoDbClient(inject('dynamodbEndpoint'));
-  let done = false;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = (args.input ?? {}) as { TransactItems?: { Update?: { ConditionExpression?: string } }[] };
-      const returnsSlot =
-        context.commandName === 'TransactWriteItemsCommand' &&
-        (input.TransactItems ?? []).some((item) => item.Update?.ConditionExpression?.includes('joins'));
-      if (returnsSlot && !done) {
-        done = true;
-        await meanwhile();
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'joinBeforeReturn' },
-  );
-  return client;
-}
+type TransactInput = { TransactItems?: { Update?: { ConditionExpression?: string } }[] };
+
+/** A transaction that gives a slot back to the counter while its `joins` is unchanged. */
+const returnsSlot = (input: TransactInput) =>
+  (input.TransactItems ?? []).some((item) => item.Update?.ConditionExpression?.includes('joins'));
 
 /**
- * A client that runs `meanwhile` once, just before its first TransactWriteItems (an ending's hand-off of
- * its slot to the head it read) is sent.
+ * A client that runs `meanwhile` once, just before the first TransactWriteItems that `which` picks is
+ * sent (by default its first: an ending's hand-off of its slot to the head it read; `returnsSlot`: the
+ * moment between the store's read of the line and a slot's return).
  */
-function clientBeforeFirstTransaction(meanwhile: () => Promise<unknown>): DynamoDBClient {
+function clientActingBefore(
+  meanwhile: () => Promise<unknown>,
+  which: (input: TransactInput) => boolean = () => true,
+) {
   const client = localDynamoDbClient(inject('dynamodbEndpoint'));
   let done = false;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName === 'TransactWriteItemsCommand' && !done) {
+      if (
+        context.commandName === 'TransactWriteItemsCommand' &&
+        !done &&
+        which(args.input as TransactInput)
+      ) {
         done = true;
         await meanwhile();
       }
       return next(args);
     },
-    { step: 'initialize', name: 'beforeFirstTransaction' },
+    { step: 'initialize', name: 'actBeforeTransaction' },
   );
   return client;
 }
@@ -79,9 +68,9 @@ describe('a slot coming back while the line changes', () => {
     const joiner = storeOn(localDynamoDbClient(inject('dynamodbEndpoint')));
     let joinerSaw: number | undefined;
     const ender = storeOn(
-      clientJoiningBeforeReturn(async () => {
+      clientActingBefore(async () => {
         joinerSaw = (await joiner.joinLine({ message: waiter, now: T0 }))?.running;
-      }),
+      }, returnsSlot),
     );
     await ender.claimJob(limitedClaim('holder', 1));
 
@@ -106,7 +95,7 @@ describe('a slot coming back while the line changes', () => {
     // Prepare: both slots held, two jobs waiting; the other ending hands its slot to the head in this ending's gap
     const other = storeOn(localDynamoDbClient(inject('dynamodbEndpoint')));
     const ender = storeOn(
-      clientBeforeFirstTransaction(() =>
+      clientActingBefore(() =>
         other.finishJob({ jobId: 'second', owner: 'w-second', result: SUCCESS, expiresAt: T0 + MINUTE }),
       ),
     );
@@ -135,9 +124,9 @@ describe('a slot coming back while the line changes', () => {
     const admin = storeOn(localDynamoDbClient(inject('dynamodbEndpoint')));
     let resumeSaw: number | undefined;
     const ender = storeOn(
-      clientJoiningBeforeReturn(async () => {
+      clientActingBefore(async () => {
         resumeSaw = (await admin.setTaskPaused('limited', false)).running;
-      }),
+      }, returnsSlot),
     );
     await admin.claimJob(limitedClaim('holder', 1));
     await admin.joinLine({ message: waiter, now: T0 });
