@@ -324,6 +324,33 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(await store.waitingCount('limited')).toBe(1);
   });
 
+  it("hands a woken job's slot, given back, to a second delivery of the same job at the head, in its entry's place", async () => {
+    await store.claimJob(limitedClaim('holder', 1));
+    await join(waiting('a', T0));
+    const handed = woken((await finish('holder')).woken);
+    await join(waiting('a', T0), T0 + 1);
+
+    const released = await store.releaseWoken({
+      task: 'limited',
+      position: handed.position,
+      now: T0 + 2 * SECOND,
+    });
+
+    expect(released).toEqual({
+      status: 'handed',
+      woken: expect.objectContaining({
+        position: handed.position,
+        withSlot: true,
+        ...sentAt(T0 + 2 * SECOND),
+      }),
+    });
+    expect(await store.lineHead('limited')).toBeUndefined();
+    expect(await running()).toBe(1);
+    expect(await store.overdueWoken('limited', T0 + MINUTE)).toEqual([
+      expect.objectContaining({ position: handed.position, withSlot: true }),
+    ]);
+  });
+
   it('gives the slot back instead when nobody waits, the task is paused, or it is over its limit', async () => {
     for (const id of ['a', 'b', 'c']) await store.claimJob(limitedClaim(id, 3));
 

@@ -15,7 +15,7 @@ import {
 } from './store-context';
 import { taskCounterKey, wokenEntryKey } from './table-design';
 import { lineHead } from './waiting-line';
-import { handOnItem, leaveLineAsWoken, wakeItems, wokenOf } from './woken-entries';
+import { handOnItem, leaveLineAsWoken, wakeInPlaceItems, wakeItems, wokenOf } from './woken-entries';
 
 type TransactItem = Record<string, unknown>;
 
@@ -26,7 +26,11 @@ const MAX_LINE_READS = 5;
  * The caller's transaction with a slot's items added: `applied`, or the reasons its slot items failed
  * (it throws for anything else, its own items' failures included).
  */
-export type SlotTry = (slotItems: TransactItem[]) => Promise<'applied' | readonly CancellationReason[]>;
+export type SlotTry = (
+  slotItems: TransactItem[],
+  /** The items move the released woken entry in place themselves: the caller adds no item of it. */
+  inPlace: boolean,
+) => Promise<'applied' | readonly CancellationReason[]>;
 
 /**
  * Where a slot that comes back goes (ADR 0009): to the line's head, woken in the caller's transaction,
@@ -38,7 +42,8 @@ export type SlotTry = (slotItems: TransactItem[]) => Promise<'applied' | readonl
  * A head woken already (a second delivery of its job joined while its wake-up travelled) leaves the
  * line, as `wakeHeads` does it. Returns the entry
  * the slot was handed to. `counterRead`: the counter as the caller read it just before (beside its own
- * read), for the first try.
+ * read), for the first try. `released`: the position of the woken entry the caller gives back; when a
+ * second delivery of that job waits at the head, it takes the slot in the entry's place (`inPlace`).
  */
 export async function slotBack(
   context: StoreContext,
@@ -47,19 +52,22 @@ export async function slotBack(
   at: WakeTime,
   tryWith: SlotTry,
   counterRead?: CounterRead,
+  released?: string,
 ): Promise<WokenEntry | undefined> {
   for (let read = 0; read < MAX_LINE_READS; read += 1) {
     const counter = read === 0 && counterRead ? counterRead : await readCounter(context, operation, task);
     const joins = Number(counter.Item?.joins ?? 0);
     const head = counter.Item?.paused === true ? undefined : await lineHead(context, task);
     if (head) {
-      const handed = await tryWith([...wakeItems(context, head, at, true), handOnItem(context, task)]);
+      const inPlace = head.position === released;
+      const items = inPlace ? wakeInPlaceItems(context, head, at) : wakeItems(context, head, at, true);
+      const handed = await tryWith([...items, handOnItem(context, task)], inPlace);
       if (handed === 'applied') return wokenOf(head, at, true);
       const [waiting, wokenPut] = handed;
       // The head left the line since it was read (another slot coming back woke it, or it was woken
       // for its turn): the slot goes to whoever is at the head now, so the line is read again.
       if (waiting?.code === 'ConditionalCheckFailed') continue;
-      if (wokenPut?.code === 'ConditionalCheckFailed') {
+      if (!inPlace && wokenPut?.code === 'ConditionalCheckFailed') {
         await leaveLineAsWoken(context, head);
         read -= 1; // the line is shorter by one: that read does not count
         continue;
@@ -67,7 +75,8 @@ export async function slotBack(
       // Otherwise the counter refused the hand-on (paused, or a limit lowered under the slots taken).
     }
     const running = Number(counter.Item?.running ?? 0);
-    if ((await tryWith([slotReturnItem(context, task, running > 0, joins)])) === 'applied') return undefined;
+    if ((await tryWith([slotReturnItem(context, task, running > 0, joins)], false)) === 'applied')
+      return undefined;
   }
   throw new StoreUnavailableError(`${operation} (the task's line kept changing)`);
 }
@@ -122,17 +131,30 @@ export async function releaseWoken(context: StoreContext, input: WokenReleaseInp
   };
   let gone = false;
   const at = wakeTime(input.now, input.carriedOn);
-  const woken = await slotBack(context, 'releaseWoken', input.task, at, async (slotItems) => {
-    try {
-      await context.transact('releaseWoken', { TransactItems: [entryGone, ...slotItems] });
-      return 'applied';
-    } catch (error) {
-      const [entry, ...slotReasons] = transactionCancellation(error);
-      if (entry?.code !== 'ConditionalCheckFailed') return slotReasons;
-      gone = true;
-      return 'applied';
-    }
-  });
+  const woken = await slotBack(
+    context,
+    'releaseWoken',
+    input.task,
+    at,
+    async (slotItems, inPlace) => {
+      try {
+        await context.transact('releaseWoken', {
+          TransactItems: inPlace ? slotItems : [entryGone, ...slotItems],
+        });
+        return 'applied';
+      } catch (error) {
+        const reasons = transactionCancellation(error);
+        // In place, the entry's own update is one of the slot's items: the second, after the delete.
+        const entry = inPlace ? reasons[1] : reasons[0];
+        const slotReasons = inPlace ? reasons : reasons.slice(1);
+        if (entry?.code !== 'ConditionalCheckFailed') return slotReasons;
+        gone = true;
+        return 'applied';
+      }
+    },
+    undefined,
+    input.position,
+  );
   if (gone) return { status: 'gone' };
   return woken ? { status: 'handed', woken } : { status: 'released' };
 }

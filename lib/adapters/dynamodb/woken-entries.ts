@@ -69,6 +69,33 @@ export function wakeItems(
   ];
 }
 
+/**
+ * The transaction items that wake `entry` into the woken entry at its own position, which holds a slot
+ * and is being given back: a second delivery of the same job joined while the first one's wake-up
+ * travelled, and now takes the slot in its place (one item per key: DynamoDB refuses a transaction
+ * that deletes and puts the same item).
+ */
+export function wakeInPlaceItems(context: StoreContext, entry: LineEntry, at: WakeTime): TransactItem[] {
+  const [deleteWaiting] = wakeItems(context, entry, at, true);
+  const woken = new Expressions()
+    .set('message', encodeJobMessage(entry.message))
+    .set('attempt', entry.message.attempt)
+    .set('joinedAt', entry.joinedAt)
+    .set('wokenAt', at.now)
+    .set('overdueAt', at.overdueAt);
+  const stillHeld = `attribute_exists(${woken.name('withSlot')})`;
+  return [
+    deleteWaiting as TransactItem,
+    {
+      Update: {
+        TableName: context.tableName,
+        Key: wokenEntryKey(entry.task, entry.position),
+        ...woken.buildUpdate(stillHeld),
+      },
+    },
+  ];
+}
+
 /** The entry as woken by `wakeItems`. */
 export function wokenOf(entry: LineEntry, at: WakeTime, withSlot: boolean): WokenEntry {
   return { ...entry, wokenAt: at.now, overdueAt: at.overdueAt, withSlot };
