@@ -38,12 +38,14 @@ export type SlotTry = (
  * counter's `joins` once its entry is in (`joinLine`), so either this return sees the bump (and reads
  * the line again) or the joiner's bump sees the slot back and wakes the line itself: a slot is never
  * free while a job waits, whoever crashes after their step. A head that left the line since the read
- * (another slot coming back was handed to it) sends it to the line again, never the slot to the counter.
- * A head woken already (a second delivery of its job joined while its wake-up travelled) leaves the
- * line, as `wakeHeads` does it. Returns the entry
- * the slot was handed to. `counterRead`: the counter as the caller read it just before (beside its own
- * read), for the first try. `released`: the position of the woken entry the caller gives back; when a
- * second delivery of that job waits at the head, it takes the slot in the entry's place (`inPlace`).
+ * (another slot coming back was handed to it) makes it read the line again: `joins` says nobody
+ * joined, not that the line is the one read, so it never decides a return. A head woken already (a
+ * second delivery of its job joined while its wake-up travelled) leaves the line, as `wakeHeads` does
+ * it. Returns the entry the slot was handed to.
+ *
+ * `counterRead`: the counter as the caller read it just before (beside its own read), for the first
+ * try. `released`: the position of the woken entry the caller gives back; when a second delivery of
+ * that job waits at the head, it takes the slot in the entry's place (`inPlace`).
  */
 export async function slotBack(
   context: StoreContext,
