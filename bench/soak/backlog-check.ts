@@ -73,6 +73,11 @@ export interface BacklogInput {
   wokenEnds: ReadonlyMap<string, readonly number[]>;
   /** When a message of each job was sent (sends that did not fail). */
   sends: ReadonlyMap<string, readonly number[]>;
+  /**
+   * When a resend of each woken job was taken (`markWokenResent`) by a caller whose send then failed or
+   * whose invocation died first: the entry is overdue again one resend period after the taking.
+   */
+  lostResends: ReadonlyMap<string, readonly number[]>;
   runEnds: ReadonlyMap<string, readonly number[]>;
   /** When the run a handler started at `at` was claimed (its `started_at`), if seen. */
   claimedBefore: (jobId: string, at: number) => number | undefined;
@@ -101,8 +106,9 @@ export interface BacklogInput {
  * of the first tick that began after, plus `REPAIR_MARGIN_MS`.
  * (b) A woken job's message is sent (or the job claims or gives back its slot without one: its own
  * turn) by the time a message lost with its sender is sent again: the end of the first tick that began
- * `WOKEN_RESEND_MS` after its wake (or after a throttling burst then), plus `REPAIR_MARGIN_MS`. The
- * queue's own travel is measured (`longestWokenMs`), not bounded: under the soak's load a message
+ * `WOKEN_RESEND_MS` after its wake (or after a throttling burst then), plus `REPAIR_MARGIN_MS`; a
+ * resend taken by a caller that died or whose send failed puts it off in the same way from the taking.
+ * The queue's own travel is measured (`longestWokenMs`), not bounded: under the soak's load a message
  * waits in the queue for seconds, which no resend shortens. A woken job never claimed fails too.
  */
 export function checkBacklog(input: BacklogInput): BacklogVerdict {
@@ -162,7 +168,7 @@ export function checkBacklog(input: BacklogInput): BacklogVerdict {
     }
     const sentAt =
       (input.sends.get(hold.jobId) ?? []).find((at) => at >= wokenAt) ?? Number.POSITIVE_INFINITY;
-    const allowed = resentBy(input, wokenAt);
+    const allowed = resendDue(input, hold.jobId, wokenAt);
     if (Math.min(sentAt, endedAt) > allowed) {
       violations.push(
         `${hold.jobId} woken at ${wokenAt} holding a slot of '${input.task}': its message was sent ${sentAt === Number.POSITIVE_INFINITY ? 'never' : `${sentAt - wokenAt} ms later`}, due again by ${allowed}`,
@@ -220,6 +226,18 @@ function resentBy(input: BacklogInput, wokenAt: number): number {
   const overdueAt = wokenAt + WOKEN_RESEND_MS;
   const repairFrom = afterBursts(input.bursts, overdueAt, tickEnd(input.ticks, overdueAt));
   return tickEnd(input.ticks, repairFrom) + REPAIR_MARGIN_MS;
+}
+
+/**
+ * `resentBy` the wake, or by the last resend taken in time whose message never went (each taking moves
+ * the entry's overdue time on, so the next resend comes one period after it).
+ */
+function resendDue(input: BacklogInput, jobId: string, wokenAt: number): number {
+  let due = resentBy(input, wokenAt);
+  for (const takenAt of input.lostResends.get(jobId) ?? []) {
+    if (takenAt >= wokenAt && takenAt <= due) due = Math.max(due, resentBy(input, takenAt));
+  }
+  return due;
 }
 
 /**

@@ -2,6 +2,9 @@ import type { JobMessage, JobQueue } from '../../lib/core/ports/job-queue';
 import type { ClaimOutcome, JobStore, RunEnd } from '../../lib/core/ports/job-store';
 import type { WakeHeadsInput, WokenEntry, WokenRelease } from '../../lib/core/ports/waiting-line';
 
+/** What a caller's label ends with once its invocation died (calls still in flight may answer then). */
+export const DEAD = ' (dead)';
+
 /** One store or queue call about a job: when, by whom, what was asked and what came back. */
 interface TraceEntry {
   at: number;
@@ -23,7 +26,13 @@ const TRACED_CALLS = new Set([
  * The calls that wake jobs of a line, give a woken job's slot back (ADR 0009) or correct a task's
  * counter, traced per line.
  */
-const LINE_CALLS = new Set(['wakeHeads', 'releaseWoken', 'overdueWoken', 'repairCounters']);
+const LINE_CALLS = new Set([
+  'wakeHeads',
+  'releaseWoken',
+  'overdueWoken',
+  'markWokenResent',
+  'repairCounters',
+]);
 
 /** Something done to a task's line: a wake, a hand-off, a woken entry given back, a resend. */
 export interface LineEvent {
@@ -53,6 +62,13 @@ export class JobTrace {
   readonly runEnds = new Map<string, number[]>();
   /** When a message of each job was sent (sends that did not fail), by job id. */
   readonly sends = new Map<string, number[]>();
+  /**
+   * When a resend of each woken job was taken (`markWokenResent`) and its message then never went: the
+   * taker's send failed, or its invocation died first (`callerDied`).
+   */
+  readonly lostResends = new Map<string, number[]>();
+  /** Resends taken whose message is not sent yet: by job id, when and by whom. */
+  private readonly takenResends = new Map<string, { at: number; who: string }>();
   /** How many woken jobs' messages were found overdue (`overdueWoken`) and sent again. */
   resentWoken = 0;
   /** Lists a task's woken entries and how many wait, for a wake that found free slots and woke nobody. */
@@ -185,6 +201,12 @@ export class JobTrace {
           });
         }
       }
+      if (property === 'markWokenResent' && answer === true) {
+        const jobId = jobIdAtPosition((args[0] as { position: string }).position);
+        this.add(jobId, caller, 'took its resend');
+        if (caller.endsWith(DEAD)) addTime(this.lostResends, jobId);
+        else this.takenResends.set(jobId, { at: Date.now(), who: caller });
+      }
       if (property === 'repairCounters') {
         for (const [task, correction] of answer as Map<string, { was: number; now: number }>) {
           const what = `repairCounters: running ${correction.was} → ${correction.now}`;
@@ -216,7 +238,7 @@ export class JobTrace {
   }
 
   private released(input: { task: string; position: string }, release: WokenRelease, caller: string): void {
-    const jobId = input.position.split('#').slice(2).join('#'); // linePosition: rank#runAt#id
+    const jobId = jobIdAtPosition(input.position);
     addTime(this.wokenEnds, jobId);
     this.add(jobId, caller, `releaseWoken → ${release.status}`);
     if (release.status === 'handed') this.woke(release.woken, caller, `handed the slot of woken ${jobId}`);
@@ -229,6 +251,23 @@ export class JobTrace {
       });
   }
 
+  /** An invocation died: the resends it took and had not sent yet are lost. */
+  callerDied(who: string): void {
+    for (const [jobId, taking] of this.takenResends) {
+      if (taking.who !== who) continue;
+      this.takenResends.delete(jobId);
+      this.lostResends.set(jobId, [...(this.lostResends.get(jobId) ?? []), taking.at]);
+    }
+  }
+
+  /** A woken job's message was sent (or its send failed): a resend taken for it went (or is lost). */
+  private resendWent(jobId: string, sent: boolean): void {
+    const taking = this.takenResends.get(jobId);
+    if (!taking) return;
+    this.takenResends.delete(jobId);
+    if (!sent) this.lostResends.set(jobId, [...(this.lostResends.get(jobId) ?? []), taking.at]);
+  }
+
   /** A queue that records the job messages sent through it as `who()` says. */
   queue(queue: JobQueue, who: () => string): JobQueue {
     return {
@@ -237,6 +276,7 @@ export class JobTrace {
         const failed = new Set(result.failed);
         for (const message of messages) {
           if (!failed.has(message.job.id)) addTime(this.sends, message.job.id);
+          if (message.woken) this.resendWent(message.job.id, !failed.has(message.job.id));
           const revision = message.revision ? ` rev v${message.revision.version}` : '';
           this.add(
             message.job.id,
@@ -249,6 +289,11 @@ export class JobTrace {
       changeVisibility: (receiptHandle, seconds) => queue.changeVisibility(receiptHandle, seconds),
     };
   }
+}
+
+/** The job id of a line position (`linePosition`: rank#runAt#id). */
+function jobIdAtPosition(position: string): string {
+  return position.split('#').slice(2).join('#');
 }
 
 function addTime(times: Map<string, number[]>, jobId: string): void {

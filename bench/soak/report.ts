@@ -22,6 +22,8 @@ export function printSoak(input: {
   backlog: BacklogVerdict & { fed: number };
   /** How many woken jobs' messages were sent again as overdue (any task). */
   resentWoken: number;
+  /** Resends taken by a caller that died or whose send failed (each waits one more resend period). */
+  lostResends: number;
   /** The ticks' period (`--tick-seconds`). */
   tickSeconds: number;
   /** Each tick's run [start, end), both loops. */
@@ -60,7 +62,7 @@ export function printSoak(input: {
         ', ',
       )}; fires due up to ${(input.inFlightMarginMs / 1000).toFixed(0)} s before a change may be cancelled by it (the latest first start of an unchanged schedule's fire)`,
     input.capped,
-    `backlog task (limit 2, tick every ${input.tickSeconds} s): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest free-slot wait ${input.backlog.longestFreeMs} ms (bound ${TRAVEL_MS} ms), until a tick's repair after a crash ${input.backlog.longestRepairMs} ms; ${input.backlog.wokenWithSlot} woken with a slot, longest woken-to-claim ${input.backlog.longestWokenMs} ms, ${input.resentWoken} woken messages resent (all tasks); crashes after a hand-off: ${faults.injected.crashAfterHandOff}; a slot's time per run (ms): woken ${input.backlog.slotTime.woken}, claimed before its handler ${input.backlog.slotTime.claimed}, in its handler ${input.backlog.slotTime.handler}, ending ${input.backlog.slotTime.ending} (${input.backlog.slotTime.runs} runs; ${input.backlog.slotTime.claimedUnsent} woken jobs claimed with no message sent)`,
+    `backlog task (limit 2, tick every ${input.tickSeconds} s): ${input.backlog.fed} jobs fed (scheduled and add_jobs), ${input.backlog.waited} waited in its line, at most ${input.backlog.maxWaiting} at once; longest free-slot wait ${input.backlog.longestFreeMs} ms (bound ${TRAVEL_MS} ms), until a tick's repair after a crash ${input.backlog.longestRepairMs} ms; ${input.backlog.wokenWithSlot} woken with a slot, longest woken-to-claim ${input.backlog.longestWokenMs} ms, ${input.resentWoken} woken messages resent (all tasks), ${input.lostResends} resends taken and not sent (the taker died or its send failed); crashes after a hand-off: ${faults.injected.crashAfterHandOff}; a slot's time per run (ms): woken ${input.backlog.slotTime.woken}, claimed before its handler ${input.backlog.slotTime.claimed}, in its handler ${input.backlog.slotTime.handler}, ending ${input.backlog.slotTime.ending} (${input.backlog.slotTime.runs} runs; ${input.backlog.slotTime.claimedUnsent} woken jobs claimed with no message sent)`,
     tickRunsLine(input.tickRuns, input.tickSeconds),
     `fan-out: ${input.fanOut.shardsLeased} due-index shard leases taken by the ticks, ${input.fanOut.dispatchersStarted} dispatchers started`,
     ...(input.notes

@@ -6,7 +6,7 @@ import type { RunEnd } from '../../lib/core/ports/job-store';
 import type { WokenEntry } from '../../lib/core/ports/waiting-line';
 import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { type Faults, InjectedCrash } from './faults';
-import type { JobTrace } from './job-trace';
+import { DEAD, type JobTrace } from './job-trace';
 import type { ExecutionRecorder } from './recorder';
 
 /** One worker invocation, as a process that may die. */
@@ -85,7 +85,7 @@ export class CrashableWorkers {
   readonly caller = (): string => {
     const invocation = this.context.getStore();
     if (!invocation) return 'tick/admin';
-    return invocation.crashed ? `${invocation.label} (dead)` : invocation.label;
+    return invocation.crashed ? `${invocation.label}${DEAD}` : invocation.label;
   };
 
   /** The dependencies of the current invocation (pass as the worker handler's `getDeps`). */
@@ -176,6 +176,7 @@ export class CrashableWorkers {
     for (const [jobId, { task, leaseUntil }] of invocation.slots)
       this.deadHolds.push({ task, jobId, from: at, to: leaseUntil, leaseUntil });
     for (const task of invocation.joinedTasks) this.lostWakings.push({ task, at });
+    this.trace.callerDied(invocation.label);
     for (const jobId of invocation.unacknowledged) invocation.discarded.add(jobId);
     this.recorder.discard([...invocation.unacknowledged]);
     for (const jobId of invocation.inFlight) {

@@ -21,6 +21,7 @@ function backlogOf(bStartsAt: number, extra: Partial<Parameters<typeof checkBack
     wokenWithSlot: new Map(),
     wokenEnds: new Map(),
     sends: new Map(),
+    lostResends: new Map(),
     runEnds: new Map([['a', [1_400]]]),
     claimedBefore: () => undefined,
     isOfTask: () => true,
@@ -145,6 +146,19 @@ describe('checkBacklog: a woken job whose message was lost is sent again', () =>
     ]);
     const never = backlogOf(40_000, { wokenWithSlot: new Map([['b', [1_400]]]), until: 30_000 });
     expect(never.violations).toContain("b woken at 1400 holding a slot of 't' was never claimed");
+  });
+
+  it('gives one more resend period when the resend was taken by a caller whose message never went', () => {
+    // The resend taken at 11,400 ms is lost: overdue again at 21,400 ms, resent by the tick of 22,000–22,100 ms
+    const lostTaking = { lostResends: new Map([['b', [11_400]]]) };
+
+    expect(backlogOf(30_000, { ...handedToB(30_000, 22_050), ...lostTaking }).violations).toEqual([]);
+    expect(backlogOf(30_000, { ...handedToB(30_000, 22_700), ...lostTaking }).violations).toHaveLength(1);
+    // A taking recorded for another job, or before this wake, puts nothing off
+    const otherJob = { lostResends: new Map([['c', [11_400]]]) };
+    expect(backlogOf(30_000, { ...handedToB(30_000, 22_050), ...otherJob }).violations).toHaveLength(1);
+    const beforeWake = { lostResends: new Map([['b', [1_000]]]) };
+    expect(backlogOf(30_000, { ...handedToB(30_000, 22_050), ...beforeWake }).violations).toHaveLength(1);
   });
 
   it('waits for the first tick after a throttling burst over the resend', () => {
