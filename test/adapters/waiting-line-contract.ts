@@ -197,6 +197,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
       store.releaseWoken({
         task: 'limited',
         position: woken(entry as WokenEntry).position,
+        attempt: 1,
         now: T0 + SECOND,
       });
 
@@ -313,6 +314,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const released = await store.releaseWoken({
       task: 'limited',
       position: woken(finished.woken).position,
+      attempt: 1,
       now: T0 + 2 * SECOND,
     });
 
@@ -333,6 +335,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const released = await store.releaseWoken({
       task: 'limited',
       position: handed.position,
+      attempt: 1,
       now: T0 + 2 * SECOND,
     });
 
@@ -350,6 +353,49 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
       expect.objectContaining({ position: handed.position, withSlot: true }),
     ]);
   });
+
+  /**
+   * `a` attempt 1 is woken with the slot of `holder`'s ending; meanwhile a plain delivery of attempt 1
+   * ran, failed, and its retry joined the line ahead of `b`. Then the line's heads are woken with a free
+   * slot, or `x`'s slot comes back (`slotComesBack`): attempt 2 must not be lost with the entry of
+   * attempt 1 it is stuck behind, and attempt 1's delivery must not give attempt 2's entry back.
+   */
+  const retryBehindItsWokenEntry = async (slotComesBack: boolean) => {
+    await store.claimJob(limitedClaim('holder', 2));
+    if (slotComesBack) await store.claimJob(limitedClaim('x', 2));
+    await join(waiting('a', T0));
+    const first = woken((await finish('holder')).woken);
+    await join(waiting('a', T0, { attempt: 2 }), T0 + SECOND);
+    await join(waiting('b', T0 + 1), T0 + SECOND);
+
+    const wokenNow = slotComesBack
+      ? [woken((await finish('x')).woken)]
+      : await wakeWithSlots(1, 2, T0 + 2 * SECOND);
+    const [carried] = await store.overdueWoken('limited', T0 + 2 * SECOND);
+    const olderGivesBack = await store.releaseWoken({
+      task: 'limited',
+      position: first.position,
+      attempt: 1,
+      now: T0 + 3 * SECOND,
+    });
+    const afterGiveBack = await running();
+    const claim = await store.claimJob({ ...wokenClaim(woken(carried), 2, T0 + 4 * SECOND), attempt: 2 });
+
+    expect(ids(wokenNow)).toEqual(['b']);
+    expect(carried).toMatchObject({ position: first.position, withSlot: true, message: { attempt: 2 } });
+    expect(await store.lineHead('limited')).toBeUndefined();
+    expect(olderGivesBack).toEqual({ status: 'gone' });
+    expect(afterGiveBack).toBe(2);
+    expect(claim).toMatchObject({ status: 'claimed', tookWokenSlot: true, job: { id: 'a', attempt: 2 } });
+    expect(await running()).toBe(2);
+    expect(await store.waitingCount('limited')).toBe(1);
+  };
+
+  it("keeps a retry that joined behind its earlier attempt's woken entry when the heads are woken: the entry carries it, overdue at once", () =>
+    retryBehindItsWokenEntry(false));
+
+  it("keeps a retry that joined behind its earlier attempt's woken entry when a slot comes back past it", () =>
+    retryBehindItsWokenEntry(true));
 
   it('gives the slot back instead when nobody waits, the task is paused, or it is over its limit', async () => {
     for (const id of ['a', 'b', 'c']) await store.claimJob(limitedClaim(id, 3));
@@ -399,6 +445,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const released = await store.releaseWoken({
       task: 'limited',
       position: c.position,
+      attempt: 1,
       now: T0 + 5 * SECOND,
     });
 
@@ -494,6 +541,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const released = await store.releaseWoken({
       task: 'limited',
       position: woken(retried.woken).position,
+      attempt: 1,
       now: endedAt,
       carriedOn: true,
     });

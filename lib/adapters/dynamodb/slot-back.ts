@@ -15,7 +15,7 @@ import {
 } from './store-context';
 import { taskCounterKey, wokenEntryKey } from './table-design';
 import { lineHead } from './waiting-line';
-import { handOnItem, leaveLineAsWoken, wakeInPlaceItems, wakeItems, wokenOf } from './woken-entries';
+import { handOnItem, settleBehindWoken, wakeInPlaceItems, wakeItems, wokenOf } from './woken-entries';
 
 type TransactItem = Record<string, unknown>;
 
@@ -54,15 +54,18 @@ export async function slotBack(
   at: WakeTime,
   tryWith: SlotTry,
   counterRead?: CounterRead,
-  released?: string,
+  released?: { position: string; attempt: number },
 ): Promise<WokenEntry | undefined> {
   for (let read = 0; read < MAX_LINE_READS; read += 1) {
     const counter = read === 0 && counterRead ? counterRead : await readCounter(context, operation, task);
     const joins = Number(counter.Item?.joins ?? 0);
     const head = counter.Item?.paused === true ? undefined : await lineHead(context, task);
     if (head) {
-      const inPlace = head.position === released;
-      const items = inPlace ? wakeInPlaceItems(context, head, at) : wakeItems(context, head, at, true);
+      const inPlace = head.position === released?.position;
+      const items =
+        released && inPlace
+          ? wakeInPlaceItems(context, head, at, released.attempt)
+          : wakeItems(context, head, at, true);
       const handed = await tryWith([...items, handOnItem(context, task)], inPlace);
       if (handed === 'applied') return wokenOf(head, at, true);
       const [waiting, wokenPut] = handed;
@@ -70,8 +73,8 @@ export async function slotBack(
       // for its turn): the slot goes to whoever is at the head now, so the line is read again.
       if (waiting?.code === 'ConditionalCheckFailed') continue;
       if (!inPlace && wokenPut?.code === 'ConditionalCheckFailed') {
-        await leaveLineAsWoken(context, head);
-        read -= 1; // the line is shorter by one: that read does not count
+        // Settled, the line is shorter by one: that read does not count
+        if (await settleBehindWoken(context, head, at.now)) read -= 1;
         continue;
       }
       // Otherwise the counter refused the hand-on (paused, or a limit lowered under the slots taken).
@@ -109,19 +112,23 @@ function slotReturnItem(context: StoreContext, task: string, counted: boolean, j
 
 /**
  * A woken delivery that ends without running gives its entry back: an entry without a slot is deleted;
- * one with a slot goes in the transaction that hands the slot on or gives it back (`slotBack`).
+ * one with a slot goes in the transaction that hands the slot on or gives it back (`slotBack`). An
+ * entry that carries a later attempt than the delivery's (`settleBehindWoken`) is not its to give: it
+ * is left, as gone, and so is one that came to carry one meanwhile (each step holds the attempt read).
  */
 export async function releaseWoken(context: StoreContext, input: WokenReleaseInput): Promise<WokenRelease> {
   const key = wokenEntryKey(input.task, input.position);
   const output = await context.get('releaseWoken', { Key: key, ConsistentRead: true });
-  if (!output.Item) return { status: 'gone' };
+  const attempt = Number(output.Item?.attempt);
+  if (!output.Item || attempt > input.attempt) return { status: 'gone' };
   const expressions = new Expressions();
   const withSlot = expressions.name('withSlot');
+  const stillCarries = `${expressions.name('attempt')} = ${expressions.value(attempt)}`;
   if (output.Item.withSlot !== true) {
     try {
       await context.delete('releaseWoken', {
         Key: key,
-        ...expressions.build(`attribute_not_exists(${withSlot})`),
+        ...expressions.build(`attribute_not_exists(${withSlot}) AND ${stillCarries}`),
       });
     } catch (error) {
       conditionFailure(error);
@@ -129,7 +136,11 @@ export async function releaseWoken(context: StoreContext, input: WokenReleaseInp
     return { status: 'gone' };
   }
   const entryGone = {
-    Delete: { TableName: context.tableName, Key: key, ...expressions.build(`attribute_exists(${withSlot})`) },
+    Delete: {
+      TableName: context.tableName,
+      Key: key,
+      ...expressions.build(`attribute_exists(${withSlot}) AND ${stillCarries}`),
+    },
   };
   let gone = false;
   const at = wakeTime(input.now, input.carriedOn);
@@ -155,7 +166,7 @@ export async function releaseWoken(context: StoreContext, input: WokenReleaseInp
       }
     },
     undefined,
-    input.position,
+    { position: input.position, attempt },
   );
   if (gone) return { status: 'gone' };
   return woken ? { status: 'handed', woken } : { status: 'released' };

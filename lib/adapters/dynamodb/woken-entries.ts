@@ -71,11 +71,16 @@ export function wakeItems(
 
 /**
  * The transaction items that wake `entry` into the woken entry at its own position, which holds a slot
- * and is being given back: a second delivery of the same job joined while the first one's wake-up
- * travelled, and now takes the slot in its place (one item per key: DynamoDB refuses a transaction
- * that deletes and puts the same item).
+ * and is being given back by its delivery of `releasedAttempt`: a second delivery of the same job
+ * joined while the first one's wake-up travelled, and now takes the slot in its place (one item per
+ * key: DynamoDB refuses a transaction that deletes and puts the same item).
  */
-export function wakeInPlaceItems(context: StoreContext, entry: LineEntry, at: WakeTime): TransactItem[] {
+export function wakeInPlaceItems(
+  context: StoreContext,
+  entry: LineEntry,
+  at: WakeTime,
+  releasedAttempt: number,
+): TransactItem[] {
   const [deleteWaiting] = wakeItems(context, entry, at, true);
   const woken = new Expressions()
     .set('message', encodeJobMessage(entry.message))
@@ -83,7 +88,7 @@ export function wakeInPlaceItems(context: StoreContext, entry: LineEntry, at: Wa
     .set('joinedAt', entry.joinedAt)
     .set('wokenAt', at.now)
     .set('overdueAt', at.overdueAt);
-  const stillHeld = `attribute_exists(${woken.name('withSlot')})`;
+  const stillHeld = `attribute_exists(${woken.name('withSlot')}) AND ${woken.name('attempt')} = ${woken.value(releasedAttempt)}`;
   return [
     deleteWaiting as TransactItem,
     {
@@ -174,24 +179,63 @@ async function wakeOne(
   } catch (error) {
     const [waiting, wokenPut, slot] = transactionCancellation(error);
     if (slot?.code === 'ConditionalCheckFailed') return 'stop';
-    // Woken already (a second delivery of the job joined while its wake-up travelled): one is enough.
     if (waiting?.code !== 'ConditionalCheckFailed' && wokenPut?.code === 'ConditionalCheckFailed') {
-      await leaveLineAsWoken(context, entry);
+      await settleBehindWoken(context, entry, input.now);
     }
     return 'skipped';
   }
 }
 
-/** Takes the waiting entry of a job woken already out of the line (while it holds the attempt read). */
-export async function leaveLineAsWoken(context: StoreContext, entry: LineEntry): Promise<void> {
-  const expressions = new Expressions();
+/**
+ * A waiting entry whose job is woken already leaves the line (true): a second delivery of the woken
+ * attempt, nothing more to do; a later attempt (its retry joined while the earlier attempt's wake-up
+ * travelled, the earlier one run by a plain delivery) goes into the woken entry in its place, with its
+ * slot, overdue at `now` so that the next worker or tick that touches the task sends it. False when
+ * either entry changed meanwhile (read the line again).
+ */
+export async function settleBehindWoken(
+  context: StoreContext,
+  entry: LineEntry,
+  now: EpochMs,
+): Promise<boolean> {
+  const woken = await wokenEntry(context, entry.task, entry.position, 'wakeHeads');
+  if (!woken) return false;
+  const waiting = new Expressions();
+  const stillWaits = waiting.build(`${waiting.name('attempt')} = ${waiting.value(entry.message.attempt)}`);
+  const waitingKey = waitingEntryKey(entry.task, entry.position);
+  if (woken.message.attempt >= entry.message.attempt) {
+    try {
+      await context.delete('wakeHeads', { Key: waitingKey, ...stillWaits });
+      return true;
+    } catch (error) {
+      conditionFailure(error);
+      return false;
+    }
+  }
+  const carry = new Expressions()
+    .set('message', encodeJobMessage(entry.message))
+    .set('attempt', entry.message.attempt)
+    .set('joinedAt', entry.joinedAt)
+    .set('wokenAt', now)
+    .set('overdueAt', now);
+  const stillEarlier = `${carry.name('attempt')} = ${carry.value(woken.message.attempt)}`;
   try {
-    await context.delete('wakeHeads', {
-      Key: waitingEntryKey(entry.task, entry.position),
-      ...expressions.build(`${expressions.name('attempt')} = ${expressions.value(entry.message.attempt)}`),
+    await context.transact('wakeHeads', {
+      TransactItems: [
+        { Delete: { TableName: context.tableName, Key: waitingKey, ...stillWaits } },
+        {
+          Update: {
+            TableName: context.tableName,
+            Key: wokenEntryKey(entry.task, entry.position),
+            ...carry.buildUpdate(stillEarlier),
+          },
+        },
+      ],
     });
+    return true;
   } catch (error) {
-    conditionFailure(error);
+    transactionCancellation(error);
+    return false;
   }
 }
 
@@ -200,8 +244,9 @@ export async function wokenEntry(
   context: StoreContext,
   task: string,
   position: string,
+  operation = 'claimJob',
 ): Promise<WokenEntry | undefined> {
-  const output = await context.get('claimJob', { Key: wokenEntryKey(task, position), ConsistentRead: true });
+  const output = await context.get(operation, { Key: wokenEntryKey(task, position), ConsistentRead: true });
   return output.Item && wokenEntryOf(task, output.Item);
 }
 

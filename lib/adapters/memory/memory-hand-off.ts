@@ -25,11 +25,7 @@ export class MemoryHandOff {
     while (woken.length < input.count) {
       const head = this.lines.head(input.task);
       if (!head) break;
-      // Woken already (a second delivery of the job joined while its wake-up travelled): one is enough.
-      if (this.lines.wokenEntry(input.task, head.position)) {
-        this.lines.leave(input.task, head.position);
-        continue;
-      }
+      if (this.lines.settleBehindWoken(input.task, head.position, input.now)) continue;
       if (input.take === 'slot' && !this.slots.takeForWoken(input.task, input.limit)) break;
       const at = wakeTime(input.now);
       woken.push(this.lines.wake(input.task, head.position, at, input.take === 'slot') as WokenEntry);
@@ -39,7 +35,7 @@ export class MemoryHandOff {
 
   releaseWoken(input: WokenReleaseInput): WokenRelease {
     const entry = this.lines.wokenEntry(input.task, input.position);
-    if (!entry) return { status: 'gone' };
+    if (!entry || entry.message.attempt > input.attempt) return { status: 'gone' };
     this.lines.removeWoken(input.task, input.position);
     if (!entry.withSlot) return { status: 'gone' };
     const woken = this.slotBack(input.task, wakeTime(input.now, input.carriedOn));

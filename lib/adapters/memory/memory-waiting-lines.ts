@@ -50,22 +50,32 @@ export class MemoryWaitingLines {
 
   /**
    * Moves a waiting entry to the woken ones; undefined when it no longer waits, or when the job is woken
-   * already (its waiting entry then goes: the woken one stands for it).
+   * already (`settleBehindWoken`).
    */
   wake(task: string, position: string, at: WakeTime, withSlot: boolean): WokenEntry | undefined {
-    const line = this.waiting.get(task);
-    const entry = line?.get(position);
-    if (!line || !entry) return undefined;
-    line.delete(position);
-    if (this.woken.get(task)?.has(position)) return undefined;
+    const entry = this.waiting.get(task)?.get(position);
+    if (!entry || this.settleBehindWoken(task, position, at.now)) return undefined;
+    this.waiting.get(task)?.delete(position);
     const woken: StoredWoken = { ...entry, wokenAt: at.now, overdueAt: at.overdueAt, withSlot };
     this.lineOf(this.woken, task).set(position, woken);
     return wokenOf(task, position, woken);
   }
 
-  /** Takes a waiting entry out of the line. */
-  leave(task: string, position: string): void {
+  /**
+   * A waiting entry whose job is woken already leaves the line (true): a second delivery of the woken
+   * attempt, nothing more to do; a later attempt (its retry joined while the earlier attempt's wake-up
+   * travelled, the earlier one run by a plain delivery) goes into the woken entry in its place, with its
+   * slot, overdue at `now` so that the next worker or tick that touches the task sends it.
+   */
+  settleBehindWoken(task: string, position: string, now: EpochMs): boolean {
+    const woken = this.woken.get(task)?.get(position);
+    const entry = this.waiting.get(task)?.get(position);
+    if (!woken || !entry) return false;
     this.waiting.get(task)?.delete(position);
+    if (entry.message.attempt > woken.message.attempt) {
+      Object.assign(woken, { ...entry, wokenAt: now, overdueAt: now });
+    }
+    return true;
   }
 
   wokenEntry(task: string, position: string): WokenEntry | undefined {

@@ -84,12 +84,14 @@ export type WakeHeadsInput = { task: string; now: EpochMs; count: number } & (
 );
 
 /**
- * A woken delivery that ends without running gives back its entry at `position`; `carriedOn`: it
- * carries on the job its slot is handed to, as a run's ending may (`HeldSlot`).
+ * A woken delivery of `attempt` that ends without running gives back its entry at `position` (not one
+ * that carries a later attempt of its job since: that one is not its to give); `carriedOn`: it carries
+ * on the job its slot is handed to, as a run's ending may (`HeldSlot`).
  */
 export interface WokenReleaseInput {
   task: string;
   position: string;
+  attempt: number;
   now: EpochMs;
   carriedOn?: boolean;
 }

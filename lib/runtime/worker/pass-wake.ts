@@ -19,6 +19,7 @@ export async function passWakeOn(ctx: WorkerContext, delivery: Delivery, logger:
     const release = await jobStore.releaseWoken({
       task,
       position: linePosition(delivery),
+      attempt: delivery.attempt,
       now: clock.now(),
       carriedOn: carriesOn(ctx, task),
     });

@@ -146,4 +146,40 @@ describe('a slot coming back while the line changes', () => {
     expect((await admin.taskSlots('limited'))?.running).toBe(1);
     expect(await admin.lineHead('limited')).toBeUndefined();
   });
+
+  it("leaves a woken entry that came to carry its job's retry while an earlier attempt's delivery gave it back", async () => {
+    // Prepare: `a` attempt 1 is woken with the slot of the holder's ending, and its retry (attempt 2)
+    // waits behind it; a wake settles the retry into the woken entry in the releaser's gap
+    const waker = storeOn(localDynamoDbClient(inject('dynamodbEndpoint')));
+    const releaser = storeOn(
+      clientActingBefore(() =>
+        waker.wakeHeads({ task: 'limited', now: T0 + 2_000, count: 1, take: 'slot', limit: 2 }),
+      ),
+    );
+    await waker.claimJob(limitedClaim('holder', 2));
+    await waker.joinLine({ message: waiting('a'), now: T0 });
+    const handed = await waker.finishJob({
+      jobId: 'holder',
+      owner: 'w-holder',
+      result: SUCCESS,
+      expiresAt: T0 + MINUTE,
+    });
+    await waker.joinLine({ message: { ...waiting('a'), attempt: 2 }, now: T0 + 1_000 });
+
+    // Act: attempt 1's delivery (its claim refused: the job moved on) gives its woken entry back
+    const released = await releaser.releaseWoken({
+      task: 'limited',
+      position: handed.woken?.position ?? '',
+      attempt: 1,
+      now: T0 + 3_000,
+    });
+
+    // Assess: the entry, now attempt 2's, keeps its slot and is overdue, to be sent again
+    expect(released).toEqual({ status: 'gone' });
+    expect(await waker.overdueWoken('limited', T0 + 2_000)).toEqual([
+      expect.objectContaining({ withSlot: true, message: expect.objectContaining({ attempt: 2 }) }),
+    ]);
+    expect((await waker.taskSlots('limited'))?.running).toBe(1);
+    expect(await waker.lineHead('limited')).toBeUndefined();
+  });
 });
