@@ -12,7 +12,10 @@ export interface QueueFaults {
   sendFails: number;
   /** A send entry is stored but reported failed (its answer lost): the sender may send it again. */
   sendAnswerLost: number;
-  /** A stored message is stored twice (SQS standard queues deliver at least once). */
+  /**
+   * A stored message is stored twice (SQS standard queues deliver at least once); the copy comes at
+   * once or, as a copy left on a server that missed the delete does, up to `LATE_COPY_MS` later.
+   */
   duplicate: number;
   /** A delete of a handled message is lost: the message comes back after its visibility timeout. */
   deleteLost: number;
@@ -25,6 +28,9 @@ export interface QueueSettings {
   maxReceiveCount: number;
   latency: Latency;
 }
+
+/** How much later than its message a duplicate may come at most. */
+const LATE_COPY_MS = 60_000;
 
 export const JOBS_QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:sundial-jobs';
 
@@ -79,7 +85,8 @@ export class SimQueue implements JobQueue {
           this.sentJobs.set(message.job.id, (this.sentJobs.get(message.job.id) ?? 0) + 1);
           this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000);
           if (this.rng.chance(faults.duplicate)) {
-            this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000);
+            const late = this.rng.chance(0.5) ? this.rng.int(LATE_COPY_MS) : 0;
+            this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000 + late);
           }
           if (this.rng.chance(faults.sendAnswerLost)) {
             failed.push(message.job.id);
