@@ -15,7 +15,7 @@ import type { TaskRegistry } from '../lib/runtime/tasks/registry';
 import { type FaultRates, type Latency, NO_FAULTS, simulatedPort } from './ports';
 import { type QueueFaults, SimDeadLetters, SimQueue } from './queue';
 import type { Rng } from './rng';
-import type { Simulation } from './scheduler';
+import type { SimProcess, Simulation } from './scheduler';
 
 /** The deployed Lambdas' limits, as the construct sets them (lib/infra). */
 const TICK_TIMEOUT_MS = 60_000;
@@ -63,7 +63,7 @@ export interface PlatformFaults {
 
 export const QUIET: PlatformFaults = {
   store: NO_FAULTS,
-  queue: { sendFails: 0, sendAnswerLost: 0, duplicate: 0, deleteLost: 0, visibilityRefused: 0 },
+  queue: { sendFails: 0, sendAnswerLost: 0, duplicate: 0, deleteLost: 0, visibilityRefused: 0, travelMs: 0 },
   eventsRefused: 0,
   invokeRefused: 0,
   tickTwice: 0,
@@ -101,6 +101,8 @@ export class SimPlatform {
    * back to be delivered again (a store call failed). Each may leave an attempt claimed and unanswered.
    */
   readonly cutShort = new Map<string, number>();
+  /** Per worker invocation, the jobs it claimed and has not ended yet (carried-on jobs too). */
+  private readonly claimsOf = new Map<SimProcess, Set<string>>();
   ticks = 0;
   invocations = 0;
   dispatcherRuns = 0;
@@ -139,7 +141,7 @@ export class SimPlatform {
         taskLimits: taskLimitsOf(options.registry),
       },
       scheduleStore: port,
-      jobStore: port,
+      jobStore: this.trackingClaims(port),
       queue: this.queue,
       events: this.publisher(),
       deadLetters: this.deadLetters,
@@ -239,6 +241,40 @@ export class SimPlatform {
     });
   }
 
+  /** The job store with each invocation's claims noted, so that its death cuts short each job it held. */
+  private trackingClaims(port: MemoryStore): MemoryStore {
+    const { sim } = this.options;
+    const held = (jobId: string, claimed: boolean) => {
+      const invocation = sim.current()?.root();
+      if (!invocation) return;
+      const claims = this.claimsOf.get(invocation) ?? new Set<string>();
+      if (claimed) claims.add(jobId);
+      else claims.delete(jobId);
+      this.claimsOf.set(invocation, claims);
+    };
+    return new Proxy(port, {
+      get: (object, property) => {
+        const value = Reflect.get(object, property, object);
+        if (typeof value !== 'function') return value;
+        if (property === 'claimJob') {
+          return async (input: Parameters<MemoryStore['claimJob']>[0]) => {
+            const outcome = await object.claimJob(input);
+            if (outcome.status === 'claimed') held(input.job.id, true);
+            return outcome;
+          };
+        }
+        if (property === 'finishJob' || property === 'retryJob') {
+          return async (input: { jobId: string }) => {
+            const ended = await (value as (input: unknown) => Promise<unknown>).call(object, input);
+            held(input.jobId, false);
+            return ended;
+          };
+        }
+        return value.bind(object);
+      },
+    });
+  }
+
   private countCutShort(jobId: string): void {
     this.cutShort.set(jobId, (this.cutShort.get(jobId) ?? 0) + 1);
   }
@@ -269,10 +305,13 @@ export class SimPlatform {
       const died = !proc.alive || response === undefined;
       proc.kill();
       const failed = new Set(died ? [] : response.batchItemFailures.map((failure) => failure.itemIdentifier));
+      const cut = new Set(died ? (this.claimsOf.get(proc) ?? []) : []);
+      this.claimsOf.delete(proc);
       for (const record of records) {
         if (!died && !failed.has(record.messageId)) this.queue.delete(record.receiptHandle);
-        else this.countCutShort(jobIdOf(record.body));
+        else cut.add(jobIdOf(record.body));
       }
+      for (const jobId of cut) this.countCutShort(jobId);
       this.poll(poller, died ? this.newSandbox() : sandbox);
     });
   }

@@ -24,6 +24,8 @@ const RETRIED_ANSWER_LOST = 0.05;
  */
 export function runOptionsOf(seed: number, shape: RunShape): RunOptions {
   const storm = [0, 0.002, 0.01, 0.03][seed % 4] as number;
+  // Half of the seeds have a queue behind a backlog, each storm level among them.
+  const travelMs = [0, 15_000][Math.floor(seed / 4) % 2] as number;
   return {
     seed,
     size: {
@@ -46,6 +48,7 @@ export function runOptionsOf(seed: number, shape: RunShape): RunOptions {
         duplicate: 0.01,
         deleteLost: storm,
         visibilityRefused: storm,
+        travelMs,
       },
       eventsRefused: storm * 2,
       invokeRefused: storm,

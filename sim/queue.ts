@@ -21,6 +21,11 @@ export interface QueueFaults {
   deleteLost: number;
   /** A change of visibility is refused. */
   visibilityRefused: number;
+  /**
+   * At most this long (ms) a stored message waits before it can be received, each its own draw: a
+   * queue behind a backlog, where the soak saw a woken message wait 38 s.
+   */
+  travelMs: number;
 }
 
 export interface QueueSettings {
@@ -83,10 +88,11 @@ export class SimQueue implements JobQueue {
             continue;
           }
           this.sentJobs.set(message.job.id, (this.sentJobs.get(message.job.id) ?? 0) + 1);
-          this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000);
+          const delayMs = message.delaySeconds * 1000;
+          this.store(encodeJobMessage(message), message.job.id, delayMs + this.travel(faults));
           if (this.rng.chance(faults.duplicate)) {
             const late = this.rng.chance(0.5) ? this.rng.int(LATE_COPY_MS) : 0;
-            this.store(encodeJobMessage(message), message.job.id, message.delaySeconds * 1000 + late);
+            this.store(encodeJobMessage(message), message.job.id, delayMs + this.travel(faults) + late);
           }
           if (this.rng.chance(faults.sendAnswerLost)) {
             failed.push(message.job.id);
@@ -190,6 +196,10 @@ export class SimQueue implements JobQueue {
       receiveCount: 0,
       handle: null,
     });
+  }
+
+  private travel(faults: QueueFaults): number {
+    return faults.travelMs > 0 ? this.rng.int(faults.travelMs) : 0;
   }
 
   private nextId(): number {

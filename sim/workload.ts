@@ -39,6 +39,8 @@ export interface WorkloadSize {
 const INTERVALS_SECONDS = [5, 7, 10, 15, 20, 30, 45, 60, 90, 120];
 /** A pool of ids for add_job: small, so that ids collide. */
 const JOB_IDS = 12;
+/** The pool of ids for bursts of `add_jobs` (colliding with each other, not with `add_job`'s). */
+const BURST_JOB_IDS = 24;
 /**
  * How often a fire of a churned schedule that starts meets a change of its schedule while it runs: the
  * changes that a run's retry or takeover must tell from those made before its start.
@@ -206,7 +208,8 @@ export class Workload {
     this.sim.at(this.sim.time + this.rng.between(0, 2 * this.size.chaosEveryMs), () => this.chaos());
     const draw = this.rng.next();
     if (draw < 0.45) void this.changeSchedule();
-    else if (draw < 0.75) void this.addJob();
+    else if (draw < 0.65) void this.addJob();
+    else if (draw < 0.75) void this.addBurst();
     else if (draw < 0.85) void this.cancelOrRetry();
     else void this.toggleTask();
   }
@@ -310,6 +313,30 @@ export class Workload {
       conflict_policy: this.rng.pick(CONFLICT_POLICIES),
       ...(this.rng.chance(0.2) && { priority: 'critical' }),
     });
+  }
+
+  /**
+   * A few jobs of a limited task at once (`add_jobs`), some failing: its line fills and empties again,
+   * so slots come free beside jobs woken for them, and retries join a line that woken entries of their
+   * own earlier attempts may still hold.
+   */
+  private async addBurst(): Promise<void> {
+    const task = this.rng.pick(['limited', 'single', 'paced'] as const);
+    const runAt = iso(this.sim.time + this.rng.int(10_000));
+    const jobs = Array.from({ length: 3 + this.rng.int(4) }, () => {
+      const jobId = `burst-${this.rng.int(BURST_JOB_IDS)}`;
+      this.addedJobs.add(jobId);
+      const run: SimPayload['run'] = this.rng.chance(0.3) ? 'throw' : 'ok';
+      const payload: SimPayload = { run, ms: this.rng.between(100, 1_500), rev: 0 };
+      return {
+        task,
+        job_id: jobId,
+        payload,
+        run_at: runAt,
+        conflict_policy: this.rng.pick(CONFLICT_POLICIES),
+      };
+    });
+    await this.call({ action: 'add_jobs', jobs });
   }
 
   private async cancelOrRetry(): Promise<void> {
