@@ -29,13 +29,19 @@ const text = async (locator: Locator) => (await locator.allInnerTexts()).join('\
 
 const row = (id: string) => page.locator(`#schedule-rows tr[data-id="${id}"]`);
 
+/**
+ * What the page shows once it settles: a click's admin call and the page's refresh take a few store
+ * calls, which on a busy two-core machine outlast `expect.poll`'s default second.
+ */
+const shown = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 10_000 });
+
 describe('the dashboard in headless Chromium', () => {
   it('shows a schedule added through the CLI, with its next fire time in its own zone', async () => {
     await row('nightly-report').waitFor();
-    await expect.poll(() => text(row('nightly-report'))).toMatch(/report\s+cron 0 9 \* \* MON-FRI/);
+    await shown(() => text(row('nightly-report'))).toMatch(/report\s+cron 0 9 \* \* MON-FRI/);
     expect(await text(row('nightly-report'))).toMatch(/\w{3} \d{4}-\d\d-\d\d 09:00:00 CES?T\s+in /);
     // a fire already dispatched (the tick sends 90 s ahead) is still the next fire shown
-    await expect.poll(() => text(row('heartbeat'))).toMatch(/ UTC\s+(in [0-5] s|now)/);
+    await shown(() => text(row('heartbeat'))).toMatch(/ UTC\s+(in [0-5] s|now)/);
     expect(await text(row('quarter-hourly'))).toMatch(/:(00|15|30|45):00 E[SD]T\s+in /);
     expect(await page.title()).toBe('Sundial dashboard');
     // what a schedule is for, under its id
@@ -71,8 +77,8 @@ describe('the dashboard in headless Chromium', () => {
     await page.getByRole('button', { name: 'Pause nightly-report' }).click();
 
     // Assess
-    await expect.poll(() => text(row('nightly-report').locator('.badge'))).toBe('paused');
-    await expect.poll(() => text(page.locator('#action-status'))).toBe('Paused nightly-report');
+    await shown(() => text(row('nightly-report').locator('.badge'))).toBe('paused');
+    await shown(() => text(page.locator('#action-status'))).toBe('Paused nightly-report');
     const { schedule } = await sundial.json<{ schedule: WireSchedule }>([
       'schedules',
       'get',
@@ -85,13 +91,13 @@ describe('the dashboard in headless Chromium', () => {
   it('pauses and resumes a task with a click, which the CLI shows', async () => {
     // Act
     await page.getByRole('button', { name: 'Pause task report' }).click();
-    await expect.poll(() => text(page.locator('#action-status'))).toBe('Paused task report');
+    await shown(() => text(page.locator('#action-status'))).toBe('Paused task report');
     await expect
       .poll(() => text(page.locator('#task-rows')))
       .toMatch(/report\s+0 \/ 2\s+none\s+0 \(paused\)\s*Resume/);
     const paused = await sundial.json<{ tasks: WireTask[] }>(['tasks', 'list']);
     await page.getByRole('button', { name: 'Resume task report' }).click();
-    await expect.poll(() => text(page.locator('#action-status'))).toBe('Resumed task report');
+    await shown(() => text(page.locator('#action-status'))).toBe('Resumed task report');
     const resumed = await sundial.json<{ tasks: WireTask[] }>(['tasks', 'list']);
 
     // Assess
@@ -117,7 +123,7 @@ describe('the dashboard in headless Chromium', () => {
     expect(visited).toContain('Pause failing-export');
     expect(focused).toBe('Run failing-export now');
     expect(outline).toBe('solid');
-    await expect.poll(() => text(page.locator('#action-status'))).toBe('Queued a run of failing-export');
+    await shown(() => text(page.locator('#action-status'))).toBe('Queued a run of failing-export');
     const jobs = await sundial.json<{ jobs: WireJob[] }>(['jobs', 'list', '--schedule', 'failing-export']);
     expect(jobs.jobs.some((job) => job.origin === 'run_now')).toBe(true);
   });
@@ -135,7 +141,7 @@ describe('the dashboard in headless Chromium', () => {
     );
     const error = page.locator('#result-list li', { hasText: failedJobId }).locator('details');
     await error.locator('summary').click();
-    await expect.poll(() => error.getAttribute('open')).toBe('');
+    await shown(() => error.getAttribute('open')).toBe('');
     // a job's metadata (here its schedule's) is shown with its task and schedule
     expect(await text(page.locator('#result-list li', { hasText: failedJobId }))).toContain(
       'explode · failing-export · owner=billing',
