@@ -64,7 +64,7 @@ export async function slotBack(
       const inPlace = head.position === released?.position;
       const items =
         released && inPlace
-          ? wakeInPlaceItems(context, head, at, released.attempt)
+          ? wakeInPlaceItems(context, head, at, { attempt: released.attempt, withSlot: true })
           : wakeItems(context, head, at, true);
       const handed = await tryWith([...items, handOnItem(context, task)], inPlace);
       if (handed === 'applied') return wokenOf(head, at, true);

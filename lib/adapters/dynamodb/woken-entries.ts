@@ -70,16 +70,17 @@ export function wakeItems(
 }
 
 /**
- * The transaction items that wake `entry` into the woken entry at its own position, which holds a slot
- * and is being given back by its delivery of `releasedAttempt`: a second delivery of the same job
- * joined while the first one's wake-up travelled, and now takes the slot in its place (one item per
- * key: DynamoDB refuses a transaction that deletes and puts the same item).
+ * The transaction items that wake `entry` into the woken entry at its own position, while that entry
+ * still carries `replaced.attempt` (and, with `replaced.withSlot`, holds a slot): a woken entry given
+ * back whose job's second delivery joined while its wake-up travelled, or one a retry of its job
+ * settles into (`settleBehindWoken`). One item per key: DynamoDB refuses a transaction that deletes
+ * and puts the same item.
  */
 export function wakeInPlaceItems(
   context: StoreContext,
   entry: LineEntry,
   at: WakeTime,
-  releasedAttempt: number,
+  replaced: { attempt: number; withSlot: boolean },
 ): TransactItem[] {
   const [deleteWaiting] = wakeItems(context, entry, at, true);
   const woken = new Expressions()
@@ -88,7 +89,10 @@ export function wakeInPlaceItems(
     .set('joinedAt', entry.joinedAt)
     .set('wokenAt', at.now)
     .set('overdueAt', at.overdueAt);
-  const stillHeld = `attribute_exists(${woken.name('withSlot')}) AND ${woken.name('attempt')} = ${woken.value(releasedAttempt)}`;
+  const sameAttempt = `${woken.name('attempt')} = ${woken.value(replaced.attempt)}`;
+  const stillHeld = replaced.withSlot
+    ? `attribute_exists(${woken.name('withSlot')}) AND ${sameAttempt}`
+    : sameAttempt;
   return [
     deleteWaiting as TransactItem,
     {
@@ -212,25 +216,13 @@ export async function settleBehindWoken(
       return false;
     }
   }
-  const carry = new Expressions()
-    .set('message', encodeJobMessage(entry.message))
-    .set('attempt', entry.message.attempt)
-    .set('joinedAt', entry.joinedAt)
-    .set('wokenAt', now)
-    .set('overdueAt', now);
-  const stillEarlier = `${carry.name('attempt')} = ${carry.value(woken.message.attempt)}`;
+  const overdueNow = { now, overdueAt: now };
   try {
     await context.transact('wakeHeads', {
-      TransactItems: [
-        { Delete: { TableName: context.tableName, Key: waitingKey, ...stillWaits } },
-        {
-          Update: {
-            TableName: context.tableName,
-            Key: wokenEntryKey(entry.task, entry.position),
-            ...carry.buildUpdate(stillEarlier),
-          },
-        },
-      ],
+      TransactItems: wakeInPlaceItems(context, entry, overdueNow, {
+        attempt: woken.message.attempt,
+        withSlot: false,
+      }),
     });
     return true;
   } catch (error) {
