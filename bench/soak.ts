@@ -20,6 +20,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { quietSdkNodeVersionWarning } from '../lib/adapters/sdk-node-version';
 import { SqsJobQueue } from '../lib/adapters/sqs/sqs-job-queue';
 import { defaultCriticalConcurrency } from '../lib/core/limits';
+import { PARKED_JOB_LEASE_MS } from '../lib/core/ports/job-queue';
 import { LOCAL_CRITICAL_POLLERS_CEILING } from '../lib/local/platform';
 import { parseScriptFlags } from '../lib/local/script-flags';
 import type { RuntimeDeps } from '../lib/runtime/dependencies';
@@ -69,9 +70,13 @@ const lastRepairsMs = (2 * flags.tickSeconds + 5) * 1000;
  * The drain lasts while handlers keep starting: the backlog task's line drains at the pace of its two
  * slots on this machine (a minute or more after the window). It ends red when no handler has started
  * for this long while something remains: longer than a dead run's lease and two tick periods, the
- * longest a line may wait for a crash's repair.
+ * longest a line may wait for a crash's repair, and longer than a parked job's lease and a tick period,
+ * the longest an added job whose send was lost waits when the answer to its tick's lease was lost too.
  */
-const drainStallMs = Math.max(60, 2 * flags.tickSeconds + 30) * 1000;
+const drainStallMs = Math.max(
+  2 * flags.tickSeconds * 1000 + 30_000,
+  PARKED_JOB_LEASE_MS + flags.tickSeconds * 1000 + 15_000,
+);
 /**
  * A worker invocation's time, and the queues' visibility timeout (an invocation ends within it, as
  * deployed): with the 3 s task timeout and the worker's 3 s safety margin, a run that ends in the first

@@ -44,7 +44,9 @@ const LEASES_IN_FLIGHT_PER_SHARD = 4;
  * first, and leases hits until `limit` leases succeeded. Each page is read first (eventually
  * consistent, 0.5 RRU per item) to skip items under a live lease: the index keeps leased items until
  * their release moves them on, and a failed conditional write costs a full write unit. A lost lease
- * gives its place back to the next hit.
+ * gives its place back to the next hit. A call that fails part-way (a page read or a lease refused,
+ * throttled) still returns what it leased, so that its caller sends those now instead of leaving them
+ * leased to nobody until the lease runs out; it throws only when it leased nothing.
  */
 export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInput<T>): Promise<T[]> {
   const leased: T[] = [];
@@ -52,9 +54,14 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
   const tryLease = async (hit: DueHit) => {
     if (reserved >= input.limit) return;
     reserved++;
-    const result = await input.lease(hit);
-    if (result === undefined) reserved--;
-    else leased.push(result);
+    try {
+      const result = await input.lease(hit);
+      if (result === undefined) reserved--;
+      else leased.push(result);
+    } catch (error) {
+      reserved--;
+      throw error;
+    }
   };
   // Every shard is read in parallel: pages sized to each shard's share of the limit keep the reads (and
   // the BatchGet that follows each page) close to what is leased. Shards with fewer due items leave
@@ -74,9 +81,11 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
       }
       if (reserved >= input.limit) return;
       const reading: Promise<PageRead> = readPage(shard, startKey).finally(() =>
-        pagesInFlight.delete(reading),
+        pagesInFlight.delete(inFlight),
       );
-      pagesInFlight.add(reading);
+      // Another shard's failed read is that shard's to report, not a reason for this one to stop.
+      const inFlight = reading.catch(() => undefined);
+      pagesInFlight.add(inFlight);
       const { page, hits } = await reading;
       await mapWithConcurrency(hits, LEASES_IN_FLIGHT_PER_SHARD, tryLease);
       startKey = page.LastEvaluatedKey;
@@ -93,7 +102,9 @@ export async function leaseDueItems<T>(context: StoreContext, input: LeaseDueInp
     });
     return { page, hits: await candidates(context, input, page.Items ?? []) };
   };
-  await Promise.all(shards.map((shard) => drainShard(shard)));
+  const drained = await Promise.allSettled(shards.map((shard) => drainShard(shard)));
+  const failure = drained.find((outcome) => outcome.status === 'rejected');
+  if (failure && leased.length === 0) throw failure.reason;
   return leased;
 }
 
