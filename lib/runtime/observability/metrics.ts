@@ -45,27 +45,57 @@ export function writeMetrics(
   dimensions: Record<string, string>,
   metrics: readonly Metric[],
 ): void {
-  const emf = new SinkMetrics(output, dimensions);
+  const emf = sinkMetricsFor(output);
+  emf.begin(output, dimensions);
   for (const metric of metrics) {
     for (const value of metric.values) emf.addMetric(metric.name, metric.unit, value);
   }
   emf.publishStoredMetrics();
 }
 
+/**
+ * One Powertools `Metrics` per sink and namespace, made once per process: making one reads the
+ * environment and builds a console, which every invocation would otherwise pay for. A call fills and
+ * publishes it synchronously, so calls never interleave on it.
+ */
+const sinkMetrics = new WeakMap<LineSink, Map<string, SinkMetrics>>();
+
+function sinkMetricsFor(output: MetricsOutput): SinkMetrics {
+  let byNamespace = sinkMetrics.get(output.sink);
+  if (!byNamespace) {
+    byNamespace = new Map();
+    sinkMetrics.set(output.sink, byNamespace);
+  }
+  let emf = byNamespace.get(output.namespace);
+  if (!emf) {
+    emf = new SinkMetrics(output);
+    byNamespace.set(output.namespace, emf);
+  }
+  return emf;
+}
+
 class SinkMetrics extends Metrics {
-  constructor(
-    private readonly output: MetricsOutput,
-    dimensions: Record<string, string>,
-  ) {
+  /** The current call's output (its time stamp, and the logger Powertools' warnings go to). */
+  private readonly current: { output: MetricsOutput };
+
+  constructor(output: MetricsOutput) {
+    const current = { output };
     super({
       namespace: output.namespace,
       logger: {
         debug: () => {},
         info: () => {},
-        warn: (...content: unknown[]) => output.logger.warn(`metrics: ${content.join(' ')}`),
-        error: (...content: unknown[]) => output.logger.error(`metrics: ${content.join(' ')}`),
+        warn: (...content: unknown[]) => current.output.logger.warn(`metrics: ${content.join(' ')}`),
+        error: (...content: unknown[]) => current.output.logger.error(`metrics: ${content.join(' ')}`),
       },
     });
+    this.current = current;
+  }
+
+  /** Starts a call's metrics: its output and exactly its dimensions. */
+  begin(output: MetricsOutput, dimensions: Record<string, string>): void {
+    this.current.output = output;
+    this.clearMetrics();
     // Powertools adds a `service` dimension by default, which would make these metrics other ones.
     this.clearDefaultDimensions();
     this.setDefaultDimensions(dimensions);
@@ -74,8 +104,8 @@ class SinkMetrics extends Metrics {
   /** Writes the stored metrics to the sink instead of the process console (also when 100 values filled a document). */
   override publishStoredMetrics(): this {
     if (this.hasStoredMetrics() && !this.isDisabled()) {
-      this.setTimestamp(this.output.timestamp);
-      this.output.sink(JSON.stringify(this.serializeMetrics()));
+      this.setTimestamp(this.current.output.timestamp);
+      this.current.output.sink(JSON.stringify(this.serializeMetrics()));
     }
     this.clearMetrics();
     return this;

@@ -91,4 +91,32 @@ describe('EMF metrics', () => {
     expect(documents).toEqual([]);
     expect(warnings).toEqual([]);
   });
+
+  it('gives each call on the same sink only its own dimensions, metrics and time stamp', () => {
+    // Prepare: one process's sink, written by the tick for two tasks and then by the worker
+    const { output, documents } = collect();
+    const later = { ...output, timestamp: output.timestamp + 60_000 };
+
+    // Act
+    writeMetrics(output, { Service: 'tick', Task: 'report' }, [
+      { name: 'RunningJobs', unit: 'Count', values: [2] },
+    ]);
+    writeMetrics(output, { Service: 'tick', Task: 'export' }, [
+      { name: 'RunningJobs', unit: 'Count', values: [5] },
+    ]);
+    writeMetrics(later, { Service: 'worker' }, [{ name: 'StartLag', unit: 'Milliseconds', values: [40] }]);
+
+    // Assess
+    expect(documents.map(({ _aws, ...fields }) => fields)).toEqual([
+      { Service: 'tick', Task: 'report', RunningJobs: 2 },
+      { Service: 'tick', Task: 'export', RunningJobs: 5 },
+      { Service: 'worker', StartLag: 40 },
+    ]);
+    expect(documents[2]?._aws).toMatchObject({
+      Timestamp: output.timestamp + 60_000,
+      CloudWatchMetrics: [
+        { Dimensions: [['Service']], Metrics: [{ Name: 'StartLag', Unit: 'Milliseconds' }] },
+      ],
+    });
+  });
 });
