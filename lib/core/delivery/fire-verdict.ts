@@ -7,7 +7,7 @@ import { revisionOf, type ScheduleRevision, sameRevision } from '../model/schedu
 import type { JobMessage } from '../ports/job-queue';
 import type { JobRequest } from '../ports/job-store';
 import { compileTrigger } from '../triggers';
-import { takeoverOrder } from './takeover-order';
+import { type TakeoverOrder, takeoverOrder } from './takeover-order';
 
 /** A fire as its delivery knows it: the revision it was sent under, and whether it takes over a run. */
 export interface CheckedFire {
@@ -45,7 +45,9 @@ export type FireVerdict = { run: true } | FireCancellation;
  * definition and the current trigger fires then; when the changes may have come before and after the
  * claim, a paused schedule cancels it and any other change ends it as `ScheduleChanged` without a
  * replacement; otherwise the run was stale and never got past its check: the fire is decided as if it
- * had not started.
+ * had not started. A takeover's cancellation is final unless the run never got past its check: its
+ * handler may have started, and a later delivery that claimed it again would be judged as a first
+ * start and could run the fire as another definition.
  */
 export function fireVerdict(
   schedule: Schedule | undefined,
@@ -53,18 +55,32 @@ export function fireVerdict(
   fire: CheckedFire,
   now: number,
 ): FireVerdict {
+  const { takeover } = fire;
+  const order =
+    takeover && schedule
+      ? takeoverOrder(schedule, {
+          claimedAt: takeover.claimedAt,
+          revision: fire.revision,
+          sentAsRun: takeover.sentAsRun,
+        })
+      : undefined;
+  const verdict = verdictOn(schedule, job, fire, order, now);
+  const mayHaveStarted = takeover !== undefined && order !== 'before_claim';
+  return !verdict.run && mayHaveStarted ? { ...verdict, reclaimable: false } : verdict;
+}
+
+function verdictOn(
+  schedule: Schedule | undefined,
+  job: JobRequest,
+  fire: CheckedFire,
+  order: TakeoverOrder | undefined,
+  now: number,
+): FireVerdict {
   const scheduleId = job.scheduleId ?? '';
   if (!schedule) {
     return cancelled('ScheduleRemoved', `schedule '${scheduleId}' was removed after this fire was sent`);
   }
   const { takeover } = fire;
-  const order = takeover
-    ? takeoverOrder(schedule, {
-        claimedAt: takeover.claimedAt,
-        revision: fire.revision,
-        sentAsRun: takeover.sentAsRun,
-      })
-    : undefined;
   if (order === 'after_claim') return { run: true };
   if (schedule.paused) {
     return cancelled('SchedulePaused', `schedule '${scheduleId}' was paused after this fire was sent`);

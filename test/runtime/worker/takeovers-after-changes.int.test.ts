@@ -101,6 +101,26 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
   });
 
+  it('keeps a fire its takeover ended cancelled: a late copy of its message never runs it as the current definition', async () => {
+    // Prepare: as above, the takeover ends the fire (the claim may have come before or after the changes)
+    const fire = await fireOfScheduleInFlight('taken-over-then-copied');
+    await fire.admin({ action: 'update_schedule', id: 'taken-over-then-copied', payload: { v: 2 } });
+    fire.clock.set(T0 + 20 * SECOND);
+    await fire.claimAndVanish(fire.message);
+    fire.clock.advance(SECOND);
+    await fire.admin({ action: 'update_schedule', id: 'taken-over-then-copied', payload: { v: 3 } });
+    await fire.takeOver();
+
+    // Act: a copy of the fire's first message comes late (a queue may deliver one long after)
+    await fire.deliver(fire.message);
+    await fire.deliverDue(200);
+
+    // Assess: the handler may have started with v1: never a later attempt with v3
+    expect(fire.runs()).toEqual([]);
+    const job = await store.getJob(fire.jobId, fire.clock.now());
+    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
+  });
+
   it('retries a run claimed before pause_schedule returned as the same job: its handler may have started', async () => {
     // Prepare: the claim (its handler may have started), then the pause; the schedule stays paused
     const fire = await fireOfScheduleInFlight('claimed-then-paused');
