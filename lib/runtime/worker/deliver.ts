@@ -2,6 +2,7 @@ import {
   arrivedDelivery,
   type Delivery,
   nextStep,
+  restDone,
   type Step,
   type TaskTerms,
   takingOver,
@@ -95,7 +96,7 @@ async function perform(
       return resend(ctx, delivery, logger);
     case 'rest':
       await waitUntil(ctx, step.until);
-      return { ...delivery, rested: true };
+      return restDone(delivery, step);
     case 'read_paused':
       return {
         ...delivery,
