@@ -26,6 +26,9 @@ export function runOptionsOf(seed: number, shape: RunShape): RunOptions {
   const storm = [0, 0.002, 0.01, 0.03][seed % 4] as number;
   // Half of the seeds have a queue behind a backlog, each storm level among them.
   const travelMs = [0, 15_000][Math.floor(seed / 4) % 2] as number;
+  // Half of those again have a queue that delivers copies often (a copy may come up to a minute late),
+  // so that copies meet the states a job passes through: woken, taken over, cancelled by its check.
+  const duplicate = [0.01, 0.05][Math.floor(seed / 8) % 2] as number;
   return {
     seed,
     size: {
@@ -45,7 +48,7 @@ export function runOptionsOf(seed: number, shape: RunShape): RunOptions {
       queue: {
         sendFails: storm,
         sendAnswerLost: storm / 2,
-        duplicate: 0.01,
+        duplicate,
         deleteLost: storm,
         visibilityRefused: storm,
         travelMs,

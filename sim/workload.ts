@@ -65,6 +65,8 @@ export class Workload {
   readonly steady: SteadySchedule[] = [];
   private readonly calls = new Map<string, ScheduleCall[]>();
   private readonly revs = new Map<string, number>();
+  /** The task each churned schedule was last added with (an update keeps it; none yet: the slowest terms). */
+  private readonly churnedTasks = new Map<string, SimTask>();
   private readonly churned: string[] = [];
   /** Churned schedules the chaos leaves alone until then (see `LEFT_ALONE_AFTER_A_VANISHED_RUN_MS`). */
   private readonly leftAlone = new Map<string, number>();
@@ -232,13 +234,15 @@ export class Workload {
     const rev = (this.revs.get(id) ?? 0) + (kind === 'add' || kind === 'update' ? 1 : 0);
     this.revs.set(id, rev);
     const payload: SimPayload = { run: this.handlerRun(), ms: this.rng.between(10, 2_000), rev };
-    const trigger = this.churnTrigger();
+    const task = kind === 'add' ? this.rng.pick(SIM_TASK_IDS) : (this.churnedTasks.get(id) ?? 'rated');
+    if (kind === 'add') this.churnedTasks.set(id, task);
+    const trigger = this.churnTrigger(task);
     const request: Record<string, unknown> =
       kind === 'add'
         ? {
             action: 'add_schedule',
             id,
-            task: this.rng.pick(SIM_TASK_IDS),
+            task,
             trigger,
             payload,
             conflict_policy: this.rng.pick(CONFLICT_POLICIES),
@@ -283,10 +287,11 @@ export class Workload {
     return open.length > 0 ? open : this.churned;
   }
 
-  private churnTrigger(): TriggerSpec {
+  /** A churned schedule's new trigger: its intervals, like a steady one's, slow enough for its task's limits. */
+  private churnTrigger(task: SimTask): TriggerSpec {
     const now = this.sim.time;
     const draw = this.rng.next();
-    if (draw < 0.5) return { type: 'interval', seconds: this.rng.pick(INTERVALS_SECONDS) };
+    if (draw < 0.5) return { type: 'interval', seconds: this.steadyInterval(task) };
     if (draw < 0.75) return { type: 'cron', expression: '* * * * *' };
     return { type: 'date', run_at: iso(now + this.rng.int(180_000)) };
   }
