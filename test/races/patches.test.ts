@@ -26,7 +26,6 @@ describe('the races re-introduced for the simulation to find (test/races)', () =
       'attempts-go-back.patch',
       'lost-hold-answer.patch',
       'lost-rate-booking.patch',
-      'retry-behind-woken.patch',
       'take-back-send.patch',
       'takeover-first-start.patch',
       'woken-duplicate.patch',
