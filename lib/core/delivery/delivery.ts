@@ -90,7 +90,7 @@ export type Step =
   /** Too early for the queue's delay to have brought it: sent again with this delay; this copy goes. */
   | { kind: 'resend'; delaySeconds: number }
   /** Waits until `until` (the run time's sub-second rest, or the rate's next start). */
-  | { kind: 'rest'; until: EpochMs; forRate?: true }
+  | { kind: 'rest'; until: EpochMs }
   /** Reads whether the task (without a slot limit) is paused. */
   | { kind: 'read_paused' }
   /** Claims the job for this attempt (taking its woken entry's slot, a free slot or a start when limited). */
@@ -161,14 +161,6 @@ export function wakePassed(delivery: Delivery): Delivery {
   return { ...delivery, woken: false };
 }
 
-/**
- * The delivery once its rest was waited out: before its run time, it goes on to its claim; before the
- * rate's next start, it claims again (once: refused again, it joins the line).
- */
-export function restDone(delivery: Delivery, step: Extract<Step, { kind: 'rest' }>): Delivery {
-  return step.forRate ? { ...delivery, claim: undefined, rateWaited: true } : { ...delivery, rested: true };
-}
-
 function decide(delivery: Delivery, now: EpochMs): Step {
   const { job, attempt, task, claim } = delivery;
   if (delivery.ran) return delivery.ran.keepMessage ? { kind: 'keep' } : { kind: 'drop', why: 'ran' };
@@ -201,7 +193,7 @@ function decide(delivery: Delivery, now: EpochMs): Step {
       !delivery.rateWaited &&
       nextStart - now <= MAX_REST_MS &&
       (job.startDeadline === null || nextStart <= job.startDeadline);
-    if (rateSoon) return { kind: 'rest', until: nextStart, forRate: true };
+    if (rateSoon) return { kind: 'rest', until: nextStart };
     return { kind: 'join_line', mayTakeTurn: delivery.ownTurns < MAX_OWN_TURNS };
   }
   return afterRefusedClaim(delivery, outcome, now);
@@ -252,6 +244,7 @@ export function withClaim(delivery: Delivery, outcome: ClaimOutcome, made: Claim
   return {
     ...delivery,
     claim: { outcome, ...made },
+    rateWaited: delivery.rateWaited || outcome.status === 'no_slot',
     ...(outcome.status === 'claimed' && { woken: false }),
   };
 }

@@ -2,7 +2,6 @@ import {
   arrivedDelivery,
   type Delivery,
   nextStep,
-  restDone,
   type Step,
   type TaskTerms,
   takingOver,
@@ -96,7 +95,7 @@ async function perform(
       return resend(ctx, delivery, logger);
     case 'rest':
       await waitUntil(ctx, step.until);
-      return restDone(delivery, step);
+      return { ...delivery, rested: true };
     case 'read_paused':
       return {
         ...delivery,

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startIntervalMs } from '../../../lib/core/model/rate-limit';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { jobRequest, T0 } from '../support';
@@ -45,32 +45,6 @@ describe('worker: rate-limited tasks', () => {
     expect(c - b).toBeLessThan(INTERVAL + 1_000);
     expect(await worker.store.waitingCount('rated')).toBe(0);
     expect(worker.queue.sent).toEqual([]);
-  });
-
-  it('waits out the last second before the next start in the worker and starts then, without going to the line', async () => {
-    // Prepare: a starts; b comes half a second before the next start
-    const started: [string, number][] = [];
-    const worker = workerHarness({
-      rated: {
-        rateLimit: RATE,
-        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
-      },
-    });
-    await worker.deliver([recordFor('a', 'rated', { runAt: T0 - 2 })]);
-    worker.clock.advance(INTERVAL - 500);
-    const joins = vi.spyOn(worker.store, 'joinLine');
-
-    // Act
-    await worker.deliver([recordFor('b', 'rated', { runAt: T0 - 1 })]);
-
-    // Assess: b started at the next start, and nothing was sent or left waiting for it
-    const [[, a], [, b] = ['', 0]] = started as [[string, number], [string, number]?];
-    expect(started.map(([id]) => id)).toEqual(['a', 'b']);
-    expect(b - a).toBeGreaterThanOrEqual(INTERVAL);
-    expect(b - a).toBeLessThan(INTERVAL + 1_000);
-    expect(joins).not.toHaveBeenCalled();
-    expect(worker.queue.sent).toEqual([]);
-    expect(await worker.store.waitingCount('rated')).toBe(0);
   });
 
   it("takes over a stalled run under its stored task's rate, though its message names another task", async () => {
