@@ -204,7 +204,7 @@ async function scenario(): Promise<Example[]> {
     action: 'run_job',
     task: 'send-report',
     job_id: 'report-now',
-    payload: { team: 'ops', recipients: RECIPIENTS },
+    payload: { team: 'ops', recipients: RECIPIENTS, until: '2026-03-02T00:00:00Z' },
     wait_seconds: 10,
   });
   // A job given less time than it needs fails for good (slow-task makes one attempt)
