@@ -78,6 +78,7 @@ export async function seedSchedules<S extends IntervalSchedule>(
       updatedAt: now,
       chain: nextFireAt === null ? null : `b${n.toString(36)}`,
       startedRuns: 0,
+      lastStartedFireAt: null,
     };
     return { stored, trigger };
   });

@@ -43,6 +43,7 @@ export function concurrencyContract(fixture: () => StoreFixture): void {
             maxRuns: 7,
             jobId: `capped@${fireTime}`,
             owner: `w-${fireTime}`,
+            fireTime,
           }),
         ),
       ),

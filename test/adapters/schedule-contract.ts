@@ -58,6 +58,7 @@ export function scheduleContract(fixture: () => StoreFixture): void {
       updatedAt: T0,
       chain: 'c1',
       startedRuns: 0,
+      lastStartedFireAt: null,
     });
     expect(added.schedule).toEqual(read);
     expect(await store.getSchedule('missing')).toBeUndefined();
@@ -128,6 +129,7 @@ export function scheduleContract(fixture: () => StoreFixture): void {
       maxRuns,
       jobId: `${id}@${fireTime}`,
       owner,
+      fireTime,
     });
   };
 
@@ -427,6 +429,7 @@ export function scheduleContract(fixture: () => StoreFixture): void {
         maxRuns: 2,
         jobId: `capped@${fireTime}`,
         owner,
+        fireTime,
       });
 
     const first = await startRun('capped', T0, 2);
@@ -445,6 +448,26 @@ export function scheduleContract(fixture: () => StoreFixture): void {
       'gone',
     ]);
     expect(await store.getSchedule('capped')).toMatchObject({ startedRuns: 2 });
+  });
+
+  it('keeps the latest fire time a counted run started, whatever order the fires start in', async () => {
+    await addActive(store, 'capped', { schedule: { maxRuns: 5 } });
+    const before = await store.getSchedule('capped');
+
+    // 20 s starts before 10 s (its message came up first), then 30 s
+    const steps = [];
+    for (const seconds of [20, 10, 30]) {
+      const outcome = await startRun('capped', T0 + seconds * SECOND, 5);
+      const schedule = await store.getSchedule('capped');
+      steps.push([outcome, schedule?.startedRuns, ((schedule?.lastStartedFireAt ?? T0) - T0) / SECOND]);
+    }
+
+    expect(before).toMatchObject({ startedRuns: 0, lastStartedFireAt: null });
+    expect(steps).toEqual([
+      ['started', 1, 20],
+      ['started', 2, 20],
+      ['started', 3, 30],
+    ]);
   });
 
   it('lists schedules in id order with filters, each exactly once across pages', async () => {

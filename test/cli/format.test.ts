@@ -250,6 +250,7 @@ function schedule(fields: Partial<WireSchedule>): WireSchedule {
     updatedAt: created,
     chain: 'c1',
     startedRuns: 0,
+    lastStartedFireAt: null,
   });
   return { ...stored, ...fields };
 }

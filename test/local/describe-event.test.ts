@@ -32,6 +32,7 @@ describe('the local platform prints each event it receives', () => {
       updatedAt: T0,
       chain: 'c1',
       startedRuns: 0,
+      lastStartedFireAt: null,
     };
     const removed = scheduleEvent('schedule.removed', schedule, T0, 'finished');
     const added = scheduleEvent('schedule.added', { ...schedule, maxRuns: null, runs: 0 }, T0);

@@ -5,17 +5,32 @@ import { jobKey, scheduleKey } from './table-design';
 
 /** The mark a counted run leaves on its job item: later claims (a takeover, a retry) keep it. */
 const COUNTED_RUN = 'countedRun';
+const LAST_STARTED = 'lastStartedFireAt';
 
 /**
  * Counts a fire of a schedule with `maxRuns` as started (ADR 0008): one transaction marks the job
- * (running under `owner`, not counted yet) and adds one to the schedule's `startedRuns` (of the same
- * incarnation, still below `maxRuns`). 4 WRU, only for such schedules. A retry whose first try applied
+ * (running under `owner`, not counted yet), adds one to the schedule's `startedRuns` (of the same
+ * incarnation, still below `maxRuns`) and moves its `lastStartedFireAt` on to the fire's time. 4 WRU,
+ * only for such schedules; a fire that starts after a later one (the queue's order is not the fires')
+ * leaves `lastStartedFireAt` where it is, in a second transaction. A retry whose first try applied
  * finds the job marked (the transaction's client token makes the SDK's own retries no-ops as well).
  */
 export async function startCappedRun(
   context: StoreContext,
   input: StartCappedRunInput,
 ): Promise<StartCappedRunOutcome> {
+  const outcome = await countStart(context, input, true);
+  return outcome === 'behind'
+    ? ((await countStart(context, input, false)) as StartCappedRunOutcome)
+    : outcome;
+}
+
+/** `behind`: only a later fire's start had moved `lastStartedFireAt` past this fire (nothing written). */
+async function countStart(
+  context: StoreContext,
+  input: StartCappedRunInput,
+  moveOn: boolean,
+): Promise<StartCappedRunOutcome | 'behind'> {
   const job = new Expressions().set(COUNTED_RUN, true);
   const jobCondition =
     `${job.name('status')} = ${job.value('running')}` +
@@ -23,9 +38,14 @@ export async function startCappedRun(
     ` AND attribute_not_exists(${job.name(COUNTED_RUN)})`;
   const schedule = new Expressions().add('startedRuns', 1);
   const started = schedule.name('startedRuns');
-  const scheduleCondition =
+  let scheduleCondition =
     `${schedule.name('createdAt')} = ${schedule.value(input.createdAt)}` +
     ` AND (attribute_not_exists(${started}) OR ${started} < ${schedule.value(input.maxRuns)})`;
+  if (moveOn) {
+    schedule.set(LAST_STARTED, input.fireTime);
+    const last = schedule.name(LAST_STARTED);
+    scheduleCondition += ` AND (attribute_not_exists(${last}) OR ${last} < ${schedule.value(input.fireTime)})`;
+  }
   try {
     await context.transact('startCappedRun', {
       TransactItems: [
@@ -56,6 +76,8 @@ export async function startCappedRun(
       return countedByUs ? 'started' : 'gone';
     }
     const old = scheduleReason?.old;
-    return old && old.createdAt === input.createdAt ? 'limit_reached' : 'gone';
+    if (!old || old.createdAt !== input.createdAt) return 'gone';
+    if (Number(old.startedRuns ?? 0) >= input.maxRuns) return 'limit_reached';
+    return moveOn ? 'behind' : 'gone';
   }
 }

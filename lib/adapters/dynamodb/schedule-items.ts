@@ -22,6 +22,7 @@ export function scheduleToItem(schedule: Schedule): StoredItem {
     updatedAt: schedule.updatedAt,
     firesFrom: schedule.firesFrom,
     ...(schedule.startedRuns > 0 && { startedRuns: schedule.startedRuns }),
+    ...(schedule.lastStartedFireAt !== null && { lastStartedFireAt: schedule.lastStartedFireAt }),
     ...positionAttributes(schedule),
   };
 }
@@ -104,6 +105,7 @@ export function itemToSchedule(item: StoredItem): Schedule {
     updatedAt: Number(item.updatedAt),
     chain: typeof item.chain === 'string' ? item.chain : null,
     startedRuns: Number(item.startedRuns ?? 0),
+    lastStartedFireAt: optionalNumber(item.lastStartedFireAt),
   };
 }
 

@@ -53,6 +53,7 @@ export async function addSchedule(
     updatedAt: now,
     chain: start?.chain ?? null,
     startedRuns: input.startedRuns ?? 0,
+    lastStartedFireAt: null,
   };
   const item = scheduleToItem(schedule);
   try {
@@ -78,7 +79,7 @@ export async function addSchedule(
   }
 }
 
-/** Overwrites the definition and position; keeps `createdAt` and `startedRuns` (an upsert). */
+/** Overwrites the definition and position; keeps `createdAt`, `startedRuns` and `lastStartedFireAt` (an upsert). */
 async function replaceSchedule(context: StoreContext, input: AddScheduleInput): Promise<AddScheduleOutcome> {
   const { schedule: definition, now, start } = input;
   const update = new Expressions();

@@ -63,6 +63,7 @@ export class MemoryScheduleStore extends MemoryDueNotes implements Omit<Schedule
       updatedAt: now,
       chain: input.start?.chain ?? null,
       startedRuns: input.startedRuns ?? existing?.startedRuns ?? 0,
+      lastStartedFireAt: existing?.lastStartedFireAt ?? null,
     };
     this.schedules.set(schedule.id, schedule);
     return { status: existing ? 'replaced' : 'added', schedule: copy(schedule) };
@@ -195,7 +196,10 @@ export class MemoryScheduleStore extends MemoryDueNotes implements Omit<Schedule
     const schedule = this.schedules.get(input.scheduleId);
     if (schedule?.createdAt !== input.createdAt) return 'gone';
     if (schedule.startedRuns >= input.maxRuns) return 'limit_reached';
-    if (count) schedule.startedRuns += 1;
+    if (count) {
+      schedule.startedRuns += 1;
+      schedule.lastStartedFireAt = Math.max(schedule.lastStartedFireAt ?? input.fireTime, input.fireTime);
+    }
     return 'started';
   }
 

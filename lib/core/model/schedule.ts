@@ -96,6 +96,12 @@ export interface Schedule extends ScheduleDefinition {
    * that lets it start only while fewer than `maxRuns` did (ADR 0008). 0 without `maxRuns`.
    */
   startedRuns: number;
+  /**
+   * With `maxRuns`: the latest fire time among the fires `startedRuns` counts, moved on in the same
+   * write. A new chain (resume, replay, new trigger, replace) starts after it: its fires never include
+   * one counted already, whose job would not run again. `null` until a capped fire starts.
+   */
+  lastStartedFireAt: EpochMs | null;
 }
 
 /** The optional fields of a schedule that `update_schedule` clears with `null`. */

@@ -97,6 +97,8 @@ export interface StartCappedRunInput {
   /** The fire's job, running under `owner`: it is counted once, whichever delivery asks again. */
   jobId: string;
   owner: string;
+  /** The fire's time: the schedule's `lastStartedFireAt` moves on to it (never back). */
+  fireTime: EpochMs;
 }
 
 /**

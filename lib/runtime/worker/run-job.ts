@@ -97,6 +97,7 @@ async function performRunStep(
           maxRuns: schedule.maxRuns ?? 0,
           jobId: job.id,
           owner: run.owner,
+          fireTime: job.fireTime ?? job.runAt,
         }),
       );
       return { ...run, counted: counted === 'started' ? 'started' : counted === 'gone' ? 'gone' : 'full' };

@@ -113,6 +113,30 @@ describe('max_runs across changes that cancel fires sent ahead', () => {
     expect(await p.stored('s')).toMatchObject({ runs: 6, nextFireAt: null });
   });
 
+  it('replays after a fire that started while the pause was on its way: it counts once, and max_runs fires run', async () => {
+    // Prepare: every fire kept (coalesce all); 0 and 10 s ran; the pause is called at 12 s
+    const p = platform();
+    await addLimited(p, every(10), 6, 'all');
+    await p.runUntil(12);
+    const pauseSchedule = p.store.pauseSchedule.bind(p.store);
+    p.store.pauseSchedule = async (input) => {
+      // ...and is written only after 20 s (due after the pause began) has come up and started
+      p.clock.set(T0 + 20 * SECOND);
+      await p.deliver(p.takeMessage(20));
+      return pauseSchedule(input);
+    };
+
+    // Act: replay what the pause missed
+    await p.admin({ action: 'pause_schedule', id: 's' });
+    p.clock.set(T0 + 34 * SECOND);
+    await p.admin({ action: 'resume_schedule', id: 's', replay_missed: true });
+    await p.runUntil(600);
+
+    // Assess: the replay starts after 20 s, which ran and counts: its own 20 s would not run again
+    expect(p.runs).toEqual([0, 10, 20, 30, 40, 50]);
+    expect(await p.stored('s')).toMatchObject({ runs: 6, startedRuns: 6, nextFireAt: null });
+  });
+
   it('runs max_runs fires when a new trigger cancels the old one’s fires sent ahead', async () => {
     const p = platform();
     await addLimited(p);

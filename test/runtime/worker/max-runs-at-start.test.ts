@@ -97,6 +97,7 @@ describe('the start of a capped schedule’s fires', () => {
       maxRuns: 2,
       jobId: `s@${T0}`,
       owner: 'worker-vanished',
+      fireTime: T0,
     });
 
     // Act: its message comes back after the run's lease ended and takes the run over; then 10 s comes up
@@ -148,6 +149,7 @@ describe('the start of a capped schedule’s fires', () => {
       maxRuns: 2,
       jobId: `s@${T0}`,
       owner: 'worker-vanished',
+      fireTime: T0,
     });
     for (const rev of [1, 2]) await p.admin({ action: 'update_schedule', id: 's', payload: { rev } });
 

@@ -45,10 +45,12 @@ export function chainPosition(
   const source = compileTrigger(definition.trigger);
   const first = source.next(from) ?? null;
   if (!before) return { position: { nextFireAt: first, lastFireAt: null, runs: 0 } };
-  const { startedRuns, ...ran } = runsSoFar(before, now, definition.maxRuns !== null);
-  // Never a fire its runs count already (one due at this very instant, sent by the chain before): its
+  const capped = definition.maxRuns !== null;
+  const { startedRuns, ...ran } = runsSoFar(before, now, capped);
+  // Never a fire its runs count already (one due at this very instant, sent by the chain before; with
+  // `max_runs`, one that started though due after the change began, before the change was written): its
   // job is the same, and the new chain would count it a second time.
-  const last = ran.lastFireAt;
+  const last = capped ? latestOf(ran.lastFireAt, before.lastStartedFireAt) : ran.lastFireAt;
   const nextFireAt =
     first !== null && last !== null && first <= last ? (source.next(last + 1) ?? null) : first;
   const finished = reachedMaxRuns(ran.runs, definition.maxRuns);
@@ -56,4 +58,9 @@ export function chainPosition(
     position: { ...ran, nextFireAt: finished ? null : nextFireAt },
     ...(startedRuns !== undefined && { startedRuns }),
   };
+}
+
+/** The later of two instants, either of which may be unknown. */
+export function latestOf(a: EpochMs | null, b: EpochMs | null): EpochMs | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
 }

@@ -22,7 +22,7 @@ import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { requireTask } from '../validation/task-payload';
 import { checkTimeoutOverride } from '../validation/timeout-override';
-import { type ChainPosition, chainPosition } from './chain-positions';
+import { type ChainPosition, chainPosition, latestOf } from './chain-positions';
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { readWithLiveNote } from './live-notes';
@@ -137,8 +137,8 @@ function restartOf(current: Schedule, changes: ScheduleChanges, now: EpochMs): C
   }
   const finishedByLimit = isFinished(current) && reachedMaxRuns(current.runs, current.maxRuns);
   if (!finishedByLimit) return undefined;
-  // From now, but never a fire time it dispatched already: those still run and stay counted.
-  const from = Math.max(now, (current.lastFireAt ?? now - 1) + 1);
+  // From now, but never a fire time it dispatched or started already: those still run and stay counted.
+  const from = Math.max(now, (latestOf(current.lastFireAt, current.lastStartedFireAt) ?? now - 1) + 1);
   const { lastFireAt, runs } = current;
   return { position: { nextFireAt: compileTrigger(trigger).next(from) ?? null, lastFireAt, runs } };
 }

@@ -37,6 +37,7 @@ export async function dryRunAddSchedule(
     // No chain is started: nothing is written.
     chain: null,
     startedRuns: startedRuns ?? existing?.startedRuns ?? 0,
+    lastStartedFireAt: existing?.lastStartedFireAt ?? null,
   };
   return { status: existing ? 'replaced' : 'added', dispatched_jobs: 0, schedule: wireSchedule(stored) };
 }
