@@ -133,6 +133,25 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     ]);
   });
 
+  it("keeps a fire's copy of the newest schedule revision, whichever joins last: the older copy's check leaves the fire to it", async () => {
+    const revision = (createdAt: number, version: number) => ({
+      revision: { createdAt, version, firesFrom: createdAt },
+    });
+    const copy = (createdAt: number, version: number) =>
+      waiting('fire', T0 + 1, revision(createdAt, version));
+    // The resumed schedule's copy (version 3) joins before the copy its first chain sent (version 1)
+    await join(copy(T0 - MINUTE, 3));
+    await join(copy(T0 - MINUTE, 1), T0 + SECOND);
+    const afterOlder = await head();
+    // A schedule removed and added again: version 1 of the newer incarnation is the newer revision
+    await join(copy(T0, 1), T0 + 2 * SECOND);
+    const afterReAdd = await head();
+
+    expect(await store.waitingCount('limited')).toBe(1);
+    expect(afterOlder.message.revision).toMatchObject({ createdAt: T0 - MINUTE, version: 3 });
+    expect(afterReAdd.message.revision).toMatchObject({ createdAt: T0, version: 1 });
+  });
+
   it('wakes heads with a free slot each, up to the limit given, and none while the task is paused', async () => {
     await store.claimJob(limitedClaim('x', 3));
     for (const id of ['a', 'b', 'c', 'd']) await join(waiting(id, T0));

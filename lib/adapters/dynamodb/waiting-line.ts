@@ -31,21 +31,20 @@ export async function joinLine(
 ): Promise<TaskSlots | undefined> {
   const { message } = input;
   const { task } = message.job;
-  const expressions = new Expressions();
-  // The higher attempt's message wins; an equal one overwrites.
-  const condition = `attribute_not_exists(pk) OR ${expressions.name('attempt')} <= ${expressions.value(message.attempt)}`;
+  const { revision } = message;
   try {
     await context.put('joinLine', {
       Item: {
         ...waitingEntryKey(task, linePosition(message)),
         message: encodeJobMessage(message),
         attempt: message.attempt,
+        ...(revision && { revisionCreatedAt: revision.createdAt, revisionVersion: revision.version }),
         joinedAt: input.now,
       },
-      ...expressions.build(condition),
+      ...keptUnlessHeldIsLater(message),
     });
   } catch (error) {
-    conditionFailure(error); // a later attempt of the job waits already
+    conditionFailure(error); // a later attempt of the job (or its newer revision) waits already
   }
   const bump = new Expressions().add('joins', 1);
   try {
@@ -59,6 +58,27 @@ export async function joinLine(
     conditionFailure(error);
     return undefined;
   }
+}
+
+/** `lineKeeps` as the put's condition: the entry is written unless the one held is later. */
+function keptUnlessHeldIsLater(message: JobMessageBody) {
+  const e = new Expressions();
+  const attempt = e.name('attempt');
+  const joining = e.value(message.attempt);
+  let sameAttempt = '';
+  if (message.revision) {
+    const [created, version] = [e.name('revisionCreatedAt'), e.name('revisionVersion')];
+    const [joiningCreated, joiningVersion] = [
+      e.value(message.revision.createdAt),
+      e.value(message.revision.version),
+    ];
+    sameAttempt =
+      ` OR (${attempt} = ${joining} AND (attribute_not_exists(${created}) OR ${created} < ${joiningCreated}` +
+      ` OR (${created} = ${joiningCreated} AND ${version} <= ${joiningVersion})))`;
+  } else {
+    sameAttempt = ` OR ${attempt} = ${joining}`;
+  }
+  return e.build(`attribute_not_exists(pk) OR ${attempt} < ${joining}${sameAttempt}`);
 }
 
 export async function lineHead(context: StoreContext, task: string): Promise<LineEntry | undefined> {

@@ -2,6 +2,7 @@ import type { EpochMs } from '../../core/clock';
 import type { JobMessageBody } from '../../core/model/job-message';
 import {
   type LineEntry,
+  lineKeeps,
   linePosition,
   type WakeTime,
   type WokenEntry,
@@ -33,7 +34,7 @@ export class MemoryWaitingLines {
     const line = this.lineOf(this.waiting, message.job.task);
     const position = linePosition(message);
     const existing = line.get(position);
-    if (existing && existing.message.attempt > message.attempt) return;
+    if (existing && lineKeeps(message, existing.message) === 'held') return;
     line.set(position, { message: structuredClone(message), joinedAt: now });
   }
 

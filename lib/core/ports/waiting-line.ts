@@ -41,6 +41,20 @@ export function linePosition(message: Pick<JobMessageBody, 'job'>): string {
   return `${rank}#${String(message.job.runAt).padStart(15, '0')}#${message.job.id}`;
 }
 
+/**
+ * Which message of a job its line entry keeps when another delivery joins: the higher attempt's, and at
+ * the same attempt the newer schedule revision's (a change sends its own copy of a fire it runs, and the
+ * older copy's check cancels in favour of it: keeping the older would lose the fire). An equal one
+ * overwrites.
+ */
+export function lineKeeps(joining: JobMessageBody, held: JobMessageBody): 'joining' | 'held' {
+  if (joining.attempt !== held.attempt) return joining.attempt > held.attempt ? 'joining' : 'held';
+  const [a, b] = [joining.revision, held.revision];
+  if (!a || !b) return 'joining';
+  if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? 'joining' : 'held';
+  return a.version >= b.version ? 'joining' : 'held';
+}
+
 /** A job waiting for a slot of its task, with the message that runs it once woken. */
 export interface LineEntry {
   task: string;
