@@ -1,6 +1,7 @@
 import type { MemoryStore } from '../lib/adapters/memory/memory-store';
 import type { Job } from '../lib/core/model/job';
 import { startIntervalMs } from '../lib/core/model/rate-limit';
+import { cappedViolations } from './capped';
 import { type LineTerms, LineWatch } from './line-watch';
 import { Observer } from './observer';
 import { type PlatformFaults, QUIET, SimPlatform } from './platform';
@@ -183,9 +184,7 @@ async function checkEnd(
     for (const fire of schedule.fires) {
       const id = `${schedule.id}@${fire}`;
       const job = byId.get(id);
-      // Its attempts' deliveries were cut short (crashes, refused calls) until none was left: abandoned, visibly.
-      const abandoned = job?.status === 'abandoned' && (platform.cutShort.get(id) ?? 0) >= SIM_MAX_ATTEMPTS;
-      if (job?.status !== 'success' && !abandoned) {
+      if (!job || !ranToItsEnd(platform, job)) {
         observer.violate(`${id} (${schedule.task}) did not complete: ${job ? describe(job) : 'no job'}`);
       }
     }
@@ -196,6 +195,12 @@ async function checkEnd(
           `${job.id} completed, but is not a fire of ${schedule.id}'s first ${schedule.fires.length}`,
         );
       }
+    }
+  }
+  for (const id of workload.capped) {
+    const ran = jobs.filter((job) => job.scheduleId === id && ranToItsEnd(platform, job));
+    for (const problem of cappedViolations(id, await platform.store.getSchedule(id), ran)) {
+      observer.violate(problem);
     }
   }
   for (const job of jobs) {
@@ -223,6 +228,15 @@ async function checkEnd(
     if (running !== 0) observer.violate(`${running} handler(s) of '${task}' still running at the end`);
   }
   void now;
+}
+
+/**
+ * The job succeeded, or every attempt's delivery was cut short (crashes, refused calls) until none was
+ * left: abandoned, visibly.
+ */
+function ranToItsEnd(platform: SimPlatform, job: Job): boolean {
+  if (job.status === 'success') return true;
+  return job.status === 'abandoned' && (platform.cutShort.get(job.id) ?? 0) >= SIM_MAX_ATTEMPTS;
 }
 
 function describe(job: Job): string {

@@ -1,6 +1,7 @@
 import type { Job } from '../lib/core/model/job';
 import { CONFLICT_POLICIES } from '../lib/core/model/schedule';
 import { compileTrigger, type TriggerSpec } from '../lib/core/triggers';
+import { CAPPED_SCRIPTS, type CappedChange, cappedAddRequest, cappedChangeRequest } from './capped';
 import type { HandlerRun } from './observer';
 import type { SimPlatform } from './platform';
 import type { Rng } from './rng';
@@ -54,6 +55,16 @@ const NEW_PAYLOAD_WHILE_IT_RUNS = 0.5;
  * on a schedule changed now and then, and not one changed again since.
  */
 const LEFT_ALONE_AFTER_A_VANISHED_RUN_MS = 12 * 60_000;
+/** How far ahead of their first fire the capped schedules are added: the tick sends their fires ahead. */
+const CAPPED_LEAD_MS = 20_000;
+/** What each step of a capped schedule's script is, as the start check knows changes. */
+const CAPPED_CALL_KINDS: Readonly<Record<CappedChange, ScheduleCall['kind']>> = {
+  pause: 'pause',
+  resume: 'resume',
+  replay: 'resume',
+  trigger: 'update',
+  replace: 'add',
+};
 
 /**
  * What a run does: steady schedules over every task (checked at the end: every fire once), churned
@@ -63,6 +74,8 @@ const LEFT_ALONE_AFTER_A_VANISHED_RUN_MS = 12 * 60_000;
  */
 export class Workload {
   readonly steady: SteadySchedule[] = [];
+  /** The schedules of `sim/capped.ts`: each must run exactly its `max_runs` fires. */
+  readonly capped = CAPPED_SCRIPTS.map((_, n) => `capped-${n}`);
   private readonly calls = new Map<string, ScheduleCall[]>();
   private readonly revs = new Map<string, number>();
   /** The task each churned schedule was last added with (an update keeps it; none yet: the slowest terms). */
@@ -100,6 +113,33 @@ export class Workload {
     for (let index = 0; index < this.size.steadySchedules; index++) this.addSteady(index);
     for (let index = 0; index < this.size.churnedSchedules; index++) this.churned.push(`churn-${index}`);
     this.sim.at(this.startsAt + this.rng.between(0, this.size.chaosEveryMs), () => this.chaos());
+    this.sim.at(this.startsAt + this.rng.int(this.size.windowMs / 2), () => void this.runCapped());
+  }
+
+  /** Adds the capped schedules, then changes each by its script while the fires it sent ahead wait. */
+  private async runCapped(): Promise<void> {
+    const firstFire = this.sim.time + CAPPED_LEAD_MS;
+    const payload: SimPayload = { run: 'ok', ms: this.handlerMs('steady'), rev: 0 };
+    const add = (id: string) => cappedAddRequest(id, 'steady', payload, firstFire, 'exception');
+    await Promise.all(this.capped.map((id) => this.callUntilAnswered(add(id))));
+    await Promise.all(
+      CAPPED_SCRIPTS.map(async (script, n) => {
+        const id = this.capped[n] as string;
+        for (const step of script) {
+          await this.sim.sleep(Math.max(0, firstFire + step.atMs - this.sim.time));
+          const call: ScheduleCall = {
+            kind: CAPPED_CALL_KINDS[step.kind],
+            calledAt: this.sim.time,
+            answeredAt: null,
+            ok: false,
+          };
+          this.callsOf(id).push(call);
+          await this.callUntilAnswered(cappedChangeRequest(step.kind, id, 'steady', payload, firstFire));
+          call.answeredAt = this.sim.time;
+          call.ok = true;
+        }
+      }),
+    );
   }
 
   /**

@@ -1,35 +1,11 @@
 import type { DynamoDbStore } from '../../lib/adapters/dynamodb/dynamodb-store';
 import type { AdminHandler } from '../../lib/runtime/handlers/admin';
+import { CAPPED_MAX_RUNS, CAPPED_SCRIPTS, cappedAddRequest, cappedChangeRequest } from '../../sim/capped';
 import { sleep } from '../support/parallel';
 import { callUntilAnswered } from './churn';
 import type { JobTrace } from './job-trace';
 import { soakPayload } from './plan';
 import type { ExecutionRecorder } from './recorder';
-
-/**
- * Schedules with `max_runs`, changed while the fires they sent ahead wait in the queue: a pause then a
- * resume, a pause then a replay, a new trigger, a replace. Each change starts a new chain from the fires
- * that started (ADR 0008): a fire it cancels never counts, one it lets run counts as it starts, and no
- * fire starts past `max_runs`. So each schedule must run exactly `max_runs` fires and finish.
- */
-const MAX_RUNS = 20;
-const CHANGE_AT_MS = 5_000;
-const SECOND_CHANGE_AT_MS = 8_000;
-
-type CappedChange = 'pause' | 'resume' | 'replay' | 'trigger' | 'replace';
-
-const SCRIPTS: readonly (readonly { kind: CappedChange; atMs: number }[])[] = [
-  [
-    { kind: 'pause', atMs: CHANGE_AT_MS },
-    { kind: 'resume', atMs: SECOND_CHANGE_AT_MS },
-  ],
-  [
-    { kind: 'pause', atMs: CHANGE_AT_MS },
-    { kind: 'replay', atMs: SECOND_CHANGE_AT_MS },
-  ],
-  [{ kind: 'trigger', atMs: CHANGE_AT_MS }],
-  [{ kind: 'replace', atMs: CHANGE_AT_MS }],
-];
 
 export interface CappedRun {
   ids: string[];
@@ -39,36 +15,35 @@ export interface CappedRun {
   calls: Map<string, string[]>;
 }
 
-function addRequest(id: string, firstFire: number, seconds: number, conflictPolicy: string) {
-  return {
-    action: 'add_schedule',
-    id,
-    task: 'free',
-    trigger: { type: 'interval', seconds, start_at: new Date(firstFire).toISOString() },
-    payload: soakPayload({ id, payloadBytes: 60 }, 0),
-    max_runs: MAX_RUNS,
-    keep_finished: true,
-    coalesce: 'all',
-    misfire_grace_seconds: 3_600,
-    conflict_policy: conflictPolicy,
-  };
-}
+const cappedPayload = (id: string) => soakPayload({ id, payloadBytes: 60 }, 0);
 
-/** Adds the capped schedules (every second from `firstFire`), then makes their changes as the window runs. */
+/**
+ * Adds the capped schedules of `sim/capped.ts` (every second from `firstFire`), then makes their changes
+ * as the window runs, on the real store: each must run exactly `max_runs` fires.
+ */
 export async function runCapped(
   admin: AdminHandler,
   firstFire: number,
   log: (line: string) => void,
 ): Promise<CappedRun> {
-  const ids = SCRIPTS.map((_, n) => `capped-${n}`);
-  for (const id of ids) await callUntilAnswered(admin, addRequest(id, firstFire, 1, 'exception'), log);
+  const ids = CAPPED_SCRIPTS.map((_, n) => `capped-${n}`);
+  for (const id of ids)
+    await callUntilAnswered(
+      admin,
+      cappedAddRequest(id, 'free', cappedPayload(id), firstFire, 'exception'),
+      log,
+    );
   const run: CappedRun = { ids, firstFire, changes: 0, calls: new Map() };
   await Promise.all(
-    SCRIPTS.map(async (script, n) => {
+    CAPPED_SCRIPTS.map(async (script, n) => {
       const id = ids[n] as string;
       for (const step of script) {
         await sleep(Math.max(0, firstFire + step.atMs - Date.now()));
-        const call = await callUntilAnswered(admin, changeRequest(step.kind, id, firstFire), log);
+        const call = await callUntilAnswered(
+          admin,
+          cappedChangeRequest(step.kind, id, 'free', cappedPayload(id), firstFire),
+          log,
+        );
         run.changes += 1;
         const calls = run.calls.get(id) ?? [];
         calls.push(`${step.kind} +${call.calledAt - firstFire}…+${call.returnedAt - firstFire} ms`);
@@ -77,17 +52,6 @@ export async function runCapped(
     }),
   );
   return run;
-}
-
-function changeRequest(kind: CappedChange, id: string, firstFire: number): Record<string, unknown> {
-  if (kind === 'pause') return { action: 'pause_schedule', id };
-  if (kind === 'resume') return { action: 'resume_schedule', id };
-  if (kind === 'replay') return { action: 'resume_schedule', id, replay_missed: true };
-  if (kind === 'trigger') {
-    const trigger = { type: 'interval', seconds: 2, start_at: new Date(firstFire).toISOString() };
-    return { action: 'update_schedule', id, trigger };
-  }
-  return addRequest(id, firstFire, 1, 'replace');
 }
 
 /** Every job id a capped schedule may run (each second from its first fire until `until`). */
@@ -125,18 +89,19 @@ export async function checkCapped(
     const completed = fires.filter((jobId) => recorder.executions.has(jobId)).length;
     const schedule = await store.getSchedule(id);
     ran.push(String(completed));
-    if (completed > MAX_RUNS) violations.push(`${id}: ${completed} fires ran, max_runs ${MAX_RUNS}`);
-    if (!schedule || schedule.nextFireAt !== null || schedule.startedRuns !== MAX_RUNS) {
+    if (completed > CAPPED_MAX_RUNS)
+      violations.push(`${id}: ${completed} fires ran, max_runs ${CAPPED_MAX_RUNS}`);
+    if (!schedule || schedule.nextFireAt !== null || schedule.startedRuns !== CAPPED_MAX_RUNS) {
       violations.push(
-        `${id}: not finished at max_runs ${MAX_RUNS} (started runs ${schedule?.startedRuns}, next fire ${schedule?.nextFireAt})`,
+        `${id}: not finished at max_runs ${CAPPED_MAX_RUNS} (started runs ${schedule?.startedRuns}, next fire ${schedule?.nextFireAt})`,
       );
     }
-    if (completed < MAX_RUNS) {
+    if (completed < CAPPED_MAX_RUNS) {
       violations.push(...(await describeFires(store, recorder, run, id, fires, schedule, trace)));
-      violations.push(`${id}: finished early: ${completed} fires ran, max_runs ${MAX_RUNS}`);
+      violations.push(`${id}: finished early: ${completed} fires ran, max_runs ${CAPPED_MAX_RUNS}`);
     }
   }
-  const summary = `schedules with max_runs ${MAX_RUNS} changed while their fires waited (pause/resume, pause/replay, new trigger, replace): ${run.changes} changes, fires run ${ran.join(' / ')}`;
+  const summary = `schedules with max_runs ${CAPPED_MAX_RUNS} changed while their fires waited (pause/resume, pause/replay, new trigger, replace): ${run.changes} changes, fires run ${ran.join(' / ')}`;
   return { violations, summary };
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { MemoryScheduleStore } from '../../lib/adapters/memory/memory-schedules';
 import { runOptionsOf } from '../../sim/profile';
 import { simulate } from '../../sim/run';
 
@@ -31,5 +32,26 @@ describe('the simulation', () => {
       },
     });
     expect(broken.violations.join('\n')).toMatch(/a slot of '\w+' stood free for \d+ ms/);
+  });
+
+  it('finds a capped schedule that ends short of max_runs when one start is counted twice', async () => {
+    let countedTwice = false;
+    const broken = await simulate({
+      ...runOptionsOf(1, SMALL),
+      adjustStore(store) {
+        const schedules = Reflect.get(store, 'schedules') as MemoryScheduleStore;
+        const startCappedRun = store.startCappedRun.bind(store);
+        store.startCappedRun = async (input) => {
+          const outcome = await startCappedRun(input);
+          if (outcome === 'started' && !countedTwice && input.scheduleId.startsWith('capped-')) {
+            countedTwice = true;
+            schedules.countStartedRun(input, true);
+          }
+          return outcome;
+        };
+      },
+    });
+    expect(countedTwice).toBe(true);
+    expect(broken.violations.join('\n')).toMatch(/capped-\d: 19 fires ran, max_runs 20/);
   });
 });
