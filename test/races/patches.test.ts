@@ -24,8 +24,10 @@ describe('the races re-introduced for the simulation to find (test/races)', () =
 
     expect(PATCHES).toEqual([
       'attempts-go-back.patch',
+      'line-keeps-older.patch',
       'lost-hold-answer.patch',
       'lost-rate-booking.patch',
+      'replay-recounts.patch',
       'take-back-send.patch',
       'takeover-first-start.patch',
       'woken-duplicate.patch',
