@@ -13,6 +13,11 @@ export interface Clock {
   now(): EpochMs;
 }
 
+/** The later of two instants, either of which may be unknown (`null`). */
+export function latestOf(a: EpochMs | null, b: EpochMs | null): EpochMs | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
+}
+
 /** The real wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 

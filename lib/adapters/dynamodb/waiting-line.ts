@@ -61,24 +61,18 @@ export async function joinLine(
 }
 
 /** `lineKeeps` as the put's condition: the entry is written unless the one held is later. */
-function keptUnlessHeldIsLater(message: JobMessageBody) {
+function keptUnlessHeldIsLater({ attempt, revision }: JobMessageBody) {
   const e = new Expressions();
-  const attempt = e.name('attempt');
-  const joining = e.value(message.attempt);
-  let sameAttempt = '';
-  if (message.revision) {
-    const [created, version] = [e.name('revisionCreatedAt'), e.name('revisionVersion')];
-    const [joiningCreated, joiningVersion] = [
-      e.value(message.revision.createdAt),
-      e.value(message.revision.version),
-    ];
-    sameAttempt =
-      ` OR (${attempt} = ${joining} AND (attribute_not_exists(${created}) OR ${created} < ${joiningCreated}` +
-      ` OR (${created} = ${joiningCreated} AND ${version} <= ${joiningVersion})))`;
-  } else {
-    sameAttempt = ` OR ${attempt} = ${joining}`;
-  }
-  return e.build(`attribute_not_exists(pk) OR ${attempt} < ${joining}${sameAttempt}`);
+  const [held, joining] = [e.name('attempt'), e.value(attempt)];
+  if (!revision) return e.build(`attribute_not_exists(pk) OR ${held} <= ${joining}`);
+  const [created, version] = [e.name('revisionCreatedAt'), e.name('revisionVersion')];
+  const [joiningCreated, joiningVersion] = [e.value(revision.createdAt), e.value(revision.version)];
+  const newerRevision =
+    `attribute_not_exists(${created}) OR ${created} < ${joiningCreated}` +
+    ` OR (${created} = ${joiningCreated} AND ${version} <= ${joiningVersion})`;
+  return e.build(
+    `attribute_not_exists(pk) OR ${held} < ${joining} OR (${held} = ${joining} AND (${newerRevision}))`,
+  );
 }
 
 export async function lineHead(context: StoreContext, task: string): Promise<LineEntry | undefined> {

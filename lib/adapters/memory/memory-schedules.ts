@@ -1,4 +1,4 @@
-import type { EpochMs } from '../../core/clock';
+import { type EpochMs, latestOf } from '../../core/clock';
 import {
   ConflictingIdError,
   ScheduleMovedError,
@@ -198,7 +198,7 @@ export class MemoryScheduleStore extends MemoryDueNotes implements Omit<Schedule
     if (schedule.startedRuns >= input.maxRuns) return 'limit_reached';
     if (count) {
       schedule.startedRuns += 1;
-      schedule.lastStartedFireAt = Math.max(schedule.lastStartedFireAt ?? input.fireTime, input.fireTime);
+      schedule.lastStartedFireAt = latestOf(schedule.lastStartedFireAt, input.fireTime);
     }
     return 'started';
   }

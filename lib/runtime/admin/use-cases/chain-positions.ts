@@ -1,4 +1,4 @@
-import type { EpochMs } from '../../../core/clock';
+import { type EpochMs, latestOf } from '../../../core/clock';
 import { reachedMaxRuns, type Schedule } from '../../../core/model/schedule';
 import { firesSentAhead } from '../../../core/planning/fires-sent-ahead';
 import type { SchedulePosition } from '../../../core/ports/schedule-store';
@@ -58,9 +58,4 @@ export function chainPosition(
     position: { ...ran, nextFireAt: finished ? null : nextFireAt },
     ...(startedRuns !== undefined && { startedRuns }),
   };
-}
-
-/** The later of two instants, either of which may be unknown. */
-export function latestOf(a: EpochMs | null, b: EpochMs | null): EpochMs | null {
-  return a === null ? b : b === null ? a : Math.max(a, b);
 }

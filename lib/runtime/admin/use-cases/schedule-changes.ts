@@ -5,7 +5,7 @@ import {
   wireSchedule,
 } from '../../../core/admin-contract';
 import { resumeScheduleParams, updateScheduleParams } from '../../../core/admin-contract/schedules';
-import type { EpochMs } from '../../../core/clock';
+import { type EpochMs, latestOf } from '../../../core/clock';
 import { ScheduleNotFoundError, VersionConflictError } from '../../../core/errors';
 import { runNowJobId } from '../../../core/model/job-id';
 import { scheduleJobExtras } from '../../../core/model/job-messages';
@@ -22,7 +22,7 @@ import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { requireTask } from '../validation/task-payload';
 import { checkTimeoutOverride } from '../validation/timeout-override';
-import { type ChainPosition, chainPosition, latestOf } from './chain-positions';
+import { type ChainPosition, chainPosition } from './chain-positions';
 import { enqueueJobs } from './enqueue';
 import { cleanUpIfFinished, publishAfterWrite, scheduleEventNow } from './lifecycle-events';
 import { readWithLiveNote } from './live-notes';
