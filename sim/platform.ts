@@ -9,7 +9,7 @@ import { adminDependencies } from '../lib/runtime/handlers/admin';
 import { createDispatcherHandler } from '../lib/runtime/handlers/dispatcher';
 import { createTickHandler } from '../lib/runtime/handlers/tick';
 import { createWorkerHandler, type WorkerHandler } from '../lib/runtime/handlers/worker';
-import { createLogger } from '../lib/runtime/observability/logger';
+import { createLogger, discardLines } from '../lib/runtime/observability/logger';
 import { taskLimitsOf } from '../lib/runtime/task-limits';
 import type { TaskRegistry } from '../lib/runtime/tasks/registry';
 import { type FaultRates, type Latency, NO_FAULTS, simulatedPort } from './ports';
@@ -151,7 +151,7 @@ export class SimPlatform {
       random,
       newId: sequentialIds(),
       logger,
-      metricsSink: () => {},
+      metricsSink: discardLines,
     };
     this.admin = createAdminApi(adminDependencies(this.deps, options.registry));
   }

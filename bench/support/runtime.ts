@@ -9,7 +9,7 @@ import type { RuntimeDeps } from '../../lib/runtime/dependencies';
 import { type AdminHandler, createAdminHandler } from '../../lib/runtime/handlers/admin';
 import { createTickHandler, type TickHandler } from '../../lib/runtime/handlers/tick';
 import { createWorkerHandler, type WorkerHandler } from '../../lib/runtime/handlers/worker';
-import { createLogger, silentLogger } from '../../lib/runtime/observability/logger';
+import { createLogger, discardLines, silentLogger } from '../../lib/runtime/observability/logger';
 import { defineTask, type TaskOptions } from '../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../lib/runtime/tasks/registry';
 import { CapacityMeter, DYNAMODB_LOCAL_TRANSACTION_REPORT_SCALE } from './capacity-meter';
@@ -91,7 +91,7 @@ export async function benchRuntime(
     random: Math.random,
     newId: randomUUID,
     logger,
-    metricsSink: () => {},
+    metricsSink: discardLines,
   };
   const registry = staticTaskRegistry(
     Object.fromEntries(

@@ -4,6 +4,7 @@ import { withoutSdkLogging } from '../adapters/sdk-logging';
 import { queueClient } from '../adapters/sqs/client';
 import { readConfig } from '../runtime/config';
 import { buildRuntimeDependencies, type RuntimeDeps } from '../runtime/dependencies';
+import { discardLines } from '../runtime/observability/logger';
 import { taskLimitsOf } from '../runtime/task-limits';
 import type { TaskRegistry } from '../runtime/tasks/registry';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local';
@@ -68,6 +69,6 @@ export function localRuntimeDeps(
     ...(offset !== undefined && { clock: { now: () => Date.now() + offset } }),
     // The tick wakes waiting lines by the tasks' limits as loaded, as the stack tells it in AWS
     config: { ...built.config, taskLimits: taskLimitsOf(registry) },
-    metricsSink: () => {},
+    metricsSink: discardLines,
   };
 }

@@ -1,4 +1,5 @@
 import type { EpochMs } from '../../core/clock';
+import { deepFreeze } from '../../core/deep-freeze';
 import type { JobMessageBody } from '../../core/model/job-message';
 import {
   type LineEntry,
@@ -35,7 +36,7 @@ export class MemoryWaitingLines {
     const position = linePosition(message);
     const existing = line.get(position);
     if (existing && lineKeeps(message, existing.message) === 'held') return;
-    line.set(position, { message: structuredClone(message), joinedAt: now });
+    line.set(position, { message: frozenCopy(message), joinedAt: now });
   }
 
   head(task: string): LineEntry | undefined {
@@ -132,7 +133,15 @@ export class MemoryWaitingLines {
 }
 
 function entryOf(task: string, position: string, entry: StoredEntry): LineEntry {
-  return { task, position, message: structuredClone(entry.message), joinedAt: entry.joinedAt };
+  return { task, position, message: entry.message, joinedAt: entry.joinedAt };
+}
+
+/**
+ * A stored message is copied once, when it joins, and frozen: every reader gets that copy, which no
+ * one can change (a write to it throws), as no one can change a DynamoDB item by changing what it read.
+ */
+function frozenCopy<T>(value: T): T {
+  return deepFreeze(structuredClone(value));
 }
 
 function wokenOf(task: string, position: string, entry: StoredWoken): WokenEntry {

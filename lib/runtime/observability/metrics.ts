@@ -1,6 +1,6 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Clock } from '../../core/clock';
-import type { LineSink, Logger } from './logger';
+import { discardLines, type LineSink, type Logger } from './logger';
 
 export type MetricUnit = 'Count' | 'Milliseconds';
 
@@ -45,6 +45,7 @@ export function writeMetrics(
   dimensions: Record<string, string>,
   metrics: readonly Metric[],
 ): void {
+  if (output.sink === discardLines) return;
   const emf = sinkMetricsFor(output);
   emf.begin(output, dimensions);
   for (const metric of metrics) {
