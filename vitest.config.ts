@@ -16,6 +16,9 @@ quietSdkNodeVersionWarning();
  */
 export default defineConfig({
   test: {
+    // Two test processes even on two cores (vitest's default is one fewer than the cores): the
+    // integration files mostly wait on DynamoDB Local, the SQS emulator and real timers.
+    maxWorkers: 2,
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: 'reports/vitest.json' },
     projects: [

@@ -7,6 +7,7 @@ import { recorder } from './fixtures/recorder';
 interface JobWire {
   status: string;
   attempt: number;
+  started_at: string | null;
   finished_at: string | null;
   result: {
     outcome: string;
@@ -121,12 +122,12 @@ describe('the local platform ends handlers as Lambda does', () => {
     );
     await sleep(1_500);
 
-    // Assess: the other job ran while the three were held; each was stopped with its timeout recorded
+    // Assess: the other job started while the three were held; each was stopped with its timeout recorded
     expect(meanwhile?.status).toBe('success');
     expect(stillHeld.length).toBeGreaterThan(0);
     for (const job of hung) {
       expect(job?.result).toMatchObject({ outcome: 'error', error: { type: 'TimeoutError' } });
-      expect(Date.parse(job?.finished_at ?? '')).toBeGreaterThan(Date.parse(meanwhile?.finished_at ?? ''));
+      expect(Date.parse(job?.finished_at ?? '')).toBeGreaterThan(Date.parse(meanwhile?.started_at ?? ''));
     }
     expect(['hung-1', 'hung-2', 'hung-3'].filter(beating)).toEqual([]);
   });
