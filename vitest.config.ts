@@ -5,7 +5,7 @@ import { quietSdkNodeVersionWarning } from './lib/adapters/sdk-node-version';
 quietSdkNodeVersionWarning();
 
 /**
- * Three projects; `npm test` runs them all.
+ * Four projects; `npm test` runs them all.
  * - `unit`: pure tests, no network, fake time; runs in seconds. Its files share the modules loaded in
  *   their worker (no isolation: loading zod, luxon and the SDK once per worker, not once per file,
  *   is most of the speed), so they mock no module (test/architecture/shared-modules.test.ts).
@@ -13,6 +13,7 @@ quietSdkNodeVersionWarning();
  *   isolation, so test/infra/support.ts synthesizes each stack once per run (aws-cdk-lib loads once too).
  *   One worker in its own group: after the others, so it never holds back their two workers.
  * - `integration`: real DynamoDB Local (and the SQS emulator), started once per run by the global setup.
+ * - `e2e`: the local platform as `npm start` runs it, one file at a time after every other project.
  */
 export default defineConfig({
   test: {
@@ -49,10 +50,23 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/**/*.int.test.ts', 'test/**/*.e2e.test.ts'],
+          include: ['test/**/*.int.test.ts'],
           exclude: ['test/infra/**'],
           environment: 'node',
           globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.e2e.test.ts'],
+          environment: 'node',
+          // Each starts the whole local platform and watches it in real time (handlers held past their
+          // deadlines, a Ctrl-C, a page's transcripts): one at a time, last, with nothing else running.
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

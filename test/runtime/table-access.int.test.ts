@@ -10,6 +10,7 @@ import { createDispatcherHandler } from '../../lib/runtime/handlers/dispatcher';
 import { createTickHandler } from '../../lib/runtime/handlers/tick';
 import { createWorkerHandler } from '../../lib/runtime/handlers/worker';
 import { type DeniedCall, guardedDocumentClient } from '../support/table-access-guard';
+import { waitFor } from '../support/wait';
 import { type RealRuntime, taskRegistry, useLocalServices } from './real-runtime';
 
 const local = useLocalServices();
@@ -144,6 +145,16 @@ describe("each Lambda's table access covers every call its code makes", () => {
     const loops = [poll(), poll(), ticks()];
     await dispatcher({ owner: 'tick-test', shards: [0, 1, 2], leaseUntil: ahead.now() + 30_000 });
     await sleep(6_000);
+    // A loaded machine may need longer for the paced task's jobs and the capped schedule's two fires
+    await waitFor(
+      async () => ran,
+      (ids) =>
+        ['l1', 'l2', 'l3', 'p1', 'p2', 'p3'].every((id) => ids.includes(id)) &&
+        ids.some((id) => id.startsWith('every@')) &&
+        ids.some((id) => id.startsWith('once@')) &&
+        ids.filter((id) => id.startsWith('capped@')).length >= 2,
+      60_000,
+    );
     running = false;
     await Promise.all(loops);
 
