@@ -1,5 +1,4 @@
 import type { CronFieldCollection } from 'cron-parser';
-import { deepFreeze } from '../../deep-freeze';
 import { LIMITS } from '../../limits';
 import { quote, shorten } from '../../quote';
 import { eventBridgeHint } from '../eventbridge/sundial-cron-hint';
@@ -45,22 +44,6 @@ export interface CronSchedule {
  * parseCronExpression('*\/0 * * * *'); // { ok: false, problem: "invalid cron expression '*\/0 * * * *': step must be at least 1" }
  */
 export function parseCronExpression(expression: string): Parsed<CronSchedule> {
-  const known = parsedExpressions.get(expression);
-  if (known) return known;
-  const parsed = parsedAnew(expression);
-  if (parsedExpressions.size >= PARSED_KEPT) parsedExpressions.clear();
-  parsedExpressions.set(expression, deepFreeze(parsed));
-  return parsed;
-}
-
-/**
- * A worker checks each fire against its schedule's trigger, and the tick plans each schedule's fires:
- * the expressions seen lately are parsed once (frozen, as every caller shares them), not at each fire.
- */
-const parsedExpressions = new Map<string, Parsed<CronSchedule>>();
-const PARSED_KEPT = 1_000;
-
-function parsedAnew(expression: string): Parsed<CronSchedule> {
   const checked = checkedFields(expression);
   if (!checked.ok) return checked;
   const expanded = expandCronFields(canonicalFields(checked.value));
