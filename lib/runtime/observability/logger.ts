@@ -53,15 +53,9 @@ export function createLogger(options: LoggerOptions = {}): RuntimeLogger {
     logLevel: (options.level ?? 'info').toUpperCase() as Uppercase<LogLevel>,
     jsonReplacerFn: errorReplacer,
   });
-  const root = new FieldLogger(powertools, options.fields ?? {});
-  return {
-    debug: (message, fields) => root.debug(message, fields),
-    info: (message, fields) => root.info(message, fields),
-    warn: (message, fields) => root.warn(message, fields),
-    error: (message, fields) => root.error(message, fields),
-    child: (fields) => root.child(fields),
-    addLambdaContext: (context) => powertools.addContext(context),
-  };
+  return Object.assign(new FieldLogger(powertools, options.fields ?? {}), {
+    addLambdaContext: (context: Context) => powertools.addContext(context),
+  });
 }
 
 /**
