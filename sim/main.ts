@@ -14,6 +14,11 @@ const flags = parseScriptFlags(
     .option('--seed <n>', 'replay this seed alone (with the shape it failed with)', wholeNumberFrom(0))
     .option('--first-seed <n>', 'the first seed of a budget run', wholeNumberFrom(0), 1)
     .option('--fires <n>', 'run seeds until this many fires were simulated', wholeNumberFrom(1), 100_000)
+    .option(
+      '--seconds <n>',
+      'a time budget: no seed starts after this many seconds, whatever fires were reached',
+      wholeNumberFrom(1),
+    )
     .option('--processes <n>', 'processes that run seeds side by side', wholeNumberFrom(1, 64), 2)
     .option('--steady <n>', 'steady schedules of a run', wholeNumberFrom(0), DEFAULT_RUN.steadySchedules)
     .option('--churned <n>', 'schedules the chaos changes', wholeNumberFrom(1), DEFAULT_RUN.churnedSchedules)
@@ -47,7 +52,8 @@ if (flags.child !== undefined) {
 }
 
 /**
- * The budget run: processes take seeds `first + k·processes + i` until the fires add up. At the first
+ * The budget run: processes take seeds `first + k·processes + i` until the fires add up, or until the
+ * time budget (`--seconds`) is spent: a seed that started still runs to its end. At the first
  * violation every process stops after the failing seed (the lowest, should two fail), so the seeds
  * before it all ran: the report says how far into the budget it was found, the same on every run.
  */
@@ -55,8 +61,9 @@ async function runBudget(): Promise<void> {
   const startedAt = performance.now();
   const perProcess = Math.ceil(flags.fires / flags.processes);
   const progress = new BudgetProgress();
+  const startBefore = flags.seconds === undefined ? undefined : Date.now() + flags.seconds * 1000;
   const children = Array.from({ length: flags.processes }, (_, index) =>
-    forkChild({ first: flags.firstSeed + index, step: flags.processes, fires: perProcess }),
+    forkChild({ first: flags.firstSeed + index, step: flags.processes, fires: perProcess, startBefore }),
   );
   const outcomes = await Promise.all(
     children.map((child) =>
@@ -85,6 +92,11 @@ async function runBudget(): Promise<void> {
     `simulation: ${total.seeds} seeds, ${total.fires} fires (${total.jobs} jobs, ${total.starts} handler starts), ${total.steps} steps, ${total.crashes} crashes, longest free-slot wait ${total.longestFreeSlotMs} ms, ${(total.simulatedMs / 3_600_000).toFixed(1)} simulated hours in ${seconds.toFixed(1)} s (${Math.round(total.fires / seconds)} fires/s)`,
   );
   const { failure } = progress;
+  if (!failure && total.fires < flags.fires) {
+    console.log(
+      `the time budget (--seconds ${flags.seconds}) ended the run at ${total.fires} of ${flags.fires} fires: the seeds above all ran to their end`,
+    );
+  }
   if (failure) {
     const before = progress.before(failure.seed);
     console.log(
@@ -108,7 +120,15 @@ interface ChildOutcome {
 
 type ChildMessage = SeedDone | SeedFailed | ({ kind: 'outcome' } & ChildOutcome);
 
-function forkChild(spec: { first: number; step: number; fires: number }): ChildProcess {
+/** The seeds a process runs: `first`, `first + step`, … until `fires`, none started after `startBefore` (epoch ms). */
+interface ChildSpec {
+  first: number;
+  step: number;
+  fires: number;
+  startBefore?: number;
+}
+
+function forkChild(spec: ChildSpec): ChildProcess {
   return fork(process.argv[1] as string, [
     '--child',
     JSON.stringify(spec),
@@ -138,7 +158,8 @@ function outcomeOf(child: ChildProcess, onProgress: (message: ChildMessage) => v
 }
 
 async function runChild(specText: string): Promise<void> {
-  const spec = JSON.parse(specText) as { first: number; step: number; fires: number };
+  const spec = JSON.parse(specText) as ChildSpec;
+  const inTime = () => spec.startBefore === undefined || Date.now() < spec.startBefore;
   let stopAfter = Number.POSITIVE_INFINITY;
   process.on('message', (message: { stopAfter: number }) => {
     stopAfter = Math.min(stopAfter, message.stopAfter);
@@ -155,7 +176,11 @@ async function runChild(specText: string): Promise<void> {
     simulatedMs: 0,
     longestFreeSlotMs: 0,
   };
-  for (let seed = spec.first; outcome.fires < spec.fires && seed <= stopAfter; seed += spec.step) {
+  for (
+    let seed = spec.first;
+    outcome.fires < spec.fires && seed <= stopAfter && inTime();
+    seed += spec.step
+  ) {
     const result = await simulate(runOptionsOf(seed, shape));
     outcome.seeds += 1;
     outcome.fires += result.fires;

@@ -92,9 +92,9 @@ describe('the dashboard in headless Chromium', () => {
     // Act
     await page.getByRole('button', { name: 'Pause task report' }).click();
     await shown(() => text(page.locator('#action-status'))).toBe('Paused task report');
-    await expect
-      .poll(() => text(page.locator('#task-rows')))
-      .toMatch(/report\s+0 \/ 2\s+none\s+0 \(paused\)\s*Resume/);
+    await shown(() => text(page.locator('#task-rows'))).toMatch(
+      /report\s+0 \/ 2\s+none\s+0 \(paused\)\s*Resume/,
+    );
     const paused = await sundial.json<{ tasks: WireTask[] }>(['tasks', 'list']);
     await page.getByRole('button', { name: 'Resume task report' }).click();
     await shown(() => text(page.locator('#action-status'))).toBe('Resumed task report');
