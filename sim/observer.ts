@@ -38,6 +38,8 @@ export class Observer {
   private readonly retried = new Set<string>();
   /** The highest attempt claimed of each job (by creation: `add_job` may replace it). */
   private readonly claimedAttempts = new Map<string, number>();
+  /** The worker invocation that claimed each attempt (`jobId#attempt`) last: where its handler runs. */
+  private readonly claimants = new Map<string, SimProcess>();
   /** The payload revision each job (by creation) first started with. */
   private readonly startedRevs = new Map<string, number>();
 
@@ -60,7 +62,7 @@ export class Observer {
       startedAt: this.sim.time,
       returned: false,
       over: false,
-      invocation: this.sim.current()?.root(),
+      invocation: this.claimants.get(`${context.jobId}#${context.attempt}`),
     };
     this.handlerStarts += 1;
     const runs = this.starts.get(run.jobId) ?? [];
@@ -100,8 +102,9 @@ export class Observer {
     return run;
   }
 
-  /** A claim took `job` (as the store answered): attempt numbers never go back. */
-  claimed(job: Job): void {
+  /** `claimant` took `job` (as the store answered): attempt numbers never go back. */
+  claimed(job: Job, claimant?: SimProcess): void {
+    if (claimant) this.claimants.set(`${job.id}#${job.attempt}`, claimant);
     const key = `${job.id}#${job.createToken ?? ''}`;
     const highest = this.claimedAttempts.get(key) ?? 0;
     if (job.attempt < highest) {

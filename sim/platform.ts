@@ -12,7 +12,7 @@ import { createWorkerHandler, type WorkerHandler } from '../lib/runtime/handlers
 import { createLogger, discardLines } from '../lib/runtime/observability/logger';
 import { taskLimitsOf } from '../lib/runtime/task-limits';
 import type { TaskRegistry } from '../lib/runtime/tasks/registry';
-import { type FaultRates, type Latency, NO_FAULTS, simulatedPort } from './ports';
+import { type FaultRates, type Latency, NO_FAULTS, type Owner, simulatedPort } from './ports';
 import { type QueueFaults, SimDeadLetters, SimQueue } from './queue';
 import type { Rng } from './rng';
 import type { SimProcess, Simulation } from './scheduler';
@@ -92,8 +92,6 @@ export class SimPlatform {
   readonly store = new MemoryStore();
   readonly queue: SimQueue;
   readonly deadLetters: SimDeadLetters;
-  readonly deps: RuntimeDeps;
-  readonly admin: AdminApi;
   readonly published: SundialEvent[] = [];
   readonly calls = new Map<string, number>();
   /**
@@ -103,6 +101,13 @@ export class SimPlatform {
   readonly cutShort = new Map<string, number>();
   /** Per worker invocation, the jobs it claimed and has not ended yet (carried-on jobs too). */
   private readonly claimsOf = new Map<SimProcess, Set<string>>();
+  /** The store as an owner calls it. */
+  private readonly storeFor: (owner: Owner) => MemoryStore;
+  /** What every process's dependencies share: the configuration, the clock, ids, logs. */
+  private readonly shared: Pick<
+    RuntimeDeps,
+    'config' | 'clock' | 'random' | 'newId' | 'logger' | 'metricsSink'
+  >;
   ticks = 0;
   invocations = 0;
   dispatcherRuns = 0;
@@ -121,7 +126,7 @@ export class SimPlatform {
       () => faults().queue,
     );
     this.deadLetters = new SimDeadLetters(sim);
-    const port = simulatedPort(sim, this.store, {
+    this.storeFor = simulatedPort(sim, this.store, {
       name: 'store',
       faults: () => faults().store,
       latency: options.storeLatency,
@@ -134,26 +139,36 @@ export class SimPlatform {
       level: 'error',
       sink: (line) => sim.note(`LOG ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`),
     });
-    const random = rng.fork().next;
-    this.deps = {
+    this.shared = {
       config: {
         ...readConfig({ SUNDIAL_TABLE_NAME: 'sim', SUNDIAL_QUEUE_URL: 'https://sqs.sim/sundial-jobs' }),
         taskLimits: taskLimitsOf(options.registry),
       },
-      scheduleStore: port,
-      jobStore: this.trackingClaims(port),
-      queue: this.queue,
-      events: this.publisher(),
-      deadLetters: this.deadLetters,
-      dispatcherInvoker: this.invoker(),
       clock: sim.clock,
-      sleep: sim.sleep,
-      random,
+      random: rng.fork().next,
       newId: sequentialIds(),
       logger,
       metricsSink: discardLines,
     };
-    this.admin = createAdminApi(adminDependencies(this.deps, options.registry));
+  }
+
+  /**
+   * The runtime's dependencies as `owner` has them: each store, queue, bus and invoke call is an
+   * operation of the owner's process at the call, and a sleep never returns to it once it died.
+   */
+  private depsFor(owner: Owner): RuntimeDeps {
+    const { sim } = this.options;
+    const store = this.storeFor(owner);
+    return {
+      ...this.shared,
+      scheduleStore: store,
+      jobStore: this.trackingClaims(store, owner),
+      queue: this.queue.senderFor(owner),
+      events: this.publisher(owner),
+      deadLetters: this.deadLetters.senderFor(owner),
+      dispatcherInvoker: this.invoker(owner),
+      sleep: (ms, signal) => sim.sleep(ms, signal, owner()),
+    };
   }
 
   /** Starts the tick's rule and the event source mapping's pollers. */
@@ -168,10 +183,21 @@ export class SimPlatform {
     this.stopped = true;
   }
 
-  /** An admin call as the admin Lambda makes it, in a process of its own. */
+  /**
+   * An admin call as the admin Lambda makes it: in a process of its own, with an admin API of its own
+   * (a cold sandbox: what an API keeps between calls, such as the shard cursors its chain starter made
+   * sure of, never carries over, so every call makes its own sure).
+   */
   callAdmin(request: Record<string, unknown>): Promise<Awaited<ReturnType<AdminApi>> | undefined> {
     const { sim } = this.options;
-    const { proc, result } = sim.spawn(`admin:${String(request.action)}`, () => this.admin(request));
+    const { proc, result } = sim.spawn(`admin:${String(request.action)}`, (call) =>
+      createAdminApi(
+        adminDependencies(
+          this.depsFor(() => call),
+          this.options.registry,
+        ),
+      )(request),
+    );
     sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
     return result;
   }
@@ -187,16 +213,15 @@ export class SimPlatform {
   private runTick(): void {
     const { sim } = this.options;
     this.ticks += 1;
-    const tick = createTickHandler(() => this.deps);
-    const { proc } = sim.spawn('tick', () => tick());
+    const { proc } = sim.spawn('tick', (tick) => createTickHandler(() => this.depsFor(() => tick))());
     sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
   }
 
-  private invoker(): DispatcherInvoker {
+  private invoker(owner: Owner): DispatcherInvoker {
     const { sim, rng, faults } = this.options;
     return {
       invoke: (request: DispatchRequest) =>
-        sim.operation('lambda.invoke(dispatcher)', rng.between(5, 40), (settle) => {
+        sim.operation(owner(), 'lambda.invoke(dispatcher)', rng.between(5, 40), (settle) => {
           if (rng.chance(faults().invokeRefused)) {
             settle.reject(
               Object.assign(new Error('too many requests'), { name: 'TooManyRequestsException' }),
@@ -213,16 +238,17 @@ export class SimPlatform {
   private runDispatcher(request: DispatchRequest): void {
     const { sim } = this.options;
     this.dispatcherRuns += 1;
-    const dispatcher = createDispatcherHandler(() => this.deps);
-    const { proc } = sim.spawn('dispatcher', () => dispatcher(request));
+    const { proc } = sim.spawn('dispatcher', (dispatcher) =>
+      createDispatcherHandler(() => this.depsFor(() => dispatcher))(request),
+    );
     sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
   }
 
-  private publisher(): EventPublisher {
+  private publisher(owner: Owner): EventPublisher {
     const { sim, rng, faults } = this.options;
     return {
       publish: (events) =>
-        sim.operation('events.publish', rng.between(5, 30), (settle) => {
+        sim.operation(owner(), 'events.publish', rng.between(5, 30), (settle) => {
           if (rng.chance(faults().eventsRefused)) {
             settle.reject(Object.assign(new Error('event bus throttled'), { name: 'ThrottlingException' }));
             return;
@@ -233,20 +259,26 @@ export class SimPlatform {
     };
   }
 
-  /** A worker sandbox: its handler (and what it keeps between invocations) until it crashes. */
-  private newSandbox(): WorkerHandler {
+  /**
+   * A worker sandbox: its handler (and what it keeps between invocations) until it crashes. Its
+   * invocations run one after the other, each making its calls as its own process.
+   */
+  private newSandbox(): Sandbox<WorkerHandler> {
     const { sim } = this.options;
-    return createWorkerHandler(() => this.deps, this.options.registry, {
-      endSandbox: () => sim.crash('worker', 'sandbox ended: a handler ignored its signal'),
-    });
+    const deps = this.depsFor(() => invocationOf(sandbox));
+    const sandbox: Sandbox<WorkerHandler> = {
+      invocation: undefined,
+      handler: createWorkerHandler(() => deps, this.options.registry, {
+        endSandbox: () =>
+          sim.crash(invocationOf(sandbox), 'worker', 'sandbox ended: a handler ignored its signal'),
+      }),
+    };
+    return sandbox;
   }
 
   /** The job store with each invocation's claims noted, so that its death cuts short each job it held. */
-  private trackingClaims(port: MemoryStore): MemoryStore {
-    const { sim } = this.options;
-    const held = (jobId: string, claimed: boolean) => {
-      const invocation = sim.current()?.root();
-      if (!invocation) return;
+  private trackingClaims(port: MemoryStore, owner: Owner): MemoryStore {
+    const held = (invocation: SimProcess, jobId: string, claimed: boolean) => {
       const claims = this.claimsOf.get(invocation) ?? new Set<string>();
       if (claimed) claims.add(jobId);
       else claims.delete(jobId);
@@ -258,15 +290,17 @@ export class SimPlatform {
         if (typeof value !== 'function') return value;
         if (property === 'claimJob') {
           return async (input: Parameters<MemoryStore['claimJob']>[0]) => {
+            const invocation = owner();
             const outcome = await object.claimJob(input);
-            if (outcome.status === 'claimed') held(input.job.id, true);
+            if (outcome.status === 'claimed') held(invocation, input.job.id, true);
             return outcome;
           };
         }
         if (property === 'finishJob' || property === 'retryJob') {
           return async (input: { jobId: string }) => {
+            const invocation = owner();
             const ended = await (value as (input: unknown) => Promise<unknown>).call(object, input);
-            held(input.jobId, false);
+            held(invocation, input.jobId, false);
             return ended;
           };
         }
@@ -280,7 +314,7 @@ export class SimPlatform {
   }
 
   /** One poller of the event source mapping: receives a batch, invokes a worker with it, deletes what it handled. */
-  private poll(poller: number, sandbox: WorkerHandler): void {
+  private poll(poller: number, sandbox: Sandbox<WorkerHandler>): void {
     const { sim } = this.options;
     if (this.stopped) return;
     const records = this.queue.receive(WORKER_BATCH_SIZE);
@@ -295,7 +329,10 @@ export class SimPlatform {
     const deadline = sim.time + WORKER_TIMEOUT_MS;
     const event: SQSEvent = { Records: records };
     const context = { getRemainingTimeInMillis: () => deadline - sim.time };
-    const { proc, result } = sim.spawn(`worker${poller}`, () => sandbox(event, context));
+    const { proc, result } = sim.spawn(`worker${poller}`, (invocation) => {
+      sandbox.invocation = invocation;
+      return sandbox.handler(event, context);
+    });
     sim.at(deadline, () => proc.kill());
     if (this.options.rng.chance(this.options.faults().invocationDies)) {
       const diesAt = sim.time + this.options.rng.between(0, INVOCATION_DIES_WITHIN_MS);
@@ -315,6 +352,17 @@ export class SimPlatform {
       this.poll(poller, died ? this.newSandbox() : sandbox);
     });
   }
+}
+
+/** A Lambda sandbox's handler, and the invocation it runs now (one at a time). */
+interface Sandbox<Handler> {
+  handler: Handler;
+  invocation: SimProcess | undefined;
+}
+
+function invocationOf(sandbox: Sandbox<unknown>): SimProcess {
+  if (!sandbox.invocation) throw new Error('a sandbox made a call before its first invocation');
+  return sandbox.invocation;
 }
 
 function jobIdOf(body: string): string {

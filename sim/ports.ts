@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../lib/core/errors';
 import type { Rng } from './rng';
-import type { Simulation } from './scheduler';
+import type { SimProcess, Simulation } from './scheduler';
 
 /** How often each fault happens to one call (each a probability in [0, 1)). */
 export interface FaultRates {
@@ -51,15 +51,33 @@ export interface PortOptions {
   calls?: Map<string, number>;
 }
 
+/** Whose calls a port makes: the process a sandbox runs now, or one process for good. */
+export type Owner = () => SimProcess;
+
 /**
- * `target` behind a port of the simulation: each method call is one operation of the calling process,
- * run when the scheduler picks it, with its latency and, drawn for each call, one of the faults of
- * `options.faults()`. The target's method runs at that moment, whole: the memory store's operations
- * are atomic as DynamoDB's single-item writes and transactions are.
+ * `target` behind a port of the simulation, as an owner calls it: each method call is one operation of
+ * the owner's process at the call, run when the scheduler picks it, with its latency and, drawn for each
+ * call, one of the faults of `options.faults()`. The target's method runs at that moment, whole: the
+ * memory store's operations are atomic as DynamoDB's single-item writes and transactions are.
  */
-export function simulatedPort<T extends object>(sim: Simulation, target: T, options: PortOptions): T {
+export function simulatedPort<T extends object>(
+  sim: Simulation,
+  target: T,
+  options: PortOptions,
+): (owner: Owner) => T {
   const synchronous = new Set(options.synchronous ?? []);
   const retried = new Set(options.retriedAfterLostAnswer ?? []);
+  return (owner) => portOf(sim, target, options, owner, synchronous, retried);
+}
+
+function portOf<T extends object>(
+  sim: Simulation,
+  target: T,
+  options: PortOptions,
+  owner: Owner,
+  synchronous: ReadonlySet<string>,
+  retried: ReadonlySet<string>,
+): T {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(object, property) {
@@ -72,7 +90,9 @@ export function simulatedPort<T extends object>(sim: Simulation, target: T, opti
         const label = `${options.name}.${property}`;
         method = (...args: unknown[]) => {
           if (options.calls) options.calls.set(label, (options.calls.get(label) ?? 0) + 1);
+          const proc = owner();
           return sim.operation(
+            proc,
             `${label}${subjectOf(args[0])}`,
             latencyOf(options.latency, options.rng),
             (settle) => {
@@ -80,13 +100,17 @@ export function simulatedPort<T extends object>(sim: Simulation, target: T, opti
               if (fault === 'refused' || fault === 'answerLost') sim.lastDisturbanceAt = sim.time;
               if (fault === 'refused' || fault === 'answerLost')
                 sim.note(`${label}${subjectOf(args[0])}: ${fault}`);
-              if (fault === 'crashBefore') return sim.crash(label, 'crash before');
+              if (fault === 'crashBefore') return sim.crash(proc, label, 'crash before');
               if (fault === 'refused') return settle.reject(unavailable(label, 'refused'));
               const apply = () => {
+                const outer = sim.executing;
+                sim.executing = proc;
                 try {
                   return Promise.resolve(value.apply(object, args));
                 } catch (error) {
                   return Promise.reject(error);
+                } finally {
+                  sim.executing = outer;
                 }
               };
               let result = apply();
@@ -96,7 +120,7 @@ export function simulatedPort<T extends object>(sim: Simulation, target: T, opti
               }
               if (fault === 'crashAfter') {
                 result.catch(() => {});
-                return sim.crash(label, 'crash after');
+                return sim.crash(proc, label, 'crash after');
               }
               if (fault === 'answerLost') {
                 result.catch(() => {});

@@ -2,9 +2,9 @@ import type { SQSRecord } from 'aws-lambda';
 import { encodeJobMessage } from '../lib/core/model/job-message';
 import type { DeadLetterQueue, UnreadableMessage } from '../lib/core/ports/dead-letter-queue';
 import type { JobMessage, JobQueue, ReceivedMessage } from '../lib/core/ports/job-queue';
-import { type Latency, latencyOf } from './ports';
+import { type Latency, latencyOf, type Owner } from './ports';
 import type { Rng } from './rng';
-import type { Simulation } from './scheduler';
+import type { SimProcess, Simulation } from './scheduler';
 
 /** How the simulated queue misbehaves, each a probability per message (per call for `changeVisibility`). */
 export interface QueueFaults {
@@ -56,7 +56,7 @@ interface StoredMessage {
  * dead-letter queue at its next receive), duplicates, and deletes that are lost. Its sender side is the
  * runtime's `JobQueue`; its consumer side (`receive`, `delete`) is the event source mapping's.
  */
-export class SimQueue implements JobQueue {
+export class SimQueue {
   readonly deadLetters: StoredMessage[] = [];
   /** Everything sent, by job id: the runtime's sends (duplicates and redrives not counted). */
   readonly sentJobs = new Map<string, number>();
@@ -74,8 +74,17 @@ export class SimQueue implements JobQueue {
     return this.messages.size;
   }
 
-  send(messages: readonly JobMessage[]): Promise<{ failed: string[] }> {
+  /** The queue as `owner` sends to it (the runtime's `JobQueue`). */
+  senderFor(owner: Owner): JobQueue {
+    return {
+      send: (messages) => this.send(owner(), messages),
+      changeVisibility: (message, timeoutSeconds) => this.changeVisibility(owner(), message, timeoutSeconds),
+    };
+  }
+
+  private send(proc: SimProcess, messages: readonly JobMessage[]): Promise<{ failed: string[] }> {
     return this.sim.operation(
+      proc,
       `queue.send ${messages.map((message) => message.job.id).join(' ')}`,
       this.latency(),
       (settle) => {
@@ -104,8 +113,12 @@ export class SimQueue implements JobQueue {
     );
   }
 
-  changeVisibility(message: ReceivedMessage, timeoutSeconds: number): Promise<void> {
-    return this.sim.operation('queue.changeVisibility', this.latency(), (settle) => {
+  private changeVisibility(
+    proc: SimProcess,
+    message: ReceivedMessage,
+    timeoutSeconds: number,
+  ): Promise<void> {
+    return this.sim.operation(proc, 'queue.changeVisibility', this.latency(), (settle) => {
       const stored = this.byHandle(message.receiptHandle);
       if (!stored || this.rng.chance(this.faults().visibilityRefused)) {
         settle.reject(
@@ -218,16 +231,20 @@ export class SimQueue implements JobQueue {
 }
 
 /** The dead-letter queue the worker moves unreadable messages to. */
-export class SimDeadLetters implements DeadLetterQueue {
+export class SimDeadLetters {
   readonly messages: UnreadableMessage[] = [];
 
   constructor(private readonly sim: Simulation) {}
 
-  deadLetter(message: UnreadableMessage): Promise<void> {
-    return this.sim.operation('dlq.deadLetter', 5, (settle) => {
-      this.messages.push(message);
-      settle.resolve();
-    });
+  /** The dead-letter queue as `owner` sends to it. */
+  senderFor(owner: Owner): DeadLetterQueue {
+    return {
+      deadLetter: (message) =>
+        this.sim.operation(owner(), 'dlq.deadLetter', 5, (settle) => {
+          this.messages.push(message);
+          settle.resolve();
+        }),
+    };
   }
 }
 

@@ -79,7 +79,7 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
     workers: options.workers,
   });
   platformHolder.platform = platform;
-  watchClaims(platform.store, observer);
+  watchClaims(sim, platform.store, observer);
   options.adjustStore?.(platform.store);
   workload = new Workload(
     sim,
@@ -144,12 +144,13 @@ function lineTerms(): Map<string, LineTerms> {
   return lines;
 }
 
-/** Tells the observer every job a claim took, as the store answered (whether or not its caller heard). */
-function watchClaims(store: MemoryStore, observer: Observer): void {
+/** Tells the observer every job a claim took and who took it, as the store answered (whether or not its caller heard). */
+function watchClaims(sim: Simulation, store: MemoryStore, observer: Observer): void {
   const claimJob = store.claimJob.bind(store);
   store.claimJob = async (input) => {
+    const claimant = sim.executing;
     const outcome = await claimJob(input);
-    if (outcome.status === 'claimed') observer.claimed(outcome.job);
+    if (outcome.status === 'claimed') observer.claimed(outcome.job, claimant);
     return outcome;
   };
 }

@@ -1,12 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../lib/core/clock';
 import { MinHeap } from './min-heap';
 import { Rng } from './rng';
 
 /**
- * A simulated process: one Lambda invocation, one admin call, one poller. It dies when the simulation
- * crashes it (at one of its awaits) or when its invocation ends: every call it has in flight, and every
- * one it makes after, never answers, as a dead process's calls do not.
+ * A simulated process: one Lambda invocation, one admin call. It dies when the simulation crashes it
+ * (at one of its awaits) or when its invocation ends: every call it has in flight, and every one it makes
+ * after, never answers, as a dead process's calls do not. Its code reaches the ports through
+ * dependencies made for it (`SimPlatform.depsFor`), so each call knows whose it is.
  */
 export class SimProcess {
   alive = true;
@@ -16,20 +16,10 @@ export class SimProcess {
   constructor(
     readonly id: number,
     readonly name: string,
-    /** A process this one belongs to (a handler's invocation): it dies with it. */
-    readonly parent?: SimProcess,
   ) {
     this.died = new Promise((resolve) => {
       this.markDead = resolve;
     });
-    parent?.died.then(() => this.kill());
-  }
-
-  /** The invocation this process belongs to: what a crash ends. */
-  root(): SimProcess {
-    let proc: SimProcess = this;
-    while (proc.parent) proc = proc.parent;
-    return proc;
   }
 
   kill(): void {
@@ -88,7 +78,8 @@ export class Simulation {
   private readonly waiting = new MinHeap<Op>((a, b) => a.readyAt - b.readyAt || a.seq - b.seq);
   private readonly ready: Op[] = [];
   private readonly timers = new MinHeap<Timer>((a, b) => a.at - b.at || a.seq - b.seq);
-  private readonly context = new AsyncLocalStorage<SimProcess>();
+  /** The process whose store call runs now, synchronously (`simulatedPort` sets it; a store wrapper may ask). */
+  executing: SimProcess | undefined;
   private readonly traceLines: string[] = [];
   private traceNext = 0;
 
@@ -108,37 +99,29 @@ export class Simulation {
     return this.processes;
   }
 
-  /** Runs `body` as a new process (inside the calling one when `parent` is given). */
+  /** Runs `body` as a new process. */
   spawn<T>(
     name: string,
     body: (proc: SimProcess) => Promise<T>,
-    parent?: SimProcess,
   ): { proc: SimProcess; result: Promise<T | undefined> } {
-    const proc = new SimProcess(this.nextProcessId(), name, parent);
-    const result = this.context.run(proc, () =>
-      Promise.race([
-        body(proc).catch((error: unknown) => {
-          this.errors += 1;
-          this.note(`ERROR ${name}#${proc.id}: ${error instanceof Error ? error.message : String(error)}`);
-          return undefined;
-        }),
-        proc.died.then(() => undefined),
-      ]),
-    );
+    const proc = new SimProcess(this.nextProcessId(), name);
+    const result = Promise.race([
+      body(proc).catch((error: unknown) => {
+        this.errors += 1;
+        this.note(`ERROR ${name}#${proc.id}: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      }),
+      proc.died.then(() => undefined),
+    ]);
     return { proc, result };
   }
 
-  /** The process the calling code runs in (undefined outside every process: the simulation's own code). */
-  current(): SimProcess | undefined {
-    return this.context.getStore();
-  }
-
   /**
-   * Waits `ms` of simulated time; never returns to a process that died meanwhile. A sleep whose `signal`
-   * is aborted never returns either, and no longer keeps the simulation going.
+   * Waits `ms` of simulated time; never returns to `proc` once it died (without one: the simulation's own
+   * code, which always goes on). A sleep whose `signal` is aborted never returns either, and no longer
+   * keeps the simulation going.
    */
-  sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
-    const proc = this.current();
+  sleep(ms: number, signal?: AbortSignal, proc?: SimProcess): Promise<void> {
     if ((proc && !proc.alive) || signal?.aborted) return NEVER;
     return new Promise((resolve) => {
       const timer: Timer = {
@@ -152,17 +135,14 @@ export class Simulation {
       });
       this.timers.push(timer);
     });
-  };
+  }
 
-  /** Ends the invocation the calling code runs in (a crash at this await). */
-  crash(label: string, why: string): void {
-    const proc = this.current();
-    if (!proc) throw new Error(`crash of '${label}' outside every simulated process`);
-    const root = proc.root();
+  /** Ends `proc` at one of its awaits (a crash there). */
+  crash(proc: SimProcess, label: string, why: string): void {
     this.crashes += 1;
     this.lastDisturbanceAt = this.time;
-    this.note(`CRASH ${root.name}#${root.id} at ${label} (${why})`);
-    root.kill();
+    this.note(`CRASH ${proc.name}#${proc.id} at ${label} (${why})`);
+    proc.kill();
   }
 
   /** Ends a process from outside it (its invocation died), unless it ended already. */
@@ -180,13 +160,15 @@ export class Simulation {
   }
 
   /**
-   * An operation of the calling process: `execute` runs when the scheduler picks it, at least
-   * `latencyMs` from now; it must settle the caller's promise (or kill the process). A dead process's
-   * operation never runs.
+   * An operation of `proc`: `execute` runs when the scheduler picks it, at least `latencyMs` from now; it
+   * must settle the caller's promise (or kill the process). A dead process's operation never runs.
    */
-  operation<T>(label: string, latencyMs: number, execute: (settle: Settle<T>) => void): Promise<T> {
-    const proc = this.current();
-    if (!proc) throw new Error(`operation '${label}' called outside every simulated process`);
+  operation<T>(
+    proc: SimProcess,
+    label: string,
+    latencyMs: number,
+    execute: (settle: Settle<T>) => void,
+  ): Promise<T> {
     if (!proc.alive) return NEVER;
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({
@@ -237,7 +219,7 @@ export class Simulation {
       if (!op.proc.alive) continue;
       this.steps += 1;
       this.note(`${op.proc.name}#${op.proc.id} ${op.label}`);
-      this.context.run(op.proc, op.execute);
+      op.execute();
       return true;
     }
     const nextOp = this.waiting.peek()?.readyAt ?? Number.POSITIVE_INFINITY;

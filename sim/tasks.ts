@@ -55,10 +55,11 @@ async function runSimulatedHandler(
 ): Promise<JsonValue | undefined> {
   const run = observer.started(task, context, payload);
   try {
+    // The handler sleeps in its invocation: it never wakes once that died.
     if (payload.run === 'overrun') {
-      await sim.sleep(SIM_TASKS[task].timeoutSeconds * 1000 + payload.ms);
+      await sim.sleep(SIM_TASKS[task].timeoutSeconds * 1000 + payload.ms, undefined, run.invocation);
     } else {
-      await untilAborted(sim.sleep(payload.ms, context.signal), context.signal);
+      await untilAborted(sim.sleep(payload.ms, context.signal, run.invocation), context.signal);
     }
     if (payload.run === 'throw') throw new Error('the simulated handler failed');
     if (payload.run === 'fatal') throw new NonRetryableError('the simulated handler failed for good');
