@@ -261,14 +261,18 @@ export class SimPlatform {
 
   /**
    * A worker sandbox: its handler (and what it keeps between invocations) until it crashes. Its
-   * invocations run one after the other, each making its calls as its own process.
+   * invocations run one after the other, each making its calls as its own process: work an invocation
+   * left behind never answers once it ended, as a frozen sandbox's does not.
    */
-  private newSandbox(): Sandbox<WorkerHandler> {
+  private newSandbox(): Sandbox {
     const { sim } = this.options;
-    const deps = this.depsFor(() => invocationOf(sandbox));
-    const sandbox: Sandbox<WorkerHandler> = {
+    const depsOfInvocation = () => {
+      const invocation = invocationOf(sandbox);
+      return this.depsFor(() => invocation);
+    };
+    const sandbox: Sandbox = {
       invocation: undefined,
-      handler: createWorkerHandler(() => deps, this.options.registry, {
+      handler: createWorkerHandler(depsOfInvocation, this.options.registry, {
         endSandbox: () =>
           sim.crash(invocationOf(sandbox), 'worker', 'sandbox ended: a handler ignored its signal'),
       }),
@@ -314,7 +318,7 @@ export class SimPlatform {
   }
 
   /** One poller of the event source mapping: receives a batch, invokes a worker with it, deletes what it handled. */
-  private poll(poller: number, sandbox: Sandbox<WorkerHandler>): void {
+  private poll(poller: number, sandbox: Sandbox): void {
     const { sim } = this.options;
     if (this.stopped) return;
     const records = this.queue.receive(WORKER_BATCH_SIZE);
@@ -354,13 +358,13 @@ export class SimPlatform {
   }
 }
 
-/** A Lambda sandbox's handler, and the invocation it runs now (one at a time). */
-interface Sandbox<Handler> {
-  handler: Handler;
+/** A worker sandbox's handler, and the invocation it runs now (one at a time). */
+interface Sandbox {
+  handler: WorkerHandler;
   invocation: SimProcess | undefined;
 }
 
-function invocationOf(sandbox: Sandbox<unknown>): SimProcess {
+function invocationOf(sandbox: Sandbox): SimProcess {
   if (!sandbox.invocation) throw new Error('a sandbox made a call before its first invocation');
   return sandbox.invocation;
 }
