@@ -12,7 +12,7 @@ import { createWorkerHandler, type WorkerHandler } from '../lib/runtime/handlers
 import { createLogger, discardLines } from '../lib/runtime/observability/logger';
 import { taskLimitsOf } from '../lib/runtime/task-limits';
 import type { TaskRegistry } from '../lib/runtime/tasks/registry';
-import { type FaultRates, type Latency, NO_FAULTS, type Owner, simulatedPort } from './ports';
+import { type FaultRates, type Latency, NO_FAULTS, simulatedPort } from './ports';
 import { type QueueFaults, SimDeadLetters, SimQueue } from './queue';
 import type { Rng } from './rng';
 import type { SimProcess, Simulation } from './scheduler';
@@ -101,8 +101,8 @@ export class SimPlatform {
   readonly cutShort = new Map<string, number>();
   /** Per worker invocation, the jobs it claimed and has not ended yet (carried-on jobs too). */
   private readonly claimsOf = new Map<SimProcess, Set<string>>();
-  /** The store as an owner calls it. */
-  private readonly storeFor: (owner: Owner) => MemoryStore;
+  /** The store as a process calls it. */
+  private readonly storeFor: (proc: SimProcess) => MemoryStore;
   /** What every process's dependencies share: the configuration, the clock, ids, logs. */
   private readonly shared: Pick<
     RuntimeDeps,
@@ -153,21 +153,21 @@ export class SimPlatform {
   }
 
   /**
-   * The runtime's dependencies as `owner` has them: each store, queue, bus and invoke call is an
-   * operation of the owner's process at the call, and a sleep never returns to it once it died.
+   * The runtime's dependencies as `proc` has them: each store, queue, bus and invoke call is its
+   * operation, and a sleep never returns to it once it died.
    */
-  private depsFor(owner: Owner): RuntimeDeps {
+  private depsFor(proc: SimProcess): RuntimeDeps {
     const { sim } = this.options;
-    const store = this.storeFor(owner);
+    const store = this.storeFor(proc);
     return {
       ...this.shared,
       scheduleStore: store,
-      jobStore: this.trackingClaims(store, owner),
-      queue: this.queue.senderFor(owner),
-      events: this.publisher(owner),
-      deadLetters: this.deadLetters.senderFor(owner),
-      dispatcherInvoker: this.invoker(owner),
-      sleep: (ms, signal) => sim.sleep(ms, signal, owner()),
+      jobStore: this.trackingClaims(store, proc),
+      queue: this.queue.senderFor(proc),
+      events: this.publisher(proc),
+      deadLetters: this.deadLetters.senderFor(proc),
+      dispatcherInvoker: this.invoker(proc),
+      sleep: (ms, signal) => sim.sleep(ms, signal, proc),
     };
   }
 
@@ -191,12 +191,7 @@ export class SimPlatform {
   callAdmin(request: Record<string, unknown>): Promise<Awaited<ReturnType<AdminApi>> | undefined> {
     const { sim } = this.options;
     const { proc, result } = sim.spawn(`admin:${String(request.action)}`, (call) =>
-      createAdminApi(
-        adminDependencies(
-          this.depsFor(() => call),
-          this.options.registry,
-        ),
-      )(request),
+      createAdminApi(adminDependencies(this.depsFor(call), this.options.registry))(request),
     );
     sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
     return result;
@@ -213,15 +208,15 @@ export class SimPlatform {
   private runTick(): void {
     const { sim } = this.options;
     this.ticks += 1;
-    const { proc } = sim.spawn('tick', (tick) => createTickHandler(() => this.depsFor(() => tick))());
+    const { proc } = sim.spawn('tick', (tick) => createTickHandler(() => this.depsFor(tick))());
     sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
   }
 
-  private invoker(owner: Owner): DispatcherInvoker {
+  private invoker(proc: SimProcess): DispatcherInvoker {
     const { sim, rng, faults } = this.options;
     return {
       invoke: (request: DispatchRequest) =>
-        sim.operation(owner(), 'lambda.invoke(dispatcher)', rng.between(5, 40), (settle) => {
+        sim.operation(proc, 'lambda.invoke(dispatcher)', rng.between(5, 40), (settle) => {
           if (rng.chance(faults().invokeRefused)) {
             settle.reject(
               Object.assign(new Error('too many requests'), { name: 'TooManyRequestsException' }),
@@ -239,16 +234,16 @@ export class SimPlatform {
     const { sim } = this.options;
     this.dispatcherRuns += 1;
     const { proc } = sim.spawn('dispatcher', (dispatcher) =>
-      createDispatcherHandler(() => this.depsFor(() => dispatcher))(request),
+      createDispatcherHandler(() => this.depsFor(dispatcher))(request),
     );
     sim.at(sim.time + TICK_TIMEOUT_MS, () => proc.kill());
   }
 
-  private publisher(owner: Owner): EventPublisher {
+  private publisher(proc: SimProcess): EventPublisher {
     const { sim, rng, faults } = this.options;
     return {
       publish: (events) =>
-        sim.operation(owner(), 'events.publish', rng.between(5, 30), (settle) => {
+        sim.operation(proc, 'events.publish', rng.between(5, 30), (settle) => {
           if (rng.chance(faults().eventsRefused)) {
             settle.reject(Object.assign(new Error('event bus throttled'), { name: 'ThrottlingException' }));
             return;
@@ -266,10 +261,7 @@ export class SimPlatform {
    */
   private newSandbox(): Sandbox {
     const { sim } = this.options;
-    const depsOfInvocation = () => {
-      const invocation = invocationOf(sandbox);
-      return this.depsFor(() => invocation);
-    };
+    const depsOfInvocation = () => this.depsFor(invocationOf(sandbox));
     const sandbox: Sandbox = {
       invocation: undefined,
       handler: createWorkerHandler(depsOfInvocation, this.options.registry, {
@@ -281,8 +273,8 @@ export class SimPlatform {
   }
 
   /** The job store with each invocation's claims noted, so that its death cuts short each job it held. */
-  private trackingClaims(port: MemoryStore, owner: Owner): MemoryStore {
-    const held = (invocation: SimProcess, jobId: string, claimed: boolean) => {
+  private trackingClaims(port: MemoryStore, invocation: SimProcess): MemoryStore {
+    const held = (jobId: string, claimed: boolean) => {
       const claims = this.claimsOf.get(invocation) ?? new Set<string>();
       if (claimed) claims.add(jobId);
       else claims.delete(jobId);
@@ -294,17 +286,15 @@ export class SimPlatform {
         if (typeof value !== 'function') return value;
         if (property === 'claimJob') {
           return async (input: Parameters<MemoryStore['claimJob']>[0]) => {
-            const invocation = owner();
             const outcome = await object.claimJob(input);
-            if (outcome.status === 'claimed') held(invocation, input.job.id, true);
+            if (outcome.status === 'claimed') held(input.job.id, true);
             return outcome;
           };
         }
         if (property === 'finishJob' || property === 'retryJob') {
           return async (input: { jobId: string }) => {
-            const invocation = owner();
             const ended = await (value as (input: unknown) => Promise<unknown>).call(object, input);
-            held(invocation, input.jobId, false);
+            held(input.jobId, false);
             return ended;
           };
         }

@@ -51,30 +51,27 @@ export interface PortOptions {
   calls?: Map<string, number>;
 }
 
-/** Whose calls a port makes: the process a sandbox runs now, or one process for good. */
-export type Owner = () => SimProcess;
-
 /**
- * `target` behind a port of the simulation, as an owner calls it: each method call is one operation of
- * the owner's process at the call, run when the scheduler picks it, with its latency and, drawn for each
- * call, one of the faults of `options.faults()`. The target's method runs at that moment, whole: the
- * memory store's operations are atomic as DynamoDB's single-item writes and transactions are.
+ * `target` behind a port of the simulation, as a process calls it: each method call is one operation of
+ * that process, run when the scheduler picks it, with its latency and, drawn for each call, one of the
+ * faults of `options.faults()`. The target's method runs at that moment, whole: the memory store's
+ * operations are atomic as DynamoDB's single-item writes and transactions are.
  */
 export function simulatedPort<T extends object>(
   sim: Simulation,
   target: T,
   options: PortOptions,
-): (owner: Owner) => T {
+): (proc: SimProcess) => T {
   const synchronous = new Set(options.synchronous ?? []);
   const retried = new Set(options.retriedAfterLostAnswer ?? []);
-  return (owner) => portOf(sim, target, options, owner, synchronous, retried);
+  return (proc) => portOf(sim, target, options, proc, synchronous, retried);
 }
 
 function portOf<T extends object>(
   sim: Simulation,
   target: T,
   options: PortOptions,
-  owner: Owner,
+  proc: SimProcess,
   synchronous: ReadonlySet<string>,
   retried: ReadonlySet<string>,
 ): T {
@@ -90,7 +87,6 @@ function portOf<T extends object>(
         const label = `${options.name}.${property}`;
         method = (...args: unknown[]) => {
           if (options.calls) options.calls.set(label, (options.calls.get(label) ?? 0) + 1);
-          const proc = owner();
           return sim.operation(
             proc,
             `${label}${subjectOf(args[0])}`,

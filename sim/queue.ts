@@ -2,7 +2,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { encodeJobMessage } from '../lib/core/model/job-message';
 import type { DeadLetterQueue, UnreadableMessage } from '../lib/core/ports/dead-letter-queue';
 import type { JobMessage, JobQueue, ReceivedMessage } from '../lib/core/ports/job-queue';
-import { type Latency, latencyOf, type Owner } from './ports';
+import { type Latency, latencyOf } from './ports';
 import type { Rng } from './rng';
 import type { SimProcess, Simulation } from './scheduler';
 
@@ -74,11 +74,11 @@ export class SimQueue {
     return this.messages.size;
   }
 
-  /** The queue as `owner` sends to it (the runtime's `JobQueue`). */
-  senderFor(owner: Owner): JobQueue {
+  /** The queue as `proc` sends to it (the runtime's `JobQueue`). */
+  senderFor(proc: SimProcess): JobQueue {
     return {
-      send: (messages) => this.send(owner(), messages),
-      changeVisibility: (message, timeoutSeconds) => this.changeVisibility(owner(), message, timeoutSeconds),
+      send: (messages) => this.send(proc, messages),
+      changeVisibility: (message, timeoutSeconds) => this.changeVisibility(proc, message, timeoutSeconds),
     };
   }
 
@@ -236,11 +236,11 @@ export class SimDeadLetters {
 
   constructor(private readonly sim: Simulation) {}
 
-  /** The dead-letter queue as `owner` sends to it. */
-  senderFor(owner: Owner): DeadLetterQueue {
+  /** The dead-letter queue as `proc` sends to it. */
+  senderFor(proc: SimProcess): DeadLetterQueue {
     return {
       deadLetter: (message) =>
-        this.sim.operation(owner(), 'dlq.deadLetter', 5, (settle) => {
+        this.sim.operation(proc, 'dlq.deadLetter', 5, (settle) => {
           this.messages.push(message);
           settle.resolve();
         }),
