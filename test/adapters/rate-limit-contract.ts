@@ -1,11 +1,17 @@
 import { beforeEach, expect, it } from 'vitest';
 import { type RateLimit, startIntervalMs } from '../../lib/core/model/rate-limit';
 import type { ClaimJobInput } from '../../lib/core/ports/job-store';
+import { rateWakeStaleBefore } from '../../lib/core/ports/waiting-line';
 import { jobRequest, MINUTE, SECOND, type Store, type StoreFixture, SUCCESS, T0 } from './store-fixtures';
 
 const FIVE_PER_SECOND: RateLimit = { max: 5, perSeconds: 1 };
 /** 1 s and the start tolerance, over 5 starts: 220 ms. */
 const FIVE_PER_SECOND_MS = startIntervalMs(FIVE_PER_SECOND);
+
+/** The first moment a booking made at `bookedAt` is stale. */
+function rateWakeStaleAt(bookedAt: number): number {
+  return bookedAt + (bookedAt - rateWakeStaleBefore(bookedAt)) + 1;
+}
 
 function rateClaim(id: string, now: number, rateLimit: RateLimit, limit?: number): ClaimJobInput {
   return {
@@ -94,35 +100,73 @@ export function rateLimitContract(fixture: () => StoreFixture): void {
   });
 
   it('books one wake-up per start time: the first caller for a time wins, an earlier or equal time loses', async () => {
-    const noCounter = await store.bookRateWake('limited', T0 + 200, 'call-1');
+    const noCounter = await store.bookRateWake({ task: 'limited', at: T0 + 200, token: 'call-1', now: T0 });
     await store.claimJob(rateClaim('a', T0, FIVE_PER_SECOND));
 
-    const first = await store.bookRateWake('limited', T0 + 200, 'call-2');
-    const same = await store.bookRateWake('limited', T0 + 200, 'call-3');
-    const earlier = await store.bookRateWake('limited', T0 + 100, 'call-4');
-    const later = await store.bookRateWake('limited', T0 + 400, 'call-5');
+    const first = await store.bookRateWake({ task: 'limited', at: T0 + 200, token: 'call-2', now: T0 });
+    const same = await store.bookRateWake({ task: 'limited', at: T0 + 200, token: 'call-3', now: T0 });
+    const earlier = await store.bookRateWake({ task: 'limited', at: T0 + 100, token: 'call-4', now: T0 });
+    const later = await store.bookRateWake({ task: 'limited', at: T0 + 400, token: 'call-5', now: T0 });
 
     expect([noCounter, first, same, earlier, later]).toEqual([false, true, false, false, true]);
   });
 
+  it('keeps the booking of a start that has come however late the next caller is, until it is stale', async () => {
+    await store.claimJob(rateClaim('a', T0, FIVE_PER_SECOND));
+    const at = T0 + FIVE_PER_SECOND_MS;
+    await store.bookRateWake({ task: 'limited', at, token: 'call-1', now: at + SECOND });
+
+    const late = await store.bookRateWake({ task: 'limited', at, token: 'call-2', now: at + 5 * SECOND });
+    const stillFresh = await store.bookRateWake({
+      task: 'limited',
+      at,
+      token: 'call-3',
+      now: rateWakeStaleAt(at + SECOND) - 1,
+    });
+    const stale = await store.bookRateWake({
+      task: 'limited',
+      at,
+      token: 'call-4',
+      now: rateWakeStaleAt(at + SECOND),
+    });
+    const afterStale = await store.bookRateWake({
+      task: 'limited',
+      at,
+      token: 'call-5',
+      now: rateWakeStaleAt(at + SECOND),
+    });
+
+    expect([late, stillFresh, stale, afterStale]).toEqual([false, false, true, false]);
+  });
+
   it('tells a booking made again by its own call (its answer was lost) that it is its own, and no one else', async () => {
     await store.claimJob(rateClaim('a', T0, FIVE_PER_SECOND));
-    await store.bookRateWake('limited', T0 + 200, 'call-1');
+    await store.bookRateWake({ task: 'limited', at: T0 + 200, token: 'call-1', now: T0 });
 
-    const again = await store.bookRateWake('limited', T0 + 200, 'call-1');
-    const another = await store.bookRateWake('limited', T0 + 200, 'call-2');
+    const again = await store.bookRateWake({ task: 'limited', at: T0 + 200, token: 'call-1', now: T0 });
+    const another = await store.bookRateWake({ task: 'limited', at: T0 + 200, token: 'call-2', now: T0 });
 
     expect([again, another]).toEqual([true, false]);
   });
 
   it('gives a booking back only for its own time, so it can be booked again', async () => {
     await store.claimJob(rateClaim('a', T0, FIVE_PER_SECOND));
-    await store.bookRateWake('limited', T0 + 200, 'call-1');
+    await store.bookRateWake({ task: 'limited', at: T0 + 200, token: 'call-1', now: T0 });
 
     await store.releaseRateWake('limited', T0 + 100);
-    const afterOtherRelease = await store.bookRateWake('limited', T0 + 200, 'call-2');
+    const afterOtherRelease = await store.bookRateWake({
+      task: 'limited',
+      at: T0 + 200,
+      token: 'call-2',
+      now: T0,
+    });
     await store.releaseRateWake('limited', T0 + 200);
-    const afterRelease = await store.bookRateWake('limited', T0 + 200, 'call-3');
+    const afterRelease = await store.bookRateWake({
+      task: 'limited',
+      at: T0 + 200,
+      token: 'call-3',
+      now: T0,
+    });
 
     expect([afterOtherRelease, afterRelease]).toEqual([false, true]);
   });

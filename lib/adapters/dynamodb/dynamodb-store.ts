@@ -43,6 +43,7 @@ import type {
 } from '../../core/ports/schedule-store';
 import type {
   LineEntry,
+  RateWakeBooking,
   TaskSlots,
   WakeHeadsInput,
   WokenEntry,
@@ -335,8 +336,8 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return startGate.retakeRateStart(this.context, task, rate, now);
   }
 
-  bookRateWake(task: string, at: EpochMs, token: string): Promise<boolean> {
-    return startGate.bookRateWake(this.context, task, at, token);
+  bookRateWake(booking: RateWakeBooking): Promise<boolean> {
+    return startGate.bookRateWake(this.context, booking);
   }
 
   releaseRateWake(task: string, at: EpochMs): Promise<void> {

@@ -1,7 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import { nextStartAfter, type RateLimit } from '../../core/model/rate-limit';
 import type { ClaimOutcome } from '../../core/ports/job-store';
-import type { TaskSlots } from '../../core/ports/waiting-line';
+import { type RateWakeBooking, rateWakeStaleBefore, type TaskSlots } from '../../core/ports/waiting-line';
 import { Expressions } from './expressions';
 import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { ITEM_KINDS, taskCounterKey } from './table-design';
@@ -87,15 +87,17 @@ export async function retakeRateStart(
 /** Books the wake-up for start time `at` on the counter (see `WaitingLineStore.bookRateWake`). */
 export async function bookRateWake(
   context: StoreContext,
-  task: string,
-  at: EpochMs,
-  token: string,
+  { task, at, token, now }: RateWakeBooking,
 ): Promise<boolean> {
   // The token tells this booking from another's for the same start when the store retries it after
   // its answer was lost: read as another's, nobody was woken for that start.
-  const update = new Expressions().set('rateWakeAt', at).set('rateWakeBy', token);
+  const update = new Expressions()
+    .set('rateWakeAt', at)
+    .set('rateWakeBy', token)
+    .set('rateWakeBookedAt', now);
   const wakeAt = update.name('rateWakeAt');
-  const condition = `attribute_exists(pk) AND (attribute_not_exists(${wakeAt}) OR ${wakeAt} < ${update.value(at)})`;
+  const stale = `${update.name('rateWakeBookedAt')} < ${update.value(rateWakeStaleBefore(now))}`;
+  const condition = `attribute_exists(pk) AND (attribute_not_exists(${wakeAt}) OR ${wakeAt} < ${update.value(at)} OR ${stale})`;
   try {
     await context.update('bookRateWake', {
       Key: taskCounterKey(task),
@@ -111,7 +113,7 @@ export async function bookRateWake(
 
 /** Removes the booking for `at` (see `WaitingLineStore.releaseRateWake`). */
 export async function releaseRateWake(context: StoreContext, task: string, at: EpochMs): Promise<void> {
-  const update = new Expressions().remove('rateWakeAt', 'rateWakeBy');
+  const update = new Expressions().remove('rateWakeAt', 'rateWakeBy', 'rateWakeBookedAt');
   const condition = `${update.name('rateWakeAt')} = ${update.value(at)}`;
   try {
     await context.update('releaseRateWake', { Key: taskCounterKey(task), ...update.buildUpdate(condition) });

@@ -3,6 +3,7 @@ import type { JobMessageBody } from '../../core/model/job-message';
 import type { RateLimit } from '../../core/model/rate-limit';
 import type {
   LineEntry,
+  RateWakeBooking,
   TaskSlots,
   WaitingLineStore,
   WakeHeadsInput,
@@ -77,8 +78,8 @@ export class MemoryLineStore implements WaitingLineStore {
     return { taken: false, ...(start.nextStartAt !== undefined && { nextStartAt: start.nextStartAt }) };
   }
 
-  async bookRateWake(task: string, at: EpochMs, token: string): Promise<boolean> {
-    return this.slots.bookRateWake(task, at, token);
+  async bookRateWake(booking: RateWakeBooking): Promise<boolean> {
+    return this.slots.bookRateWake(booking);
   }
 
   async releaseRateWake(task: string, at: EpochMs): Promise<void> {

@@ -1,7 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import { nextStartAfter, type RateLimit } from '../../core/model/rate-limit';
 import { counterRepair, type TaskCounter } from '../../core/ports/counter-repair';
-import type { TaskSlots } from '../../core/ports/waiting-line';
+import { type RateWakeBooking, rateWakeStaleBefore, type TaskSlots } from '../../core/ports/waiting-line';
 
 interface Settings {
   limit: number | null;
@@ -11,6 +11,7 @@ interface Settings {
   rateWakeAt: EpochMs | null;
   /** The token of the booking for `rateWakeAt`. */
   rateWakeBy: string | null;
+  rateWakeBookedAt: EpochMs | null;
 }
 
 /**
@@ -51,20 +52,23 @@ export class MemoryTaskSlots {
   }
 
   /** See `WaitingLineStore.bookRateWake`: refused, a booking is still its caller's when it is the same call's. */
-  bookRateWake(task: string, at: EpochMs, token: string): boolean {
+  bookRateWake({ task, at, token, now }: RateWakeBooking): boolean {
     const settings = this.settings.get(task);
     if (!settings) return false;
-    if (settings.rateWakeAt !== null && settings.rateWakeAt >= at) {
+    const stale = settings.rateWakeBookedAt !== null && settings.rateWakeBookedAt < rateWakeStaleBefore(now);
+    if (settings.rateWakeAt !== null && settings.rateWakeAt >= at && !stale) {
       return settings.rateWakeBy === token && settings.rateWakeAt === at;
     }
-    Object.assign(settings, { rateWakeAt: at, rateWakeBy: token });
+    Object.assign(settings, { rateWakeAt: at, rateWakeBy: token, rateWakeBookedAt: now });
     return true;
   }
 
   /** See `WaitingLineStore.releaseRateWake`. */
   releaseRateWake(task: string, at: EpochMs): void {
     const settings = this.settings.get(task);
-    if (settings?.rateWakeAt === at) Object.assign(settings, { rateWakeAt: null, rateWakeBy: null });
+    if (settings?.rateWakeAt === at) {
+      Object.assign(settings, { rateWakeAt: null, rateWakeBy: null, rateWakeBookedAt: null });
+    }
   }
 
   /**
@@ -159,6 +163,7 @@ export class MemoryTaskSlots {
         nextStartAt: null,
         rateWakeAt: null,
         rateWakeBy: null,
+        rateWakeBookedAt: null,
       };
       this.settings.set(task, settings);
     }

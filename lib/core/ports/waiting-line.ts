@@ -21,6 +21,23 @@ export function wokenOverdueAt(now: EpochMs, carriedOn = false): EpochMs {
   return now + (carriedOn ? CARRIED_RESEND_MS : WOKEN_RESEND_MS);
 }
 
+/** A call's booking of the wake-up for a rate-limited task's start at `at`, made at `now`. */
+export interface RateWakeBooking {
+  task: string;
+  at: EpochMs;
+  token: string;
+  now: EpochMs;
+}
+
+/**
+ * A wake-up booked before this is stale and can be booked over for its own start time: its woken job,
+ * had there been one, would be overdue and sent again by now, so a booker that died between its
+ * booking and its wake (nobody woken) holds up the line this long at most.
+ */
+export function rateWakeStaleBefore(now: EpochMs): EpochMs {
+  return now - WOKEN_RESEND_MS;
+}
+
 /** When an entry is woken, and when it is overdue. */
 export interface WakeTime {
   now: EpochMs;
@@ -190,11 +207,13 @@ export interface WaitingLineStore {
 
   /**
    * Books the one wake-up of a rate-limited task's line for the start time `at`: true for the first
-   * caller for that time (or a later one), false when a wake-up for `at` or later is already booked.
-   * False when the task has no counter. `token` names this booking (one per call): the same call made
-   * again after its answer was lost finds its own booking by it, and is told true.
+   * caller for that time (or a later one), false when a wake-up for `at` or later is already booked,
+   * however long ago `at` came, unless that booking is stale (`rateWakeStaleBefore`): its booker died
+   * before it woke anyone. False when the task has no counter. `token` names this booking (one per
+   * call): the same call made again after its answer was lost finds its own booking by it, and is
+   * told true.
    */
-  bookRateWake(task: string, at: EpochMs, token: string): Promise<boolean>;
+  bookRateWake(booking: RateWakeBooking): Promise<boolean>;
 
   /**
    * Takes a start of a rate-limited task again, for a claimed job whose handler could not start on

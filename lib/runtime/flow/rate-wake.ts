@@ -8,7 +8,11 @@ import { sendWoken, type WakeDeps } from './woken';
  * Wakes the line of a rate-limited task for its next start time: one job, sent with the queue delay
  * that brings it back in the last second before that time (SQS delays in whole seconds; the worker
  * waits out the rest). One wake-up per start time: the store books it, so the
- * many jobs refused in one interval wake one job, not one each. A booking that found nobody to wake is
+ * many jobs refused in one interval wake one job, not one each. A start time that has come is booked
+ * as it stands, not as "now": until its woken job takes it, every later caller finds it booked (a
+ * backlog that joins while the store is slow would otherwise wake one job per joiner, each refused and
+ * passing its wake-up on); a booking whose booker died before it woke anyone goes stale (the store's
+ * `rateWakeStaleBefore`) and is booked over by the next caller, the tick at the latest. A booking that found nobody to wake is
  * given back and the line read again: a job that joined after it was read found the booking and woke
  * nobody itself, and is seen then (its join came before its booking, refused before the give-back,
  * and both reads are strongly consistent), and booked for again. Returns how many jobs were woken (0 or 1).
@@ -20,13 +24,13 @@ export async function wakeForNextStart(
 ): Promise<number> {
   if (slots.paused || (slots.limit !== null && slots.running >= slots.limit)) return 0;
   const now = deps.clock.now();
-  const at = Math.max(slots.nextStartAt ?? now, now);
+  const at = slots.nextStartAt ?? now;
   // SQS delays at most 15 minutes: a start further away is woken by a tick once it comes within reach.
   if (at - now > LIMITS.maxQueueDelaySeconds * 1000) return 0;
   // The wake-up for this start was used without a start: its booking would refuse the one passed on
   if (options.passOn) await deps.jobStore.releaseRateWake(slots.task, at);
   for (let round = 0; round < MAX_BOOKING_ROUNDS; round++) {
-    if (!(await deps.jobStore.bookRateWake(slots.task, at, randomUUID()))) return 0;
+    if (!(await deps.jobStore.bookRateWake({ task: slots.task, at, token: randomUUID(), now }))) return 0;
     const woken = await deps.jobStore.wakeHeads({ task: slots.task, now, count: 1, take: 'start' });
     if (woken.length > 0) return sendWoken(deps, woken, wakeDelaySeconds(at, now));
     await deps.jobStore.releaseRateWake(slots.task, at);

@@ -113,11 +113,32 @@ async function performRunStep(
 
 /**
  * Wakes the line of a rate-limited task for its next start while this job runs (one job, arriving just
- * before that time), then runs the handler, its start aligned on the claim (`alignRateStart`, after the
+ * before that time) and runs the handler alongside: awaited first, the wake's store calls would delay
+ * the handler's start past its pace (`alignRateStart`) whenever the store is slow, and each late start
+ * takes a second start of the rate.
+ */
+async function runHandler(
+  ctx: WorkerContext,
+  run: Run,
+  definition: TaskDefinition,
+  logger: Logger,
+): Promise<Run> {
+  const wakingNext = definition.rateLimit
+    ? wakeNextStart(ctx, run.delivery.job.task, logger)
+    : Promise.resolve();
+  try {
+    return await startHandler(ctx, run, definition, logger);
+  } finally {
+    await wakingNext;
+  }
+}
+
+/**
+ * Runs the handler, its start aligned on the claim for a rate-limited task (`alignRateStart`, after the
  * fire check). A handler still running at the invocation's end (it ignored its signal) is recorded, and
  * the sandbox ended after the batch.
  */
-async function runHandler(
+async function startHandler(
   ctx: WorkerContext,
   run: Run,
   definition: TaskDefinition,
@@ -127,7 +148,6 @@ async function runHandler(
   const { job, attempt } = run.delivery;
   ctx.counters.startLagMs.push(Math.max(0, run.startedAt - job.runAt));
   ctx.events.add(definition.events, eventOf(run, 'job.started', run.startedAt));
-  if (definition.rateLimit) await wakeNextStart(ctx, job.task, logger);
   await alignRateStart(
     ctx,
     { task: job.task, startedAt: run.startedAt, leaseUntil: run.leaseUntil, rateLimit: definition.rateLimit },

@@ -111,8 +111,8 @@ describe('a booking of a rate-limited wake-up that applied but whose answer was 
     await store.setTaskPaused('rated', false);
 
     // Act
-    const first = await store.bookRateWake('rated', T0 + 1_000, 'call-1');
-    const second = await store.bookRateWake('rated', T0 + 1_000, 'call-2');
+    const first = await store.bookRateWake({ task: 'rated', at: T0 + 1_000, token: 'call-1', now: T0 });
+    const second = await store.bookRateWake({ task: 'rated', at: T0 + 1_000, token: 'call-2', now: T0 });
 
     // Assess
     expect(faulty.faults).toBe(1);
