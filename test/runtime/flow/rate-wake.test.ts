@@ -30,15 +30,7 @@ const rated = (id: string) => ({ job: jobRequest(id, { task: 'rated', runAt: T0 
  * start is refused. Returns whether c joined and whether it was left waiting, not woken.
  */
 async function joinDuringBooking(joinsAt: number) {
-  const { deps, store } = testRuntime();
-  await store.claimJob({
-    job: jobRequest('a', { task: 'rated' }),
-    attempt: 1,
-    owner: 'worker-a',
-    now: T0,
-    leaseUntil: T0 + 60_000,
-    rateLimit: RATE,
-  });
+  const { deps, store } = await startedAtT0();
   const releaseRateWake = store.releaseRateWake.bind(store);
   let releases = 0;
   let joined = false;
