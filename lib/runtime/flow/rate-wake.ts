@@ -7,15 +7,15 @@ import { sendWoken, type WakeDeps } from './woken';
 /**
  * Wakes the line of a rate-limited task for its next start time: one job, sent with the queue delay
  * that brings it back in the last second before that time (SQS delays in whole seconds; the worker
- * waits out the rest). One wake-up per start time: the store books it, so the
- * many jobs refused in one interval wake one job, not one each. A start time that has come is booked
- * as it stands, not as "now": until its woken job takes it, every later caller finds it booked (a
- * backlog that joins while the store is slow would otherwise wake one job per joiner, each refused and
- * passing its wake-up on); a booking whose booker died before it woke anyone goes stale (the store's
- * `rateWakeStaleBefore`) and is booked over by the next caller, the tick at the latest. A booking that found nobody to wake is
- * given back and the line read again: a job that joined after it was read found the booking and woke
- * nobody itself, and is seen then (its join came before its booking, refused before the give-back,
- * and both reads are strongly consistent), and booked for again. Returns how many jobs were woken (0 or 1).
+ * waits out the rest). One wake-up per start time: the store books it, so the many jobs refused in one
+ * interval wake one job, not one each. A start time that has come is booked as it stands, not as
+ * "now": until its woken job takes it, every later caller finds it booked (a backlog that joins while
+ * the store is slow would otherwise wake one job per joiner). A booking whose booker died before it
+ * woke anyone goes stale (`rateWakeStaleBefore`) and is booked over by the next caller, the tick at
+ * the latest. A booking that found nobody to wake is given back and the line read again: a job that
+ * joined after it was read found the booking and woke nobody itself, and is seen then (its join came
+ * before its booking, refused before the give-back, and both reads are strongly consistent), and
+ * booked for again. Returns how many jobs were woken (0 or 1).
  */
 export async function wakeForNextStart(
   deps: WakeDeps,
