@@ -1,11 +1,16 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireJob, WireSchedule, WireTask } from '../../lib/cli/admin/wire';
 import { type CliPlatform, startCliPlatform, sundial, waitFor } from './support';
 
 let sundialPlatform: CliPlatform;
+// Cron hours twelve hours from now, so no fire falls within the dispatch horizon whenever CI runs.
+const berlinHour = (DateTime.now().setZone('Europe/Berlin').hour + 12) % 24;
+const berlinTime = `${String(berlinHour).padStart(2, '0')}:00:00`;
+const utcHour = (new Date().getUTCHours() + 12) % 24;
 const cli = (args: readonly string[]) => sundialPlatform.cli(args);
 const json = <T>(args: readonly string[]) => sundialPlatform.json<T>(args);
 
@@ -28,7 +33,7 @@ describe('sundial schedules, against the local platform', () => {
       '--task',
       'report',
       '--cron',
-      '0 9 * * MON-FRI',
+      `0 ${berlinHour} * * MON-FRI`,
       '--timezone',
       'Europe/Berlin',
       '--payload',
@@ -42,7 +47,9 @@ describe('sundial schedules, against the local platform', () => {
     // Assess
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toMatch(
-      /^Added schedule 'nightly' \(report\): next fire \w{3} \d{4}-\d\d-\d\d 09:00:00 CES?T \(in [^)]+\)\./,
+      new RegExp(
+        `^Added schedule 'nightly' \\(report\\): next fire \\w{3} \\d{4}-\\d\\d-\\d\\d ${berlinTime} CES?T \\(in [^)]+\\)\\.\n`,
+      ),
     );
     const { schedule } = await json<{ schedule: WireSchedule }>(['schedules', 'get', 'nightly']);
     expect(schedule).toMatchObject({
@@ -60,7 +67,9 @@ describe('sundial schedules, against the local platform', () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^ID\s+TASK\s+TRIGGER\s+ZONE\s+NEXT FIRE/);
     expect(table.stdout).toMatch(
-      /nightly\s+report\s+cron 0 9 \* \* MON-FRI\s+Europe\/Berlin\s+.* 09:00:00 CES?T \(in .*\)\s+active\s+reports/,
+      new RegExp(
+        `nightly\\s+report\\s+cron 0 ${berlinHour} \\* \\* MON-FRI\\s+Europe/Berlin\\s+.* ${berlinTime} CES?T \\(in .*\\)\\s+active\\s+reports`,
+      ),
     );
     const page = await json<{ schedules: WireSchedule[]; cursor: null }>([
       'schedules',
@@ -102,13 +111,17 @@ describe('sundial schedules, against the local platform', () => {
       '--count',
       '2',
       '--from',
-      '2026-03-27T00:00:00Z',
+      '2026-03-26T22:59:00Z',
     ]);
+    const utcOf = (day: number) =>
+      DateTime.fromObject({ year: 2026, month: 3, day, hour: berlinHour }, { zone: 'Europe/Berlin' })
+        .toUTC()
+        .toISO({ suppressMilliseconds: true });
     expect(preview.code, preview.stderr).toBe(0);
     expect(preview.stdout.split('\n').slice(0, 3)).toEqual([
       expect.stringMatching(/^#\s+Europe\/Berlin\s+UTC\s+WHEN$/),
-      expect.stringMatching(/^1\s+Fri 2026-03-27 09:00:00 CET\s+2026-03-27T08:00:00Z\s+/),
-      expect.stringMatching(/^2\s+Mon 2026-03-30 09:00:00 CEST\s+2026-03-30T07:00:00Z\s+/),
+      expect.stringMatching(new RegExp(`^1\\s+Fri 2026-03-27 ${berlinTime} CET\\s+${utcOf(27)}\\s+`)),
+      expect.stringMatching(new RegExp(`^2\\s+Mon 2026-03-30 ${berlinTime} CEST\\s+${utcOf(30)}\\s+`)),
     ]);
   });
 
@@ -176,7 +189,7 @@ describe('sundial schedules, against the local platform', () => {
       '--task',
       'echo',
       '--cron',
-      '0 9 * * *',
+      `0 ${utcHour} * * *`,
       '--max-runs',
       '2',
       '--keep-finished',
