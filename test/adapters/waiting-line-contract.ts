@@ -69,7 +69,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     ...limitedClaim(entry.message.job.id, limit, now),
     job: entry.message.job,
     owner,
-    wokenAt: entry.position,
+    woken: { position: entry.position, ...(entry.message.revision && { revision: entry.message.revision }) },
   });
   const woken = (entry: WokenEntry | undefined): WokenEntry => {
     if (!entry) throw new Error('expected a woken entry');
@@ -415,6 +415,63 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
 
   it("keeps a retry that joined behind its earlier attempt's woken entry when a slot comes back past it", () =>
     retryBehindItsWokenEntry(true));
+
+  /**
+   * A fire's copy sent under revision 1 is woken with the slot of `holder`'s ending; meanwhile its
+   * schedule was paused and resumed, and the resume's own copy of the fire (revision 3) joined behind
+   * that woken entry. Then the line's heads are woken, or `x`'s slot comes back: the older copy's check
+   * would cancel the fire in favour of the newer copy, so the newer must not be lost with the older's
+   * entry, and the older copy's claim and give-back must leave the entry that now carries the newer.
+   */
+  const newerRevisionBehindItsWokenEntry = async (slotComesBack: boolean) => {
+    const copy = (version: number) =>
+      waiting('fire', T0, { revision: { createdAt: T0 - MINUTE, version, firesFrom: T0 - MINUTE } });
+    await store.claimJob(limitedClaim('holder', 2));
+    if (slotComesBack) await store.claimJob(limitedClaim('x', 2));
+    await join(copy(1));
+    const older = woken((await finish('holder')).woken);
+    await join(copy(3), T0 + SECOND);
+    await join(waiting('b', T0 + 1), T0 + SECOND);
+
+    const wokenNow = slotComesBack
+      ? [woken((await finish('x')).woken)]
+      : await wakeWithSlots(1, 2, T0 + 2 * SECOND);
+    const [carried] = await store.overdueWoken('limited', T0 + 2 * SECOND);
+    const olderClaims = await store.claimJob(wokenClaim(older, 2, T0 + 3 * SECOND));
+    const olderGivesBack = await store.releaseWoken({
+      task: 'limited',
+      position: older.position,
+      attempt: 1,
+      revision: older.message.revision,
+      now: T0 + 3 * SECOND,
+    });
+    const afterOlder = await running();
+    const newerClaims = await store.claimJob(wokenClaim(woken(carried), 2, T0 + 4 * SECOND));
+
+    expect(ids(wokenNow)).toEqual(['b']);
+    expect(older.message.revision).toMatchObject({ version: 1 });
+    expect(carried).toMatchObject({
+      position: older.position,
+      withSlot: true,
+      message: { revision: { version: 3 } },
+    });
+    expect(olderClaims).toMatchObject({ status: 'no_slot' });
+    expect(olderGivesBack).toEqual({ status: 'gone' });
+    expect(afterOlder).toBe(2);
+    expect(newerClaims).toMatchObject({
+      status: 'claimed',
+      tookWokenSlot: true,
+      job: { id: 'fire', attempt: 1 },
+    });
+    expect(await running()).toBe(2);
+    expect(await store.waitingCount('limited')).toBe(1);
+  };
+
+  it("keeps a fire's newer-revision copy that joined behind its older copy's woken entry when the heads are woken: the entry carries it, the older copy's claim leaves it", () =>
+    newerRevisionBehindItsWokenEntry(false));
+
+  it("keeps a fire's newer-revision copy that joined behind its older copy's woken entry when a slot comes back past it", () =>
+    newerRevisionBehindItsWokenEntry(true));
 
   it('gives the slot back instead when nobody waits, the task is paused, or it is over its limit', async () => {
     for (const id of ['a', 'b', 'c']) await store.claimJob(limitedClaim(id, 3));

@@ -9,11 +9,13 @@
 #   test/races/find.sh                      every patch
 #   test/races/find.sh woken-duplicate      one (or several), by name
 #   SIM_FIRES=20000 test/races/find.sh      a smaller budget (the CI budget is 100000)
+#   SIM_FIRST_SEED=100022 test/races/find.sh woken-keeps-older   seeds from another first one (CI: 1)
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 races="$root/test/races"
 fires="${SIM_FIRES:-100000}"
+first_seed="${SIM_FIRST_SEED:-1}"
 logs="${RACES_LOG_DIR:-$(mktemp -d -t races-logs.XXXXXX)}"
 mkdir -p "$logs"
 
@@ -49,7 +51,7 @@ for name in "${names[@]}"; do
     continue
   fi
   started=$(date +%s)
-  (cd "$scratch" && npm run simulate -- --fires "$fires" --no-shrink) >>"$log" 2>&1
+  (cd "$scratch" && npm run simulate -- --fires "$fires" --first-seed "$first_seed" --no-shrink) >>"$log" 2>&1
   wall=$(($(date +%s) - started))
   cleanup
   scratch=""

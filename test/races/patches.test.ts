@@ -31,6 +31,7 @@ describe('the races re-introduced for the simulation to find (test/races)', () =
       'take-back-send.patch',
       'takeover-first-start.patch',
       'woken-duplicate.patch',
+      'woken-keeps-older.patch',
     ]);
     for (const patch of PATCHES) expect(readme).toContain(`\`${patch}\``);
   });

@@ -1,6 +1,7 @@
 import type { Job } from '../../core/model/job';
-import type { ClaimJobInput, ClaimOutcome } from '../../core/ports/job-store';
-import type { WokenEntry } from '../../core/ports/waiting-line';
+import { type ClaimJobInput, type ClaimOutcome, claimedCopy } from '../../core/ports/job-store';
+import { sameCopy, type WokenEntry } from '../../core/ports/waiting-line';
+import { carriesCopy } from './entry-copies';
 import { fireLogCovers } from './fire-log';
 import { applyTo, change, Expressions, type ItemChange } from './item-change';
 import { itemToJob, requestAttributes } from './job-items';
@@ -37,17 +38,24 @@ import { wokenEntry } from './woken-entries';
  * schedule change), and none on the path of every other claim. Should another delivery reclaim and cancel
  * the job again in between, the claim finds that cancellation and tries again.
  *
- * A woken delivery (`wokenAt`, ADR 0009) takes its woken entry out in the same transaction, and with it
+ * A woken delivery (`woken`, ADR 0009) takes its woken entry out in the same transaction, and with it
  * the slot the entry was handed, instead of a free one (a rate limit's gate still applies).
  */
 export async function claimJob(context: StoreContext, input: ClaimJobInput): Promise<ClaimOutcome> {
-  const woken =
-    input.wokenAt === undefined ? undefined : await wokenEntry(context, input.job.task, input.wokenAt);
+  const woken = await wokenEntryOf(context, input);
   let outcome = await claimAs(context, input, 'fresh', woken);
   while (outcome === 'reclaimable') outcome = await claimAs(context, input, 'reclaim', woken);
-  // The entry went meanwhile (another delivery of the job took it, or it was given back): claim as any delivery.
-  if (outcome === 'woken_gone') return claimJob(context, { ...input, wokenAt: undefined });
+  // The entry went meanwhile (another delivery of the job took it, it was given back, or a later copy
+  // of the job settled into it): claim as any delivery.
+  if (outcome === 'woken_gone') return claimJob(context, { ...input, woken: undefined });
   return outcome;
+}
+
+/** The woken entry the claim takes, while it carries the claim's copy of the job. */
+async function wokenEntryOf(context: StoreContext, input: ClaimJobInput): Promise<WokenEntry | undefined> {
+  if (!input.woken) return undefined;
+  const entry = await wokenEntry(context, input.job.task, input.woken.position);
+  return entry && sameCopy(entry.message, claimedCopy(input)) ? entry : undefined;
 }
 
 /** `fresh`: the claim of a job not yet run or to run again; `reclaim`: of a check's cancellation. */
@@ -142,9 +150,8 @@ async function claimWoken(
         TableName: context.tableName,
         Key: wokenEntryKey(input.job.task, woken.position),
         ...entry.build(
-          woken.withSlot
-            ? `attribute_exists(${withSlot})`
-            : `attribute_exists(pk) AND attribute_not_exists(${withSlot})`,
+          `${woken.withSlot ? `attribute_exists(${withSlot})` : `attribute_not_exists(${withSlot})`}` +
+            ` AND ${carriesCopy(entry, woken.message)}`,
         ),
       },
     },

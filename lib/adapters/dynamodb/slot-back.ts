@@ -1,11 +1,14 @@
 import { StoreUnavailableError } from '../../core/errors';
 import {
+  type MessageCopy,
+  sameCopy,
   type WakeTime,
   type WokenEntry,
   type WokenRelease,
   type WokenReleaseInput,
   wakeTime,
 } from '../../core/ports/waiting-line';
+import { carriesCopy } from './entry-copies';
 import { Expressions } from './expressions';
 import {
   type CancellationReason,
@@ -13,9 +16,16 @@ import {
   type StoreContext,
   transactionCancellation,
 } from './store-context';
-import { taskCounterKey, wokenEntryKey } from './table-design';
+import { taskCounterKey, WOKEN_PREFIX, wokenEntryKey } from './table-design';
 import { lineHead } from './waiting-line';
-import { handOnItem, settleBehindWoken, wakeInPlaceItems, wakeItems, wokenOf } from './woken-entries';
+import {
+  handOnItem,
+  lineEntryOf,
+  settleBehindWoken,
+  wakeInPlaceItems,
+  wakeItems,
+  wokenOf,
+} from './woken-entries';
 
 type TransactItem = Record<string, unknown>;
 
@@ -54,7 +64,7 @@ export async function slotBack(
   at: WakeTime,
   tryWith: SlotTry,
   counterRead?: CounterRead,
-  released?: { position: string; attempt: number },
+  released?: { position: string; copy: MessageCopy },
 ): Promise<WokenEntry | undefined> {
   for (let read = 0; read < MAX_LINE_READS; read += 1) {
     const counter = read === 0 && counterRead ? counterRead : await readCounter(context, operation, task);
@@ -64,7 +74,7 @@ export async function slotBack(
       const inPlace = head.position === released?.position;
       const items =
         released && inPlace
-          ? wakeInPlaceItems(context, head, at, { attempt: released.attempt, withSlot: true })
+          ? wakeInPlaceItems(context, head, at, { copy: released.copy, withSlot: true })
           : wakeItems(context, head, at, true);
       const handed = await tryWith([...items, handOnItem(context, task)], inPlace);
       if (handed === 'applied') return wokenOf(head, at, true);
@@ -113,17 +123,18 @@ function slotReturnItem(context: StoreContext, task: string, counted: boolean, j
 /**
  * A woken delivery that ends without running gives its entry back: an entry without a slot is deleted;
  * one with a slot goes in the transaction that hands the slot on or gives it back (`slotBack`). An
- * entry that carries a later attempt than the delivery's (`settleBehindWoken`) is not its to give: it
- * is left, as gone, and so is one that came to carry one meanwhile (each step holds the attempt read).
+ * entry that carries another copy than the delivery's (a later one settled into it,
+ * `settleBehindWoken`) is not its to give: it is left, as gone, and so is one that came to carry one
+ * meanwhile (each step holds the delivery's copy).
  */
 export async function releaseWoken(context: StoreContext, input: WokenReleaseInput): Promise<WokenRelease> {
   const key = wokenEntryKey(input.task, input.position);
   const output = await context.get('releaseWoken', { Key: key, ConsistentRead: true });
-  const attempt = Number(output.Item?.attempt);
-  if (!output.Item || attempt > input.attempt) return { status: 'gone' };
+  const entry = output.Item && lineEntryOf(input.task, output.Item, WOKEN_PREFIX);
+  if (!output.Item || !entry || !sameCopy(entry.message, input)) return { status: 'gone' };
   const expressions = new Expressions();
   const withSlot = expressions.name('withSlot');
-  const stillCarries = `${expressions.name('attempt')} = ${expressions.value(attempt)}`;
+  const stillCarries = carriesCopy(expressions, entry.message);
   if (output.Item.withSlot !== true) {
     try {
       await context.delete('releaseWoken', {
@@ -166,7 +177,7 @@ export async function releaseWoken(context: StoreContext, input: WokenReleaseInp
       }
     },
     undefined,
-    { position: input.position, attempt },
+    { position: input.position, copy: entry.message },
   );
   if (gone) return { status: 'gone' };
   return woken ? { status: 'handed', woken } : { status: 'released' };

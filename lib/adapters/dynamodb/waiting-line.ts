@@ -2,6 +2,7 @@ import type { EpochMs } from '../../core/clock';
 import { encodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
 import { type LineEntry, linePosition, type TaskSlots } from '../../core/ports/waiting-line';
 import { counterItems } from './counters';
+import { copyAttributes, keptUnlessHeldIsLater } from './entry-copies';
 import { Expressions } from './expressions';
 import { rateOf } from './start-gate';
 import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
@@ -31,17 +32,16 @@ export async function joinLine(
 ): Promise<TaskSlots | undefined> {
   const { message } = input;
   const { task } = message.job;
-  const { revision } = message;
+  const condition = new Expressions();
   try {
     await context.put('joinLine', {
       Item: {
         ...waitingEntryKey(task, linePosition(message)),
         message: encodeJobMessage(message),
-        attempt: message.attempt,
-        ...(revision && { revisionCreatedAt: revision.createdAt, revisionVersion: revision.version }),
+        ...copyAttributes(message),
         joinedAt: input.now,
       },
-      ...keptUnlessHeldIsLater(message),
+      ...condition.build(keptUnlessHeldIsLater(condition, message)),
     });
   } catch (error) {
     conditionFailure(error); // a later attempt of the job (or its newer revision) waits already
@@ -58,21 +58,6 @@ export async function joinLine(
     conditionFailure(error);
     return undefined;
   }
-}
-
-/** `lineKeeps` as the put's condition: the entry is written unless the one held is later. */
-function keptUnlessHeldIsLater({ attempt, revision }: JobMessageBody) {
-  const e = new Expressions();
-  const [held, joining] = [e.name('attempt'), e.value(attempt)];
-  if (!revision) return e.build(`attribute_not_exists(pk) OR ${held} <= ${joining}`);
-  const [created, version] = [e.name('revisionCreatedAt'), e.name('revisionVersion')];
-  const [joiningCreated, joiningVersion] = [e.value(revision.createdAt), e.value(revision.version)];
-  const newerRevision =
-    `attribute_not_exists(${created}) OR ${created} < ${joiningCreated}` +
-    ` OR (${created} = ${joiningCreated} AND ${version} <= ${joiningVersion})`;
-  return e.build(
-    `attribute_not_exists(pk) OR ${held} < ${joining} OR (${held} = ${joining} AND (${newerRevision}))`,
-  );
 }
 
 export async function lineHead(context: StoreContext, task: string): Promise<LineEntry | undefined> {

@@ -2,12 +2,16 @@ import type { EpochMs } from '../../core/clock';
 import { decodeJobMessage, encodeJobMessage } from '../../core/model/job-message';
 import {
   type LineEntry,
+  lineKeeps,
+  type MessageCopy,
+  sameCopy,
   type WakeHeadsInput,
   type WakeTime,
   type WokenEntry,
   wakeTime,
   wokenOverdueAt,
 } from '../../core/ports/waiting-line';
+import { carriesCopy, copyAttributes, setCopy } from './entry-copies';
 import { Expressions } from './expressions';
 import {
   conditionFailure,
@@ -33,7 +37,8 @@ type TransactItem = Record<string, unknown>;
 
 /**
  * The transaction items that move `entry` from waiting to woken at `at`: its `WAIT#` item is deleted
- * (while it still holds the attempt read) and its `WOKEN#` item put (unless the job is woken already).
+ * (while it still carries the copy read: a later one that joined since is not this waker's to move)
+ * and its `WOKEN#` item put (unless the job is woken already).
  */
 export function wakeItems(
   context: StoreContext,
@@ -42,7 +47,7 @@ export function wakeItems(
   withSlot: boolean,
 ): TransactItem[] {
   const waiting = new Expressions();
-  const stillWaits = `${waiting.name('attempt')} = ${waiting.value(entry.message.attempt)}`;
+  const stillWaits = carriesCopy(waiting, entry.message);
   return [
     {
       Delete: {
@@ -57,7 +62,7 @@ export function wakeItems(
         Item: {
           ...wokenEntryKey(entry.task, entry.position),
           message: encodeJobMessage(entry.message),
-          attempt: entry.message.attempt,
+          ...copyAttributes(entry.message),
           joinedAt: entry.joinedAt,
           wokenAt: at.now,
           overdueAt: at.overdueAt,
@@ -71,8 +76,8 @@ export function wakeItems(
 
 /**
  * The transaction items that wake `entry` into the woken entry at its own position, while that entry
- * still carries `replaced.attempt` (and, with `replaced.withSlot`, holds a slot): a woken entry given
- * back whose job's second delivery joined while its wake-up travelled, or one a retry of its job
+ * still carries `replaced.copy` (and, with `replaced.withSlot`, holds a slot): a woken entry given
+ * back whose job's second delivery joined while its wake-up travelled, or one a later copy of its job
  * settles into (`settleBehindWoken`). One item per key: DynamoDB refuses a transaction that deletes
  * and puts the same item.
  */
@@ -80,19 +85,18 @@ export function wakeInPlaceItems(
   context: StoreContext,
   entry: LineEntry,
   at: WakeTime,
-  replaced: { attempt: number; withSlot: boolean },
+  replaced: { copy: MessageCopy; withSlot: boolean },
 ): TransactItem[] {
   const [deleteWaiting] = wakeItems(context, entry, at, true);
-  const woken = new Expressions()
+  const woken = setCopy(new Expressions(), entry.message)
     .set('message', encodeJobMessage(entry.message))
-    .set('attempt', entry.message.attempt)
     .set('joinedAt', entry.joinedAt)
     .set('wokenAt', at.now)
     .set('overdueAt', at.overdueAt);
-  const sameAttempt = `${woken.name('attempt')} = ${woken.value(replaced.attempt)}`;
+  const stillCarries = carriesCopy(woken, replaced.copy);
   const stillHeld = replaced.withSlot
-    ? `attribute_exists(${woken.name('withSlot')}) AND ${sameAttempt}`
-    : sameAttempt;
+    ? `attribute_exists(${woken.name('withSlot')}) AND ${stillCarries}`
+    : stillCarries;
   return [
     deleteWaiting as TransactItem,
     {
@@ -192,10 +196,12 @@ async function wakeOne(
 
 /**
  * A waiting entry whose job is woken already leaves the line (true): a second delivery of the woken
- * attempt, nothing more to do; a later attempt (its retry joined while the earlier attempt's wake-up
- * travelled, the earlier one run by a plain delivery) goes into the woken entry in its place, with its
- * slot, overdue at `now` so that the next worker or tick that touches the task sends it. False when
- * either entry changed meanwhile (read the line again).
+ * copy (or an older one), nothing more to do; a later copy (a retry that joined while the earlier
+ * attempt's wake-up travelled, the earlier one run by a plain delivery; or a newer revision's copy of a
+ * fire, whose older copy's check cancels in its favour) goes into the woken entry in its place, with
+ * its slot, overdue at `now` so that the next worker or tick that touches the task sends it. The older
+ * copy's delivery then finds its entry gone (`sameCopy`). False when either entry changed meanwhile
+ * (read the line again).
  */
 export async function settleBehindWoken(
   context: StoreContext,
@@ -205,9 +211,9 @@ export async function settleBehindWoken(
   const woken = await wokenEntry(context, entry.task, entry.position, 'wakeHeads');
   if (!woken) return false;
   const waiting = new Expressions();
-  const stillWaits = waiting.build(`${waiting.name('attempt')} = ${waiting.value(entry.message.attempt)}`);
+  const stillWaits = waiting.build(carriesCopy(waiting, entry.message));
   const waitingKey = waitingEntryKey(entry.task, entry.position);
-  if (woken.message.attempt >= entry.message.attempt) {
+  if (sameCopy(entry.message, woken.message) || lineKeeps(entry.message, woken.message) === 'held') {
     try {
       await context.delete('wakeHeads', { Key: waitingKey, ...stillWaits });
       return true;
@@ -219,10 +225,7 @@ export async function settleBehindWoken(
   const overdueNow = { now, overdueAt: now };
   try {
     await context.transact('wakeHeads', {
-      TransactItems: wakeInPlaceItems(context, entry, overdueNow, {
-        attempt: woken.message.attempt,
-        withSlot: false,
-      }),
+      TransactItems: wakeInPlaceItems(context, entry, overdueNow, { copy: woken.message, withSlot: false }),
     });
     return true;
   } catch (error) {

@@ -1,4 +1,5 @@
 import {
+  sameCopy,
   type WakeHeadsInput,
   type WakeTime,
   type WokenEntry,
@@ -35,7 +36,7 @@ export class MemoryHandOff {
 
   releaseWoken(input: WokenReleaseInput): WokenRelease {
     const entry = this.lines.wokenEntry(input.task, input.position);
-    if (!entry || entry.message.attempt > input.attempt) return { status: 'gone' };
+    if (!entry || !sameCopy(entry.message, input)) return { status: 'gone' };
     this.lines.removeWoken(input.task, input.position);
     if (!entry.withSlot) return { status: 'gone' };
     const woken = this.slotBack(input.task, wakeTime(input.now, input.carriedOn));

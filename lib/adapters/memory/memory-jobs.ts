@@ -10,6 +10,7 @@ import {
   type ClaimOutcome,
   type CreateJobInput,
   checkJobFilter,
+  claimedCopy,
   dedupeRecordExpiresAt,
   type FinishJobInput,
   historyAfterRetry,
@@ -22,7 +23,7 @@ import {
   type RetryJobInput,
   type RunEnd,
 } from '../../core/ports/job-store';
-import { type WakeTime, type WokenEntry, wakeTime } from '../../core/ports/waiting-line';
+import { sameCopy, type WakeTime, type WokenEntry, wakeTime } from '../../core/ports/waiting-line';
 import { jobListing } from '../page-cursor';
 import {
   claimable,
@@ -89,8 +90,7 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
       };
     }
     const limit = input.concurrencyLimit;
-    const woken =
-      input.wokenAt === undefined ? undefined : this.lines.wokenEntry(input.job.task, input.wokenAt);
+    const woken = this.wokenEntryOf(input);
     const tookWokenSlot = woken?.withSlot === true;
     // A handed slot replaces a free one; a rate limit's start is taken either way.
     const gate = {
@@ -345,6 +345,13 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
   /** Forgets the jobs whose dedupe record has ended by `now`, as DynamoDB's TTL does (a test aid; not part of the port). */
   deleteExpiredRecords(now: EpochMs): void {
     for (const [id, job] of this.jobs) if (isRecordGone(job, now)) this.jobs.delete(id);
+  }
+
+  /** The woken entry the claim takes, while it carries the claim's copy of the job. */
+  private wokenEntryOf(input: ClaimJobInput): WokenEntry | undefined {
+    if (!input.woken) return undefined;
+    const entry = this.lines.wokenEntry(input.job.task, input.woken.position);
+    return entry && sameCopy(entry.message, claimedCopy(input)) ? entry : undefined;
   }
 
   private live(id: string, now: EpochMs): StoredJob | undefined {

@@ -5,6 +5,7 @@ import {
   type LineEntry,
   lineKeeps,
   linePosition,
+  sameCopy,
   type WakeTime,
   type WokenEntry,
   wokenOverdueAt,
@@ -65,16 +66,18 @@ export class MemoryWaitingLines {
 
   /**
    * A waiting entry whose job is woken already leaves the line (true): a second delivery of the woken
-   * attempt, nothing more to do; a later attempt (its retry joined while the earlier attempt's wake-up
-   * travelled, the earlier one run by a plain delivery) goes into the woken entry in its place, with its
-   * slot, overdue at `now` so that the next worker or tick that touches the task sends it.
+   * copy (or an older one), nothing more to do; a later copy (a retry that joined while the earlier
+   * attempt's wake-up travelled, the earlier one run by a plain delivery; or a newer revision's copy of
+   * a fire, whose older copy's check cancels in its favour) goes into the woken entry in its place,
+   * with its slot, overdue at `now` so that the next worker or tick that touches the task sends it. The
+   * older copy's delivery then finds its entry gone (`sameCopy`).
    */
   settleBehindWoken(task: string, position: string, now: EpochMs): boolean {
     const woken = this.woken.get(task)?.get(position);
     const entry = this.waiting.get(task)?.get(position);
     if (!woken || !entry) return false;
     this.waiting.get(task)?.delete(position);
-    if (entry.message.attempt > woken.message.attempt) {
+    if (!sameCopy(entry.message, woken.message) && lineKeeps(entry.message, woken.message) === 'joining') {
       Object.assign(woken, { ...entry, wokenAt: now, overdueAt: now });
     }
     return true;

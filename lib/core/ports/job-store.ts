@@ -6,7 +6,8 @@ import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { RateLimit } from '../model/rate-limit';
 import type { ConflictPolicy } from '../model/schedule';
-import type { HeldSlot, WaitingLineStore, WokenEntry } from './waiting-line';
+import type { ScheduleRevision } from '../model/schedule-revision';
+import type { HeldSlot, MessageCopy, WaitingLineStore, WokenEntry } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
 
@@ -96,10 +97,17 @@ export interface ClaimJobInput {
    */
   taskLogged?: boolean;
   /**
-   * The delivery was woken from the task's line at this position (ADR 0009): when its woken entry is
-   * still there, the claim takes the slot it was handed (deleting the entry) instead of a free one.
+   * The delivery was woken from the task's line at `position` (ADR 0009), with the message of a fire's
+   * first attempt sent under `revision`: while its woken entry is still there and carries this copy
+   * (`sameCopy`), the claim takes the slot it was handed (deleting the entry) instead of a free one.
    */
-  wokenAt?: string;
+  woken?: { position: string; revision?: ScheduleRevision };
+}
+
+/** The copy of its job a claim is (`sameCopy`): a woken entry is its to take only while it carries it. */
+export function claimedCopy(input: Pick<ClaimJobInput, 'attempt' | 'woken'>): MessageCopy {
+  const revision = input.woken?.revision;
+  return { attempt: input.attempt, ...(revision && { revision }) };
 }
 
 /**
@@ -117,7 +125,7 @@ export type ClaimOutcome =
        * cancellation was told already, and this delivery only checks the fire again.
        */
       reclaimed?: boolean;
-      /** The claim took the slot its woken entry was handed (`wokenAt`). */
+      /** The claim took the slot its woken entry was handed (`woken`). */
       tookWokenSlot?: boolean;
       /**
        * An earlier attempt's start was counted against its schedule's `max_runs` (`startCappedRun`):

@@ -2,6 +2,7 @@ import type { EpochMs } from '../clock';
 import type { JobMessageBody } from '../model/job-message';
 import { DEFAULT_PRIORITY, PRIORITIES } from '../model/priority';
 import type { RateLimit } from '../model/rate-limit';
+import { sameRevision } from '../model/schedule-revision';
 
 /**
  * How long a woken job's message may take before its entry is taken for lost and its message sent again
@@ -59,17 +60,33 @@ export function linePosition(message: Pick<JobMessageBody, 'job'>): string {
 }
 
 /**
- * Which message of a job its line entry keeps when another delivery joins: the higher attempt's, and at
- * the same attempt the newer schedule revision's (a change sends its own copy of a fire it runs, and the
- * older copy's check cancels in favour of it: keeping the older would lose the fire). An equal one
- * overwrites.
+ * Which copy of a job's message a line entry carries, or a delivery is: its attempt and, for a fire's
+ * first attempt, the schedule revision it was sent under (a change sends its own copy of a fire it runs).
  */
-export function lineKeeps(joining: JobMessageBody, held: JobMessageBody): 'joining' | 'held' {
+export type MessageCopy = Pick<JobMessageBody, 'attempt' | 'revision'>;
+
+/**
+ * Which copy of a job its line entry keeps when another delivery joins: the higher attempt's, and at
+ * the same attempt the newer schedule revision's (the older copy's check cancels in favour of it:
+ * keeping the older would lose the fire). An equal one overwrites.
+ */
+export function lineKeeps(joining: MessageCopy, held: MessageCopy): 'joining' | 'held' {
   if (joining.attempt !== held.attempt) return joining.attempt > held.attempt ? 'joining' : 'held';
   const [a, b] = [joining.revision, held.revision];
   if (!a || !b) return 'joining';
   if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? 'joining' : 'held';
   return a.version >= b.version ? 'joining' : 'held';
+}
+
+/**
+ * Whether two copies are the same: a woken entry is its delivery's to claim or give back only while it
+ * carries that delivery's copy. Copies without a revision to compare are told apart by attempt, as
+ * `lineKeeps` does.
+ */
+export function sameCopy(a: MessageCopy, b: MessageCopy): boolean {
+  if (a.attempt !== b.attempt) return false;
+  if (!a.revision || !b.revision) return true;
+  return sameRevision(a.revision, b.revision);
 }
 
 /** A job waiting for a slot of its task, with the message that runs it once woken. */
@@ -115,14 +132,14 @@ export type WakeHeadsInput = { task: string; now: EpochMs; count: number } & (
 );
 
 /**
- * A woken delivery of `attempt` that ends without running gives back its entry at `position` (not one
- * that carries a later attempt of its job since: that one is not its to give); `carriedOn`: it carries
- * on the job its slot is handed to, as a run's ending may (`HeldSlot`).
+ * A woken delivery (`attempt`, and `revision` for a fire's first attempt) that ends without running
+ * gives back its entry at `position`, while it carries the delivery's copy (not one that carries a
+ * later attempt or a newer revision of its job since: that one is not its to give); `carriedOn`: it
+ * carries on the job its slot is handed to, as a run's ending may (`HeldSlot`).
  */
-export interface WokenReleaseInput {
+export interface WokenReleaseInput extends MessageCopy {
   task: string;
   position: string;
-  attempt: number;
   now: EpochMs;
   carriedOn?: boolean;
 }

@@ -188,7 +188,9 @@ async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> 
     ...(task?.rateLimit && { rateLimit: task.rateLimit }),
     ...(fire && { reclaimCancelledFire: true }),
     ...(fire?.taskLogged && { taskLogged: true }),
-    ...(delivery.woken && { wokenAt: linePosition(delivery) }),
+    ...(delivery.woken && {
+      woken: { position: linePosition(delivery), ...(fire && { revision: fire.revision }) },
+    }),
   };
   // A claim the store gave up on in an outage may have applied, its answer lost: made again within the
   // lease's margin, it is told so, and the run goes on instead of holding the job (and its slot) with

@@ -20,6 +20,7 @@ export async function passWakeOn(ctx: WorkerContext, delivery: Delivery, logger:
       task,
       position: linePosition(delivery),
       attempt: delivery.attempt,
+      ...(delivery.fire && { revision: delivery.fire.revision }),
       now: clock.now(),
       carriedOn: carriesOn(ctx, task),
     });

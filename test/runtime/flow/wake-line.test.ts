@@ -152,8 +152,7 @@ describe('handing slots on to waiting jobs (ADR 0009)', () => {
     // Prepare: the holder's invocation has time to carry the waiter on, but dies at the waiter's claim
     const { worker, started, finishHolder } = await waiterBehindRunningHolder([], { carryOn: true });
     const claimJob = worker.store.claimJob.bind(worker.store);
-    worker.store.claimJob = (input) =>
-      input.wokenAt === undefined ? claimJob(input) : new Promise(() => {}); // never answers: died
+    worker.store.claimJob = (input) => (input.woken === undefined ? claimJob(input) : new Promise(() => {})); // never answers: died
     void finishHolder();
     await settle();
     const diedAt = worker.clock.now();

@@ -98,7 +98,7 @@ describe('worker: maxRunningJobs', () => {
     const claimJob = worker.store.claimJob.bind(worker.store);
     let failedClaims = 0;
     worker.store.claimJob = async (input) => {
-      if (input.wokenAt !== undefined && failedClaims === 0) {
+      if (input.woken !== undefined && failedClaims === 0) {
         failedClaims += 1;
         throw new Error('store unavailable');
       }
