@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: tick throughput (1k, 10k, 50k due schedules) next to the raw conditional-write
- * ceiling, fire lag under steady load, per-job capacity/requests and cost per million jobs, and the
- * Lambda bundles' sizes and cold starts. Starts its own DynamoDB Local and SQS emulator; writes
- * bench/results/latest.md and bench/results/chart.svg.
+ * ceiling, fire lag against the store's load (Sundial and BullMQ at shares of that ceiling), per-job
+ * capacity/requests and cost per million jobs, and the Lambda bundles' sizes and cold starts. Starts
+ * its own DynamoDB Local and SQS emulator; writes bench/results/latest.md and bench/results/chart.svg.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -21,6 +21,7 @@ import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { spreadRuns } from './scenarios/spread-runs';
 import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { benchFlags } from './support/flags';
+import { DEFAULT_WRU_PER_JOB, measuredWruPerJob, schedulesForLoad, storeUse } from './support/load-curve';
 import { benchEnvironment } from './support/runtime';
 import { startBenchSqs } from './support/sqs';
 
@@ -31,7 +32,6 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const sizes = flags.quick ? [1000] : flags.sizes;
-  const lagSeconds = flags.quick ? 30 : flags.lagSeconds;
   const environment = [
     `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, DynamoDB Local 1.25.1 (in-memory), fauxqs 1.9.2 (in a process of its own) — client and emulators share the cores`,
     'the runtime as deployed: every schedule on its note chain (ADR 0008), 8 dispatchers over 16 due shards',
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
         concurrency: RAW_CONCURRENCY,
       },
       dispatch: [],
-      fireLag: undefined,
+      fireLag: [],
     };
     log('warming DynamoDB Local up (query, BatchGet and index paths; not measured)…');
     await dispatchScenario(dynamo, sqs, { size: 500, workers: flags.workers, log: () => {} });
@@ -67,26 +67,7 @@ async function main(): Promise<void> {
       log(`tick throughput and cost, ${size} due schedules…`);
       report.dispatch.push(await dispatchScenario(dynamo, sqs, { size, workers: flags.workers, log }));
     }
-    if (flags.lagSchedules > 0) {
-      log('fire lag…');
-      report.fireLag = await fireLagScenario(dynamo, sqs, {
-        schedules: flags.lagSchedules,
-        intervalSeconds: flags.lagInterval,
-        durationSeconds: lagSeconds,
-        workers: flags.workers,
-        tickSeconds: 1,
-        log,
-      });
-      log('fire lag, BullMQ job schedulers (where redis-server is installed)…');
-      report.bullmq = await bullmqFireLagScenario({
-        schedules: flags.lagSchedules,
-        intervalSeconds: flags.lagInterval,
-        durationSeconds: lagSeconds,
-        concurrency: flags.workers,
-        log,
-      });
-      if (report.bullmq.status === 'skipped') log(`  skipped: ${report.bullmq.reason}`);
-    }
+    await runFireLagCurve(dynamo, sqs, report, log);
     report.spread = await spreadRuns(dynamo, sqs, { ...flags, log });
     if (flags.limitedJobs > 0) {
       log('limited task under a backlog…');
@@ -136,6 +117,60 @@ async function main(): Promise<void> {
     process.stdout.write(markdown);
   } finally {
     await Promise.allSettled([sqs.stop(), dynamo.stop()]);
+  }
+}
+
+/**
+ * The fire-lag curve: at each load (a share of the raw ceiling, sized at the WRU per job this run
+ * measured), Sundial's fire-lag run, then BullMQ's on the same workload; nothing with `--lag-loads 0`.
+ */
+async function runFireLagCurve(
+  dynamo: Awaited<ReturnType<typeof startBenchDynamo>>,
+  sqs: Awaited<ReturnType<typeof startBenchSqs>>,
+  report: BenchReport,
+  log: (line: string) => void,
+): Promise<void> {
+  const loads = flags.quick && flags.lagLoads.length > 0 ? [50] : flags.lagLoads;
+  const durationSeconds = flags.quick ? 30 : flags.lagSeconds;
+  const intervalSeconds = flags.lagInterval;
+  const rawWritesPerSecond = report.raw.writesPerSecond;
+  const measured = measuredWruPerJob(report.dispatch);
+  const wruPerJob = measured ?? DEFAULT_WRU_PER_JOB;
+  for (const loadPercent of loads) {
+    const schedules = schedulesForLoad({ loadPercent, rawWritesPerSecond, intervalSeconds, wruPerJob });
+    log(
+      `fire lag at ${loadPercent} % of the ceiling: ${schedules} schedules every ${intervalSeconds} s (${wruPerJob.toFixed(2)} WRU per job${measured === undefined ? ', assumed' : ''})…`,
+    );
+    const sundial = await fireLagScenario(dynamo, sqs, {
+      schedules,
+      intervalSeconds,
+      durationSeconds,
+      workers: flags.workers,
+      tickSeconds: 1,
+      log,
+    });
+    const use = storeUse(sundial, rawWritesPerSecond);
+    log(
+      `  store use ${(use * 100).toFixed(0)} % of the ceiling (${(sundial.meteredWriteUnits / durationSeconds).toFixed(0)} WRU/s metered)`,
+    );
+    log(`fire lag at ${loadPercent} %, BullMQ job schedulers (where redis-server is installed)…`);
+    const bullmq = await bullmqFireLagScenario({
+      schedules,
+      intervalSeconds,
+      durationSeconds,
+      concurrency: flags.workers,
+      log,
+    });
+    if (bullmq.status === 'skipped') log(`  skipped: ${bullmq.reason}`);
+    report.fireLag.push({
+      loadPercent,
+      schedules,
+      wruPerJob,
+      wruPerJobMeasured: measured !== undefined,
+      storeUse: use,
+      sundial,
+      bullmq,
+    });
   }
 }
 

@@ -1,11 +1,9 @@
-import type { BullmqFireLagResult } from '../scenarios/bullmq-fire-lag';
 import type { DispatchResult } from '../scenarios/dispatch';
-import type { FireLagResult } from '../scenarios/fire-lag';
 import type { CriticalJobResult, LimitedTaskResult } from '../scenarios/limited-task';
 import type { RateLimitResult } from '../scenarios/rate-limited-task';
 import type { SpreadResult } from '../scenarios/spread';
 import { type JobCosts, withoutScheduleEnds } from '../support/costs';
-import { bullmqSection } from './bullmq-section';
+import { type FireLagPoint, fireLagSection, highestLoad, loadLabel } from './fire-lag-section';
 import {
   ASSUMED_MEMORY_GB,
   ASSUMED_WORKER_WORK_MS_PER_INVOCATION,
@@ -25,9 +23,8 @@ export interface BenchReport {
   /** The raw ceiling, and the same writes moving the due index key on the production table. */
   raw: { writesPerSecond: number; writes: number; concurrency: number };
   dispatch: DispatchResult[];
-  fireLag: FireLagResult | undefined;
-  /** BullMQ's job schedulers on the fire-lag workload (run right after it); absent when the fire-lag run is. */
-  bullmq?: BullmqFireLagResult;
+  /** The fire-lag runs, one per load (ascending): Sundial's, then BullMQ's job schedulers on the same workload. */
+  fireLag: FireLagPoint[];
   /** The limited-task scenarios (waiting lines); absent when skipped. */
   limited?: { runs: LimitedTaskResult[]; critical?: CriticalJobResult };
   /** The rate-limit scenario; absent when skipped. */
@@ -90,16 +87,20 @@ export function costRows(report: BenchReport): { label: string; costs: JobCosts 
     label: `${n(result.size)} schedules, 1 fire per tick`,
     costs: result.costs,
   }));
-  if (report.fireLag) {
-    const { options, costs, expected } = report.fireLag;
-    const steady = `${n(options.schedules)} × every ${options.intervalSeconds} s`;
-    rows.push(
-      { label: `${steady} (steady)`, costs: withoutScheduleEnds(costs) },
-      {
-        label: `${steady}, each schedule ending after ${n(expected / options.schedules)} fires`,
-        costs,
-      },
-    );
+  for (const point of report.fireLag) {
+    const { options } = point.sundial;
+    rows.push({
+      label: `${n(options.schedules)} × every ${options.intervalSeconds} s, ${loadLabel(point)} (steady)`,
+      costs: withoutScheduleEnds(point.sundial.costs),
+    });
+  }
+  const highest = highestLoad(report.fireLag);
+  if (highest) {
+    const { options, costs, expected } = highest.sundial;
+    rows.push({
+      label: `${n(options.schedules)} × every ${options.intervalSeconds} s, ${loadLabel(highest)}, ending after ${n(expected / options.schedules)} fires`,
+      costs,
+    });
   }
   for (const run of report.spread?.runs ?? []) rows.push({ label: spreadLabel(run), costs: run.costs });
   return rows;
@@ -115,7 +116,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '',
     ...report.environment.map((line) => `- ${line}`),
     '',
-    `![per-job cost and fire-lag histogram](${chartFile})`,
+    `![per-job cost, fire-lag histogram and p99 against the store's load](${chartFile})`,
     '',
     '## Tick throughput',
     '',
@@ -131,23 +132,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
       `| ${n(result.size)} | ${result.ticks} | ${n(result.tickSeconds, 1)} s | ${n(result.schedulesPerSecond)} | **${percentOf(report.raw.writesPerSecond)} %** |`,
     );
   }
-  if (report.fireLag) {
-    const { options, lag, steady } = report.fireLag;
-    push(
-      '',
-      '## Fire lag (job start − fire time)',
-      '',
-      `${n(options.schedules)} schedules firing every ${options.intervalSeconds} s (start times spread over the interval) for ${options.durationSeconds} s; a tick every ${options.tickSeconds} s and ${options.workers} worker pollers (batches of 10, like the local platform and Lambda's event source).`,
-      '',
-      '| fires | jobs expected | ran | ran twice | p50 | p95 | p99 | max |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      `| all | ${n(report.fireLag.expected)} | ${n(report.fireLag.executed)} | ${report.fireLag.duplicates} | ${n(lag.p50)} ms | ${n(lag.p95)} ms | **${n(lag.p99)} ms** | ${n(lag.max)} ms |`,
-      `| steady: +${n(steady.fromMs / 1000, 1)} s to +${n(steady.toMs / 1000, 1)} s | ${n(steady.lag.count)} | | | ${n(steady.lag.p50)} ms | ${n(steady.lag.p95)} ms | **${n(steady.lag.p99)} ms** | ${n(steady.lag.max)} ms |`,
-      '',
-      `Steady: the fires from one interval after the first tick finished sending the ${'lookahead'} (it sends every schedule's fires for the next 90 s at once, which on this machine competes with the first fires) to one interval before the end (each schedule's last fire also removes its finished schedule: ${n(options.schedules)} removals within one interval).`,
-    );
-    if (report.bullmq) push(...bullmqSection(report.fireLag, report.bullmq));
-  }
+  push(...fireLagSection(report.fireLag, report.raw.writesPerSecond));
   if (report.spread) push(...spreadSection(report.spread.runs, report.spread.sendPhaseToleranceMs));
   if (report.limited) push(...limitedTaskSection(report.limited));
   if (report.rateLimited) push(...rateLimitSection(report.rateLimited));
@@ -155,7 +140,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     '',
     '## Per fired job',
     '',
-    'Capacity as AWS bills it: `ReturnConsumedCapacity: INDEXES` of every store request (item size and GSI writes included), transactions at 2 WRU per KB and item (DynamoDB Local reports 4), and writes refused on their condition, which DynamoDB bills by the item\'s size but reports nowhere (counted by the store, shown apart as "failed"). SQS requests counted on the client, worker invocations = non-empty batches. WRU split: the job (claim + result), the schedule (lease + release or one advance, shared by the fires it sends), the removal of each finished schedule (paid once per schedule: the steady row leaves it out, the row below it spreads it over this short run\'s fires), the rest of the tick (reaper, parked jobs, counters).',
+    'Capacity as AWS bills it: `ReturnConsumedCapacity: INDEXES` of every store request (item size and GSI writes included), transactions at 2 WRU per KB and item (DynamoDB Local reports 4), and writes refused on their condition, which DynamoDB bills by the item\'s size but reports nowhere (counted by the store, shown apart as "failed"). SQS requests counted on the client, worker invocations = non-empty batches. WRU split: the job (claim + result), the schedule (lease + release or one advance, shared by the fires it sends), the removal of each finished schedule (paid once per schedule: the steady rows leave it out, the row "ending after" spreads it over the short run\'s fires at the highest load), the rest of the tick (reaper, parked jobs, counters).',
     '',
     '| scenario | WRU / job | job · schedule · schedule end · other | of which GSI | of which failed | RRU / job | SQS req. / job | send · receive · delete | worker invocations / job | ms / invocation | worker wait for run time: ms / job · ms / invocation · GB-s / million jobs |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

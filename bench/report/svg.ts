@@ -1,4 +1,4 @@
-/** Tiny SVG charts, written by hand (no dependency): stacked horizontal bars and a histogram. */
+/** Tiny SVG charts, written by hand (no dependency): stacked horizontal bars, a histogram and lines. */
 
 export interface StackedBar {
   label: string;
@@ -7,6 +7,8 @@ export interface StackedBar {
 
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#7f7f7f'];
 const FONT = 'font-family="system-ui, sans-serif"';
+/** The width of an average character of a 12 px label, to size the room for labels. */
+const CHAR_WIDTH = 6.5;
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -24,7 +26,14 @@ export function stackedBars(
   width: number,
   formatValue: (value: number) => string,
 ): { svg: string; height: number } {
-  const labelWidth = 190;
+  // Wide enough for the longest label (about 6.5 px a character at 12 px), up to 40 % of the width;
+  // a longer label is cut short, whole in its tooltip.
+  const maxLabelWidth = Math.round(width * 0.4);
+  const labelWidth = Math.min(
+    maxLabelWidth,
+    Math.max(190, ...bars.map((bar) => Math.ceil(bar.label.length * CHAR_WIDTH) + 12)),
+  );
+  const fits = Math.floor((labelWidth - 12) / CHAR_WIDTH);
   const barHeight = 22;
   const gap = 10;
   const top = 40;
@@ -35,7 +44,10 @@ export function stackedBars(
   const parts: string[] = [text(0, 18, title, 'font-size="15" font-weight="bold"')];
   bars.forEach((bar, row) => {
     const y = top + row * (barHeight + gap);
-    parts.push(text(0, y + 15, bar.label));
+    const label = bar.label.length > fits ? `${bar.label.slice(0, fits - 1)}…` : bar.label;
+    parts.push(
+      `<g>${text(0, y + 15, label)}${label === bar.label ? '' : `<title>${escapeXml(bar.label)}</title>`}</g>`,
+    );
     let x = labelWidth;
     for (const part of bar.parts) {
       const w = part.value * scale;
@@ -48,7 +60,8 @@ export function stackedBars(
     parts.push(text(x + 6, y + 15, formatValue(totals[row] ?? 0)));
   });
   const legendY = top + bars.length * (barHeight + gap) + 8;
-  let legendX = labelWidth;
+  const legendWidth = names.reduce((sum, name) => sum + 24 + name.length * 7, 0);
+  let legendX = Math.max(0, Math.min(labelWidth, width - legendWidth));
   for (const [index, name] of names.entries()) {
     parts.push(
       `<rect x="${legendX}" y="${legendY}" width="12" height="12" fill="${COLORS[index % COLORS.length]}"/>`,
@@ -101,6 +114,122 @@ export function histogram(
   parts.push(text(left + plotWidth - 60, top + plotHeight + 16, `≥ ${options.limit}`, 'fill="#d62728"'));
   parts.push(text(left, top + plotHeight + 34, `${options.unit} (job start − fire time); bars: jobs`));
   parts.push(text(0, top + 12, `${max}`));
+  return { svg: parts.join('\n'), height: options.height };
+}
+
+export interface LineSeries {
+  name: string;
+  points: { x: number; y: number }[];
+}
+
+/** 1, 2 and 5 times each power of ten, from `low` to `high` (both such values). */
+function logTicks(low: number, high: number): number[] {
+  const ticks: number[] = [];
+  for (let decade = 10 ** Math.floor(Math.log10(low)); decade <= high; decade *= 10) {
+    for (const step of [1, 2, 5]) {
+      const tick = decade * step;
+      if (tick >= low * 0.9999 && tick <= high * 1.0001) ticks.push(tick);
+    }
+  }
+  return ticks;
+}
+
+/** The largest 1, 2 or 5 times a power of ten at or below `value` (`down`), or the least at or above it. */
+function niceLog(value: number, direction: 'down' | 'up'): number {
+  const decade = 10 ** Math.floor(Math.log10(value));
+  const steps = [1, 2, 5, 10].map((step) => decade * step);
+  return direction === 'down'
+    ? (steps.filter((step) => step <= value * 1.0001).at(-1) ?? decade)
+    : (steps.find((step) => step >= value * 0.9999) ?? decade * 10);
+}
+
+/**
+ * Lines of `series` (one colour each, a marker per point) over a linear x axis from `xMin` to `xMax`
+ * and a log-scale y axis ticked at 1, 2 and 5 times each power of ten, from the tick below the least
+ * value to the tick above the largest (with a little room); values at or below 0 are left out (a log
+ * scale has no place for them). Returns an SVG group of the given width, and its height.
+ */
+export function lineChart(
+  title: string,
+  series: readonly LineSeries[],
+  options: {
+    width: number;
+    height: number;
+    xMin: number;
+    xMax: number;
+    xTicks: readonly number[];
+    xLabel: string;
+    yLabel: string;
+    /** After a value in a point's tooltip (` ms`). */
+    yUnit: string;
+    formatX: (value: number) => string;
+    formatY: (value: number) => string;
+  },
+): { svg: string; height: number } {
+  const shown = series.map((line) => ({
+    ...line,
+    points: line.points.filter(
+      (point) => Number.isFinite(point.x) && Number.isFinite(point.y) && point.y > 0,
+    ),
+  }));
+  const ys = shown.flatMap((line) => line.points.map((point) => point.y));
+  // A little room above and below the values, from and to a tick.
+  const low = ys.length > 0 ? niceLog(Math.min(...ys) / 1.25, 'down') : 1;
+  const high = Math.max(niceLog(low * 5, 'up'), ys.length > 0 ? niceLog(Math.max(...ys) * 1.25, 'up') : 1000);
+  const left = 60;
+  const top = 50;
+  const plotWidth = options.width - left - 20;
+  const plotHeight = options.height - top - 64;
+  const xOf = (x: number) => left + ((x - options.xMin) / (options.xMax - options.xMin)) * plotWidth;
+  const yOf = (y: number) =>
+    top +
+    plotHeight -
+    ((Math.log10(y) - Math.log10(low)) / (Math.log10(high) - Math.log10(low))) * plotHeight;
+  const bottom = top + plotHeight;
+  const parts: string[] = [text(0, 18, title, 'font-size="15" font-weight="bold"')];
+  for (const tick of logTicks(low, high)) {
+    const y = yOf(tick);
+    const decade = Math.abs(Math.log10(tick) - Math.round(Math.log10(tick))) < 1e-9;
+    parts.push(
+      `<line x1="${left}" y1="${y.toFixed(1)}" x2="${left + plotWidth}" y2="${y.toFixed(1)}" stroke="${decade ? '#bbb' : '#e5e5e5'}"/>`,
+      text(left - 6, y + 4, options.formatY(tick), 'text-anchor="end"'),
+    );
+  }
+  for (const tick of options.xTicks) {
+    const x = xOf(tick);
+    parts.push(
+      `<line x1="${x.toFixed(1)}" y1="${bottom}" x2="${x.toFixed(1)}" y2="${bottom + 4}" stroke="#333"/>`,
+      text(x, bottom + 18, options.formatX(tick), 'text-anchor="middle"'),
+    );
+  }
+  parts.push(
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#333"/>`,
+    `<line x1="${left}" y1="${bottom}" x2="${left + plotWidth}" y2="${bottom}" stroke="#333"/>`,
+    text(left + plotWidth / 2, bottom + 36, options.xLabel, 'text-anchor="middle"'),
+    text(0, top - 12, options.yLabel),
+  );
+  let legendX = left;
+  shown.forEach((line, index) => {
+    const color = COLORS[index % COLORS.length];
+    const coordinates = line.points.map((point) => `${xOf(point.x).toFixed(1)},${yOf(point.y).toFixed(1)}`);
+    parts.push(`<g data-series="${escapeXml(line.name)}">`);
+    if (coordinates.length > 1) {
+      parts.push(
+        `<polyline points="${coordinates.join(' ')}" fill="none" stroke="${color}" stroke-width="2"/>`,
+      );
+    }
+    for (const point of line.points) {
+      parts.push(
+        `<circle cx="${xOf(point.x).toFixed(1)}" cy="${yOf(point.y).toFixed(1)}" r="4" fill="${color}"><title>${escapeXml(`${line.name}, ${options.formatX(point.x)}: ${options.formatY(point.y)}${options.yUnit}`)}</title></circle>`,
+      );
+    }
+    parts.push('</g>');
+    parts.push(
+      `<rect x="${legendX}" y="${bottom + 46}" width="12" height="12" fill="${color}"/>`,
+      text(legendX + 16, bottom + 57, line.name),
+    );
+    legendX += 40 + line.name.length * 7;
+  });
   return { svg: parts.join('\n'), height: options.height };
 }
 

@@ -38,6 +38,8 @@ export interface FireLagResult {
   steady: SteadyWindow & { lag: Distribution };
   /** Every job's lag with its fire time (for the same window in a side-by-side run). */
   timedLags: TimedLag[];
+  /** Every write unit the meter counted over the run (from the end of seeding to the last job). */
+  meteredWriteUnits: number;
   costs: JobCosts;
 }
 
@@ -121,6 +123,7 @@ export async function fireLagScenario(
     toMs: options.durationSeconds * 1000 - periodMs,
   };
   const steady = { ...window, lag: steadyLag(timedLags, window) };
+  const capacity = runtime.meter.snapshot();
   log(
     `  ran ${lags.size}/${expected} jobs, ${duplicates} twice; steady (fires +${window.fromMs / 1000}…+${window.toMs / 1000} s) p99 ${steady.lag.p99} ms`,
   );
@@ -139,9 +142,10 @@ export async function fireLagScenario(
     lag: distribution(lagsMs),
     steady,
     timedLags,
+    meteredWriteUnits: capacity.total.writeUnits,
     costs: jobCosts({
       jobs: lags.size,
-      capacity: runtime.meter.snapshot(),
+      capacity,
       sqs: sqs.requests,
       pollers: pollers.stats,
       tickMs,

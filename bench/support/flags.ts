@@ -15,7 +15,14 @@ export function benchFlags() {
         .default([1000, 10_000, 50_000], '1000,10000,50000')
         .argParser(sizeList),
     )
-    .option('--lag-schedules <n>', 'schedules of the fire-lag run (0 skips it)', wholeNumberFrom(0), 1000)
+    .addOption(
+      new Option(
+        '--lag-loads <list>',
+        'loads of the fire-lag runs (Sundial, then BullMQ), in whole % of the raw conditional-write ceiling, comma-separated (0 skips them)',
+      )
+        .default([25, 50, 75], '25,50,75')
+        .argParser(loadList),
+    )
     .option('--lag-interval <s>', 'their interval in seconds', positiveNumber, 5)
     .option('--lag-seconds <s>', 'how long they fire', positiveNumber, 120)
     .option(
@@ -74,7 +81,7 @@ export function benchFlags() {
     )
     .option(
       '--quick',
-      '1000 schedules, a 30 s fire-lag run, a herd of 1000 added 100 s ahead, 5 processes per bundle: a smoke test in a few minutes',
+      '1000 schedules, one 30 s fire-lag run at 50 % of the ceiling (none with --lag-loads 0), a herd of 1000 added 100 s ahead, 5 processes per bundle: a smoke test in a few minutes',
     );
 }
 
@@ -128,6 +135,18 @@ export function soakFlags() {
       1,
     )
     .option('--ci', 'about a minute: 200 schedules firing every 1–5 s for 30 s, the same faults and checks');
+}
+
+/** `75,25` → `[25, 75]` (ascending, each once); `0` → `[]` (no fire-lag runs). */
+function loadList(text: string): number[] {
+  if (text.trim() === '0') return [];
+  const loads = text.split(',').map((load) => (/^\d+$/.test(load.trim()) ? Number(load) : 0));
+  if (loads.some((load) => load < 1 || load > 100)) {
+    throw new InvalidArgumentError(
+      'Expected whole percents from 1 to 100, separated by commas (or 0 to skip the fire-lag runs).',
+    );
+  }
+  return [...new Set(loads)].sort((a, b) => a - b);
 }
 
 /** `1000,10000` → `[1000, 10000]`. */

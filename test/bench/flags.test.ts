@@ -35,7 +35,7 @@ describe('npm run bench flags', () => {
   it('has the documented defaults', () => {
     expect(parseCollecting(benchFlags(), []).flags).toEqual({
       sizes: [1000, 10_000, 50_000],
-      lagSchedules: 1000,
+      lagLoads: [25, 50, 75],
       lagInterval: 5,
       lagSeconds: 120,
       limitedJobs: 30,
@@ -62,10 +62,20 @@ describe('npm run bench flags', () => {
     expect(refused.stderr).toMatch(/--herd-lead/);
   });
 
+  it('reads the loads of the fire-lag curve in % of the ceiling, ascending and each once', () => {
+    expect(parseCollecting(benchFlags(), ['--lag-loads', '10,20']).flags).toMatchObject({
+      lagLoads: [10, 20],
+    });
+    expect(parseCollecting(benchFlags(), ['--lag-loads=75, 25,75,100']).flags).toMatchObject({
+      lagLoads: [25, 75, 100],
+    });
+    expect(parseCollecting(benchFlags(), ['--lag-loads', '1']).flags).toMatchObject({ lagLoads: [1] });
+  });
+
   it('reads typed values given as --flag value or --flag=value', () => {
     const { flags } = parseCollecting(benchFlags(), [
       '--sizes=500,2000',
-      '--lag-schedules',
+      '--lag-loads',
       '0',
       '--lag-interval=2.5',
       '--limited-jobs=0',
@@ -80,7 +90,7 @@ describe('npm run bench flags', () => {
     ]);
     expect(flags).toMatchObject({
       sizes: [500, 2000],
-      lagSchedules: 0,
+      lagLoads: [],
       lagInterval: 2.5,
       limitedJobs: 0,
       spreadSchedules: 0,
@@ -94,7 +104,13 @@ describe('npm run bench flags', () => {
   it.each([
     [['--sizes', '1000,many'], "error: option '--sizes <list>' argument '1000,many' is invalid."],
     [['--workers', '-4'], "error: option '--workers <n>' argument '-4' is invalid."],
-    [['--lag-schedules', '-1'], "error: option '--lag-schedules <n>' argument '-1' is invalid."],
+    [
+      ['--lag-loads', '25,150'],
+      "error: option '--lag-loads <list>' argument '25,150' is invalid. Expected whole percents from 1 to 100, separated by commas (or 0 to skip the fire-lag runs).",
+    ],
+    [['--lag-loads', '0,50'], "error: option '--lag-loads <list>' argument '0,50' is invalid."],
+    [['--lag-loads', '12.5'], "error: option '--lag-loads <list>' argument '12.5' is invalid."],
+    [['--lag-loads=50,'], "error: option '--lag-loads <list>' argument '50,' is invalid."],
     [
       ['--send-phase-tolerance', '1001'],
       "error: option '--send-phase-tolerance <ms>' argument '1001' is invalid. Expected a whole number from 0 to 1000.",
@@ -110,7 +126,7 @@ describe('npm run bench flags', () => {
     const result = parseCollecting(benchFlags(), ['--help']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run bench -- \[options\]\n/);
-    for (const flag of ['--sizes <list>', '--lag-schedules <n>', '--lag-interval <s>', '--lag-seconds <s>']) {
+    for (const flag of ['--sizes <list>', '--lag-loads <list>', '--lag-interval <s>', '--lag-seconds <s>']) {
       expect(result.stdout).toContain(`\n  ${flag} `);
     }
     for (const flag of ['--workers <n>', '--raw-writes <n>', '--out <dir>', '--quick']) {

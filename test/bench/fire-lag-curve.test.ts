@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { renderChart } from '../../bench/report/chart';
+import { type BenchReport, costRows, renderMarkdown } from '../../bench/report/markdown';
+import {
+  DEFAULT_WRU_PER_JOB,
+  measuredWruPerJob,
+  schedulesForLoad,
+  storeUse,
+} from '../../bench/support/load-curve';
+import { bullmqRun, COSTS, fireLagPoint, sundialRun } from './fire-lag-fakes';
+
+/** Three loads: Sundial's p99 100, 150, 400 ms; BullMQ's 98, 100, 200 ms. */
+function curveReport(): BenchReport {
+  return {
+    startedAt: new Date('2026-11-28T08:54:27Z'),
+    seconds: 600,
+    environment: ['a test'],
+    raw: { writesPerSecond: 1000, writes: 10_000, concurrency: 32 },
+    dispatch: [],
+    fireLag: [
+      fireLagPoint(25, sundialRun([5, 7, 100], 568), bullmqRun([40, 50, 98], 568)),
+      fireLagPoint(50, sundialRun([6, 9, 150], 1136), bullmqRun([45, 60, 100], 1136)),
+      fireLagPoint(75, sundialRun([8, 30, 400], 1705), bullmqRun([50, 70, 200], 1705)),
+    ],
+  };
+}
+
+describe('the fire-lag curve', () => {
+  it('sizes each load from the ceiling, the interval and the WRU per job the run measured', () => {
+    expect(
+      schedulesForLoad({ loadPercent: 25, rawWritesPerSecond: 1000, intervalSeconds: 5, wruPerJob: 2.2 }),
+    ).toBe(568);
+    expect(
+      schedulesForLoad({ loadPercent: 1, rawWritesPerSecond: 10, intervalSeconds: 1, wruPerJob: 2.2 }),
+    ).toBe(1);
+    expect(measuredWruPerJob([{ costs: { wru: 2.31 } }, { costs: { wru: 9 } }])).toBe(2.31);
+    expect(measuredWruPerJob([{ costs: { wru: Number.NaN } }])).toBeUndefined();
+    expect(measuredWruPerJob([])).toBeUndefined();
+    expect(DEFAULT_WRU_PER_JOB).toBe(2.2);
+  });
+
+  it("measures the store's use as the metered WRU per second of the fires over the ceiling", () => {
+    const run = { ...sundialRun([1, 2, 3]), meteredWriteUnits: 60_000 };
+
+    expect(storeUse(run, 1000)).toBe(0.5);
+  });
+
+  it('prints one row per load: store use, both p50 · p99, steady p99, runs, and the ratio of the p99s', () => {
+    const markdown = renderMarkdown(curveReport(), 'chart.svg');
+
+    expect(markdown).toContain("## Fire lag against the store's load");
+    expect(markdown).toContain('| load (of ceiling) | schedules | jobs/s | store use |');
+    expect(markdown).toContain(
+      '| 25 % | 568 | 114 | 25 % | 7 · **100 ms** | **7 ms** | 3/3 · 0 | 50 · **98 ms** | **98 ms** | 3/3 · 0 | 1.02× |',
+    );
+    expect(markdown).toContain(
+      '| 50 % | 1,136 | 227 | 50 % | 9 · **150 ms** | **9 ms** | 3/3 · 0 | 60 · **100 ms** | **100 ms** | 3/3 · 0 | 1.50× |',
+    );
+    expect(markdown).toContain(
+      '| 75 % | 1,705 | 341 | 75 % | 30 · **400 ms** | **30 ms** | 3/3 · 0 | 70 · **200 ms** | **200 ms** | 3/3 · 0 | 2.00× |',
+    );
+    // The detail: each run's distribution, BullMQ's over Sundial's steady window (its fires at 10 s and 60 s)
+    expect(markdown).toContain(
+      '| 75 % | Sundial | 30 ms | 400 ms | 400 ms | 400 ms | +5.0 s to +115.0 s | 1 | 30 ms | 30 ms | 30 ms |',
+    );
+    expect(markdown).toContain(
+      '| 75 % | BullMQ | 70 ms | 200 ms | 200 ms | 200 ms | +5.0 s to +115.0 s | 2 | 70 ms | 200 ms | 200 ms |',
+    );
+    expect(markdown.match(/^Steady: the fires from one interval/gm)).toHaveLength(1);
+    expect(markdown).toContain("this run's raw ceiling (1,000 writes/s) at 2.20 WRU per job (measured");
+    expect(markdown).not.toContain('skipped');
+  });
+
+  it('costs a steady row per load, and the schedules ending only at the highest load', () => {
+    const report = curveReport();
+    const highest = report.fireLag[2];
+    if (highest) highest.sundial.expected = 1705 * 24;
+
+    const labels = costRows(report).map((row) => row.label);
+
+    expect(labels).toEqual([
+      '568 × every 5 s, 25 % load (steady)',
+      '1,136 × every 5 s, 50 % load (steady)',
+      '1,705 × every 5 s, 75 % load (steady)',
+      '1,705 × every 5 s, 75 % load, ending after 24 fires',
+    ]);
+    expect(costRows(curveReport())[0]?.costs.wru).toBeCloseTo(COSTS.wru - COSTS.scheduleEndWru, 9);
+  });
+
+  it("draws the highest load's histogram and the p99 of both systems against the load, on a log scale", () => {
+    const svg = renderChart(curveReport());
+
+    expect(svg).toContain('Fire lag at 75 % load, 1705 schedules × every 5 s: p50 30 ms, p99 400 ms');
+    expect(svg).toContain('Fire lag p99 (all fires) against the store’s load');
+    const series = (name: string) =>
+      svg.match(new RegExp(`<g data-series="${name}">([\\s\\S]*?)</g>`))?.[1] ?? '';
+    expect(series('Sundial')).toContain('<polyline');
+    expect(series('Sundial').match(/<circle/g)).toHaveLength(3);
+    expect(series('Sundial')).toContain('<title>Sundial, 75 %: 400 ms</title>');
+    expect(series('BullMQ job schedulers').match(/<circle/g)).toHaveLength(3);
+    expect(series('BullMQ job schedulers')).toContain('<title>BullMQ job schedulers, 25 %: 98 ms</title>');
+    // Log ticks at 1, 2 and 5 from below the least p99 (98 ms) to above the largest (400 ms); the load
+    // from 0 to 100 % of the ceiling
+    for (const tick of ['>50<', '>100<', '>200<', '>500<', '>0 %<', '>50 %<', '>100 %<']) {
+      expect(svg).toContain(tick);
+    }
+    expect(svg).not.toContain('>20<');
+    expect(svg).not.toContain('>1,000<');
+    expect(svg).not.toContain('NaN');
+  });
+
+  it('leaves the fire-lag section, its cost rows and its charts out of a run with --lag-loads 0', () => {
+    const report = { ...curveReport(), fireLag: [] };
+
+    expect(renderMarkdown(report, 'chart.svg')).not.toContain('Fire lag');
+    expect(costRows(report)).toEqual([]);
+    expect(renderChart(report)).not.toContain('Fire lag');
+  });
+});
