@@ -9,8 +9,8 @@ import type { Schedule } from '../lib/core/model/schedule';
  * runs the same scripts on the real store.
  */
 export const CAPPED_MAX_RUNS = 20;
-const CHANGE_AT_MS = 5_000;
-const SECOND_CHANGE_AT_MS = 8_000;
+export const CHANGE_AT_MS = 5_000;
+export const SECOND_CHANGE_AT_MS = 8_000;
 
 export type CappedChange = 'pause' | 'resume' | 'replay' | 'trigger' | 'replace';
 

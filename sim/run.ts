@@ -215,7 +215,14 @@ async function checkEnd(
   }
   for (const task of SIM_TASK_IDS) {
     const waiting = await platform.store.waitingCount(task);
-    if (waiting !== 0) observer.violate(`${waiting} entr(ies) left in the line of '${task}'`);
+    if (waiting === 0) continue;
+    const head = await platform.store.lineHead(task);
+    const woken = await platform.store.overdueWoken(task, Number.MAX_SAFE_INTEGER);
+    const named = [
+      ...(head ? [head.message.job.id] : []),
+      ...woken.map((entry) => `${entry.message.job.id} (woken)`),
+    ];
+    observer.violate(`${waiting} entr(ies) left in the line of '${task}': ${named.join(', ')}`);
   }
   if (platform.queue.size > 0) {
     observer.violate(

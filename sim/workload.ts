@@ -1,7 +1,14 @@
 import type { Job } from '../lib/core/model/job';
 import { CONFLICT_POLICIES } from '../lib/core/model/schedule';
 import { compileTrigger, type TriggerSpec } from '../lib/core/triggers';
-import { CAPPED_SCRIPTS, type CappedChange, cappedAddRequest, cappedChangeRequest } from './capped';
+import {
+  CAPPED_SCRIPTS,
+  type CappedChange,
+  CHANGE_AT_MS,
+  cappedAddRequest,
+  cappedChangeRequest,
+  SECOND_CHANGE_AT_MS,
+} from './capped';
 import type { HandlerRun } from './observer';
 import type { SimPlatform } from './platform';
 import type { Rng } from './rng';
@@ -122,6 +129,14 @@ export class Workload {
     const payload: SimPayload = { run: 'ok', ms: this.handlerMs('steady'), rev: 0 };
     const add = (id: string) => cappedAddRequest(id, 'steady', payload, firstFire, 'exception');
     await Promise.all(this.capped.map((id) => this.callUntilAnswered(add(id))));
+    // Half the runs pause the schedules' task around their first change, resumed around the second (up
+    // to a backlogged queue's travel after it): each change's copies of a fire then meet the first
+    // chain's in the task's line, an older copy woken and on its way while a newer one joins.
+    if (this.rng.chance(0.5)) {
+      const pauseAt = firstFire + CHANGE_AT_MS + this.rng.between(-2_000, 2_000);
+      const resumeAt = firstFire + SECOND_CHANGE_AT_MS + this.rng.between(-2_000, 18_000);
+      this.sim.at(pauseAt, () => void this.pauseTask('steady', resumeAt - pauseAt));
+    }
     await Promise.all(
       CAPPED_SCRIPTS.map(async (script, n) => {
         const id = this.capped[n] as string;
@@ -398,18 +413,22 @@ export class Workload {
 
   private async toggleTask(): Promise<void> {
     const task = this.rng.pick(SIM_TASK_IDS);
-    const pause = !this.pausedTasks.has(task);
-    if (pause) this.pausedTasks.add(task);
+    if (this.pausedTasks.has(task)) return this.resumeIfPaused(task);
+    // A task stays paused at most a few minutes: its steady fires must still run within the run.
+    return this.pauseTask(task, this.rng.between(1_000, 120_000));
+  }
+
+  /** Pauses the task (unless the chaos paused it already), resumed `forMs` after the pause answered. */
+  private async pauseTask(task: SimTask, forMs: number): Promise<void> {
+    if (this.pausedTasks.has(task)) return;
+    this.pausedTasks.add(task);
     this.togglesInFlight += 1;
     try {
-      await this.callUntilAnswered({ action: pause ? 'pause_task' : 'resume_task', task });
+      await this.callUntilAnswered({ action: 'pause_task', task });
     } finally {
       this.togglesInFlight -= 1;
     }
-    if (!pause) this.pausedTasks.delete(task);
-    // A task stays paused at most a few minutes: its steady fires must still run within the run.
-    if (pause)
-      this.sim.at(this.sim.time + this.rng.between(1_000, 120_000), () => void this.resumeIfPaused(task));
+    this.sim.at(this.sim.time + forMs, () => void this.resumeIfPaused(task));
   }
 
   private async resumeIfPaused(task: SimTask): Promise<void> {

@@ -69,7 +69,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     ...limitedClaim(entry.message.job.id, limit, now),
     job: entry.message.job,
     owner,
-    woken: { position: entry.position, ...(entry.message.revision && { revision: entry.message.revision }) },
+    woken: { position: entry.position, copy: entry.message },
   });
   const woken = (entry: WokenEntry | undefined): WokenEntry => {
     if (!entry) throw new Error('expected a woken entry');
@@ -216,7 +216,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
       store.releaseWoken({
         task: 'limited',
         position: woken(entry as WokenEntry).position,
-        attempt: 1,
+        copy: { attempt: 1 },
         now: T0 + SECOND,
       });
 
@@ -333,7 +333,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const released = await store.releaseWoken({
       task: 'limited',
       position: woken(finished.woken).position,
-      attempt: 1,
+      copy: { attempt: 1 },
       now: T0 + 2 * SECOND,
     });
 
@@ -354,7 +354,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const released = await store.releaseWoken({
       task: 'limited',
       position: handed.position,
-      attempt: 1,
+      copy: { attempt: 1 },
       now: T0 + 2 * SECOND,
     });
 
@@ -394,7 +394,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const olderGivesBack = await store.releaseWoken({
       task: 'limited',
       position: first.position,
-      attempt: 1,
+      copy: { attempt: 1 },
       now: T0 + 3 * SECOND,
     });
     const afterGiveBack = await running();
@@ -441,8 +441,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const olderGivesBack = await store.releaseWoken({
       task: 'limited',
       position: older.position,
-      attempt: 1,
-      revision: older.message.revision,
+      copy: older.message,
       now: T0 + 3 * SECOND,
     });
     const afterOlder = await running();
@@ -505,6 +504,30 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     expect(ids([await head()])).toEqual(['d']);
   });
 
+  it('lets a woken delivery that goes on as a later attempt (a reclaim of a takeover) claim or give back the entry it was woken with', async () => {
+    await store.claimJob(limitedClaim('holder', 2));
+    await store.claimJob(limitedClaim('x', 2));
+    await join(waiting('a', T0));
+    await join(waiting('b', T0 + 1));
+    const a = woken((await finish('holder')).woken);
+    const b = woken((await finish('x')).woken);
+    const asLaterAttempt = (entry: WokenEntry) => ({ ...wokenClaim(entry, 2, T0 + 2 * SECOND), attempt: 2 });
+
+    const claimed = await store.claimJob(asLaterAttempt(a));
+    const givenBack = await store.releaseWoken({
+      task: 'limited',
+      position: b.position,
+      copy: b.message,
+      now: T0 + 2 * SECOND,
+    });
+
+    expect(a.message.attempt).toBe(1);
+    expect(claimed).toMatchObject({ status: 'claimed', tookWokenSlot: true, job: { id: 'a', attempt: 2 } });
+    expect(givenBack).toEqual({ status: 'released' });
+    expect(await running()).toBe(1);
+    expect(await store.waitingCount('limited')).toBe(0);
+  });
+
   it('lets a woken job claim the slot it was handed, taking its entry out only when the claim succeeds', async () => {
     await store.claimJob(limitedClaim('a', 1));
     await join(waiting('b', T0));
@@ -521,7 +544,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const released = await store.releaseWoken({
       task: 'limited',
       position: c.position,
-      attempt: 1,
+      copy: { attempt: 1 },
       now: T0 + 5 * SECOND,
     });
 
@@ -617,7 +640,7 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const released = await store.releaseWoken({
       task: 'limited',
       position: woken(retried.woken).position,
-      attempt: 1,
+      copy: { attempt: 1 },
       now: endedAt,
       carriedOn: true,
     });

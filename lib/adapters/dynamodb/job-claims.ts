@@ -1,5 +1,5 @@
 import type { Job } from '../../core/model/job';
-import { type ClaimJobInput, type ClaimOutcome, claimedCopy } from '../../core/ports/job-store';
+import type { ClaimJobInput, ClaimOutcome } from '../../core/ports/job-store';
 import { sameCopy, type WokenEntry } from '../../core/ports/waiting-line';
 import { carriesCopy } from './entry-copies';
 import { fireLogCovers } from './fire-log';
@@ -55,7 +55,7 @@ export async function claimJob(context: StoreContext, input: ClaimJobInput): Pro
 async function wokenEntryOf(context: StoreContext, input: ClaimJobInput): Promise<WokenEntry | undefined> {
   if (!input.woken) return undefined;
   const entry = await wokenEntry(context, input.job.task, input.woken.position);
-  return entry && sameCopy(entry.message, claimedCopy(input)) ? entry : undefined;
+  return entry && sameCopy(entry.message, input.woken.copy) ? entry : undefined;
 }
 
 /** `fresh`: the claim of a job not yet run or to run again; `reclaim`: of a check's cancellation. */

@@ -131,7 +131,7 @@ export async function releaseWoken(context: StoreContext, input: WokenReleaseInp
   const key = wokenEntryKey(input.task, input.position);
   const output = await context.get('releaseWoken', { Key: key, ConsistentRead: true });
   const entry = output.Item && lineEntryOf(input.task, output.Item, WOKEN_PREFIX);
-  if (!output.Item || !entry || !sameCopy(entry.message, input)) return { status: 'gone' };
+  if (!output.Item || !entry || !sameCopy(entry.message, input.copy)) return { status: 'gone' };
   const expressions = new Expressions();
   const withSlot = expressions.name('withSlot');
   const stillCarries = carriesCopy(expressions, entry.message);

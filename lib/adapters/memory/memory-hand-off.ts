@@ -36,7 +36,7 @@ export class MemoryHandOff {
 
   releaseWoken(input: WokenReleaseInput): WokenRelease {
     const entry = this.lines.wokenEntry(input.task, input.position);
-    if (!entry || !sameCopy(entry.message, input)) return { status: 'gone' };
+    if (!entry || !sameCopy(entry.message, input.copy)) return { status: 'gone' };
     this.lines.removeWoken(input.task, input.position);
     if (!entry.withSlot) return { status: 'gone' };
     const woken = this.slotBack(input.task, wakeTime(input.now, input.carriedOn));

@@ -10,7 +10,6 @@ import {
   type ClaimOutcome,
   type CreateJobInput,
   checkJobFilter,
-  claimedCopy,
   dedupeRecordExpiresAt,
   type FinishJobInput,
   historyAfterRetry,
@@ -351,7 +350,7 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
   private wokenEntryOf(input: ClaimJobInput): WokenEntry | undefined {
     if (!input.woken) return undefined;
     const entry = this.lines.wokenEntry(input.job.task, input.woken.position);
-    return entry && sameCopy(entry.message, claimedCopy(input)) ? entry : undefined;
+    return entry && sameCopy(entry.message, input.woken.copy) ? entry : undefined;
   }
 
   private live(id: string, now: EpochMs): StoredJob | undefined {

@@ -6,6 +6,7 @@ import { jobStateOf } from '../model/job-states';
 import type { RateLimit } from '../model/rate-limit';
 import type { ScheduleRevision } from '../model/schedule-revision';
 import type { ClaimOutcome, JobRequest } from '../ports/job-store';
+import type { MessageCopy } from '../ports/waiting-line';
 
 /** What a schedule fire's first delivery carries besides its job (see `JobMessageBody`). */
 export interface FireMarks {
@@ -48,8 +49,12 @@ export interface Delivery {
   /** A schedule fire's first delivery (or a takeover of its run): checked against its schedule once claimed. */
   fire?: FireMarks;
   takeover?: TakenOverRun;
-  /** Woken from its task's line: it holds the woken entry (and the slot it was handed) until it claims. */
-  woken: boolean;
+  /**
+   * Woken from its task's line as this copy of its message (as its entry carries it): it holds the
+   * woken entry (and the slot it was handed) until it claims or gives it back, also once a reclaim
+   * goes on as a later attempt.
+   */
+  woken?: MessageCopy;
   /** The task as registered (undefined: this worker does not know it). */
   task: TaskTerms | undefined;
   /** The sub-second rest before the run time was waited out. */
@@ -118,7 +123,7 @@ export type Step =
 
 /** A delivery as its message arrives. */
 export function arrivedDelivery(
-  message: { job: JobRequest; attempt: number; fire?: FireMarks; woken: boolean },
+  message: { job: JobRequest; attempt: number; fire?: FireMarks; woken?: MessageCopy },
   task: TaskTerms | undefined,
 ): Delivery {
   return { ...message, task, rested: false, rateWaited: false, ownTurns: 0 };
@@ -158,7 +163,7 @@ const PASSES_WAKE_ON: ReadonlySet<Step['kind']> = new Set(['drop', 'come_back', 
 
 /** The delivery once its wake-up was passed on. */
 export function wakePassed(delivery: Delivery): Delivery {
-  return { ...delivery, woken: false };
+  return { ...delivery, woken: undefined };
 }
 
 function decide(delivery: Delivery, now: EpochMs): Step {
@@ -245,7 +250,7 @@ export function withClaim(delivery: Delivery, outcome: ClaimOutcome, made: Claim
     ...delivery,
     claim: { outcome, ...made },
     rateWaited: delivery.rateWaited || outcome.status === 'no_slot',
-    ...(outcome.status === 'claimed' && { woken: false }),
+    ...(outcome.status === 'claimed' && { woken: undefined }),
   };
 }
 
@@ -281,7 +286,7 @@ export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undef
     claim: undefined,
     // The refusal that found the run (an ending without running's claim) was of the attempt taken over
     unrunClaim: undefined,
-    woken: false,
+    woken: undefined,
     rested: false,
     rateWaited: false,
   };

@@ -6,7 +6,6 @@ import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { RateLimit } from '../model/rate-limit';
 import type { ConflictPolicy } from '../model/schedule';
-import type { ScheduleRevision } from '../model/schedule-revision';
 import type { HeldSlot, MessageCopy, WaitingLineStore, WokenEntry } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
@@ -97,17 +96,12 @@ export interface ClaimJobInput {
    */
   taskLogged?: boolean;
   /**
-   * The delivery was woken from the task's line at `position` (ADR 0009), with the message of a fire's
-   * first attempt sent under `revision`: while its woken entry is still there and carries this copy
-   * (`sameCopy`), the claim takes the slot it was handed (deleting the entry) instead of a free one.
+   * The delivery was woken from the task's line at `position` as `copy` of its job's message (ADR
+   * 0009; a reclaim may since go on as a later attempt): while its woken entry is still there and
+   * carries that copy (`sameCopy`), the claim takes the slot it was handed (deleting the entry) instead
+   * of a free one.
    */
-  woken?: { position: string; revision?: ScheduleRevision };
-}
-
-/** The copy of its job a claim is (`sameCopy`): a woken entry is its to take only while it carries it. */
-export function claimedCopy(input: Pick<ClaimJobInput, 'attempt' | 'woken'>): MessageCopy {
-  const revision = input.woken?.revision;
-  return { attempt: input.attempt, ...(revision && { revision }) };
+  woken?: { position: string; copy: MessageCopy };
 }
 
 /**

@@ -78,6 +78,11 @@ export function lineKeeps(joining: MessageCopy, held: MessageCopy): 'joining' | 
   return a.version >= b.version ? 'joining' : 'held';
 }
 
+/** The copy a message is (its attempt and revision alone). */
+export function copyOf({ attempt, revision }: MessageCopy): MessageCopy {
+  return { attempt, ...(revision && { revision }) };
+}
+
 /**
  * Whether two copies are the same: a woken entry is its delivery's to claim or give back only while it
  * carries that delivery's copy. Copies without a revision to compare are told apart by attempt, as
@@ -132,14 +137,15 @@ export type WakeHeadsInput = { task: string; now: EpochMs; count: number } & (
 );
 
 /**
- * A woken delivery (`attempt`, and `revision` for a fire's first attempt) that ends without running
- * gives back its entry at `position`, while it carries the delivery's copy (not one that carries a
- * later attempt or a newer revision of its job since: that one is not its to give); `carriedOn`: it
- * carries on the job its slot is handed to, as a run's ending may (`HeldSlot`).
+ * A woken delivery that ends without running gives back its entry at `position`, while it carries the
+ * `copy` the delivery was woken as (not one that carries a later attempt or a newer revision of its
+ * job since: that one is not its to give); `carriedOn`: it carries on the job its slot is handed to,
+ * as a run's ending may (`HeldSlot`).
  */
-export interface WokenReleaseInput extends MessageCopy {
+export interface WokenReleaseInput {
   task: string;
   position: string;
+  copy: MessageCopy;
   now: EpochMs;
   carriedOn?: boolean;
 }

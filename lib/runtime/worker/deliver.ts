@@ -12,7 +12,7 @@ import {
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { ClaimJobInput, JobRequest } from '../../core/ports/job-store';
-import { linePosition } from '../../core/ports/waiting-line';
+import { copyOf, linePosition } from '../../core/ports/waiting-line';
 import { joinWaitingLine } from '../flow/join-line';
 import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, TASK_DEFAULTS, type TaskDefinition } from '../tasks/define-task';
@@ -55,7 +55,7 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
             taskLogged: message.taskLogged === true,
           },
         }),
-      woken: message.woken === true,
+      ...(message.woken && { woken: copyOf(message) }),
     },
     termsOf(ctx, message.job),
   );
@@ -120,7 +120,7 @@ async function perform(
       return joinLine(ctx, received, delivery, step.mayTakeTurn, logger);
     case 'take_turn':
       logger.debug('a slot came back while the job joined its line, at the head: claimed at once');
-      return { ...takingTurn(delivery), woken: true };
+      return { ...takingTurn(delivery), woken: copyOf(messageOf(delivery)) };
     case 'run': {
       const claimed = delivery.claim?.outcome;
       if (claimed?.status !== 'claimed') throw new Error('run without a claim');
@@ -188,9 +188,7 @@ async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> 
     ...(task?.rateLimit && { rateLimit: task.rateLimit }),
     ...(fire && { reclaimCancelledFire: true }),
     ...(fire?.taskLogged && { taskLogged: true }),
-    ...(delivery.woken && {
-      woken: { position: linePosition(delivery), ...(fire && { revision: fire.revision }) },
-    }),
+    ...(delivery.woken && { woken: { position: linePosition(delivery), copy: delivery.woken } }),
   };
   // A claim the store gave up on in an outage may have applied, its answer lost: made again within the
   // lease's margin, it is told so, and the run goes on instead of holding the job (and its slot) with

@@ -15,12 +15,13 @@ import type { WorkerContext } from './worker-context';
 export async function passWakeOn(ctx: WorkerContext, delivery: Delivery, logger: Logger): Promise<void> {
   const { jobStore, clock } = ctx.deps;
   const { task } = delivery.job;
+  const copy = delivery.woken;
+  if (!copy) return;
   try {
     const release = await jobStore.releaseWoken({
       task,
       position: linePosition(delivery),
-      attempt: delivery.attempt,
-      ...(delivery.fire && { revision: delivery.fire.revision }),
+      copy,
       now: clock.now(),
       carriedOn: carriesOn(ctx, task),
     });

@@ -170,7 +170,7 @@ describe('a slot coming back while the line changes', () => {
     const released = await releaser.releaseWoken({
       task: 'limited',
       position: handed.woken?.position ?? '',
-      attempt: 1,
+      copy: { attempt: 1 },
       now: T0 + 3_000,
     });
 
