@@ -12,8 +12,7 @@ import { resendOverdueWoken, sendWoken, type WakeDeps } from './woken';
  * it takes its own turn (`ownTurn`): the caller, whose message stays in the queue until it is done,
  * claims it at once with the slot it was handed instead of waking it through the queue; unless it may
  * not take a turn now (`mayTakeTurn: false`), when it is woken through the queue like the others. The
- * line's overdue wake-ups are sent again after the wake (ADR 0009: whoever touches the task repairs
- * them), so that an entry the wake settled a later copy into, overdue at once, goes now too.
+ * line's overdue wake-ups are sent again on the way (ADR 0009: whoever touches the task repairs them).
  */
 export async function joinWaitingLine(
   deps: WakeDeps,
@@ -24,9 +23,9 @@ export async function joinWaitingLine(
   const slots = await deps.jobStore.joinLine({ message, now: deps.clock.now() });
   if (!slots) return { slots, ownTurn: false };
   try {
+    await resendOverdueWoken(deps, task);
     if (slots.rateLimit) {
       await wakeForNextStart(deps, slots);
-      await resendOverdueWoken(deps, task);
       return { slots, ownTurn: false };
     }
     const woken = await wakeFreeSlots(deps, slots);
@@ -35,7 +34,6 @@ export async function joinWaitingLine(
       deps,
       woken.filter((entry) => entry.position !== own),
     );
-    await resendOverdueWoken(deps, task);
     return { slots, ownTurn: woken.some((entry) => entry.position === own) };
   } catch (error) {
     deps.logger.warn('could not check for a slot freed while joining the line; the tick wakes it', {
