@@ -6,9 +6,10 @@ import type { Simulation } from './scheduler';
 /**
  * How long a slot may stand free while a job it may start waits, when no fault struck meanwhile: the
  * few store calls between a slot coming back and its hand-off (a joiner's wake after its join, an
- * ender's wake after a hand-off that found the head gone), far under one message's travel.
+ * ender's wake after a hand-off that found the head gone), each of which may come from the store's slow
+ * tail (up to 3 s, about one call in a hundred), and still far under a tick's minute.
  */
-const UNDISTURBED_MS = 5_000;
+const UNDISTURBED_MS = 15_000;
 /**
  * After a fault cut such a step short (a crash, a refused call), the next worker or tick that touches
  * the task repairs it: at the latest the tick after next (a tick may crash too).

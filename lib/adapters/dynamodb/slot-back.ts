@@ -83,8 +83,10 @@ export async function slotBack(
       // for its turn): the slot goes to whoever is at the head now, so the line is read again.
       if (waiting?.code === 'ConditionalCheckFailed') continue;
       if (!inPlace && wokenPut?.code === 'ConditionalCheckFailed') {
-        // Settled, the line is shorter by one: that read does not count
-        if (await settleBehindWoken(context, head, at.now)) read -= 1;
+        // Settled, the line is shorter by one: that read does not count. A later copy moved in is
+        // overdue at once: the worker that gave the slot back sends the task's overdue entries next.
+        const overdueNow = { now: at.now, overdueAt: at.now };
+        if ((await settleBehindWoken(context, head, overdueNow)) !== 'changed') read -= 1;
         continue;
       }
       // Otherwise the counter refused the hand-on (paused, or a limit lowered under the slots taken).

@@ -149,13 +149,14 @@ function takeSlotItem(context: StoreContext, task: string, limit: number): Trans
 
 export async function wakeHeads(context: StoreContext, input: WakeHeadsInput): Promise<WokenEntry[]> {
   const woken: WokenEntry[] = [];
+  let taken = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await context.query('wakeHeads', {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :wait)',
       ExpressionAttributeValues: { ':pk': `${TASK_PREFIX}${input.task}`, ':wait': WAITING_PREFIX },
       ConsistentRead: true,
-      Limit: input.count - woken.length + 1,
+      Limit: input.count - taken + 1,
       ExclusiveStartKey: startKey,
     });
     for (const item of page.Items ?? []) {
@@ -163,15 +164,20 @@ export async function wakeHeads(context: StoreContext, input: WakeHeadsInput): P
       if (!entry) continue;
       const outcome = await wakeOne(context, entry, input);
       if (outcome === 'stop') return woken;
-      if (outcome !== 'skipped') woken.push(outcome);
-      if (woken.length >= input.count) return woken;
+      if (outcome === 'skipped') continue;
+      woken.push(outcome);
+      if (!outcome.movedIn) taken += 1;
+      if (taken >= input.count) return woken;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return woken;
 }
 
-/** Wakes one entry: `stop` when the task has no slot to give, `skipped` when the entry left or was woken already. */
+/**
+ * Wakes one entry: `stop` when the task has no slot to give, `skipped` when the entry left or was woken
+ * already; a later copy of a job woken already comes back moved into its woken entry.
+ */
 async function wakeOne(
   context: StoreContext,
   entry: LineEntry,
@@ -188,51 +194,54 @@ async function wakeOne(
     const [waiting, wokenPut, slot] = transactionCancellation(error);
     if (slot?.code === 'ConditionalCheckFailed') return 'stop';
     if (waiting?.code !== 'ConditionalCheckFailed' && wokenPut?.code === 'ConditionalCheckFailed') {
-      await settleBehindWoken(context, entry, input.now);
+      const settled = await settleBehindWoken(context, entry, at);
+      if (typeof settled === 'object') return settled;
     }
     return 'skipped';
   }
 }
 
 /**
- * A waiting entry whose job is woken already leaves the line (true): a second delivery of the woken
+ * A waiting entry whose job is woken already leaves the line (`left`): a second delivery of the woken
  * copy (or an older one), nothing more to do; a later copy (a retry that joined while the earlier
  * attempt's wake-up travelled, the earlier one run by a plain delivery; or a newer revision's copy of a
  * fire, whose older copy's check cancels in its favour) goes into the woken entry in its place, with
- * its slot, overdue at `now` so that the next worker or tick that touches the task sends it. The older
- * copy's delivery then finds its entry gone (`sameCopy`). False when either entry changed meanwhile
- * (read the line again).
+ * its slot, woken at `at` (returned, `movedIn`: its message is the caller's to send). The older copy's
+ * delivery then finds its entry gone (`sameCopy`). `changed` when either entry changed meanwhile (read
+ * the line again).
  */
 export async function settleBehindWoken(
   context: StoreContext,
   entry: LineEntry,
-  now: EpochMs,
-): Promise<boolean> {
+  at: WakeTime,
+): Promise<Settled> {
   const woken = await wokenEntry(context, entry.task, entry.position, 'wakeHeads');
-  if (!woken) return false;
+  if (!woken) return 'changed';
   const waiting = new Expressions();
   const stillWaits = waiting.build(carriesCopy(waiting, entry.message));
   const waitingKey = waitingEntryKey(entry.task, entry.position);
   if (sameCopy(entry.message, woken.message) || lineKeeps(entry.message, woken.message) === 'held') {
     try {
       await context.delete('wakeHeads', { Key: waitingKey, ...stillWaits });
-      return true;
+      return 'left';
     } catch (error) {
       conditionFailure(error);
-      return false;
+      return 'changed';
     }
   }
-  const overdueNow = { now, overdueAt: now };
   try {
     await context.transact('wakeHeads', {
-      TransactItems: wakeInPlaceItems(context, entry, overdueNow, { copy: woken.message, withSlot: false }),
+      TransactItems: wakeInPlaceItems(context, entry, at, { copy: woken.message, withSlot: false }),
     });
-    return true;
+    return { ...wokenOf(entry, at, woken.withSlot), movedIn: true };
   } catch (error) {
     transactionCancellation(error);
-    return false;
+    return 'changed';
   }
 }
+
+/** What became of a waiting entry whose job was woken already (`settleBehindWoken`). */
+export type Settled = 'left' | 'changed' | WokenEntry;
 
 /** A woken entry, read consistently (for a claim that may take its slot). */
 export async function wokenEntry(

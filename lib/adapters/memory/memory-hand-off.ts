@@ -23,13 +23,19 @@ export class MemoryHandOff {
 
   wakeHeads(input: WakeHeadsInput): WokenEntry[] {
     const woken: WokenEntry[] = [];
-    while (woken.length < input.count) {
+    const at = wakeTime(input.now);
+    for (let taken = 0; taken < input.count; ) {
       const head = this.lines.head(input.task);
       if (!head) break;
-      if (this.lines.settleBehindWoken(input.task, head.position, input.now)) continue;
+      const settled = this.lines.settleBehindWoken(input.task, head.position, at);
+      if (settled === 'left') continue;
+      if (settled) {
+        woken.push(settled);
+        continue;
+      }
       if (input.take === 'slot' && !this.slots.takeForWoken(input.task, input.limit)) break;
-      const at = wakeTime(input.now);
       woken.push(this.lines.wake(input.task, head.position, at, input.take === 'slot') as WokenEntry);
+      taken += 1;
     }
     return woken;
   }

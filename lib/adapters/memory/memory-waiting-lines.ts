@@ -53,11 +53,13 @@ export class MemoryWaitingLines {
 
   /**
    * Moves a waiting entry to the woken ones; undefined when it no longer waits, or when the job is woken
-   * already (`settleBehindWoken`).
+   * already (`settleBehindWoken`, with a later copy moved in overdue at once, for the caller to send
+   * with the task's overdue entries).
    */
   wake(task: string, position: string, at: WakeTime, withSlot: boolean): WokenEntry | undefined {
     const entry = this.waiting.get(task)?.get(position);
-    if (!entry || this.settleBehindWoken(task, position, at.now)) return undefined;
+    if (!entry || this.settleBehindWoken(task, position, { now: at.now, overdueAt: at.now }))
+      return undefined;
     this.waiting.get(task)?.delete(position);
     const woken: StoredWoken = { ...entry, wokenAt: at.now, overdueAt: at.overdueAt, withSlot };
     this.lineOf(this.woken, task).set(position, woken);
@@ -65,22 +67,23 @@ export class MemoryWaitingLines {
   }
 
   /**
-   * A waiting entry whose job is woken already leaves the line (true): a second delivery of the woken
-   * copy (or an older one), nothing more to do; a later copy (a retry that joined while the earlier
+   * A waiting entry whose job is woken already leaves the line: a second delivery of the woken copy (or
+   * an older one), nothing more to do (`left`); a later copy (a retry that joined while the earlier
    * attempt's wake-up travelled, the earlier one run by a plain delivery; or a newer revision's copy of
    * a fire, whose older copy's check cancels in its favour) goes into the woken entry in its place,
-   * with its slot, overdue at `now` so that the next worker or tick that touches the task sends it. The
-   * older copy's delivery then finds its entry gone (`sameCopy`).
+   * with its slot, woken at `at` (returned, `movedIn`: its message is the caller's to send). The older
+   * copy's delivery then finds its entry gone (`sameCopy`). Undefined when the job is not woken.
    */
-  settleBehindWoken(task: string, position: string, now: EpochMs): boolean {
+  settleBehindWoken(task: string, position: string, at: WakeTime): 'left' | WokenEntry | undefined {
     const woken = this.woken.get(task)?.get(position);
     const entry = this.waiting.get(task)?.get(position);
-    if (!woken || !entry) return false;
+    if (!woken || !entry) return undefined;
     this.waiting.get(task)?.delete(position);
-    if (!sameCopy(entry.message, woken.message) && lineKeeps(entry.message, woken.message) === 'joining') {
-      Object.assign(woken, { ...entry, wokenAt: now, overdueAt: now });
+    if (sameCopy(entry.message, woken.message) || lineKeeps(entry.message, woken.message) === 'held') {
+      return 'left';
     }
-    return true;
+    Object.assign(woken, { ...entry, wokenAt: at.now, overdueAt: at.overdueAt });
+    return { ...wokenOf(task, position, woken), movedIn: true };
   }
 
   wokenEntry(task: string, position: string): WokenEntry | undefined {

@@ -113,6 +113,12 @@ export interface WokenEntry extends LineEntry {
   /** From then on its message is taken for lost and sent again (`wokenOverdueAt`). */
   overdueAt: EpochMs;
   withSlot: boolean;
+  /**
+   * A later copy of a job woken already, moved into its woken entry in the older copy's place (a
+   * retry, or a newer revision's copy of a fire): it took no slot or start now, but its message is its
+   * waker's to send like the others'.
+   */
+  movedIn?: true;
 }
 
 /**
@@ -196,8 +202,9 @@ export interface WaitingLineStore {
 
   /**
    * Wakes up to `count` jobs from the head of the task's line, in order, each moved from waiting to
-   * woken in one atomic step with what it takes (`take`). Returns the woken entries, whose messages the
-   * caller sends.
+   * woken in one atomic step with what it takes (`take`). A head whose job is woken already leaves the
+   * line on the way, and a later copy goes into the woken entry (`movedIn`, not counted). Returns the
+   * woken entries, whose messages the caller sends.
    */
   wakeHeads(input: WakeHeadsInput): Promise<WokenEntry[]>;
 

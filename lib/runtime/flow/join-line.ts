@@ -1,5 +1,5 @@
 import type { JobMessageBody } from '../../core/model/job-message';
-import { linePosition, type TaskSlots } from '../../core/ports/waiting-line';
+import { linePosition, type TaskSlots, type WokenEntry } from '../../core/ports/waiting-line';
 import { wakeForNextStart } from './rate-wake';
 import { wakeFreeSlots } from './wake-line';
 import { resendOverdueWoken, sendWoken, type WakeDeps } from './woken';
@@ -30,11 +30,12 @@ export async function joinWaitingLine(
     }
     const woken = await wakeFreeSlots(deps, slots);
     const own = options.mayTakeTurn ? linePosition(message) : undefined;
+    const isOwnTurn = (entry: WokenEntry) => entry.position === own && !entry.movedIn;
     await sendWoken(
       deps,
-      woken.filter((entry) => entry.position !== own),
+      woken.filter((entry) => !isOwnTurn(entry)),
     );
-    return { slots, ownTurn: woken.some((entry) => entry.position === own) };
+    return { slots, ownTurn: woken.some(isOwnTurn) };
   } catch (error) {
     deps.logger.warn('could not check for a slot freed while joining the line; the tick wakes it', {
       error,

@@ -15,7 +15,8 @@ import { sendWoken, type WakeDeps } from './woken';
  * the latest. A booking that found nobody to wake is given back and the line read again: a job that
  * joined after it was read found the booking and woke nobody itself, and is seen then (its join came
  * before its booking, refused before the give-back, and both reads are strongly consistent), and
- * booked for again. Returns how many jobs were woken (0 or 1).
+ * booked for again. Returns how many messages were sent: the one woken for the start, and any later
+ * copy moved into an entry woken before (`movedIn`).
  */
 export async function wakeForNextStart(
   deps: WakeDeps,
@@ -29,14 +30,21 @@ export async function wakeForNextStart(
   if (at - now > LIMITS.maxQueueDelaySeconds * 1000) return 0;
   // The wake-up for this start was used without a start: its booking would refuse the one passed on
   if (options.passOn) await deps.jobStore.releaseRateWake(slots.task, at);
+  let sent = 0;
   for (let round = 0; round < MAX_BOOKING_ROUNDS; round++) {
-    if (!(await deps.jobStore.bookRateWake({ task: slots.task, at, token: randomUUID(), now }))) return 0;
+    if (!(await deps.jobStore.bookRateWake({ task: slots.task, at, token: randomUUID(), now }))) return sent;
     const woken = await deps.jobStore.wakeHeads({ task: slots.task, now, count: 1, take: 'start' });
-    if (woken.length > 0) return sendWoken(deps, woken, wakeDelaySeconds(at, now));
+    // A later copy moved into an entry woken before took no start now: it goes at once.
+    sent += await sendWoken(
+      deps,
+      woken.filter((entry) => entry.movedIn),
+    );
+    const forStart = woken.filter((entry) => !entry.movedIn);
+    if (forStart.length > 0) return sent + (await sendWoken(deps, forStart, wakeDelaySeconds(at, now)));
     await deps.jobStore.releaseRateWake(slots.task, at);
-    if (!(await deps.jobStore.lineHead(slots.task))) return 0;
+    if (!(await deps.jobStore.lineHead(slots.task))) return sent;
   }
-  return 0;
+  return sent;
 }
 
 /** How many times a wake-up is booked again for jobs that joined while it was booked (each one round trip apart). */

@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import type { JobMessageBody } from '../../../lib/core/model/job-message';
+import type { WokenEntry } from '../../../lib/core/ports/waiting-line';
 import { createTestTable, localDynamoDbClient, type TestTable } from '../../support/dynamodb';
 import { jobRequest, limitedClaim, MINUTE, SUCCESS, T0 } from '../store-fixtures';
 
@@ -151,10 +152,17 @@ describe('a slot coming back while the line changes', () => {
     // Prepare: `a` attempt 1 is woken with the slot of the holder's ending, and its retry (attempt 2)
     // waits behind it; a wake settles the retry into the woken entry in the releaser's gap
     const waker = storeOn(localDynamoDbClient(inject('dynamodbEndpoint')));
+    let wokenInGap: WokenEntry[] = [];
     const releaser = storeOn(
-      clientActingBefore(() =>
-        waker.wakeHeads({ task: 'limited', now: T0 + 2_000, count: 1, take: 'slot', limit: 2 }),
-      ),
+      clientActingBefore(async () => {
+        wokenInGap = await waker.wakeHeads({
+          task: 'limited',
+          now: T0 + 2_000,
+          count: 1,
+          take: 'slot',
+          limit: 2,
+        });
+      }),
     );
     await waker.claimJob(limitedClaim('holder', 2));
     await waker.joinLine({ message: waiting('a'), now: T0 });
@@ -174,9 +182,15 @@ describe('a slot coming back while the line changes', () => {
       now: T0 + 3_000,
     });
 
-    // Assess: the entry, now attempt 2's, keeps its slot and is overdue, to be sent again
+    // Assess: the entry, now attempt 2's, keeps its slot; the wake that moved it in returned it to send
+    const movedIn = expect.objectContaining({
+      withSlot: true,
+      movedIn: true,
+      message: expect.objectContaining({ attempt: 2 }),
+    });
     expect(released).toEqual({ status: 'gone' });
-    expect(await waker.overdueWoken('limited', T0 + 2_000)).toEqual([
+    expect(wokenInGap).toEqual([movedIn]);
+    expect(await waker.overdueWoken('limited', T0 + 60 * MINUTE)).toEqual([
       expect.objectContaining({ withSlot: true, message: expect.objectContaining({ attempt: 2 }) }),
     ]);
     expect((await waker.taskSlots('limited'))?.running).toBe(1);

@@ -91,4 +91,29 @@ describe('waking a rate-limited line for its next start', () => {
     expect(outcomes.some((outcome) => outcome.joined)).toBe(true);
     expect(outcomes.map((outcome) => outcome.leftWaiting)).toEqual([false, false, false]);
   });
+
+  it("sends at once a job's retry that its own wake moved into the woken entry of its earlier attempt", async () => {
+    // Prepare: b attempt 1 was woken for the next start, but its message waits behind a backlog; b ran
+    // from a plain delivery meanwhile and failed, and its retry comes once the booking is stale
+    const { deps, store, clock, queue, nextStart } = await startedAtT0();
+    await store.joinLine({ message: rated('b'), now: T0 });
+    clock.set(nextStart);
+    const slots = await store.taskSlots('rated');
+    if (slots) await wakeForNextStart(deps, slots);
+    clock.advance(WOKEN_RESEND_MS + 1_000);
+    const sentBefore = queue.sent.length;
+
+    // Act
+    await joinWaitingLine(deps, { ...rated('b'), attempt: 2 });
+
+    // Assess: the retry's message went at once, and nothing is left waiting behind the woken entry
+    const sentByJoin = queue.sent.slice(sentBefore);
+    expect(sentByJoin.map((message) => [message.job.id, message.attempt, message.woken])).toContainEqual([
+      'b',
+      2,
+      true,
+    ]);
+    expect(await store.lineHead('rated')).toBeUndefined();
+    expect(await store.overdueWoken('rated', clock.now())).toEqual([]);
+  });
 });
