@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CARRIED_RESEND_MS, WOKEN_RESEND_MS } from '../../../lib/core/ports/waiting-line';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
+import { jobRequest, limitedClaim, SUCCESS } from '../../adapters/store-fixtures';
 import { sqsRecord, T0 } from '../support';
 import { recordFor, settle, workerHarness } from '../worker/harness';
 
@@ -211,6 +212,38 @@ describe('handing slots on to waiting jobs (ADR 0009)', () => {
     expect(started).toEqual(['holder', 'next']);
     expect(await slotsTaken(worker)).toBe(0);
     expect(await worker.store.waitingCount('limited')).toBe(0);
+  });
+
+  it("sends at once a job's retry that a given-back slot's way back moved into its earlier attempt's woken entry", async () => {
+    // Prepare: of task `limited` (2 slots), `waiter` and `next` were handed the slots of two runs that
+    // ended; `next` then ran from a plain delivery and failed, and its retry joined the line behind
+    // its own woken entry. Then `waiter` is cancelled while its wake-up travels.
+    const worker = workerHarness({ limited: { maxRunningJobs: 2, handler: () => 'done' } });
+    const { store, clock } = worker;
+    const finish = (id: string) =>
+      store.finishJob({ jobId: id, owner: `w-${id}`, result: SUCCESS, expiresAt: T0 + 60_000 });
+    await store.claimJob(limitedClaim('h1', 2));
+    await store.claimJob(limitedClaim('h2', 2));
+    await store.joinLine({
+      message: { job: jobRequest('waiter', { task: 'limited' }), attempt: 1 },
+      now: T0,
+    });
+    await store.joinLine({ message: { job: jobRequest('next', { task: 'limited' }), attempt: 1 }, now: T0 });
+    await finish('h1');
+    await finish('h2');
+    await store.joinLine({ message: { job: jobRequest('next', { task: 'limited' }), attempt: 2 }, now: T0 });
+    await store.cancelJob('waiter', clock.now(), clock.now() + 60_000);
+
+    // Act: waiter's woken delivery does not run and gives its slot back
+    await worker.deliver([
+      sqsRecord({ job: jobRequest('waiter', { task: 'limited' }), attempt: 1, woken: true }),
+    ]);
+
+    // Assess: next's retry was sent at once, woken, and nothing waits
+    expect(
+      worker.queue.sent.map((message) => [message.job.id, message.attempt, message.woken]),
+    ).toContainEqual(['next', 2, true]);
+    expect(await store.lineHead('limited')).toBeUndefined();
   });
 
   it('wakes the head at the next tick when a deploy raised the limit while a job waits', async () => {
