@@ -14,7 +14,7 @@ import { type BenchReport, renderMarkdown } from './report/markdown';
 import { bullmqFireLagScenario } from './scenarios/bullmq-fire-lag';
 import { bundlesScenario } from './scenarios/bundles';
 import { dispatchScenario } from './scenarios/dispatch';
-import { fireLagScenario } from './scenarios/fire-lag';
+import { fireLagScenario, idleWriteUnitsPerSecond } from './scenarios/fire-lag';
 import { herdMarkdown, herdScenario } from './scenarios/herd';
 import { criticalJobScenario, limitedTaskScenario, TICK_PERIODS } from './scenarios/limited-task';
 import { rateLimitScenario } from './scenarios/rate-limited-task';
@@ -27,6 +27,8 @@ import { startBenchSqs } from './support/sqs';
 
 const flags = parseScriptFlags(benchFlags());
 const RAW_CONCURRENCY = 32;
+/** How long the platform runs idle to measure what it writes with no schedule. */
+const IDLE_SECONDS = 15;
 
 async function main(): Promise<void> {
   const startedAt = new Date();
@@ -136,10 +138,25 @@ async function runFireLagCurve(
   const rawWritesPerSecond = report.raw.writesPerSecond;
   const measured = measuredWruPerJob(report.dispatch);
   const wruPerJob = measured ?? DEFAULT_WRU_PER_JOB;
+  if (loads.length === 0) return;
+  log('the platform idle (its writes with no schedule, left out of each load)…');
+  const idleWruPerSecond = await idleWriteUnitsPerSecond(dynamo, sqs, {
+    seconds: IDLE_SECONDS,
+    tickSeconds: 1,
+  });
+  log(
+    `  ${idleWruPerSecond.toFixed(1)} WRU/s idle (${((idleWruPerSecond / rawWritesPerSecond) * 100).toFixed(0)} % of the ceiling)`,
+  );
   for (const loadPercent of loads) {
-    const schedules = schedulesForLoad({ loadPercent, rawWritesPerSecond, intervalSeconds, wruPerJob });
+    const schedules = schedulesForLoad({
+      loadPercent,
+      rawWritesPerSecond,
+      intervalSeconds,
+      wruPerJob,
+      idleWruPerSecond,
+    });
     log(
-      `fire lag at ${loadPercent} % of the ceiling: ${schedules} schedules every ${intervalSeconds} s (${wruPerJob.toFixed(2)} WRU per job${measured === undefined ? ', assumed' : ''})…`,
+      `fire lag at ${loadPercent} % of the ceiling: ${schedules} schedules every ${intervalSeconds} s (${wruPerJob.toFixed(2)} WRU per job${measured === undefined ? ', assumed' : ''}, ${idleWruPerSecond.toFixed(1)} WRU/s idle)…`,
     );
     const sundial = await fireLagScenario(dynamo, sqs, {
       schedules,
@@ -167,6 +184,7 @@ async function runFireLagCurve(
       schedules,
       wruPerJob,
       wruPerJobMeasured: measured !== undefined,
+      idleWruPerSecond,
       storeUse: use,
       sundial,
       bullmq,

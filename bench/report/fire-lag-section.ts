@@ -11,6 +11,8 @@ export interface FireLagPoint {
   /** The WRU per job the schedules were sized with: measured in this run, or `DEFAULT_WRU_PER_JOB`. */
   wruPerJob: number;
   wruPerJobMeasured: boolean;
+  /** What the platform wrote per second with no schedule (`idleWriteUnitsPerSecond`), left out of the load's share. */
+  idleWruPerSecond: number;
   /** Sundial's metered WRU per second of its fires ÷ the raw ceiling (`storeUse`; 0.5 = half). */
   storeUse: number;
   sundial: FireLagResult;
@@ -67,7 +69,7 @@ export function fireLagSection(points: readonly FireLagPoint[], rawWritesPerSeco
     '',
     "## Fire lag against the store's load",
     '',
-    `At each load, schedules firing every ${options.intervalSeconds} s (start times spread over the interval) for ${options.durationSeconds} s, as many as write that share of this run's raw ceiling (${n(rawWritesPerSecond)} writes/s) at ${sized}: schedules = share × ceiling × ${options.intervalSeconds} s ÷ WRU per job. Sundial: a tick every ${options.tickSeconds} s and ${options.workers} worker pollers (batches of 10, like the local platform and Lambda's event source); lag = job start − fire time. Store use = the write units Sundial's run metered per second of its fires ÷ the raw ceiling: every write of the run, the jobs' and also the schedules' notes, the ticks' shard leases (which do not shrink with the load, so a light load uses more than its share) and each schedule's removal at the end.`,
+    `At each load, schedules firing every ${options.intervalSeconds} s (start times spread over the interval) for ${options.durationSeconds} s, as many as write that share of this run's raw ceiling (${n(rawWritesPerSecond)} writes/s) at ${sized}, after what the platform writes idle (${n(first.idleWruPerSecond, 1)} WRU/s with no schedule, measured first): schedules = (share × ceiling − idle) × ${options.intervalSeconds} s ÷ WRU per job. Sundial: a tick every ${options.tickSeconds} s and ${options.workers} worker pollers (batches of 10, like the local platform and Lambda's event source); lag = job start − fire time. Store use = the write units Sundial's run metered per second of its fires ÷ the raw ceiling: every write of the run, the jobs' and also the schedules' notes, the ticks' shard leases (the idle part) and each schedule's removal at the end.`,
   ];
   if (bullmqRan?.status === 'ran') {
     lines.push(

@@ -152,3 +152,26 @@ export async function fireLagScenario(
     }),
   };
 }
+
+/**
+ * The write units per second the platform spends with no schedule at all, ticking every `tickSeconds`
+ * for `seconds` (its shards' leases and cursors, its repairs): the part of a fire-lag run's store use
+ * that does not grow with its schedules, which the curve's sizing leaves out of each load's share.
+ */
+export async function idleWriteUnitsPerSecond(
+  dynamo: BenchDynamo,
+  sqs: BenchSqs,
+  options: { seconds: number; tickSeconds: number },
+): Promise<number> {
+  const runtime = await benchRuntime(dynamo, sqs, { tasks: {} });
+  runtime.meter.reset();
+  const startedAt = performance.now();
+  const endsAt = startedAt + options.seconds * 1000;
+  while (performance.now() < endsAt) {
+    const tickStarted = performance.now();
+    await runtime.tick();
+    await sleep(Math.max(0, options.tickSeconds * 1000 - (performance.now() - tickStarted)));
+  }
+  const seconds = (performance.now() - startedAt) / 1000;
+  return runtime.meter.snapshot().total.writeUnits / seconds;
+}

@@ -10,17 +10,21 @@ export function measuredWruPerJob(dispatch: readonly { costs: { wru: number } }[
 }
 
 /**
- * Schedules firing every `intervalSeconds` whose jobs write `loadPercent` % of the raw ceiling at
- * `wruPerJob` each: share × ceiling × interval ÷ WRU per job, at least 1.
+ * Schedules firing every `intervalSeconds` whose run writes `loadPercent` % of the raw ceiling: what
+ * the platform writes idle (`idleWruPerSecond`, its ticks' shard leases and cursors) is taken from that
+ * share first, and the rest is spent at `wruPerJob` per fire: (share × ceiling − idle) × interval ÷ WRU
+ * per job, at least 1.
  */
 export function schedulesForLoad(options: {
   loadPercent: number;
   rawWritesPerSecond: number;
   intervalSeconds: number;
   wruPerJob: number;
+  idleWruPerSecond: number;
 }): number {
-  const { loadPercent, rawWritesPerSecond, intervalSeconds, wruPerJob } = options;
-  return Math.max(1, Math.round(((loadPercent / 100) * rawWritesPerSecond * intervalSeconds) / wruPerJob));
+  const { loadPercent, rawWritesPerSecond, intervalSeconds, wruPerJob, idleWruPerSecond } = options;
+  const forFires = (loadPercent / 100) * rawWritesPerSecond - idleWruPerSecond;
+  return Math.max(1, Math.round((forFires * intervalSeconds) / wruPerJob));
 }
 
 /**

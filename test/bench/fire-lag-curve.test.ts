@@ -26,13 +26,21 @@ function curveReport(): BenchReport {
 }
 
 describe('the fire-lag curve', () => {
-  it('sizes each load from the ceiling, the interval and the WRU per job the run measured', () => {
-    expect(
-      schedulesForLoad({ loadPercent: 25, rawWritesPerSecond: 1000, intervalSeconds: 5, wruPerJob: 2.2 }),
-    ).toBe(568);
-    expect(
-      schedulesForLoad({ loadPercent: 1, rawWritesPerSecond: 10, intervalSeconds: 1, wruPerJob: 2.2 }),
-    ).toBe(1);
+  it('sizes each load from the ceiling, the interval and the WRU per job the run measured, less what the platform writes idle', () => {
+    const sized = (loadPercent: number, idleWruPerSecond: number) =>
+      schedulesForLoad({
+        loadPercent,
+        rawWritesPerSecond: 1000,
+        intervalSeconds: 5,
+        wruPerJob: 2.2,
+        idleWruPerSecond,
+      });
+
+    // 250 WRU/s for fires at 2.2 each, every 5 s; then 50 of them spent idle
+    expect(sized(25, 0)).toBe(568);
+    expect(sized(25, 50)).toBe(455);
+    // The idle platform alone is past the share: one schedule, the run still measures its use
+    expect(sized(5, 80)).toBe(1);
     expect(measuredWruPerJob([{ costs: { wru: 2.31 } }, { costs: { wru: 9 } }])).toBe(2.31);
     expect(measuredWruPerJob([{ costs: { wru: Number.NaN } }])).toBeUndefined();
     expect(measuredWruPerJob([])).toBeUndefined();

@@ -75,6 +75,7 @@ export function fireLagPoint(
     schedules: sundial.options.schedules,
     wruPerJob: 2.2,
     wruPerJobMeasured: true,
+    idleWruPerSecond: 50,
     storeUse: loadPercent / 100,
     sundial,
     bullmq,
