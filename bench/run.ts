@@ -21,7 +21,13 @@ import { rateLimitScenario } from './scenarios/rate-limited-task';
 import { spreadRuns } from './scenarios/spread-runs';
 import { rawConditionalWrites, startBenchDynamo } from './support/dynamo';
 import { benchFlags } from './support/flags';
-import { DEFAULT_WRU_PER_JOB, measuredWruPerJob, schedulesForLoad, storeUse } from './support/load-curve';
+import {
+  FIRST_GUESS_WRU_PER_JOB,
+  type LagWrites,
+  lagWritesOf,
+  schedulesForLoad,
+  storeUse,
+} from './support/load-curve';
 import { benchEnvironment } from './support/runtime';
 import { startBenchSqs } from './support/sqs';
 
@@ -29,6 +35,8 @@ const flags = parseScriptFlags(benchFlags());
 const RAW_CONCURRENCY = 32;
 /** How long the platform runs idle to measure what it writes with no schedule. */
 const IDLE_SECONDS = 15;
+/** How long the calibration run of the fire-lag scenario fires (as long as a `--quick` run's). */
+const CALIBRATION_SECONDS = 30;
 
 async function main(): Promise<void> {
   const startedAt = new Date();
@@ -123,8 +131,9 @@ async function main(): Promise<void> {
 }
 
 /**
- * The fire-lag curve: at each load (a share of the raw ceiling, sized at the WRU per job this run
- * measured), Sundial's fire-lag run, then BullMQ's on the same workload; nothing with `--lag-loads 0`.
+ * The fire-lag curve: at each load (a share of the raw ceiling, sized from what the platform writes
+ * idle and a calibration run of the same scenario), Sundial's fire-lag run, then BullMQ's on the same
+ * workload; nothing with `--lag-loads 0`.
  */
 async function runFireLagCurve(
   dynamo: Awaited<ReturnType<typeof startBenchDynamo>>,
@@ -133,37 +142,18 @@ async function runFireLagCurve(
   log: (line: string) => void,
 ): Promise<void> {
   const loads = flags.quick && flags.lagLoads.length > 0 ? [50] : flags.lagLoads;
+  if (loads.length === 0) return;
   const durationSeconds = flags.quick ? 30 : flags.lagSeconds;
   const intervalSeconds = flags.lagInterval;
   const rawWritesPerSecond = report.raw.writesPerSecond;
-  const measured = measuredWruPerJob(report.dispatch);
-  const wruPerJob = measured ?? DEFAULT_WRU_PER_JOB;
-  if (loads.length === 0) return;
-  log('the platform idle (its writes with no schedule, left out of each load)…');
-  const idleWruPerSecond = await idleWriteUnitsPerSecond(dynamo, sqs, {
-    seconds: IDLE_SECONDS,
-    tickSeconds: 1,
-  });
-  log(
-    `  ${idleWruPerSecond.toFixed(1)} WRU/s idle (${((idleWruPerSecond / rawWritesPerSecond) * 100).toFixed(0)} % of the ceiling)`,
-  );
+  const writes = await calibrateLagWrites(dynamo, sqs, Math.min(...loads), rawWritesPerSecond, log);
   for (const loadPercent of loads) {
-    const schedules = schedulesForLoad({
+    log(`fire lag at ${loadPercent} % of the ceiling…`);
+    const { schedules, run: sundial } = await sizedLagRun(dynamo, sqs, {
       loadPercent,
       rawWritesPerSecond,
-      intervalSeconds,
-      wruPerJob,
-      idleWruPerSecond,
-    });
-    log(
-      `fire lag at ${loadPercent} % of the ceiling: ${schedules} schedules every ${intervalSeconds} s (${wruPerJob.toFixed(2)} WRU per job${measured === undefined ? ', assumed' : ''}, ${idleWruPerSecond.toFixed(1)} WRU/s idle)…`,
-    );
-    const sundial = await fireLagScenario(dynamo, sqs, {
-      schedules,
-      intervalSeconds,
       durationSeconds,
-      workers: flags.workers,
-      tickSeconds: 1,
+      writes,
       log,
     });
     const use = storeUse(sundial, rawWritesPerSecond);
@@ -179,17 +169,62 @@ async function runFireLagCurve(
       log,
     });
     if (bullmq.status === 'skipped') log(`  skipped: ${bullmq.reason}`);
-    report.fireLag.push({
-      loadPercent,
-      schedules,
-      wruPerJob,
-      wruPerJobMeasured: measured !== undefined,
-      idleWruPerSecond,
-      storeUse: use,
-      sundial,
-      bullmq,
-    });
+    report.fireLag.push({ loadPercent, schedules, writes, storeUse: use, sundial, bullmq });
   }
+}
+
+/**
+ * What the fire-lag runs write (`LagWrites`): the platform idle for `IDLE_SECONDS`, then a short run of
+ * the scenario at the lowest load, sized with a first guess of the WRU per job.
+ */
+async function calibrateLagWrites(
+  dynamo: Awaited<ReturnType<typeof startBenchDynamo>>,
+  sqs: Awaited<ReturnType<typeof startBenchSqs>>,
+  loadPercent: number,
+  rawWritesPerSecond: number,
+  log: (line: string) => void,
+): Promise<LagWrites> {
+  log('calibrating the fire-lag runs: the platform idle, then a short run…');
+  const idlePerSecond = await idleWriteUnitsPerSecond(dynamo, sqs, { seconds: IDLE_SECONDS, tickSeconds: 1 });
+  const guess = { idlePerSecond, perFire: FIRST_GUESS_WRU_PER_JOB, perScheduleEnd: 0 };
+  const { run } = await sizedLagRun(dynamo, sqs, {
+    loadPercent,
+    rawWritesPerSecond,
+    durationSeconds: CALIBRATION_SECONDS,
+    writes: guess,
+    log,
+  });
+  const writes = lagWritesOf(run, idlePerSecond);
+  log(
+    `  ${idlePerSecond.toFixed(1)} WRU/s idle, ${writes.perFire.toFixed(2)} WRU per fire, ${writes.perScheduleEnd.toFixed(2)} WRU per schedule's removal`,
+  );
+  return writes;
+}
+
+/** Sundial's fire-lag run at `loadPercent` of the ceiling, sized with `writes` (`schedulesForLoad`). */
+async function sizedLagRun(
+  dynamo: Awaited<ReturnType<typeof startBenchDynamo>>,
+  sqs: Awaited<ReturnType<typeof startBenchSqs>>,
+  options: {
+    loadPercent: number;
+    rawWritesPerSecond: number;
+    durationSeconds: number;
+    writes: LagWrites;
+    log: (line: string) => void;
+  },
+) {
+  const intervalSeconds = flags.lagInterval;
+  const { durationSeconds, log } = options;
+  const schedules = schedulesForLoad({ ...options, intervalSeconds });
+  const run = await fireLagScenario(dynamo, sqs, {
+    schedules,
+    intervalSeconds,
+    durationSeconds,
+    workers: flags.workers,
+    tickSeconds: 1,
+    log,
+  });
+  return { schedules, run };
 }
 
 /** The herd run (ADR 0006) and its section of the report; nothing with `--herd-schedules 0`. */

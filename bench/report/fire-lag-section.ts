@@ -1,5 +1,6 @@
 import type { BullmqFireLagResult } from '../scenarios/bullmq-fire-lag';
 import type { FireLagResult } from '../scenarios/fire-lag';
+import type { LagWrites } from '../support/load-curve';
 import { type Distribution, steadyLag } from '../support/stats';
 
 /** One load of the fire-lag curve: Sundial's run, then BullMQ's on the same workload. */
@@ -8,11 +9,8 @@ export interface FireLagPoint {
   loadPercent: number;
   /** The schedules that load made (`schedulesForLoad`). */
   schedules: number;
-  /** The WRU per job the schedules were sized with: measured in this run, or `DEFAULT_WRU_PER_JOB`. */
-  wruPerJob: number;
-  wruPerJobMeasured: boolean;
-  /** What the platform wrote per second with no schedule (`idleWriteUnitsPerSecond`), left out of the load's share. */
-  idleWruPerSecond: number;
+  /** What the schedules were sized with: the platform's writes idle, per fire and per removal (`LagWrites`). */
+  writes: LagWrites;
   /** Sundial's metered WRU per second of its fires ÷ the raw ceiling (`storeUse`; 0.5 = half). */
   storeUse: number;
   sundial: FireLagResult;
@@ -61,15 +59,13 @@ export function fireLagSection(points: readonly FireLagPoint[], rawWritesPerSeco
   const first = points[0];
   if (!first) return [];
   const { options } = first.sundial;
-  const sized = first.wruPerJobMeasured
-    ? `${n(first.wruPerJob, 2)} WRU per job (measured in the first tick-throughput run above)`
-    : `${n(first.wruPerJob, 2)} WRU per job (assumed: this run measured none)`;
+  const { writes } = first;
   const bullmqRan = points.find((point) => point.bullmq.status === 'ran')?.bullmq;
   const lines = [
     '',
     "## Fire lag against the store's load",
     '',
-    `At each load, schedules firing every ${options.intervalSeconds} s (start times spread over the interval) for ${options.durationSeconds} s, as many as write that share of this run's raw ceiling (${n(rawWritesPerSecond)} writes/s) at ${sized}, after what the platform writes idle (${n(first.idleWruPerSecond, 1)} WRU/s with no schedule, measured first): schedules = (share × ceiling − idle) × ${options.intervalSeconds} s ÷ WRU per job. Sundial: a tick every ${options.tickSeconds} s and ${options.workers} worker pollers (batches of 10, like the local platform and Lambda's event source); lag = job start − fire time. Store use = the write units Sundial's run metered per second of its fires ÷ the raw ceiling: every write of the run, the jobs' and also the schedules' notes, the ticks' shard leases (the idle part) and each schedule's removal at the end.`,
+    `At each load, schedules firing every ${options.intervalSeconds} s (start times spread over the interval) for ${options.durationSeconds} s, as many as write that share of this run's raw ceiling (${n(rawWritesPerSecond)} writes/s), sized from what a calibration before them measured: the platform idle (${n(writes.idlePerSecond, 1)} WRU/s with no schedule), then a short run of the same scenario (${n(writes.perFire, 2)} WRU per fire, ${n(writes.perScheduleEnd, 2)} per schedule's removal): schedules = (share × ceiling − idle) ÷ (per fire ÷ ${options.intervalSeconds} s + per removal ÷ ${options.durationSeconds} s). Sundial: a tick every ${options.tickSeconds} s and ${options.workers} worker pollers (batches of 10, like the local platform and Lambda's event source); lag = job start − fire time. Store use = the write units Sundial's run metered per second of its fires ÷ the raw ceiling: every write of the run, the jobs' and also the schedules' notes, the ticks' shard leases (the idle part) and each schedule's removal at the end.`,
   ];
   if (bullmqRan?.status === 'ran') {
     lines.push(

@@ -1,30 +1,56 @@
 /** How the fire-lag runs are sized against the store's ceiling, and how much of it they used. */
 
-/** WRU per job assumed when the run measured none (the tick-throughput runs were skipped or ran no job). */
-export const DEFAULT_WRU_PER_JOB = 2.2;
+/** WRU per job the calibration run is sized with (about what a fire's job and notes write). */
+export const FIRST_GUESS_WRU_PER_JOB = 2.2;
 
-/** The WRU per job the run measured (its first tick-throughput run's), or undefined if it measured none. */
-export function measuredWruPerJob(dispatch: readonly { costs: { wru: number } }[]): number | undefined {
-  const wru = dispatch[0]?.costs.wru;
-  return wru !== undefined && Number.isFinite(wru) && wru > 0 ? wru : undefined;
+/**
+ * What a fire-lag run writes, as a calibration run measured it: per second with no schedule (`idle`:
+ * the ticks' shard leases and cursors), per fire (its job and its schedule's notes), and once per
+ * schedule (its removal when it finishes).
+ */
+export interface LagWrites {
+  idlePerSecond: number;
+  perFire: number;
+  perScheduleEnd: number;
+}
+
+/** What a calibration run measured: its metered WRU, its schedules' removals among them, its fires. */
+export interface CalibrationRun {
+  meteredWriteUnits: number;
+  executed: number;
+  options: { schedules: number; intervalSeconds: number; durationSeconds: number };
+  costs: { scheduleEndWru: number };
 }
 
 /**
- * Schedules firing every `intervalSeconds` whose run writes `loadPercent` % of the raw ceiling: what
- * the platform writes idle (`idleWruPerSecond`, its ticks' shard leases and cursors) is taken from that
- * share first, and the rest is spent at `wruPerJob` per fire: (share × ceiling − idle) × interval ÷ WRU
- * per job, at least 1.
+ * The writes of a fire-lag run from a calibration run of the same scenario and the platform's idle
+ * writes: the removals apart (they do not grow with a run's length), the rest per fire net of idle.
+ */
+export function lagWritesOf(run: CalibrationRun, idlePerSecond: number): LagWrites {
+  const { schedules, intervalSeconds, durationSeconds } = run.options;
+  const endWrites = run.costs.scheduleEndWru * run.executed;
+  const firesPerSecond = schedules / intervalSeconds;
+  const perFire = ((run.meteredWriteUnits - endWrites) / durationSeconds - idlePerSecond) / firesPerSecond;
+  return { idlePerSecond, perFire: Math.max(perFire, 0.01), perScheduleEnd: endWrites / schedules };
+}
+
+/**
+ * Schedules firing every `intervalSeconds` for `durationSeconds` whose run writes `loadPercent` % of
+ * the raw ceiling (as `storeUse` measures it): the idle writes come out of that share first, then each
+ * schedule writes its fires and its removal: (share × ceiling − idle) ÷ (per fire ÷ interval + per
+ * removal ÷ duration), at least 1.
  */
 export function schedulesForLoad(options: {
   loadPercent: number;
   rawWritesPerSecond: number;
   intervalSeconds: number;
-  wruPerJob: number;
-  idleWruPerSecond: number;
+  durationSeconds: number;
+  writes: LagWrites;
 }): number {
-  const { loadPercent, rawWritesPerSecond, intervalSeconds, wruPerJob, idleWruPerSecond } = options;
-  const forFires = (loadPercent / 100) * rawWritesPerSecond - idleWruPerSecond;
-  return Math.max(1, Math.round((forFires * intervalSeconds) / wruPerJob));
+  const { loadPercent, rawWritesPerSecond, intervalSeconds, durationSeconds, writes } = options;
+  const forSchedules = (loadPercent / 100) * rawWritesPerSecond - writes.idlePerSecond;
+  const perSchedule = writes.perFire / intervalSeconds + writes.perScheduleEnd / durationSeconds;
+  return Math.max(1, Math.round(forSchedules / perSchedule));
 }
 
 /**

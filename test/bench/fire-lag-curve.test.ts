@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderChart } from '../../bench/report/chart';
 import { type BenchReport, costRows, renderMarkdown } from '../../bench/report/markdown';
-import {
-  DEFAULT_WRU_PER_JOB,
-  measuredWruPerJob,
-  schedulesForLoad,
-  storeUse,
-} from '../../bench/support/load-curve';
+import { lagWritesOf, schedulesForLoad, storeUse } from '../../bench/support/load-curve';
 import { bullmqRun, COSTS, fireLagPoint, sundialRun } from './fire-lag-fakes';
 
 /** Three loads: Sundial's p99 100, 150, 400 ms; BullMQ's 98, 100, 200 ms. */
@@ -26,25 +21,35 @@ function curveReport(): BenchReport {
 }
 
 describe('the fire-lag curve', () => {
-  it('sizes each load from the ceiling, the interval and the WRU per job the run measured, less what the platform writes idle', () => {
-    const sized = (loadPercent: number, idleWruPerSecond: number) =>
+  it('sizes each load from the ceiling after the idle writes, each schedule writing its fires and its removal', () => {
+    const writes = { idlePerSecond: 50, perFire: 2.5, perScheduleEnd: 6 };
+    const sized = (loadPercent: number, durationSeconds: number, idlePerSecond = writes.idlePerSecond) =>
       schedulesForLoad({
         loadPercent,
         rawWritesPerSecond: 1000,
         intervalSeconds: 5,
-        wruPerJob: 2.2,
-        idleWruPerSecond,
+        durationSeconds,
+        writes: { ...writes, idlePerSecond },
       });
 
-    // 250 WRU/s for fires at 2.2 each, every 5 s; then 50 of them spent idle
-    expect(sized(25, 0)).toBe(568);
-    expect(sized(25, 50)).toBe(455);
+    // 200 WRU/s for schedules that each write 2.5 ÷ 5 s for their fires and 6 ÷ 120 s for their removal
+    expect(sized(25, 120)).toBe(364);
+    // A shorter run spreads each removal over fewer seconds: fewer schedules
+    expect(sized(25, 30)).toBe(286);
     // The idle platform alone is past the share: one schedule, the run still measures its use
-    expect(sized(5, 80)).toBe(1);
-    expect(measuredWruPerJob([{ costs: { wru: 2.31 } }, { costs: { wru: 9 } }])).toBe(2.31);
-    expect(measuredWruPerJob([{ costs: { wru: Number.NaN } }])).toBeUndefined();
-    expect(measuredWruPerJob([])).toBeUndefined();
-    expect(DEFAULT_WRU_PER_JOB).toBe(2.2);
+    expect(sized(5, 120, 80)).toBe(1);
+  });
+
+  it('takes what a calibration run wrote apart: the removals, then per fire net of the idle writes', () => {
+    const calibration = {
+      meteredWriteUnits: 9_600,
+      executed: 600,
+      options: { schedules: 100, intervalSeconds: 5, durationSeconds: 30 },
+      costs: { scheduleEndWru: 1 },
+    };
+
+    // 600 WRU of removals (6 per schedule); (9,000 ÷ 30 s − 60 idle) ÷ 20 fires/s = 12 per fire
+    expect(lagWritesOf(calibration, 60)).toEqual({ idlePerSecond: 60, perFire: 12, perScheduleEnd: 6 });
   });
 
   it("measures the store's use as the metered WRU per second of the fires over the ceiling", () => {
@@ -75,7 +80,9 @@ describe('the fire-lag curve', () => {
       '| 75 % | BullMQ | 70 ms | 200 ms | 200 ms | 200 ms | +5.0 s to +115.0 s | 2 | 70 ms | 200 ms | 200 ms |',
     );
     expect(markdown.match(/^Steady: the fires from one interval/gm)).toHaveLength(1);
-    expect(markdown).toContain("this run's raw ceiling (1,000 writes/s) at 2.20 WRU per job (measured");
+    expect(markdown).toContain(
+      'the platform idle (50.0 WRU/s with no schedule), then a short run of the same scenario (2.60 WRU per fire, 6.00 per schedule',
+    );
     expect(markdown).not.toContain('skipped');
   });
 

@@ -73,9 +73,7 @@ export function fireLagPoint(
   return {
     loadPercent,
     schedules: sundial.options.schedules,
-    wruPerJob: 2.2,
-    wruPerJobMeasured: true,
-    idleWruPerSecond: 50,
+    writes: { idlePerSecond: 50, perFire: 2.6, perScheduleEnd: 6 },
     storeUse: loadPercent / 100,
     sundial,
     bullmq,
