@@ -67,8 +67,6 @@ export interface Delivery {
   unrunClaim?: Exclude<ClaimOutcome, { status: 'claimed' | 'no_slot' }>;
   /** A job ended without running was recorded. */
   endedUnrun?: boolean;
-  /** A claim refused by the rate was tried again after waiting for the next start. */
-  rateWaited: boolean;
   /** How many times this delivery took its own turn after joining the line. */
   ownTurns: number;
   /** The line was joined: whether this delivery's own turn came while it joined. */
@@ -94,7 +92,7 @@ export type DropReason = 'duplicate' | 'cancelled' | 'ended_unrun' | 'waits_in_l
 export type Step =
   /** Too early for the queue's delay to have brought it: sent again with this delay; this copy goes. */
   | { kind: 'resend'; delaySeconds: number }
-  /** Waits until `until` (the run time's sub-second rest, or the rate's next start). */
+  /** Waits until `until` (the run time's sub-second rest). */
   | { kind: 'rest'; until: EpochMs }
   /** Reads whether the task (without a slot limit) is paused. */
   | { kind: 'read_paused' }
@@ -126,7 +124,7 @@ export function arrivedDelivery(
   message: { job: JobRequest; attempt: number; fire?: FireMarks; woken?: MessageCopy },
   task: TaskTerms | undefined,
 ): Delivery {
-  return { ...message, task, rested: false, rateWaited: false, ownTurns: 0 };
+  return { ...message, task, rested: false, ownTurns: 0 };
 }
 
 /**
@@ -192,13 +190,6 @@ function decide(delivery: Delivery, now: EpochMs): Step {
   const { outcome } = claim;
   if (outcome.status === 'claimed') return { kind: 'run' };
   if (outcome.status === 'no_slot') {
-    const nextStart = outcome.nextStartAt;
-    const rateSoon =
-      nextStart !== undefined &&
-      !delivery.rateWaited &&
-      nextStart - now <= MAX_REST_MS &&
-      (job.startDeadline === null || nextStart <= job.startDeadline);
-    if (rateSoon) return { kind: 'rest', until: nextStart };
     return { kind: 'join_line', mayTakeTurn: delivery.ownTurns < MAX_OWN_TURNS };
   }
   return afterRefusedClaim(delivery, outcome, now);
@@ -249,7 +240,6 @@ export function withClaim(delivery: Delivery, outcome: ClaimOutcome, made: Claim
   return {
     ...delivery,
     claim: { outcome, ...made },
-    rateWaited: delivery.rateWaited || outcome.status === 'no_slot',
     ...(outcome.status === 'claimed' && { woken: undefined }),
   };
 }
@@ -260,7 +250,6 @@ export function takingTurn(delivery: Delivery): Delivery {
     ...delivery,
     claim: undefined,
     joined: undefined,
-    rateWaited: false,
     ownTurns: delivery.ownTurns + 1,
   };
 }
@@ -288,7 +277,6 @@ export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undef
     unrunClaim: undefined,
     woken: undefined,
     rested: false,
-    rateWaited: false,
   };
 }
 
