@@ -20,7 +20,7 @@ interface Invocation {
   discarded: Set<string>;
   /** Jobs whose handler runs now in this invocation. */
   inFlight: Set<string>;
-  /** Jobs whose last `finishJob` failed because the store was unavailable. */
+  /** Jobs whose `finishJob` failed because the store was unavailable (and was not refused otherwise since). */
   storeUnavailable: Set<string>;
   /** Slots this invocation's claims took and has not given back yet: task and lease end, by job id. */
   slots: Map<string, { task: string; leaseUntil: number }>;
@@ -215,8 +215,10 @@ export class CrashableWorkers {
             (error: unknown) => {
               if (property === 'finishJob') {
                 const { jobId } = args[0] as { jobId: string };
+                // An unavailable store can outlast the lease: the write then learns it lost the run,
+                // and the result is still one that could not be written while the lease lasted.
                 if (error instanceof StoreUnavailableError) invocation.storeUnavailable.add(jobId);
-                else invocation.storeUnavailable.delete(jobId);
+                else if (!(error instanceof LeaseLostError)) invocation.storeUnavailable.delete(jobId);
               }
               if (error instanceof LeaseLostError) this.trackSlot(invocation, property, args[0], undefined);
               throw error;
