@@ -34,6 +34,7 @@ const INVOCATION_DIES_WITHIN_MS = 4_000;
 const RETRIED_AFTER_LOST_ANSWER = [
   'claimJob',
   'markWokenResent',
+  'postponeWoken',
   'bookRateWake',
   'finishSchedule',
   'startCappedRun',

@@ -56,7 +56,7 @@ export interface TableAccess {
  *   transactions): updates job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items
  *   (LeadingKeys); a schedule only to count a started run of one with `max_runs` (startCappedRun, ADR
  *   0008); its task's waiting line (joinLine, lineHead, wakeHeads, releaseWoken, overdueWoken,
- *   markWokenResent, isWaiting): queries, puts and deletes only in `TASK#` partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job
+ *   markWokenResent, postponeWoken, isWaiting): queries, puts, updates and deletes only in `TASK#` partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job
  *   ended), and puts `REMOVED#` items (the removal record written in the same transaction, ADR 0004);
  *   which tasks are paused (allTaskSlots): queries `by-kind`.
  * - admin: the admin API (add/update/pause/resume/remove schedules with their chains' first notes, add/

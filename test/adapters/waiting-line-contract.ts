@@ -589,11 +589,23 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     const stillWoken = await store.isWaiting('limited', b.position);
     const onTime = await store.claimJob(rateClaim(wokenClaim(b, 1, T0 + interval)));
 
-    expect(early).toEqual({ status: 'no_slot', running: 1, nextStartAt: T0 + interval });
+    expect(early).toEqual({ status: 'no_slot', running: 1, nextStartAt: T0 + interval, wokenSlot: true });
     expect(stillWoken).toBe(true);
     expect(onTime).toMatchObject({ status: 'claimed', tookWokenSlot: true });
     expect(await store.isWaiting('limited', b.position)).toBe(false);
     expect(await store.taskSlots('limited')).toMatchObject({ running: 1, nextStartAt: T0 + 2 * interval });
+  });
+
+  it('refuses a job woken for a rate start alone before that start without a slot to keep', async () => {
+    const rate: RateLimit = { max: 1, perSeconds: 10 };
+    await store.claimJob({ ...limitedClaim('a', 2), rateLimit: rate });
+    await join(waiting('b', T0));
+    const [b] = await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'start' });
+
+    const early = await store.claimJob({ ...wokenClaim(woken(b), 2, T0 + SECOND), rateLimit: rate });
+
+    expect(early).toEqual({ status: 'no_slot', running: 1, nextStartAt: T0 + startIntervalMs(rate) });
+    expect(await store.isWaiting('limited', woken(b).position)).toBe(true);
   });
 
   it('lists the woken entries overdue at a time; one whose message was sent again is overdue again only later', async () => {
@@ -624,6 +636,39 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
       ['a', resentAt, resentAt + WOKEN_RESEND_MS],
       ['b', T0 + 5 * SECOND, T0 + 5 * SECOND + WOKEN_RESEND_MS],
     ]);
+    expect(await store.waitingCount('limited')).toBe(2);
+  });
+
+  it('keeps a woken entry for the rate start its delivery waits for: overdue only after it, while it carries that copy', async () => {
+    const [a, b] = [waiting('a', T0), waiting('b', T0)];
+    for (const message of [a, b]) await join(message);
+    await store.wakeHeads({ task: 'limited', now: T0, count: 2, take: 'none' });
+    const start = T0 + 30 * SECOND;
+    const postpone = (message: JobMessageBody, attempt = 1) =>
+      store.postponeWoken({
+        task: 'limited',
+        position: linePosition(message),
+        copy: { attempt },
+        now: T0 + SECOND,
+        until: start,
+      });
+
+    const kept = await postpone(a);
+    // The same call made again (its answer was lost)
+    const keptAgain = await postpone(a);
+    // A delivery of another copy than the entry carries: the wake-up is not its own
+    const otherCopy = await postpone(b, 2);
+    const gone = await postpone(waiting('gone', T0));
+    // Someone who found it overdue before the postponement: the resend is not theirs to take
+    const staleResend = await store.markWokenResent(
+      { task: 'limited', position: linePosition(a), wokenAt: T0 },
+      T0 + WOKEN_RESEND_MS,
+    );
+
+    expect([kept, keptAgain, otherCopy, gone, staleResend]).toEqual([true, true, false, false, false]);
+    expect(ids(await store.overdueWoken('limited', T0 + WOKEN_RESEND_MS))).toEqual(['b']);
+    expect(ids(await store.overdueWoken('limited', start + WOKEN_RESEND_MS - 1))).toEqual(['b']);
+    expect(ids(await store.overdueWoken('limited', start + WOKEN_RESEND_MS))).toEqual(['a', 'b']);
     expect(await store.waitingCount('limited')).toBe(2);
   });
 

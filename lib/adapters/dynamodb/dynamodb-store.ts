@@ -47,6 +47,7 @@ import type {
   TaskSlots,
   WakeHeadsInput,
   WokenEntry,
+  WokenPostponement,
   WokenRelease,
   WokenReleaseInput,
 } from '../../core/ports/waiting-line';
@@ -314,6 +315,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   markWokenResent(entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>, now: EpochMs): Promise<boolean> {
     return wokenEntries.markWokenResent(this.context, entry, now);
+  }
+
+  postponeWoken(input: WokenPostponement): Promise<boolean> {
+    return wokenEntries.postponeWoken(this.context, input);
   }
 
   waitingCount(task: string): Promise<number> {

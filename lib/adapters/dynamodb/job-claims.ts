@@ -173,7 +173,8 @@ async function claimWoken(
     if (entryReason?.code === 'ConditionalCheckFailed') return 'woken_gone';
     // A slot to give back on a counter already at 0 (it drifted): claim as any delivery; the entry goes later.
     if (gate.returnSlot && Number(slotReason?.old?.running ?? 0) <= 0) return 'woken_gone';
-    return refusalOf(gate, slotReason?.old);
+    const refusal = refusalOf(gate, slotReason?.old);
+    return refusal.nextStartAt !== undefined && woken.withSlot ? { ...refusal, wokenSlot: true } : refusal;
   }
   const output = await context.get('claimJob', { Key: jobKey(input.job.id), ConsistentRead: true });
   return claimed(output.Item ?? {});

@@ -8,6 +8,7 @@ import {
   type WakeHeadsInput,
   type WakeTime,
   type WokenEntry,
+  type WokenPostponement,
   wakeTime,
   wokenOverdueAt,
 } from '../../core/ports/waiting-line';
@@ -296,6 +297,23 @@ export async function markWokenResent(
     // lost (the store retried it): then its `wokenAt` is ours.
     const { old } = conditionFailure(error);
     return old !== undefined && Number(old.wokenAt) === now;
+  }
+}
+
+export async function postponeWoken(
+  context: StoreContext,
+  { task, position, copy, now, until }: WokenPostponement,
+): Promise<boolean> {
+  const update = new Expressions().set('wokenAt', now).set('overdueAt', wokenOverdueAt(until));
+  try {
+    await context.update('postponeWoken', {
+      Key: wokenEntryKey(task, position),
+      ...update.buildUpdate(`attribute_exists(pk) AND ${carriesCopy(update, copy)}`),
+    });
+    return true;
+  } catch (error) {
+    conditionFailure(error);
+    return false;
   }
 }
 

@@ -101,7 +101,8 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
       const start = this.slots.take(input.job.task, gate);
       if (!start.taken) {
         const { running, nextStartAt } = start;
-        return { status: 'no_slot', running, ...(nextStartAt !== undefined && { nextStartAt }) };
+        if (nextStartAt === undefined) return { status: 'no_slot', running };
+        return { status: 'no_slot', running, nextStartAt, ...(tookWokenSlot && { wokenSlot: true }) };
       }
     }
     if (woken) this.lines.removeWoken(input.job.task, woken.position);

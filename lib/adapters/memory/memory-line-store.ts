@@ -8,6 +8,7 @@ import type {
   WaitingLineStore,
   WakeHeadsInput,
   WokenEntry,
+  WokenPostponement,
   WokenRelease,
   WokenReleaseInput,
 } from '../../core/ports/waiting-line';
@@ -50,6 +51,10 @@ export class MemoryLineStore implements WaitingLineStore {
     now: EpochMs,
   ): Promise<boolean> {
     return this.lines.markResent(entry.task, entry.position, entry.wokenAt, now);
+  }
+
+  async postponeWoken(input: WokenPostponement): Promise<boolean> {
+    return this.lines.postpone(input);
   }
 
   async isWaiting(task: string, position: string): Promise<boolean> {

@@ -2,12 +2,14 @@ import type { EpochMs } from '../../core/clock';
 import { deepFreeze } from '../../core/deep-freeze';
 import type { JobMessageBody } from '../../core/model/job-message';
 import {
+  copyOf,
   type LineEntry,
   lineKeeps,
   linePosition,
   sameCopy,
   type WakeTime,
   type WokenEntry,
+  type WokenPostponement,
   wokenOverdueAt,
 } from '../../core/ports/waiting-line';
 
@@ -111,6 +113,15 @@ export class MemoryWaitingLines {
     if (entry?.wokenAt !== wokenAt) return entry?.wokenAt === now;
     entry.wokenAt = now;
     entry.overdueAt = wokenOverdueAt(now);
+    return true;
+  }
+
+  /** See `WaitingLineStore.postponeWoken`. */
+  postpone({ task, position, copy, now, until }: WokenPostponement): boolean {
+    const entry = this.woken.get(task)?.get(position);
+    if (!entry || !sameCopy(copyOf(entry.message), copy)) return false;
+    entry.wokenAt = now;
+    entry.overdueAt = wokenOverdueAt(until);
     return true;
   }
 

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../clock';
 import { sameJson } from '../json';
+import { LIMITS } from '../limits';
 import type { Job, JobError, ResultOutcome } from '../model/job';
 import { jobRequestOf } from '../model/job-messages';
 import { jobStateOf } from '../model/job-states';
@@ -69,6 +70,8 @@ export interface Delivery {
   endedUnrun?: boolean;
   /** How many times this delivery took its own turn after joining the line. */
   ownTurns: number;
+  /** How many times this woken delivery rested for its rate's next start and claimed again. */
+  startRests: number;
   /** The line was joined: whether this delivery's own turn came while it joined. */
   joined?: { ownTurn: boolean };
   /** The claimed job ran (`nextRunStep`): whether its message must come back, and whether its check found it the last fire of its finished schedule. */
@@ -81,6 +84,11 @@ export interface Delivery {
 export const MAX_REST_MS = 1_000;
 /** How many times in a row a job that joined its line with a slot free claims again at once. */
 export const MAX_OWN_TURNS = 3;
+/**
+ * How many times in a row a woken job refused by its rate rests for the next start and claims again;
+ * each refusal is another job's start. Then its message comes back for the start (`wait_for_start`).
+ */
+export const MAX_START_RESTS = 3;
 
 /** Why a delivery lets its message go. */
 export type DropReason = 'duplicate' | 'cancelled' | 'ended_unrun' | 'waits_in_line' | 'ran';
@@ -104,6 +112,13 @@ export type Step =
   | { kind: 'pass_wake' }
   /** Joins the task's line. `mayTakeTurn`: it claims again at once if a slot came free while it joined. */
   | { kind: 'join_line'; mayTakeTurn: boolean }
+  /** A woken job refused by its rate alone, its next start within `MAX_REST_MS`: waits for it and claims again. */
+  | { kind: 'rest_for_start'; until: EpochMs }
+  /**
+   * A woken job holding a slot refused by its rate alone, its next start further off: keeps its woken
+   * entry (and the slot) for that start and sends its message again to come back then; this copy goes.
+   */
+  | { kind: 'wait_for_start'; at: EpochMs }
   /** Its turn came while it joined: it claims again, as a fresh arrival. */
   | { kind: 'take_turn' }
   /** Runs the claimed job (see `nextRunStep`). */
@@ -124,7 +139,7 @@ export function arrivedDelivery(
   message: { job: JobRequest; attempt: number; fire?: FireMarks; woken?: MessageCopy },
   task: TaskTerms | undefined,
 ): Delivery {
-  return { ...message, task, rested: false, ownTurns: 0 };
+  return { ...message, task, rested: false, ownTurns: 0, startRests: 0 };
 }
 
 /**
@@ -190,9 +205,47 @@ function decide(delivery: Delivery, now: EpochMs): Step {
   const { outcome } = claim;
   if (outcome.status === 'claimed') return { kind: 'run' };
   if (outcome.status === 'no_slot') {
-    return { kind: 'join_line', mayTakeTurn: delivery.ownTurns < MAX_OWN_TURNS };
+    return (
+      waitForStart(delivery, outcome, now) ?? {
+        kind: 'join_line',
+        mayTakeTurn: delivery.ownTurns < MAX_OWN_TURNS,
+      }
+    );
   }
   return afterRefusedClaim(delivery, outcome, now);
+}
+
+/**
+ * A woken delivery that only its task's rate refused (the store says when the next start may come)
+ * waits for that start when it is within `MAX_REST_MS` (SQS delays in whole seconds, so a job woken for
+ * a start arrives up to a second before it), and claims again. Further off, one that holds a slot keeps
+ * its wake-up and comes back for the start (`wait_for_start`): passed on, its slot would wake the next
+ * job in line at once, which the rate refuses as well, and so on until the start came, a round of store
+ * calls and messages per job in line. One woken for a start alone that another job took passes its
+ * wake-up on, which books the next start and wakes one job for it: kept, every start a fresh arrival
+ * took would leave one more woken job behind, all of them claiming at every start. None waits past its
+ * start deadline, nor for a start further off than the queue can delay a message (a tick wakes the line
+ * for that one).
+ */
+function waitForStart(
+  delivery: Delivery,
+  outcome: Extract<ClaimOutcome, { status: 'no_slot' }>,
+  now: EpochMs,
+): Step | undefined {
+  const { nextStartAt } = outcome;
+  if (!delivery.woken || nextStartAt === undefined) return undefined;
+  const { startDeadline } = delivery.job;
+  if (startDeadline !== null && nextStartAt > startDeadline) return undefined;
+  if (nextStartAt - now <= MAX_REST_MS && delivery.startRests < MAX_START_RESTS) {
+    return { kind: 'rest_for_start', until: nextStartAt };
+  }
+  if (!outcome.wokenSlot || nextStartAt - now > LIMITS.maxQueueDelaySeconds * 1000) return undefined;
+  return { kind: 'wait_for_start', at: nextStartAt };
+}
+
+/** The delivery once it rested for its rate's next start: it claims again. */
+export function restedForStart(delivery: Delivery): Delivery {
+  return { ...delivery, claim: undefined, startRests: delivery.startRests + 1 };
 }
 
 /**

@@ -156,6 +156,18 @@ export interface WokenReleaseInput {
   carriedOn?: boolean;
 }
 
+/**
+ * A woken delivery that its task's rate refused until `until` keeps its entry (and the slot it holds)
+ * while it carries `copy`: its message comes back then, sent again at `now` with that delay.
+ */
+export interface WokenPostponement {
+  task: string;
+  position: string;
+  copy: MessageCopy;
+  now: EpochMs;
+  until: EpochMs;
+}
+
 /** What became of a woken entry a delivery gave back (it ended without running). */
 export type WokenRelease =
   /** Its slot went to the next waiting job, now woken: its message must be sent. */
@@ -214,6 +226,14 @@ export interface WaitingLineStore {
    * slots taken, else returned to the counter.
    */
   releaseWoken(input: WokenReleaseInput): Promise<WokenRelease>;
+
+  /**
+   * Keeps a woken entry for its delivery that waits for the rate's next start (`WokenPostponement`):
+   * its `wokenAt` moves to `now` (a resend taken by someone who found it overdue before is refused) and
+   * it is overdue only `WOKEN_RESEND_MS` after `until`. False when the entry is gone or carries another
+   * copy: the wake-up is not the delivery's any more. Made again after a lost answer, it is told true.
+   */
+  postponeWoken(input: WokenPostponement): Promise<boolean>;
 
   /** The task's woken entries overdue at `now` (`overdueAt` reached): their messages may be lost. */
   overdueWoken(task: string, now: EpochMs): Promise<WokenEntry[]>;

@@ -2,6 +2,7 @@ import {
   arrivedDelivery,
   type Delivery,
   nextStep,
+  restedForStart,
   type Step,
   type TaskTerms,
   takingOver,
@@ -25,6 +26,7 @@ import type { Received } from './received';
 import { runJob } from './run-job';
 import { runLeaseUntil } from './run-lease';
 import { handleUnreadableMessage } from './unreadable-message';
+import { waitForStart } from './wait-for-start';
 import { type MessageOutcome, type WorkerContext, waitUntil } from './worker-context';
 import { writeWithRetries } from './write-retries';
 
@@ -118,6 +120,11 @@ async function perform(
       return wakePassed(delivery);
     case 'join_line':
       return joinLine(ctx, received, delivery, step.mayTakeTurn, logger);
+    case 'rest_for_start':
+      await waitUntil(ctx, step.until);
+      return restedForStart(delivery);
+    case 'wait_for_start':
+      return waitForStart(ctx, delivery, messageOf(delivery), step.at, logger);
     case 'take_turn':
       logger.debug('a slot came back while the job joined its line, at the head: claimed at once');
       return { ...takingTurn(delivery), woken: copyOf(messageOf(delivery)) };

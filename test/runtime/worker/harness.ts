@@ -77,6 +77,15 @@ export function workerHarness(
   };
 }
 
+/** A worker with the one task `task` (`options`, with a handler that records each start: job id and time). */
+export function startRecordingWorker(task: string, options: Omit<AnyTaskOptions, 'handler'>) {
+  const started: [string, number][] = [];
+  const worker = workerHarness({
+    [task]: { ...options, handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]) },
+  });
+  return { worker, started };
+}
+
 /** An SQS record for attempt `attempt` of a direct job of `task`, due now. */
 export function recordFor(
   id: string,

@@ -1,9 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { JobMessageBody } from '../../../lib/core/model/job-message';
 import { startIntervalMs } from '../../../lib/core/model/rate-limit';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { jobRequest, T0 } from '../support';
+import { limitedClaim, SUCCESS } from '../../adapters/store-fixtures';
+import { jobRequest, sqsRecord, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
-import { recordFor, workerHarness } from './harness';
+import { recordFor, startRecordingWorker, workerHarness } from './harness';
 
 const RATE = { max: 1, perSeconds: 10 };
 const INTERVAL = startIntervalMs(RATE);
@@ -11,13 +13,7 @@ const INTERVAL = startIntervalMs(RATE);
 describe('worker: rate-limited tasks', () => {
   it('starts one job per interval; the others wait in line and one is woken, delayed, for each next start', async () => {
     // Prepare
-    const started: [string, number][] = [];
-    const worker = workerHarness({
-      rated: {
-        rateLimit: RATE,
-        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
-      },
-    });
+    const { worker, started } = startRecordingWorker('rated', { rateLimit: RATE });
 
     // Act: three jobs come at once; then whatever the queue holds is delivered when it is due
     await worker.deliver([recordFor('a', 'rated', { runAt: T0 - 3 })]);
@@ -45,6 +41,28 @@ describe('worker: rate-limited tasks', () => {
     expect(c - b).toBeLessThan(INTERVAL + 1_000);
     expect(await worker.store.waitingCount('rated')).toBe(0);
     expect(worker.queue.sent).toEqual([]);
+  });
+
+  it('lets a job woken for a start that arrives in the second before it wait for it, without passing its wake-up on', async () => {
+    // Prepare: a started; b was refused, joined the line and was woken for the next start
+    const { worker, started } = startRecordingWorker('rated', { rateLimit: RATE });
+    await worker.deliver([recordFor('a', 'rated', { runAt: T0 - 2 })]);
+    await worker.deliver([recordFor('b', 'rated', { runAt: T0 - 1 })]);
+    const nextStartAt = (await worker.store.taskSlots('rated'))?.nextStartAt ?? 0;
+    const releases = vi.spyOn(worker.store, 'releaseWoken');
+    const joins = vi.spyOn(worker.store, 'joinLine');
+
+    // Act: b's wake-up comes half a second before its start
+    worker.clock.set(nextStartAt - 500);
+    await worker.deliver(worker.queuedRecords());
+
+    // Assess: b started at its start; its wake-up was not given back, and nothing more was sent
+    expect(started.map(([id]) => id)).toEqual(['a', 'b']);
+    expect(started[1]?.[1]).toBeGreaterThanOrEqual(nextStartAt);
+    expect(started[1]?.[1]).toBeLessThan(nextStartAt + 1_000);
+    expect(releases).not.toHaveBeenCalled();
+    expect(joins).not.toHaveBeenCalled();
+    expect(await worker.store.waitingCount('rated')).toBe(0);
   });
 
   it("takes over a stalled run under its stored task's rate, though its message names another task", async () => {
@@ -144,6 +162,48 @@ describe('worker: rate-limited tasks', () => {
     // Assess
     expect(tick.jobsWoken).toBe(1);
     expect(started).toEqual(['a', 'b']);
+  });
+});
+
+describe('worker: tasks with a slot limit and a rate', () => {
+  it('a woken job the rate refuses keeps its slot for the next start instead of handing it down the line', async () => {
+    // Prepare: of task `limited` (one slot, one start per 10 s), `holder` started at T0; `first` and
+    // `second` wait in line. One second later `holder` ends and hands its slot to `first`.
+    const { worker, started } = startRecordingWorker('limited', { maxRunningJobs: 1, rateLimit: RATE });
+    const { store, clock, queue } = worker;
+    await store.claimJob({ ...limitedClaim('holder', 1, T0), rateLimit: RATE });
+    await worker.deliver([recordFor('first', 'limited', { runAt: T0 - 2 })]);
+    await worker.deliver([recordFor('second', 'limited', { runAt: T0 - 1 })]);
+    clock.advance(1_000);
+    const { woken } = await store.finishJob({
+      jobId: 'holder',
+      owner: 'w-holder',
+      result: { ...SUCCESS, startedAt: T0, finishedAt: clock.now() },
+      expiresAt: T0 + 60_000,
+      heldSlot: { task: 'limited', carriedOn: false },
+    });
+
+    // Act: first's wake-up arrives nine seconds before the next start
+    await worker.deliver([sqsRecord({ ...(woken?.message ?? {}), woken: true } as JobMessageBody)]);
+    const sentWhileEarly = queue.sent.map((message) => [message.job.id, message.delaySeconds, message.woken]);
+    const firstStillWoken = await store.isWaiting('limited', woken?.position ?? '');
+    const headWhileEarly = (await store.lineHead('limited'))?.message.job.id;
+    for (let round = 0; round < 3 && queue.sent.length > 0; round++) {
+      clock.advance(Math.max(...queue.sent.map((message) => message.delaySeconds ?? 0)) * 1000);
+      await worker.deliver(worker.queuedRecords());
+    }
+
+    // Assess: first came back for the start with its slot, and second was not woken meanwhile (before,
+    // the slot went to second at once, which the rate refused too, and back: a round per job in line)
+    expect(sentWhileEarly).toEqual([['first', 9, true]]);
+    expect(firstStillWoken).toBe(true);
+    expect(headWhileEarly).toBe('second');
+    expect(started).toEqual([
+      ['first', T0 + INTERVAL + 100],
+      ['second', T0 + 2 * INTERVAL + 100],
+    ]);
+    expect(await worker.store.waitingCount('limited')).toBe(0);
+    expect((await store.taskSlots('limited'))?.running).toBe(0);
   });
 });
 

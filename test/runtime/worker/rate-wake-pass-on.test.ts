@@ -3,20 +3,14 @@ import { startIntervalMs } from '../../../lib/core/model/rate-limit';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { jobRequest, sqsRecord, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
-import { recordFor, workerHarness } from './harness';
+import { recordFor, startRecordingWorker } from './harness';
 
 const RATE = { max: 1, perSeconds: 10 };
 const INTERVAL = startIntervalMs(RATE);
 
 describe('a rate-limited wake-up that brings no start is passed on', () => {
   it('wakes the next waiting job when the woken one missed its start deadline', async () => {
-    const started: [string, number][] = [];
-    const worker = workerHarness({
-      rated: {
-        rateLimit: RATE,
-        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
-      },
-    });
+    const { worker, started } = startRecordingWorker('rated', { rateLimit: RATE });
     // a starts; b (deadline T0+5 s) and c (no deadline) wait; b is woken for a's next start
     await worker.deliver([recordFor('a', 'rated', { runAt: T0 - 3 })]);
     await worker.deliver([recordFor('b', 'rated', { runAt: T0 - 2, startDeadline: T0 + 5_000 })]);
@@ -44,13 +38,7 @@ describe('a rate-limited wake-up that brings no start is passed on', () => {
 
   it('wakes the next waiting job when the woken one took its start and its fire check cancelled it', async () => {
     // Prepare: a starts; a fire of a schedule removed since (f) and then c wait; f is woken for a's next start
-    const started: [string, number][] = [];
-    const worker = workerHarness({
-      rated: {
-        rateLimit: RATE,
-        handler: (_payload, { jobId }) => void started.push([jobId, worker.clock.now()]),
-      },
-    });
+    const { worker, started } = startRecordingWorker('rated', { rateLimit: RATE });
     const fire = jobRequest(`gone@${T0 - 2}`, {
       task: 'rated',
       origin: 'schedule',
