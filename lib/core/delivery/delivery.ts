@@ -1,6 +1,5 @@
 import type { EpochMs } from '../clock';
 import { sameJson } from '../json';
-import { LIMITS } from '../limits';
 import type { Job, JobError, ResultOutcome } from '../model/job';
 import { jobRequestOf } from '../model/job-messages';
 import { jobStateOf } from '../model/job-states';
@@ -223,9 +222,9 @@ function decide(delivery: Delivery, now: EpochMs): Step {
  * job in line at once, which the rate refuses as well, and so on until the start came, a round of store
  * calls and messages per job in line. One woken for a start alone that another job took passes its
  * wake-up on, which books the next start and wakes one job for it: kept, every start a fresh arrival
- * took would leave one more woken job behind, all of them claiming at every start. None waits past its
- * start deadline, nor for a start further off than the queue can delay a message (a tick wakes the line
- * for that one).
+ * took would leave one more woken job behind, all of them claiming at every start. A start further
+ * off than the queue can delay a message is waited for in hops of the longest delay (passed on, the
+ * slot would go round the line until the start came). None waits past its start deadline.
  */
 function waitForStart(
   delivery: Delivery,
@@ -239,8 +238,7 @@ function waitForStart(
   if (nextStartAt - now <= MAX_REST_MS && delivery.startRests < MAX_START_RESTS) {
     return { kind: 'rest_for_start', until: nextStartAt };
   }
-  if (!outcome.wokenSlot || nextStartAt - now > LIMITS.maxQueueDelaySeconds * 1000) return undefined;
-  return { kind: 'wait_for_start', at: nextStartAt };
+  return outcome.wokenSlot ? { kind: 'wait_for_start', at: nextStartAt } : undefined;
 }
 
 /** The delivery once it rested for its rate's next start: it claims again. */

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock';
 import { type Delivery, wakePassed } from '../../core/delivery/delivery';
+import { LIMITS } from '../../core/limits';
 import type { JobMessageBody } from '../../core/model/job-message';
 import { linePosition } from '../../core/ports/waiting-line';
 import { wakeDelaySeconds } from '../flow/rate-wake';
@@ -28,7 +29,9 @@ export async function waitForStart(
   const position = linePosition(delivery);
   const kept = await jobStore.postponeWoken({ task: delivery.job.task, position, copy, now, until: at });
   if (!kept) return wakePassed(delivery);
-  const { failed } = await queue.send([{ ...message, delaySeconds: wakeDelaySeconds(at, now) }]);
+  // A start further off than the queue's longest delay is waited for in hops of that delay
+  const delaySeconds = Math.min(wakeDelaySeconds(at, now), LIMITS.maxQueueDelaySeconds);
+  const { failed } = await queue.send([{ ...message, delaySeconds }]);
   if (failed.length === 0) return 'done';
   logger.warn('could not send the woken job again for its start; the queue redelivers it', {
     nextStartAt: at,

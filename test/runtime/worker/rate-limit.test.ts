@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { JobMessageBody } from '../../../lib/core/model/job-message';
-import { startIntervalMs } from '../../../lib/core/model/rate-limit';
+import { type RateLimit, startIntervalMs } from '../../../lib/core/model/rate-limit';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { limitedClaim, SUCCESS } from '../../adapters/store-fixtures';
 import { jobRequest, sqsRecord, T0 } from '../support';
@@ -166,14 +165,16 @@ describe('worker: rate-limited tasks', () => {
 });
 
 describe('worker: tasks with a slot limit and a rate', () => {
-  it('a woken job the rate refuses keeps its slot for the next start instead of handing it down the line', async () => {
-    // Prepare: of task `limited` (one slot, one start per 10 s), `holder` started at T0; `first` and
-    // `second` wait in line. One second later `holder` ends and hands its slot to `first`.
-    const { worker, started } = startRecordingWorker('limited', { maxRunningJobs: 1, rateLimit: RATE });
-    const { store, clock, queue } = worker;
-    await store.claimJob({ ...limitedClaim('holder', 1, T0), rateLimit: RATE });
-    await worker.deliver([recordFor('first', 'limited', { runAt: T0 - 2 })]);
-    await worker.deliver([recordFor('second', 'limited', { runAt: T0 - 1 })]);
+  /**
+   * Of task `limited` (one slot, `rate`), `holder` started at T0; `first` and `second` wait in line. One
+   * second later `holder` ends and hands its slot to `first`, whose woken message is returned.
+   */
+  async function slotHandedBeforeTheStart(rate: RateLimit) {
+    const recording = startRecordingWorker('limited', { maxRunningJobs: 1, rateLimit: rate });
+    const { store, clock } = recording.worker;
+    await store.claimJob({ ...limitedClaim('holder', 1, T0), rateLimit: rate });
+    await recording.worker.deliver([recordFor('first', 'limited', { runAt: T0 - 2 })]);
+    await recording.worker.deliver([recordFor('second', 'limited', { runAt: T0 - 1 })]);
     clock.advance(1_000);
     const { woken } = await store.finishJob({
       jobId: 'holder',
@@ -182,11 +183,18 @@ describe('worker: tasks with a slot limit and a rate', () => {
       expiresAt: T0 + 60_000,
       heldSlot: { task: 'limited', carriedOn: false },
     });
+    if (!woken) throw new Error('the slot went to nobody');
+    return { ...recording, woken, wokenRecord: sqsRecord({ ...woken.message, woken: true }) };
+  }
+
+  it('a woken job the rate refuses keeps its slot for the next start instead of handing it down the line', async () => {
+    const { worker, started, woken, wokenRecord } = await slotHandedBeforeTheStart(RATE);
+    const { store, clock, queue } = worker;
 
     // Act: first's wake-up arrives nine seconds before the next start
-    await worker.deliver([sqsRecord({ ...(woken?.message ?? {}), woken: true } as JobMessageBody)]);
+    await worker.deliver([wokenRecord]);
     const sentWhileEarly = queue.sent.map((message) => [message.job.id, message.delaySeconds, message.woken]);
-    const firstStillWoken = await store.isWaiting('limited', woken?.position ?? '');
+    const firstStillWoken = await store.isWaiting('limited', woken.position);
     const headWhileEarly = (await store.lineHead('limited'))?.message.job.id;
     for (let round = 0; round < 3 && queue.sent.length > 0; round++) {
       clock.advance(Math.max(...queue.sent.map((message) => message.delaySeconds ?? 0)) * 1000);
@@ -204,6 +212,26 @@ describe('worker: tasks with a slot limit and a rate', () => {
     ]);
     expect(await worker.store.waitingCount('limited')).toBe(0);
     expect((await store.taskSlots('limited'))?.running).toBe(0);
+  });
+
+  it('waits for a start further off than the queue can delay in hops of the longest delay, slot kept', async () => {
+    const { worker, started, woken, wokenRecord } = await slotHandedBeforeTheStart({
+      max: 1,
+      perSeconds: 3600,
+    });
+    const { store, queue } = worker;
+
+    // Act: first's wake-up arrives an hour before the next start
+    await worker.deliver([wokenRecord]);
+
+    // Assess: first comes back in 15 minutes, still holding the slot; second was not woken
+    expect(queue.sent.map((message) => [message.job.id, message.delaySeconds, message.woken])).toEqual([
+      ['first', 900, true],
+    ]);
+    expect(await store.isWaiting('limited', woken.position)).toBe(true);
+    expect((await store.lineHead('limited'))?.message.job.id).toBe('second');
+    expect((await store.taskSlots('limited'))?.running).toBe(1);
+    expect(started).toEqual([]);
   });
 });
 
