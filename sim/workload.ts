@@ -92,6 +92,8 @@ export class Workload {
   private readonly leftAlone = new Map<string, number>();
   /** Pause and resume calls not answered yet. */
   private togglesInFlight = 0;
+  /** Changes of churned schedules not answered yet (an add may land after the end's removal otherwise). */
+  private changesInFlight = 0;
   private readonly pausedTasks = new Set<SimTask>();
   private readonly addedJobs = new Set<string>();
   adminCalls = 0;
@@ -199,8 +201,9 @@ export class Workload {
    */
   async settle(): Promise<void> {
     // A pause still in flight (retried after a lost answer) may apply after a resume that raced it: once
-    // none is, every task is resumed, whatever the bookkeeping says.
-    while (this.togglesInFlight > 0)
+    // none is, every task is resumed, whatever the bookkeeping says. Likewise a schedule change in
+    // flight may apply after the removal below: an add that did left its schedule firing for ever.
+    while (this.togglesInFlight > 0 || this.changesInFlight > 0)
       await new Promise<void>((done) => this.sim.at(this.sim.time + 1_000, done));
     for (const task of SIM_TASK_IDS) await this.callUntilAnswered({ action: 'resume_task', task });
     this.pausedTasks.clear();
@@ -321,7 +324,10 @@ export class Workload {
     const call: ScheduleCall = { kind, calledAt: this.sim.time, answeredAt: null, ok: false };
     if (kind === 'add' || kind === 'update') call.rev = rev;
     this.callsOf(id).push(call);
-    const answer = await this.call(request);
+    this.changesInFlight += 1;
+    const answer = await this.call(request).finally(() => {
+      this.changesInFlight -= 1;
+    });
     if (!answer) return;
     call.answeredAt = this.sim.time;
     // do_nothing and a refused add leave the schedule as it was: their revision is not the schedule's.
