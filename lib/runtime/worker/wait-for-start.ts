@@ -2,7 +2,7 @@ import type { EpochMs } from '../../core/clock';
 import { type Delivery, wakePassed } from '../../core/delivery/delivery';
 import { LIMITS } from '../../core/limits';
 import type { JobMessageBody } from '../../core/model/job-message';
-import { linePosition } from '../../core/ports/waiting-line';
+import { copyOf, linePosition } from '../../core/ports/waiting-line';
 import { wakeDelaySeconds } from '../flow/rate-wake';
 import type { Logger } from '../observability/logger';
 import type { MessageOutcome, WorkerContext } from './worker-context';
@@ -31,7 +31,8 @@ export async function waitForStart(
   if (!kept) return wakePassed(delivery);
   // A start further off than the queue's longest delay is waited for in hops of that delay
   const delaySeconds = Math.min(wakeDelaySeconds(at, now), LIMITS.maxQueueDelaySeconds);
-  const { failed } = await queue.send([{ ...message, delaySeconds }]);
+  // As the copy its entry carries (a reclaim may go on as a later attempt): its claim finds the entry
+  const { failed } = await queue.send([{ ...message, ...copyOf(copy), delaySeconds }]);
   if (failed.length === 0) return 'done';
   logger.warn('could not send the woken job again for its start; the queue redelivers it', {
     nextStartAt: at,
