@@ -205,7 +205,7 @@ function decide(delivery: Delivery, now: EpochMs): Step {
   if (outcome.status === 'claimed') return { kind: 'run' };
   if (outcome.status === 'no_slot') {
     return (
-      waitForStart(delivery, outcome, now) ?? {
+      startToWaitFor(delivery, outcome, now) ?? {
         kind: 'join_line',
         mayTakeTurn: delivery.ownTurns < MAX_OWN_TURNS,
       }
@@ -226,7 +226,7 @@ function decide(delivery: Delivery, now: EpochMs): Step {
  * off than the queue can delay a message is waited for in hops of the longest delay (passed on, the
  * slot would go round the line until the start came). None waits past its start deadline.
  */
-function waitForStart(
+function startToWaitFor(
   delivery: Delivery,
   outcome: Extract<ClaimOutcome, { status: 'no_slot' }>,
   now: EpochMs,

@@ -142,10 +142,7 @@ export type ClaimOutcome =
       running: number;
       /** Set when the rate refused the claim (the task was neither paused nor at its limit): when it may start. */
       nextStartAt?: EpochMs;
-      /**
-       * Set with `nextStartAt` when the claim's woken entry holds a slot (handed to it as a run ended):
-       * the entry keeps it, and its delivery may wait for the start with it.
-       */
+      /** Set with `nextStartAt` when the claim's woken entry holds a slot, which it keeps. */
       wokenSlot?: true;
     };
 
