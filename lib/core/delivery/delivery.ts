@@ -252,7 +252,10 @@ export function restedForStart(delivery: Delivery): Delivery {
  * running earlier attempt (the message for attempt n+1 can come before attempt n is marked
  * `retrying`) comes back later; a run without a slot is not reaped by the tick, so its message is the
  * way back if its worker vanished: it comes back when the run's lease ends and then takes the run over
- * as the next attempt (a slot holder's stalled run is the reaper's). Anything else is a duplicate.
+ * as the next attempt (a slot holder's stalled run is the reaper's). A fire's copy comes back when a
+ * slot holder's run ends too: that run may be an older copy whose check is about to cancel it (a
+ * pause, and this copy the replay's), and the fire is then this copy's to claim again. Anything else
+ * is a duplicate.
  */
 function afterRefusedClaim(
   delivery: Delivery,
@@ -266,10 +269,13 @@ function afterRefusedClaim(
   const state = jobStateOf(stored, now);
   if (!stored || (state !== 'running' && state !== 'stalled')) return { kind: 'drop', why: 'duplicate' };
   if (stored.attempt < delivery.attempt) return { kind: 'come_back' };
-  if (stored.holdsSlot || stored.leaseUntil === null) return { kind: 'drop', why: 'duplicate' };
+  if (stored.leaseUntil === null || (stored.holdsSlot && !delivery.fire)) {
+    return { kind: 'drop', why: 'duplicate' };
+  }
   if (state === 'running') {
     return { kind: 'come_back', afterSeconds: Math.ceil((stored.leaseUntil - now) / 1000) + 1 };
   }
+  if (stored.holdsSlot) return { kind: 'drop', why: 'duplicate' };
   return { kind: 'take_over', run: stored };
 }
 

@@ -21,7 +21,7 @@ export interface Run {
   reclaimed: boolean;
   /** An earlier attempt was counted against its schedule's `max_runs`: it passed its fire check. */
   countedBefore: boolean;
-  /** The job's schedule as read after the claim (a fire's first delivery only). */
+  /** The job's schedule as read after the claim (a fire's first delivery, or an uncounted retry of one). */
   live?: { schedule: Schedule | undefined };
   /**
    * The finished schedule's removal record, read when the schedule is gone (ADR 0004): the schedule as
@@ -98,8 +98,28 @@ export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep 
       return { kind: 'cancel', cancellation: cappedStartRefused(live) };
     }
   }
+  if (!fire && job.origin === 'schedule' && !run.countedBefore && !run.cancelled && !run.handler) {
+    const step = uncountedRetryStep(run);
+    if (step) return step;
+  }
   if (!run.cancelled && !run.handler) return { kind: 'run_handler' };
   return afterHandler(run, retry, now);
+}
+
+/**
+ * A retry of a schedule's fire that no attempt counted: the worker of its first attempt vanished
+ * between the claim and the count (its handler never started), and the tick's reaper sent this
+ * attempt, which is not checked as a fire. Its start is counted now when the schedule has `max_runs`,
+ * or refused when they have all started; uncounted, it would run past them (and a later change plans
+ * its chain from the count). A retry of a schedule without `max_runs` costs this one read.
+ */
+function uncountedRetryStep(run: Run): RunStep | undefined {
+  if (!run.live) return { kind: 'read_schedule' };
+  const live = run.counted === 'gone' ? undefined : run.live.schedule;
+  if (live?.maxRuns == null) return undefined;
+  if (run.counted === undefined) return { kind: 'count_start', schedule: live };
+  if (run.counted === 'full') return { kind: 'cancel', cancellation: cappedStartRefused(live) };
+  return undefined;
 }
 
 function afterHandler(run: Run, retry: RetryTerms, now: EpochMs): RunStep {

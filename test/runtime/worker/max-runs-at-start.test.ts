@@ -7,10 +7,12 @@ import { adminAndWorker } from './admin-and-worker';
 const every10s = { type: 'interval', seconds: 10, start_at: new Date(T0).toISOString() } as const;
 
 /** `runs`: the fire times (s after T0) whose handler started, with their attempt. */
-function platform() {
+function platform(limits: { maxRunningJobs?: number } = {}) {
   const runs: string[] = [];
   const p = adminAndWorker({
     beat: {
+      ...limits,
+      retry: { maxAttempts: 3 },
       handler: (_payload, { fireTime, attempt }) =>
         void runs.push(`${((fireTime?.getTime() ?? 0) - T0) / SECOND}#${attempt}`),
     },
@@ -110,6 +112,29 @@ describe('the start of a capped schedule’s fires', () => {
     expect(p.runs).toEqual(['0#2', '10#1']);
     expect(await p.store.getSchedule('s')).toMatchObject({ startedRuns: 2 });
     expect(await p.store.getJob(`s@${T0 + 10 * SECOND}`, p.clock.now())).toMatchObject({ status: 'success' });
+  });
+
+  it('counts the retry of a run whose worker vanished before its count: max_runs holds after a later change', async () => {
+    // Prepare: max_runs 2; a worker claims 0 s and vanishes before it reads the schedule (nothing
+    // counted); its task has a slot limit, so the tick's reaper retries the run once its lease ended
+    const p = platform({ maxRunningJobs: 5 });
+    await addCapped(p, 2);
+    const { job, attempt } = p.takeMessage(0);
+    const now = p.clock.now();
+    const vanished = { owner: 'worker-vanished', now, leaseUntil: now + 30 * SECOND };
+    await p.store.claimJob({ job, attempt, ...vanished, concurrencyLimit: 5, reclaimCancelledFire: true });
+
+    // Act: the reaper sends attempt 2 (before the fire's own message comes back); 10 s runs; then the
+    // trigger changes, which starts a chain for the runs left
+    p.clock.advance(60 * SECOND);
+    await p.tick();
+    await p.deliverDue(90);
+    await p.admin({ action: 'update_schedule', id: 's', trigger: { type: 'interval', seconds: 5 } });
+    await p.runUntil(300);
+
+    // Assess: the retry counted as the run's start (before, it ran uncounted and the new chain ran a third)
+    expect(p.runs).toEqual(['10#1', '0#2']);
+    expect(await p.store.getSchedule('s')).toMatchObject({ startedRuns: 2, nextFireAt: null });
   });
 
   it('runs a fire whose schedule its last fire removed between the fire’s check and its count', async () => {

@@ -9,10 +9,11 @@ const iso = (instant: number) => new Date(instant).toISOString();
  * add sends the fires of its first two chunks (0..230 s) itself, and its chain's next note is read by the
  * tick from 90 s on. `runs` lists the fire times (s after T0) that ran.
  */
-async function platform(every: number, maxRuns?: number) {
+async function platform(every: number, maxRuns?: number, limits: { maxRunningJobs?: number } = {}) {
   const runs: number[] = [];
   const p = adminAndWorker({
     beat: {
+      ...limits,
       handler: (_payload, { fireTime }) => void runs.push(((fireTime?.getTime() ?? 0) - T0) / SECOND),
     },
   });
@@ -106,5 +107,41 @@ describe('a pause racing the dispatch of its schedule', () => {
     expect(resumed).toMatchObject({ dispatched_jobs: 4, schedule: { runs: 6, finished: true } });
     expect(p.runs).toEqual([0, 10, 20, 30, 40, 50]);
     expect(await p.store.getSchedule('s')).toMatchObject({ runs: 6, nextFireAt: null, startedRuns: 6 });
+  });
+
+  it('runs a fire whose older copy held its slot while the replay’s copy came: the copy comes back for it', async () => {
+    // Prepare: one slot, every 10 s, max_runs 2 (the add sent 0 s and 10 s), paused just before 0 s.
+    // A worker claims 0 s with the task's slot, and its check is slow; the resume (replaying what was
+    // missed) sends its own copy of 0 s, which arrives while that claim holds the job
+    const p = await platform(10, 2, { maxRunningJobs: 1 });
+    await p.admin({ action: 'pause_schedule', id: 's' });
+    p.clock.set(T0);
+    const older = p.takeMessage(0);
+    const claim = { owner: 'slow-worker', now: T0, leaseUntil: T0 + 30 * SECOND, concurrencyLimit: 1 };
+    await p.store.claimJob({ job: older.job, attempt: 1, ...claim, reclaimCancelledFire: true });
+    p.clock.set(T0 + SECOND);
+    await p.admin({ action: 'resume_schedule', id: 's', replay_missed: true });
+    const replayed = p.takeMessage(0);
+
+    // Act: the replay's copy arrives; then the slow check, which read the schedule paused, cancels the
+    // older copy (a later delivery may claim it again); the copy comes back if it asked to
+    const whileHeld = await p.deliver(replayed);
+    await p.store.finishJob({
+      jobId: older.job.id,
+      owner: 'slow-worker',
+      result: { outcome: 'cancelled', startedAt: T0, finishedAt: p.clock.now(), attempt: 1 },
+      expiresAt: p.clock.now() + 60 * SECOND,
+      reclaimable: true,
+      heldSlot: { task: 'beat', carriedOn: false },
+    });
+    p.clock.set(T0 + 32 * SECOND);
+    if (whileHeld.batchItemFailures.length > 0) await p.deliver(replayed);
+    await p.runUntil(300);
+
+    // Assess: the copy came back once the older claim's lease was over, and ran the fire (before, it
+    // was dropped as a duplicate, and the fire cancelled by the older copy's check never ran)
+    expect(p.queue.visibilityChanges.map((change) => change.seconds)).toEqual([30]);
+    expect(p.runs).toEqual([0, 10]);
+    expect(await p.store.getSchedule('s')).toMatchObject({ startedRuns: 2, nextFireAt: null });
   });
 });
