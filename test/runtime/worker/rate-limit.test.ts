@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type RateLimit, startIntervalMs } from '../../../lib/core/model/rate-limit';
+import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { limitedClaim, SUCCESS } from '../../adapters/store-fixtures';
-import { jobRequest, sqsRecord, T0 } from '../support';
+import { jobRequest, SECOND, sqsRecord, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 import { recordFor, startRecordingWorker, workerHarness } from './harness';
 
@@ -232,6 +233,67 @@ describe('worker: tasks with a slot limit and a rate', () => {
     expect((await store.lineHead('limited'))?.message.job.id).toBe('second');
     expect((await store.taskSlots('limited'))?.running).toBe(1);
     expect(started).toEqual([]);
+  });
+  it('sends a woken fire that goes on as its taken-over attempt back as the copy its entry carries', async () => {
+    // Prepare: of task `limited` (one slot, one start per 10 s), the fire at +10 s was taken over as
+    // attempt 2 and cancelled by its check (reclaimably); its attempt-1 copy waits in line behind
+    // `holder`, which took the next start and hands its slot to that copy a second later
+    const started: [number, number][] = [];
+    const p = adminAndWorker({
+      limited: {
+        maxRunningJobs: 1,
+        rateLimit: RATE,
+        handler: (_payload, { attempt }) => void started.push([attempt, p.clock.now()]),
+      },
+    });
+    const { store, clock, queue } = p;
+    const trigger = { type: 'interval', seconds: 3600, start_at: new Date(T0 + 10 * SECOND).toISOString() };
+    await p.admin({ action: 'add_schedule', id: 'beat', task: 'limited', trigger, payload: {} });
+    const { delaySeconds: _, ...fire } = p.takeMessage(10);
+    clock.set(T0 + 10 * SECOND);
+    const takeover = { owner: 'w-taker', now: clock.now(), leaseUntil: clock.now() + 60 * SECOND };
+    await store.claimJob({ job: fire.job, attempt: 2, ...takeover, concurrencyLimit: 1, rateLimit: RATE });
+    await store.finishJob({
+      jobId: fire.job.id,
+      owner: 'w-taker',
+      result: { outcome: 'cancelled', startedAt: clock.now(), finishedAt: clock.now(), attempt: 2 },
+      expiresAt: clock.now() + 60 * SECOND,
+      reclaimable: true,
+      heldSlot: { task: 'limited', carriedOn: false },
+    });
+    const nextStart = async () => (await store.taskSlots('limited'))?.nextStartAt ?? 0;
+    clock.set(await nextStart());
+    const holderStartedAt = clock.now();
+    await store.claimJob({ ...limitedClaim('holder', 1, holderStartedAt), rateLimit: RATE });
+    await store.joinLine({ message: fire, now: clock.now() });
+    const startAfterHolder = await nextStart();
+    clock.advance(SECOND);
+    const { woken } = await store.finishJob({
+      jobId: 'holder',
+      owner: 'w-holder',
+      result: { ...SUCCESS, startedAt: holderStartedAt, finishedAt: clock.now() },
+      expiresAt: clock.now() + 60 * SECOND,
+      heldSlot: { task: 'limited', carriedOn: false },
+    });
+    if (!woken) throw new Error('the slot went to nobody');
+
+    // Act: the woken copy goes on as attempt 2, which the rate refuses until the start after holder's;
+    // then its message comes back
+    await p.deliver({ ...woken.message, woken: true, delaySeconds: 0 });
+    const sentBack = queue.sent.map((message) => [message.attempt, message.delaySeconds, message.woken]);
+    clock.advance((queue.sent[0]?.delaySeconds ?? 0) * 1000);
+    await p.deliver(queue.drain()[0] as JobMessage);
+
+    // Assess: sent back as the copy its entry carries, so that its claim finds the entry and its slot:
+    // attempt 2 runs at the start (sent as attempt 2, it missed the entry, which kept the slot)
+    expect(sentBack).toEqual([[1, Math.floor((startAfterHolder - holderStartedAt - SECOND) / 1000), true]]);
+    const [[attempt, startedAt] = []] = started;
+    expect(started).toHaveLength(1);
+    expect(attempt).toBe(2);
+    expect(startedAt).toBeGreaterThanOrEqual(startAfterHolder);
+    expect(startedAt).toBeLessThan(startAfterHolder + SECOND);
+    expect(await store.waitingCount('limited')).toBe(0);
+    expect((await store.taskSlots('limited'))?.running).toBe(0);
   });
 });
 
