@@ -62,6 +62,14 @@ const NEW_PAYLOAD_WHILE_IT_RUNS = 0.5;
  * on a schedule changed now and then, and not one changed again since.
  */
 const LEFT_ALONE_AFTER_A_VANISHED_RUN_MS = 12 * 60_000;
+/**
+ * The tasks of the rounds in which a run adds the capped schedules and changes them by their scripts,
+ * each round in its own stretch of the window: the states a change meets (copies of a fire in flight,
+ * in a line, woken) are where the races of chains hide, and one round a run reached them too seldom per
+ * fire. A task with a slot limit has a line the capped fires (four a second) fill; one without has a
+ * line only while it is paused (in half the rounds, `runCapped`).
+ */
+const CAPPED_ROUNDS: readonly SimTask[] = ['steady', 'limited', 'steady', 'paced'];
 /** How far ahead of their first fire the capped schedules are added: the tick sends their fires ahead. */
 const CAPPED_LEAD_MS = 20_000;
 /** What each step of a capped schedule's script is, as the start check knows changes. */
@@ -81,8 +89,10 @@ const CAPPED_CALL_KINDS: Readonly<Record<CappedChange, ScheduleCall['kind']>> = 
  */
 export class Workload {
   readonly steady: SteadySchedule[] = [];
-  /** The schedules of `sim/capped.ts`: each must run exactly its `max_runs` fires. */
-  readonly capped = CAPPED_SCRIPTS.map((_, n) => `capped-${n}`);
+  /** The schedules of `sim/capped.ts`, a set a round: each must run exactly its `max_runs` fires. */
+  readonly capped = CAPPED_ROUNDS.flatMap((_, round) =>
+    CAPPED_SCRIPTS.map((_, n) => (round === 0 ? `capped-${n}` : `capped-${n}.${round}`)),
+  );
   private readonly calls = new Map<string, ScheduleCall[]>();
   private readonly revs = new Map<string, number>();
   /** The task each churned schedule was last added with (an update keeps it; none yet: the slowest terms). */
@@ -92,6 +102,8 @@ export class Workload {
   private readonly leftAlone = new Map<string, number>();
   /** Pause and resume calls not answered yet. */
   private togglesInFlight = 0;
+  /** The runs of capped schedules that started and may still run (their worker may vanish at a change). */
+  private cappedRuns: HandlerRun[] = [];
   /** Changes of churned schedules not answered yet (an add may land after the end's removal otherwise). */
   private changesInFlight = 0;
   private readonly pausedTasks = new Set<SimTask>();
@@ -122,26 +134,31 @@ export class Workload {
     for (let index = 0; index < this.size.steadySchedules; index++) this.addSteady(index);
     for (let index = 0; index < this.size.churnedSchedules; index++) this.churned.push(`churn-${index}`);
     this.sim.at(this.startsAt + this.rng.between(0, this.size.chaosEveryMs), () => this.chaos());
-    this.sim.at(this.startsAt + this.rng.int(this.size.windowMs / 2), () => void this.runCapped());
+    const stretch = this.size.windowMs / CAPPED_ROUNDS.length;
+    CAPPED_ROUNDS.forEach((round, n) => {
+      const ids = this.capped.slice(n * CAPPED_SCRIPTS.length, (n + 1) * CAPPED_SCRIPTS.length);
+      const at = this.startsAt + n * stretch + this.rng.int(stretch / 2);
+      this.sim.at(at, () => void this.runCapped(ids, round));
+    });
   }
 
-  /** Adds the capped schedules, then changes each by its script while the fires it sent ahead wait. */
-  private async runCapped(): Promise<void> {
+  /** Adds a round's capped schedules, then changes each by its script while the fires it sent ahead wait. */
+  private async runCapped(ids: readonly string[], task: SimTask): Promise<void> {
     const firstFire = this.sim.time + CAPPED_LEAD_MS;
-    const payload: SimPayload = { run: 'ok', ms: this.handlerMs('steady'), rev: 0 };
-    const add = (id: string) => cappedAddRequest(id, 'steady', payload, firstFire, 'exception');
-    await Promise.all(this.capped.map((id) => this.callUntilAnswered(add(id))));
-    // Half the runs pause the schedules' task around their first change, resumed around the second (up
-    // to a backlogged queue's travel after it): each change's copies of a fire then meet the first
+    const payload: SimPayload = { run: 'ok', ms: this.handlerMs(task), rev: 0 };
+    const add = (id: string) => cappedAddRequest(id, task, payload, firstFire, 'exception');
+    await Promise.all(ids.map((id) => this.callUntilAnswered(add(id))));
+    // Half the rounds pause the schedules' task around their first change, resumed around the second
+    // (up to a backlogged queue's travel after it): each change's copies of a fire then meet the first
     // chain's in the task's line, an older copy woken and on its way while a newer one joins.
     if (this.rng.chance(0.5)) {
       const pauseAt = firstFire + CHANGE_AT_MS + this.rng.between(-2_000, 2_000);
       const resumeAt = firstFire + SECOND_CHANGE_AT_MS + this.rng.between(-2_000, 18_000);
-      this.sim.at(pauseAt, () => void this.pauseTask('steady', resumeAt - pauseAt));
+      this.sim.at(pauseAt, () => void this.pauseTask(task, resumeAt - pauseAt));
     }
     await Promise.all(
       CAPPED_SCRIPTS.map(async (script, n) => {
-        const id = this.capped[n] as string;
+        const id = ids[n] as string;
         for (const step of script) {
           await this.sim.sleep(Math.max(0, firstFire + step.atMs - this.sim.time));
           const call: ScheduleCall = {
@@ -151,9 +168,10 @@ export class Workload {
             ok: false,
           };
           this.callsOf(id).push(call);
-          await this.callUntilAnswered(cappedChangeRequest(step.kind, id, 'steady', payload, firstFire));
+          await this.callUntilAnswered(cappedChangeRequest(step.kind, id, task, payload, firstFire));
           call.answeredAt = this.sim.time;
           call.ok = true;
+          this.vanishRunsOf(id);
         }
       }),
     );
@@ -274,9 +292,27 @@ export class Workload {
     else void this.toggleTask();
   }
 
-  /** A handler started: a fire of a churned schedule may meet a change of its schedule while it runs. */
+  /**
+   * The workers of a capped schedule's runs vanish once a change of it answered (as churned schedules'
+   * do): their takeovers come after the change, and the change's copies of the same fires meet them.
+   */
+  private vanishRunsOf(id: string): void {
+    this.cappedRuns = this.cappedRuns.filter((run) => !run.over);
+    for (const run of this.cappedRuns) {
+      if (!run.jobId.startsWith(`${id}@`) || !run.invocation) continue;
+      if (this.rng.chance(this.vanishesAfterChange())) {
+        this.sim.kill(run.invocation, 'its worker vanished after a change to its capped schedule');
+      }
+    }
+  }
+
+  /**
+   * A handler started: a fire of a churned schedule may meet a change of its schedule while it runs; a
+   * capped schedule's is kept for `vanishRunsOf`.
+   */
   runStarted(run: HandlerRun): void {
     const scheduleId = run.jobId.split('@')[0] ?? '';
+    if (this.capped.includes(scheduleId)) this.cappedRuns.push(run);
     if (this.sim.time >= this.endsAt || !this.churned.includes(scheduleId)) return;
     if (this.rng.chance(CHANGED_WHILE_IT_RUNS))
       this.sim.at(this.sim.time, () => void this.changeSchedule(run));
@@ -384,10 +420,11 @@ export class Workload {
   /**
    * A few jobs of a limited task at once (`add_jobs`), some failing: its line fills and empties again,
    * so slots come free beside jobs woken for them, and retries join a line that woken entries of their
-   * own earlier attempts may still hold.
+   * own earlier attempts may still hold. A burst of a task limited by its rate alone books a wake-up for
+   * each of its starts, one after another.
    */
   private async addBurst(): Promise<void> {
-    const task = this.rng.pick(['limited', 'single', 'paced'] as const);
+    const task = this.rng.pick(['limited', 'single', 'paced', 'rated'] as const);
     const runAt = iso(this.sim.time + this.rng.int(10_000));
     const jobs = Array.from({ length: 3 + this.rng.int(4) }, () => {
       const jobId = `burst-${this.rng.int(BURST_JOB_IDS)}`;

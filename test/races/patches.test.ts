@@ -27,7 +27,6 @@ describe('the races re-introduced for the simulation to find (test/races)', () =
       'line-keeps-older.patch',
       'lost-hold-answer.patch',
       'lost-rate-booking.patch',
-      'reclaim-leaves-entry.patch',
       'replay-recounts.patch',
       'take-back-send.patch',
       'takeover-first-start.patch',
