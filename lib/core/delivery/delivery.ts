@@ -328,7 +328,9 @@ export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undef
     job: { ...jobRequestOf(run), startDeadline: claimedLate ? run.startDeadline : null },
     task,
     attempt: run.attempt + 1,
-    ...(fire && run.startedAt !== null && { takeover: { claimedAt: run.startedAt, sentAsRun } }),
+    // Ordered against the fire's first claim: a later attempt, itself a takeover, may have run the
+    // definition fixed then, and a change before its own claim does not undo that
+    ...(fire && run.startedAt !== null && { takeover: { claimedAt: run.createdAt, sentAsRun } }),
     claim: undefined,
     // The refusal that found the run (an ending without running's claim) was of the attempt taken over
     unrunClaim: undefined,

@@ -12,7 +12,10 @@ import type { ScheduleRevision } from '../model/schedule-revision';
 export type TakeoverOrder = 'after_claim' | 'before_claim' | 'unknown';
 
 export interface TakenOverRun {
-  /** When the run was claimed (its `started_at`). */
+  /**
+   * When the fire's job was first claimed (its `created_at`): what a run of it may have started with
+   * was fixed then, though a later attempt (a takeover retrying it as stored) was claimed after a change.
+   */
   claimedAt: EpochMs;
   /** The revision of the message taking over. */
   revision: ScheduleRevision;

@@ -51,6 +51,22 @@ function fires(from: number, to: number, v: number): string[] {
   return list;
 }
 
+/**
+ * Every 10 s with payload v1: the +20 fire is claimed (its handler may have started) by a worker that
+ * then vanishes, and a second later the payload becomes v2. `message` is the fire's own.
+ */
+async function vanishedBeforeAnUpdate() {
+  const p = platform();
+  await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.deliverDue(15);
+  const message = p.takeMessage(20);
+  p.clock.set(T0 + 20 * SECOND);
+  await p.claimAndVanish(message);
+  p.clock.advance(SECOND);
+  await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+  return { p, message };
+}
+
 describe('worker: fires already sent when their schedule changes', () => {
   it('cancels the sent fires of a removed schedule; the same id added again runs them once as its own', async () => {
     // Prepare: fires every 10 s; add_schedule sent +0 … +230 itself (its first two chunks)
@@ -233,14 +249,7 @@ describe('worker: fires already sent when their schedule changes', () => {
 
   it('retries a fire whose worker vanished after claiming it as the same job when the schedule changed afterwards', async () => {
     // Prepare: the +20 fire is claimed (its handler may have started) by a worker that then vanishes
-    const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
-    await p.deliverDue(15);
-    const message = p.takeMessage(20);
-    p.clock.set(T0 + 20 * SECOND);
-    await p.claimAndVanish(message);
-    p.clock.advance(SECOND);
-    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    const { p, message } = await vanishedBeforeAnUpdate();
 
     // Act: the message comes back after the run's lease ended and takes the run over
     p.clock.advance(60 * SECOND);
@@ -251,6 +260,34 @@ describe('worker: fires already sent when their schedule changes', () => {
     expect(p.runsOf(20)).toEqual(['2:v1']);
     const job = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
     expect(job).toMatchObject({ status: 'success', attempt: 2 });
+  });
+
+  it('retries a fire as the same job again when the takeover that retried it vanished too', async () => {
+    // Prepare: the +20 fire is claimed and its worker vanishes; the schedule is updated; the fire's
+    // message takes the run over as attempt 2 (a retry of v1, claimed after the update) and its worker
+    // vanishes too
+    const { p, message } = await vanishedBeforeAnUpdate();
+    p.clock.advance(60 * SECOND);
+    const stored = await p.store.getJob(message.job.id, p.clock.now());
+    if (!stored) throw new Error('not claimed');
+    const now = p.clock.now();
+    await p.store.claimJob({
+      job: { ...message.job, payload: stored.payload },
+      attempt: 2,
+      owner: 'worker-vanished-again',
+      now,
+      leaseUntil: now + 30 * SECOND,
+      reclaimCancelledFire: true,
+    });
+
+    // Act: the message comes back once more and takes over attempt 2
+    p.clock.advance(60 * SECOND);
+    await p.deliver(message);
+    await p.deliverDue(300);
+
+    // Assess: attempt 3 retries v1 as the first two did (the update came before attempt 2's claim, but
+    // after the fire's first; before, attempt 3 was judged as a first start and ran v2)
+    expect(p.runsOf(20)).toEqual(['3:v1']);
   });
 
   it('runs a fire as the new definition when its worker vanished after a claim made after the change', async () => {
