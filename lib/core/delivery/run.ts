@@ -111,7 +111,9 @@ export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep 
  * between the claim and the count (its handler never started), and the tick's reaper sent this
  * attempt, which is not checked as a fire. Its start is counted now when the schedule has `max_runs`,
  * or refused when they have all started; uncounted, it would run past them (and a later change plans
- * its chain from the count). A retry of a schedule without `max_runs` costs this one read.
+ * its chain from the count). A retry of a schedule without `max_runs` costs this one read. (A schedule
+ * given `max_runs` while an earlier attempt ran uncapped counted that fire among those dispatched
+ * before the change; its retry counts it once more, as a takeover does: one run fewer, never more.)
  */
 function uncountedRetryStep(run: Run): RunStep | undefined {
   if (!run.live) return { kind: 'read_schedule' };
