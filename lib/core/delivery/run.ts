@@ -92,11 +92,8 @@ export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep 
     );
     if (!verdict.run) return { kind: 'cancel', cancellation: verdict };
     // A fire judged against a finished schedule's removal record ran within its runs when it was sent.
-    if (live && live.maxRuns !== null && run.counted === undefined)
-      return { kind: 'count_start', schedule: live };
-    if (live && run.counted === 'full') {
-      return { kind: 'cancel', cancellation: cappedStartRefused(live) };
-    }
+    const count = live && countStep(run, live);
+    if (count) return count;
   }
   if (!fire && job.origin === 'schedule' && !run.countedBefore && !run.cancelled && !run.handler) {
     const step = uncountedRetryStep(run);
@@ -118,7 +115,12 @@ export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep 
 function uncountedRetryStep(run: Run): RunStep | undefined {
   if (!run.live) return { kind: 'read_schedule' };
   const live = run.counted === 'gone' ? undefined : run.live.schedule;
-  if (live?.maxRuns == null) return undefined;
+  return live && countStep(run, live);
+}
+
+/** A capped schedule's start is counted before its handler runs, and refused once `max_runs` started. */
+function countStep(run: Run, live: Schedule): RunStep | undefined {
+  if (live.maxRuns === null) return undefined;
   if (run.counted === undefined) return { kind: 'count_start', schedule: live };
   if (run.counted === 'full') return { kind: 'cancel', cancellation: cappedStartRefused(live) };
   return undefined;
