@@ -68,18 +68,38 @@ export function cappedChangeRequest(
 }
 
 /**
- * What a capped schedule did wrong once everything ended: more or fewer fires run than `max_runs`, or
- * not finished. `ran` are the jobs of its fires that ran to their end (a success, or abandoned after
- * every attempt was cut short).
+ * What a capped schedule did wrong once everything ended. `ran` are the jobs of its fires that ran to
+ * their end (a success, or abandoned after every attempt was cut short); `handlerRan` says whether a
+ * job's handler ever started.
+ *
+ * `max_runs` counts starts (ADR 0008 §4): no more than `max_runs` fires start a handler, every start is
+ * counted, and the schedule finishes. A fire that ends without starting (every attempt's worker
+ * vanished before its count) is one of the fires its chain dispatched, so the schedule may finish with
+ * fewer started runs, by at most the fires abandoned; a later change plans from the count and makes
+ * such a fire up, so at most that many more fires may run to their end.
  */
-export function cappedViolations(id: string, schedule: Schedule | undefined, ran: readonly Job[]): string[] {
+export function cappedViolations(
+  id: string,
+  schedule: Schedule | undefined,
+  ran: readonly Job[],
+  handlerRan: (jobId: string) => boolean,
+): string[] {
   const violations: string[] = [];
-  if (ran.length !== CAPPED_MAX_RUNS) {
-    violations.push(`${id}: ${ran.length} fires ran, max_runs ${CAPPED_MAX_RUNS}`);
+  const handlerStarts = ran.filter((job) => handlerRan(job.id)).length;
+  const abandoned = ran.filter((job) => job.status === 'abandoned').length;
+  const startedRuns = schedule?.startedRuns ?? 0;
+  if (handlerStarts > CAPPED_MAX_RUNS) {
+    violations.push(`${id}: ${handlerStarts} fires started a handler, max_runs ${CAPPED_MAX_RUNS}`);
   }
-  if (!schedule || schedule.nextFireAt !== null || schedule.startedRuns !== CAPPED_MAX_RUNS) {
+  if (startedRuns < handlerStarts || startedRuns > CAPPED_MAX_RUNS) {
+    violations.push(`${id}: started runs ${startedRuns}, but ${handlerStarts} fires started a handler`);
+  }
+  if (ran.length < CAPPED_MAX_RUNS || ran.length > CAPPED_MAX_RUNS + abandoned) {
+    violations.push(`${id}: ${ran.length} fires ran, max_runs ${CAPPED_MAX_RUNS} (${abandoned} abandoned)`);
+  }
+  if (!schedule || schedule.nextFireAt !== null || startedRuns + abandoned < CAPPED_MAX_RUNS) {
     violations.push(
-      `${id}: not finished at max_runs ${CAPPED_MAX_RUNS} (runs ${schedule?.runs}, started ${schedule?.startedRuns}, next fire ${schedule?.nextFireAt})`,
+      `${id}: not finished at max_runs ${CAPPED_MAX_RUNS} (runs ${schedule?.runs}, started ${schedule?.startedRuns}, ${abandoned} abandoned, next fire ${schedule?.nextFireAt})`,
     );
   }
   return violations;

@@ -200,7 +200,8 @@ async function checkEnd(
   }
   for (const id of workload.capped) {
     const ran = jobs.filter((job) => job.scheduleId === id && ranToItsEnd(platform, job));
-    for (const problem of cappedViolations(id, await platform.store.getSchedule(id), ran)) {
+    const schedule = await platform.store.getSchedule(id);
+    for (const problem of cappedViolations(id, schedule, ran, (jobId) => observer.starts.has(jobId))) {
       observer.violate(problem);
     }
   }
