@@ -369,7 +369,9 @@ export class Workload {
     // do_nothing and a refused add leave the schedule as it was: their revision is not the schedule's.
     call.ok =
       answer.ok && !(kind === 'add' && (answer.result as { status?: string } | undefined)?.status === 'kept');
-    if (!call.ok) delete call.rev;
+    // An `unavailable` answer leaves the outcome unknown: the write may have applied before a later
+    // store call of the change failed, so its revision may be the schedule's.
+    if (!call.ok && !(!answer.ok && answer.error.code === 'unavailable')) delete call.rev;
     // The run's worker vanishes now: the run is taken over (or reaped) after the change, as its lease ends.
     if (during?.invocation && !during.over && this.rng.chance(this.vanishesAfterChange())) {
       this.sim.kill(during.invocation, 'its worker vanished after a change to its schedule');
