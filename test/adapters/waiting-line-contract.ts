@@ -133,6 +133,21 @@ export function waitingLineContract(fixture: () => StoreFixture): void {
     ]);
   });
 
+  it('counts a waiting or woken job as waiting only as the creation its entry carries: a job replaced since waits nowhere', async () => {
+    const created = (id: string, createToken: string) =>
+      waiting(id, T0 + 1, { job: jobRequest(id, { task: 'limited', runAt: T0 + 1, createToken }) });
+    await join(created('a', 'first'));
+    await join(created('b', 'first'));
+    await store.wakeHeads({ task: 'limited', now: T0, count: 1, take: 'none' });
+
+    for (const id of ['a', 'b']) {
+      const position = linePosition(created(id, 'first'));
+      expect(await store.isWaiting('limited', position, 'first')).toBe(true);
+      expect(await store.isWaiting('limited', position, 'replaced')).toBe(false);
+      expect(await store.isWaiting('limited', position)).toBe(true);
+    }
+  });
+
   it("keeps a fire's copy of the newest schedule revision, whichever joins last: the older copy's check leaves the fire to it", async () => {
     const revision = (createdAt: number, version: number) => ({
       revision: { createdAt, version, firesFrom: createdAt },

@@ -325,8 +325,8 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return waitingLine.waitingCount(this.context, task);
   }
 
-  isWaiting(task: string, position: string): Promise<boolean> {
-    return waitingLine.isWaiting(this.context, task, position);
+  isWaiting(task: string, position: string, createToken?: string): Promise<boolean> {
+    return waitingLine.isWaiting(this.context, task, position, createToken);
   }
 
   taskSlots(task: string): Promise<TaskSlots | undefined> {

@@ -1,6 +1,6 @@
 import type { EpochMs } from '../../core/clock';
-import { encodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
-import { type LineEntry, linePosition, type TaskSlots } from '../../core/ports/waiting-line';
+import { decodeJobMessage, encodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
+import { type LineEntry, linePosition, sameCreation, type TaskSlots } from '../../core/ports/waiting-line';
 import { counterItems } from './counters';
 import { copyAttributes, keptUnlessHeldIsLater } from './entry-copies';
 import { Expressions } from './expressions';
@@ -86,13 +86,29 @@ export async function waitingCount(context: StoreContext, task: string): Promise
   return counts.reduce((sum, count) => sum + count, 0);
 }
 
-export async function isWaiting(context: StoreContext, task: string, position: string): Promise<boolean> {
+export async function isWaiting(
+  context: StoreContext,
+  task: string,
+  position: string,
+  createToken?: string,
+): Promise<boolean> {
   const outputs = await Promise.all(
     [waitingEntryKey(task, position), wokenEntryKey(task, position)].map((Key) =>
-      context.get('isWaiting', { Key, ConsistentRead: true, ProjectionExpression: 'pk' }),
+      context.get('isWaiting', {
+        Key,
+        ConsistentRead: true,
+        // The entry's message, read only when there is one (a job waiting in its line is rare here)
+        ProjectionExpression: createToken === undefined ? 'pk' : 'pk, #message',
+        ...(createToken !== undefined && { ExpressionAttributeNames: { '#message': 'message' } }),
+      }),
     ),
   );
-  return outputs.some((output) => output.Item !== undefined);
+  return outputs.some((output) => {
+    if (output.Item === undefined) return false;
+    const decoded =
+      typeof output.Item.message === 'string' ? decodeJobMessage(output.Item.message) : undefined;
+    return sameCreation(decoded?.ok ? decoded.message.job.createToken : undefined, createToken);
+  });
 }
 
 export async function taskSlots(context: StoreContext, task: string): Promise<TaskSlots | undefined> {

@@ -57,8 +57,8 @@ export class MemoryLineStore implements WaitingLineStore {
     return this.lines.postpone(input);
   }
 
-  async isWaiting(task: string, position: string): Promise<boolean> {
-    return this.lines.isWaiting(task, position);
+  async isWaiting(task: string, position: string, createToken?: string): Promise<boolean> {
+    return this.lines.isWaiting(task, position, createToken);
   }
 
   async waitingCount(task: string): Promise<number> {

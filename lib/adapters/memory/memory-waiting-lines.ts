@@ -7,6 +7,7 @@ import {
   lineKeeps,
   linePosition,
   sameCopy,
+  sameCreation,
   type WakeTime,
   type WokenEntry,
   type WokenPostponement,
@@ -49,8 +50,9 @@ export class MemoryWaitingLines {
     return first === undefined ? undefined : entryOf(task, first, line?.get(first) as StoredEntry);
   }
 
-  isWaiting(task: string, position: string): boolean {
-    return (this.waiting.get(task)?.has(position) ?? false) || (this.woken.get(task)?.has(position) ?? false);
+  isWaiting(task: string, position: string, createToken?: string): boolean {
+    const entry = this.waiting.get(task)?.get(position) ?? this.woken.get(task)?.get(position);
+    return entry !== undefined && sameCreation(entry.message.job.createToken, createToken);
   }
 
   /**

@@ -60,6 +60,14 @@ export function linePosition(message: Pick<JobMessageBody, 'job'>): string {
 }
 
 /**
+ * Whether a line entry whose message is of creation `entryToken` stands for the job of creation
+ * `createToken` (either unknown: it does, as a claim takes it).
+ */
+export function sameCreation(entryToken: string | undefined, createToken: string | undefined): boolean {
+  return entryToken === undefined || createToken === undefined || entryToken === createToken;
+}
+
+/**
  * Which copy of a job's message a line entry carries, or a delivery is: its attempt and, for a fire's
  * first attempt, the schedule revision it was sent under (a change sends its own copy of a fire it runs).
  */
@@ -246,8 +254,12 @@ export interface WaitingLineStore {
    */
   markWokenResent(entry: Pick<WokenEntry, 'task' | 'position' | 'wokenAt'>, now: EpochMs): Promise<boolean>;
 
-  /** Whether the job at `position` waits in the task's line or was woken from it, read consistently. */
-  isWaiting(task: string, position: string): Promise<boolean>;
+  /**
+   * Whether the job at `position` waits in the task's line or was woken from it, read consistently, as
+   * the creation `createToken` (when given): the entry of an earlier creation of a job replaced since
+   * does not count, since its wake-up's claim is refused (another creation) and would leave the job to nobody.
+   */
+  isWaiting(task: string, position: string, createToken?: string): Promise<boolean>;
 
   /** How many jobs wait in the task's line, woken ones included. */
   waitingCount(task: string): Promise<number>;

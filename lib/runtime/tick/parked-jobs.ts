@@ -80,13 +80,18 @@ async function sendRound(
   return { sent: toSend.length - failedIds.size, failed: failedIds.size };
 }
 
-/** The ids of `due` jobs, first attempts whose run time came, that wait in their task's line. */
+/**
+ * The ids of `due` jobs, first attempts whose run time came, that wait in their task's line as the
+ * creation stored (a job replaced while an earlier creation waited is sent: that entry's claim is refused).
+ */
 async function waitingInLine(deps: ParkedJobsDeps, due: readonly Job[], now: number): Promise<Set<string>> {
   const delivered = due.filter((job) => job.status === 'queued' && job.runAt <= now);
   const checks = await Promise.all(
     delivered.map(async (job) => ({
       id: job.id,
-      waiting: await deps.jobStore.isWaiting(job.task, linePosition({ job })).catch(() => false),
+      waiting: await deps.jobStore
+        .isWaiting(job.task, linePosition({ job }), job.createToken)
+        .catch(() => false),
     })),
   );
   return new Set(checks.filter((check) => check.waiting).map((check) => check.id));

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
-import { delayedThenReplaced, parkedThenReplaced, REPLACEMENT_RUNS } from './replaced-job';
+import {
+  delayedThenReplaced,
+  parkedThenReplaced,
+  REPLACEMENT_RUNS,
+  waitingThenReplaced,
+} from './replaced-job';
 
 let table: TestTable;
 let store: DynamoDbStore;
@@ -22,6 +27,12 @@ describe('a queued job replaced while its message is in flight (DynamoDB Local)'
   it('job sent with a delay, then replaced far ahead (parked): the replacement runs', async () => {
     expect(await delayedThenReplaced({ jobStore: store, scheduleStore: store })).toEqual(
       REPLACEMENT_RUNS.delayed,
+    );
+  });
+
+  it('job waiting in its line, replaced while its own send failed: the tick sends the replacement, which runs', async () => {
+    expect(await waitingThenReplaced({ jobStore: store, scheduleStore: store })).toEqual(
+      REPLACEMENT_RUNS.waiting,
     );
   });
 });

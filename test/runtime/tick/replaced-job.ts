@@ -81,4 +81,68 @@ export const delayedThenReplaced: ReplacedJobScenario = async (options = {}) => 
 export const REPLACEMENT_RUNS = {
   parked: [{ payload: { v: 2 }, at: T0 + 80 * MINUTE }],
   delayed: [{ payload: { v: 2 }, at: T0 + 60 * MINUTE }],
+  /** The holder, then the replacement once the tick sent it and the holder's slot came free. */
+  waiting: [
+    { payload: { v: 0 }, at: T0 },
+    { payload: { v: 2 }, at: T0 + 30 * SECOND },
+  ],
+};
+
+/**
+ * A job of a task at its limit waits in the task's line, and is replaced at the same run time while its
+ * replacement's send fails (parked). The line's entry is of the first creation, whose wake-up the store
+ * refuses to claim: the tick must send the replacement, which runs once the slot comes free.
+ */
+export const waitingThenReplaced: ReplacedJobScenario = async (options = {}) => {
+  const runs: { payload: unknown; at: number }[] = [];
+  let release: () => void = () => {};
+  let holderStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => (holderStarted = resolve));
+  const h = adminAndWorker(
+    {
+      limited: {
+        maxRunningJobs: 1,
+        handler: async (payload: unknown, { jobId }) => {
+          runs.push({ payload, at: h.clock.now() });
+          if (jobId !== 'holder') return;
+          holderStarted();
+          await new Promise<void>((resolve) => (release = resolve));
+        },
+      },
+    },
+    options,
+  );
+  const take = (jobId: string) => {
+    const index = h.queue.sent.findIndex((message) => message.job.id === jobId);
+    const [message] = h.queue.sent.splice(index, 1);
+    if (index < 0 || !message) throw new Error(`no message of ${jobId}`);
+    return message;
+  };
+  const addJob = (jobId: string, payload: unknown, conflictPolicy = 'exception') =>
+    h.admin({
+      action: 'add_job',
+      task: 'limited',
+      job_id: jobId,
+      payload,
+      run_at: at(T0),
+      conflict_policy: conflictPolicy,
+    });
+  h.clock.set(T0);
+  await addJob('holder', { v: 0 });
+  const holding = h.deliver(take('holder'));
+  await started;
+  await addJob('w', { v: 1 });
+  await h.deliver(take('w'));
+  expect(await h.deps.jobStore.waitingCount('limited')).toBe(1);
+  h.queue.failWhen = (message) => message.job.id === 'w';
+  expect(await addJob('w', { v: 2 }, 'replace')).toMatchObject({ status: 'replaced' });
+  h.queue.failWhen = () => false;
+
+  h.clock.set(T0 + 30 * SECOND);
+  await createTickHandler(() => h.deps)();
+  release();
+  await holding;
+  await h.deliverDue(60);
+  await h.deliverDue(120);
+  return runs;
 };
