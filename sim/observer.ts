@@ -42,13 +42,23 @@ export class Observer {
   private readonly claimants = new Map<string, SimProcess>();
   /** The payload revision each job (by creation) first started with. */
   private readonly startedRevs = new Map<string, number>();
+  /**
+   * Per job id and creation token: when the claim that fixed its definition was made (its first claim,
+   * or the latest reclaim under a schedule change's copy). A first start at any attempt runs that.
+   */
+  private readonly definitionClaims = new Map<string, Map<string, number>>();
+  /** Jobs a run of which the reaper handed to a next attempt: that attempt runs unchecked (ADR 0002). */
+  private readonly reapedJobs = new Set<string>();
 
   constructor(
     private readonly sim: Simulation,
     private readonly readJob: ReadJob,
     /** Extra checks of a start against what the workload did (a change the start must respect). */
-    private readonly checkStart: (run: HandlerRun, job: Job | undefined) => string | undefined = () =>
-      undefined,
+    private readonly checkStart: (
+      run: HandlerRun,
+      definedAt: number,
+      claimedAt: number,
+    ) => string | undefined = () => undefined,
     /** Told of every handler start as it happens. */
     private readonly onStart: (run: HandlerRun) => void = () => {},
   ) {}
@@ -79,6 +89,8 @@ export class Observer {
     this.checkRate(task, run);
     run.invocation?.died.then(() => this.ended(run));
     this.onStart(run);
+    const definitions = new Map(this.definitionClaims.get(run.jobId));
+    const reaped = this.reapedJobs.has(run.jobId);
     void this.readJob(run.jobId).then((job) => {
       // A job replaced by `add_job` (never while it runs) is another creation: its attempts count anew.
       const attemptKey = `${run.jobId}#${job?.createToken ?? ''}#${run.attempt}`;
@@ -96,21 +108,39 @@ export class Observer {
       if (job?.status === 'success' && !this.retried.has(run.jobId)) {
         this.violate(`${run.jobId} started (attempt ${run.attempt}) after its success was stored`);
       }
-      const problem = this.checkStart(run, job);
-      if (problem) this.violate(problem);
+      // A schedule change governs a fire's first start, at whatever attempt (a takeover's, when the
+      // worker of the run it continues vanished before its handler began), as of its definition's claim;
+      // but for a slot holder's run the reaper retried, which is not checked (ADR 0002, Consequences).
+      const definedAt = definitions.get(job?.createToken ?? '');
+      if (firstRev === undefined && !reaped && job?.startedAt != null && definedAt !== undefined) {
+        const problem = this.checkStart(run, definedAt, job.startedAt);
+        if (problem) this.violate(problem);
+      }
     });
     return run;
   }
 
-  /** `claimant` took `job` (as the store answered): attempt numbers never go back. */
-  claimed(job: Job, claimant?: SimProcess): void {
+  /**
+   * `claimant` took `job` (as the store answered; `reclaimed`: a fire its check had cancelled, under a
+   * newer copy): attempt numbers never go back.
+   */
+  claimed(job: Job, reclaimed: boolean, claimant?: SimProcess): void {
     if (claimant) this.claimants.set(`${job.id}#${job.attempt}`, claimant);
+    const definitions = this.definitionClaims.get(job.id) ?? new Map<string, number>();
+    const token = job.createToken ?? '';
+    if (reclaimed || !definitions.has(token)) definitions.set(token, job.startedAt ?? job.createdAt);
+    this.definitionClaims.set(job.id, definitions);
     const key = `${job.id}#${job.createToken ?? ''}`;
     const highest = this.claimedAttempts.get(key) ?? 0;
     if (job.attempt < highest) {
       this.violate(`${job.id} was claimed as attempt ${job.attempt} after attempt ${highest} was claimed`);
     }
     this.claimedAttempts.set(key, Math.max(highest, job.attempt));
+  }
+
+  /** The reaper handed a run of `jobId` whose lease ended to a next attempt. */
+  reaped(jobId: string): void {
+    this.reapedJobs.add(jobId);
   }
 
   returned(run: HandlerRun): void {

@@ -1,6 +1,7 @@
 import type { MemoryStore } from '../lib/adapters/memory/memory-store';
 import type { Job } from '../lib/core/model/job';
 import { startIntervalMs } from '../lib/core/model/rate-limit';
+import { LEASE_EXPIRED_ERROR_TYPE } from '../lib/runtime/tick/reaper';
 import { cappedViolations } from './capped';
 import { type LineTerms, LineWatch } from './line-watch';
 import { Observer } from './observer';
@@ -73,7 +74,7 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
   const observer = new Observer(
     sim,
     readJob,
-    (run, job) => workload?.checkStart(run, job),
+    (run, definedAt, claimedAt) => workload?.checkStart(run, definedAt, claimedAt),
     (run) => workload?.runStarted(run),
   );
   const registry = simRegistry(sim, observer);
@@ -161,14 +162,23 @@ function lineTerms(): Map<string, LineTerms> {
   return lines;
 }
 
-/** Tells the observer every job a claim took and who took it, as the store answered (whether or not its caller heard). */
+/**
+ * Tells the observer every job a claim took and who took it, and every run the reaper handed to a next
+ * attempt, as the store answered (whether or not its caller heard).
+ */
 function watchClaims(sim: Simulation, store: MemoryStore, observer: Observer): void {
   const claimJob = store.claimJob.bind(store);
   store.claimJob = async (input) => {
     const claimant = sim.executing;
     const outcome = await claimJob(input);
-    if (outcome.status === 'claimed') observer.claimed(outcome.job, claimant);
+    if (outcome.status === 'claimed') observer.claimed(outcome.job, outcome.reclaimed === true, claimant);
     return outcome;
+  };
+  const retryJob = store.retryJob.bind(store);
+  store.retryJob = async (input) => {
+    const end = await retryJob(input);
+    if (input.error?.type === LEASE_EXPIRED_ERROR_TYPE) observer.reaped(input.jobId);
+    return end;
   };
 }
 

@@ -1,4 +1,3 @@
-import type { Job } from '../lib/core/model/job';
 import { CONFLICT_POLICIES } from '../lib/core/model/schedule';
 import { compileTrigger, type TriggerSpec } from '../lib/core/triggers';
 import {
@@ -178,39 +177,20 @@ export class Workload {
   }
 
   /**
-   * The start of a fire of a churned schedule must respect the changes made before its claim: none
-   * claimed after a pause or removal answered (unless a resume or add may have applied after it), none
-   * running a payload older than an update that answered before its claim (unless a change setting that
-   * payload may have applied after it: two calls in flight at once apply in either order).
+   * The first start of a fire of a churned schedule, at whatever attempt, must respect the changes made
+   * before a claim of it: the one that fixed its definition (`definedAt`: its first claim, or a reclaim
+   * under a newer copy; a later attempt continues it), or its own (`claimedAt`: a takeover whose check
+   * judged the fire afresh). A later attempt may do either, since its takeover cannot tell whether the
+   * run it continues started.
    */
-  checkStart = (run: HandlerRun, job: Job | undefined): string | undefined => {
+  checkStart = (run: HandlerRun, definedAt: number, claimedAt: number): string | undefined => {
     const at = run.jobId.indexOf('@');
-    if (at < 0 || run.attempt !== 1 || !job || job.startedAt === null) return undefined;
+    if (at < 0) return undefined;
     const calls = this.calls.get(run.jobId.slice(0, at));
     if (!calls) return undefined;
-    const claimedAt = job.startedAt;
-    const answered = calls.filter(
-      (call) => call.ok && call.answeredAt !== null && call.answeredAt < claimedAt,
-    );
-    // A call may have applied after another if it was not answered before the other was called.
-    const mayFollow = (call: ScheduleCall, other: ScheduleCall) =>
-      call !== other && call.calledAt <= claimedAt && (call.answeredAt ?? Infinity) > other.calledAt;
-    const stop = answered.findLast((call) => call.kind === 'pause' || call.kind === 'remove');
-    if (stop) {
-      const restarted = calls.some(
-        (call) => (call.kind === 'resume' || call.kind === 'add') && mayFollow(call, stop),
-      );
-      if (!restarted) {
-        return `${run.jobId} was claimed ${claimedAt - (stop.answeredAt as number)} ms after ${stop.kind}_schedule answered`;
-      }
-    }
-    const update = answered.findLast((call) => call.rev !== undefined);
-    // Another change that set the revision run, racing this one (their writes' order is not known).
-    const racing = calls.some((call) => call.rev === run.rev && update && mayFollow(call, update));
-    if (update?.rev !== undefined && run.rev < update.rev && !racing) {
-      return `${run.jobId} ran payload revision ${run.rev}, claimed ${claimedAt - (update.answeredAt as number)} ms after revision ${update.rev} answered`;
-    }
-    return undefined;
+    const asDefined = startProblem(run, calls, definedAt);
+    if (!asDefined || claimedAt === definedAt) return asDefined;
+    return startProblem(run, calls, claimedAt) && asDefined;
   };
 
   /**
@@ -529,4 +509,37 @@ function fireTimes(trigger: TriggerSpec, from: number, to: number): number[] {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/**
+ * What a start claimed at `claimedAt` ignored of the changes `calls` made: a pause or removal that
+ * answered before it (unless a resume or add may have applied after it), or an update that answered
+ * before it to a payload newer than the one run (unless a change setting that payload may have applied
+ * after it: two calls in flight at once apply in either order).
+ */
+function startProblem(
+  run: HandlerRun,
+  calls: readonly ScheduleCall[],
+  claimedAt: number,
+): string | undefined {
+  const answered = calls.filter((call) => call.ok && call.answeredAt !== null && call.answeredAt < claimedAt);
+  // A call may have applied after another if it was not answered before the other was called.
+  const mayFollow = (call: ScheduleCall, other: ScheduleCall) =>
+    call !== other && call.calledAt <= claimedAt && (call.answeredAt ?? Infinity) > other.calledAt;
+  const stop = answered.findLast((call) => call.kind === 'pause' || call.kind === 'remove');
+  if (stop) {
+    const restarted = calls.some(
+      (call) => (call.kind === 'resume' || call.kind === 'add') && mayFollow(call, stop),
+    );
+    if (!restarted) {
+      return `${run.jobId} was claimed ${claimedAt - (stop.answeredAt as number)} ms after ${stop.kind}_schedule answered`;
+    }
+  }
+  const update = answered.findLast((call) => call.rev !== undefined);
+  // Another change that set the revision run, racing this one (their writes' order is not known).
+  const racing = calls.some((call) => call.rev === run.rev && update && mayFollow(call, update));
+  if (update?.rev !== undefined && run.rev < update.rev && !racing) {
+    return `${run.jobId} ran payload revision ${run.rev}, claimed ${claimedAt - (update.answeredAt as number)} ms after revision ${update.rev} answered`;
+  }
+  return undefined;
 }

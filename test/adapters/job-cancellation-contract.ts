@@ -1,6 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
 import { claim } from './job-contract';
-import { jobRequest, MINUTE, type Store, type StoreFixture, T0 } from './store-fixtures';
+import { jobRequest, MINUTE, SECOND, type Store, type StoreFixture, T0 } from './store-fixtures';
 
 /**
  * Cancelled jobs: `cancelJob` before a start is final; a schedule check's cancellation is reclaimable by
@@ -114,6 +114,35 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
     expect(fresh).not.toHaveProperty('reclaimed');
     expect(queued).toMatchObject({ status: 'claimed' });
     expect(queued).not.toHaveProperty('reclaimed');
+  });
+
+  it("dates a reclaimed fire's definition at the reclaim, which writes the newer copy's payload; a takeover keeps both", async () => {
+    // Prepare: the fire's first claim (T0) is cancelled by its check; a newer copy reclaims it later
+    await cancelledByCheck('fire');
+    const reclaimedAt = T0 + 5 * SECOND;
+    const newer = { ...jobRequest('fire'), payload: { revision: 2 } };
+
+    // Act: the reclaim, whose worker vanishes; after its lease, a takeover as attempt 2
+    const reclaim = await store.claimJob({
+      ...claim('fire', 1, 'rechecker', { now: reclaimedAt }),
+      job: newer,
+      reclaimCancelledFire: true,
+    });
+    const takeover = await store.claimJob({
+      ...claim('fire', 2, 'taker', { now: reclaimedAt + 2 * MINUTE }),
+      job: newer,
+    });
+
+    // Assess: `created_at` is when the definition the run goes on with was claimed
+    expect(reclaim).toMatchObject({
+      status: 'claimed',
+      reclaimed: true,
+      job: { createdAt: reclaimedAt, payload: { revision: 2 }, startedAt: reclaimedAt },
+    });
+    expect(takeover).toMatchObject({
+      status: 'claimed',
+      job: { attempt: 2, createdAt: reclaimedAt, payload: { revision: 2 } },
+    });
   });
 
   it('never lets a reclaim start an attempt again: a cancelled takeover is reclaimed only as its own attempt', async () => {

@@ -9,7 +9,7 @@ function observer(): Observer {
   return new Observer(new Simulation(1, Date.parse('2026-03-02T00:00:00Z')), async () => undefined);
 }
 
-function claimedJob(attempt: number, createToken?: string): Job {
+function claimedJob(attempt: number, createToken?: string, startedAt = 0): Job {
   return {
     ...jobRequest('job-1'),
     attempt,
@@ -18,7 +18,7 @@ function claimedJob(attempt: number, createToken?: string): Job {
     leaseUntil: null,
     holdsSlot: false,
     createdAt: 0,
-    startedAt: 0,
+    startedAt,
     finishedAt: null,
     result: null,
     expiresAt: null,
@@ -37,11 +37,11 @@ describe("the simulation's observer", () => {
   it('reports a claim whose attempt number is lower than one claimed before, for the same creation of the job', () => {
     const watch = observer();
 
-    watch.claimed(claimedJob(2));
-    watch.claimed(claimedJob(2));
-    watch.claimed(claimedJob(1, 'added-again'));
+    watch.claimed(claimedJob(2), false);
+    watch.claimed(claimedJob(2), false);
+    watch.claimed(claimedJob(1, 'added-again'), false);
     const clean = [...watch.violations];
-    watch.claimed(claimedJob(1));
+    watch.claimed(claimedJob(1), false);
 
     expect(clean).toEqual([]);
     expect(watch.violations).toEqual([
@@ -61,5 +61,25 @@ describe("the simulation's observer", () => {
     expect(watch.violations).toEqual([
       expect.stringMatching(/job-1 attempt 3 ran payload revision 4, but an earlier attempt ran revision 3$/),
     ]);
+  });
+
+  it("checks a job's first start, at any attempt, against the claim that fixed its definition: its first claim or its latest reclaim", async () => {
+    const checked: { attempt: number; definedAt: number; claimedAt: number }[] = [];
+    const watch = new Observer(
+      new Simulation(1, Date.parse('2026-03-02T00:00:00Z')),
+      async () => claimedJob(2),
+      (run, definedAt, claimedAt) => {
+        checked.push({ attempt: run.attempt, definedAt, claimedAt });
+        return undefined;
+      },
+    );
+
+    watch.claimed(claimedJob(1, undefined, 100), false);
+    watch.claimed(claimedJob(1, undefined, 200), true);
+    watch.claimed(claimedJob(2, undefined, 300), false);
+    await start(watch, 2, 1);
+    await start(watch, 3, 1);
+
+    expect(checked).toEqual([{ attempt: 2, definedAt: 200, claimedAt: 0 }]);
   });
 });

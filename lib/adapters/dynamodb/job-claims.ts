@@ -210,16 +210,20 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput, kind: ClaimKin
     ],
   );
   const expressions = applyTo(new Expressions(), claim);
-  // A job's run time and creation time never change on claim (they are index keys: rewriting costs).
-  // A fire noted in its task's log keeps its run time out of `jobs-by-task` (ADR 0001).
+  // A job's run time never changes on claim (an index key: rewriting costs). A fire noted in its task's
+  // log keeps its run time out of `jobs-by-task` (ADR 0001).
   const runAtAttribute = runAtAttributeOnClaim(input);
   expressions.setExpression(
     runAtAttribute,
     `if_not_exists(${expressions.name(runAtAttribute)}, ${expressions.value(runAt)})`,
   );
+  // Its creation time is when its definition was fixed: the first claim, or a reclaim under a newer
+  // revision (a takeover orders the schedule's changes against it, ADR 0002).
   expressions.setExpression(
     'createdAt',
-    `if_not_exists(${expressions.name('createdAt')}, ${expressions.value(now)})`,
+    kind === 'reclaim'
+      ? expressions.value(now)
+      : `if_not_exists(${expressions.name('createdAt')}, ${expressions.value(now)})`,
   );
   const status = expressions.name('status');
   // A fire cancelled because its schedule changed is claimed again by a delivery that re-checks it.

@@ -110,7 +110,8 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
     const job: StoredJob = {
       ...newJob(input.job, input.now),
       runAt: existing?.runAt ?? input.job.runAt,
-      createdAt: existing?.createdAt ?? input.now,
+      // As DynamoDB's claim: a reclaim fixes the fire's definition anew
+      createdAt: reclaimable ? input.now : (existing?.createdAt ?? input.now),
       attempt: input.attempt,
       status: 'running',
       leaseOwner: input.owner,

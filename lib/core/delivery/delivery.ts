@@ -135,7 +135,13 @@ export type Step =
 
 /** A delivery as its message arrives. */
 export function arrivedDelivery(
-  message: { job: JobRequest; attempt: number; fire?: FireMarks; woken?: MessageCopy },
+  message: {
+    job: JobRequest;
+    attempt: number;
+    fire?: FireMarks;
+    takeover?: TakenOverRun;
+    woken?: MessageCopy;
+  },
   task: TaskTerms | undefined,
 ): Delivery {
   return { ...message, task, rested: false, ownTurns: 0, startRests: 0 };

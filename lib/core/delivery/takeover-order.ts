@@ -13,8 +13,10 @@ export type TakeoverOrder = 'after_claim' | 'before_claim' | 'unknown';
 
 export interface TakenOverRun {
   /**
-   * When the fire's job was first claimed (its `created_at`): what a run of it may have started with
-   * was fixed then, though a later attempt (a takeover retrying it as stored) was claimed after a change.
+   * When the run's definition was fixed (the job's `created_at`): the fire's first claim, or the reclaim
+   * that took it again under a newer revision after its check cancelled it. What a run of it may have
+   * started with was fixed then, though a later attempt (a takeover retrying it as stored) was claimed
+   * after a change.
    */
   claimedAt: EpochMs;
   /** The revision of the message taking over. */

@@ -58,6 +58,7 @@ const jobMessageBody = z.object({
   finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
   woken: z.literal(true).optional(),
+  takeover: z.object({ claimedAt: epochMs, sentAsRun: z.boolean() }).optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -81,6 +82,12 @@ export interface JobMessageBody {
    * slot it was handed, which its claim takes; a delivery that does not claim hands it on.
    */
   woken?: true;
+  /**
+   * A copy of a fire's takeover (ADR 0002) that waits for its slot or its rate's start: when the run it
+   * takes over was claimed, and whether the message that took it over was of its definition. Whichever
+   * delivery claims for it checks the fire as that takeover.
+   */
+  takeover?: { claimedAt: number; sentAsRun: boolean };
 }
 
 /**
@@ -136,6 +143,7 @@ export function encodeJobMessage(body: JobMessageBody): string {
     ...(body.finalFire && { finalFire: true }),
     ...(body.taskLogged && { taskLogged: true }),
     ...(body.woken && { woken: true }),
+    ...(body.takeover && { takeover: body.takeover }),
   });
 }
 
@@ -157,9 +165,12 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job: decoded, revision, finalFire, taskLogged, woken } = parsed.data;
-  if (decoded.origin === 'schedule' && attempt === 1 && !revision) {
-    return { ok: false, reason: 'invalid job message (revision: required for the first delivery of a fire)' };
+  const { attempt, job: decoded, revision, finalFire, taskLogged, woken, takeover } = parsed.data;
+  if (decoded.origin === 'schedule' && (attempt === 1 || takeover) && !revision) {
+    return {
+      ok: false,
+      reason: 'invalid job message (revision: required for the first delivery of a fire and a takeover)',
+    };
   }
   const { overrides, metadata, ...job } = decoded;
   const extras = {
@@ -175,6 +186,7 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
       ...(finalFire && { finalFire }),
       ...(taskLogged && { taskLogged }),
       ...(woken && { woken }),
+      ...(takeover && { takeover }),
     },
   };
 }

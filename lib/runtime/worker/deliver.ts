@@ -49,13 +49,14 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
       job: message.job,
       attempt: message.attempt,
       ...(message.job.origin === 'schedule' &&
-        message.attempt === 1 &&
+        (message.attempt === 1 || message.takeover) &&
         message.revision && {
           fire: {
             revision: message.revision,
             finalFire: message.finalFire === true,
             taskLogged: message.taskLogged === true,
           },
+          ...(message.takeover && { takeover: message.takeover }),
         }),
       ...(message.woken && { woken: copyOf(message) }),
     },
@@ -237,8 +238,9 @@ async function joinLine(
 const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 
 /** The message this delivery stands for (what it carries if it is sent again or kept in the line). */
+/** The delivery's message as its copies carry it (to its line, or sent to wait): a takeover stays one. */
 function messageOf(delivery: Delivery): JobMessageBody {
-  const { job, attempt, fire, woken } = delivery;
+  const { job, attempt, fire, woken, takeover } = delivery;
   return {
     job,
     attempt,
@@ -246,6 +248,7 @@ function messageOf(delivery: Delivery): JobMessageBody {
     ...(fire?.finalFire && { finalFire: true }),
     ...(fire?.taskLogged && { taskLogged: true }),
     ...(woken && { woken: true }),
+    ...(fire && takeover && { takeover }),
   };
 }
 

@@ -6,6 +6,11 @@ import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
+import {
+  RUNS_AFTER_RECLAIM,
+  reclaimedAfterSecondUpdate,
+  takeoverWaitsForItsStart,
+} from './takeover-scenarios';
 
 let table: TestTable;
 let store: DynamoDbStore;
@@ -185,5 +190,19 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
 
     // Assess: the run that may have started is retried, never started again as attempt 1
     expect(fire.runs()).toEqual(['2:v2']);
+  });
+
+  it('never runs the payload of an update that returned before a reclaim: the takeover orders the changes against the reclaim', async () => {
+    const { runs, job } = await reclaimedAfterSecondUpdate({ jobStore: store, scheduleStore: store });
+
+    expect(runs).toEqual(RUNS_AFTER_RECLAIM);
+    expect(job).toMatchObject({ status: 'success' });
+  });
+
+  it('checks a takeover that waited for its start as the takeover it is: a fire of a removed schedule never runs', async () => {
+    const { runs, job } = await takeoverWaitsForItsStart({ jobStore: store, scheduleStore: store });
+
+    expect(runs).toEqual([]);
+    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleRemoved' } } });
   });
 });

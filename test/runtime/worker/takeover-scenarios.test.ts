@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import {
+  RUNS_AFTER_RECLAIM,
+  reclaimedAfterSecondUpdate,
+  takeoverWaitsForItsStart,
+} from './takeover-scenarios';
+
+describe('fires taken over after their schedule changed (the memory store)', () => {
+  it('never runs the payload of an update that returned before a reclaim: the takeover orders the changes against the reclaim', async () => {
+    const { runs, job } = await reclaimedAfterSecondUpdate();
+
+    expect(runs).toEqual(RUNS_AFTER_RECLAIM);
+    expect(job).toMatchObject({ status: 'success' });
+  });
+
+  it('checks a takeover that waited for its start as the takeover it is: a fire of a removed schedule never runs', async () => {
+    const { runs, job } = await takeoverWaitsForItsStart();
+
+    expect(runs).toEqual([]);
+    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleRemoved' } } });
+  });
+});
