@@ -48,8 +48,9 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
     {
       job: message.job,
       attempt: message.attempt,
+      // A fire's first delivery, and any copy of a checked delivery (a takeover, a reclaim as a later
+      // attempt) that waited for its slot or its rate's start: a retry carries no revision
       ...(message.job.origin === 'schedule' &&
-        (message.attempt === 1 || message.takeover) &&
         message.revision && {
           fire: {
             revision: message.revision,
@@ -194,7 +195,8 @@ async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> 
     leaseUntil,
     ...(task?.maxRunningJobs != null && { concurrencyLimit: task.maxRunningJobs }),
     ...(task?.rateLimit && { rateLimit: task.rateLimit }),
-    ...(fire && { reclaimCancelledFire: true }),
+    // A takeover continues the run it took over: a check's cancellation since then is not its to take back
+    ...(fire && !delivery.takeover && { reclaimCancelledFire: true }),
     ...(fire?.taskLogged && { taskLogged: true }),
     ...(delivery.woken && { woken: { position: linePosition(delivery), copy: delivery.woken } }),
   };

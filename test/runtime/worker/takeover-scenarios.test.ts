@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   RUNS_AFTER_RECLAIM,
   reclaimedAfterSecondUpdate,
+  takeoverCopyMeetsACancellation,
   takeoverWaitsForItsStart,
 } from './takeover-scenarios';
 
@@ -18,5 +19,14 @@ describe('fires taken over after their schedule changed (the memory store)', () 
 
     expect(runs).toEqual([]);
     expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleRemoved' } } });
+  });
+
+  it("leaves a cancellation made while a takeover's copy waited to the current definition, whose copy runs the fire once though it waited too", async () => {
+    const { runs, job, woken, wokenAsV3 } = await takeoverCopyMeetsACancellation();
+
+    expect(woken).toBeGreaterThan(0);
+    expect(wokenAsV3).toBeGreaterThan(0);
+    expect(runs).toEqual(['2:v3']);
+    expect(job).toMatchObject({ status: 'success' });
   });
 });

@@ -1,5 +1,7 @@
 import type { JsonValue } from '../../../lib/core/json';
 import type { Job } from '../../../lib/core/model/job';
+import { fireRevisionOf } from '../../../lib/core/model/schedule-revision';
+import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 import type { HarnessOptions } from './harness';
@@ -93,9 +95,109 @@ export async function takeoverWaitsForItsStart(
   await p.admin({ action: 'remove_schedule', id });
 
   p.clock.advance(60 * SECOND);
-  await p.admin({ action: 'add_job', task: 'rated', job_id: 'takes-the-start' });
+  await p.admin({ action: 'add_job', task: 'rated', job_id: `${id}-takes-the-start` });
   await p.deliverDue(80);
   await p.deliver(message);
   await p.deliverDue(120);
   return { runs, job: await p.deps.jobStore.getJob(jobId, p.clock.now()) };
+}
+
+/**
+ * A takeover's copy waits in its rate's line while another delivery's check cancels the fire (the run was
+ * stale), and the schedule is updated again before the copy is woken: the copy must leave that
+ * cancellation to the current definition's copy, never take it back as the run it took over. Returns
+ * each run of the fire (`attempt:v<payload v>`) and its job at the end.
+ */
+export async function takeoverCopyMeetsACancellation(
+  options: HarnessOptions = {},
+): Promise<{ runs: string[]; job: Job | undefined; woken: number; wokenAsV3: number }> {
+  const runs: string[] = [];
+  const id = 'copy-meets-cancellation';
+  const jobId = `${id}@${T0 + 20 * SECOND}`;
+  const p = adminAndWorker(
+    {
+      metered: {
+        rateLimit: { max: 1, perSeconds: 1 },
+        handler: (payload: JsonValue, context: { jobId: string; attempt: number }) => {
+          if (context.jobId === jobId) runs.push(`${context.attempt}:v${(payload as { v: number }).v}`);
+        },
+      },
+    },
+    options,
+  );
+  const copies = () => {
+    const taken = p.queue.sent.filter((message) => message.job.id === jobId);
+    const others = p.queue.sent.filter((message) => message.job.id !== jobId);
+    p.queue.sent.splice(0, p.queue.sent.length, ...others);
+    return taken;
+  };
+  const hourly = { type: 'interval', hours: 1, start_at: new Date(T0 + 20 * SECOND).toISOString() };
+  await p.admin({ action: 'add_schedule', id, task: 'metered', trigger: hourly, payload: { v: 1 } });
+  const [sentAsV1] = copies();
+  if (!sentAsV1) throw new Error(`no message for ${jobId}`);
+  await p.admin({ action: 'update_schedule', id, payload: { v: 2 } });
+  copies();
+  const v2 = await p.deps.scheduleStore.getSchedule(id);
+  if (!v2) throw new Error(`no schedule ${id}`);
+  // What the check that cancels the stale run sends in its place
+  const sentAsV2: JobMessage = {
+    ...sentAsV1,
+    job: { ...sentAsV1.job, payload: v2.payload },
+    revision: fireRevisionOf(v2),
+  };
+  // The stale v1 copy is claimed after the update, and its worker vanishes before its check
+  p.clock.set(T0 + 20 * SECOND);
+  await p.claimAndVanish(sentAsV1);
+
+  // At +80 s another job takes the rate's start; the v1 copy takes the run over and waits in line
+  p.clock.set(T0 + 80 * SECOND);
+  await p.admin({ action: 'add_job', task: 'metered', job_id: `${id}-takes-the-start` });
+  await p.deliverDue(80);
+  await p.deliver(sentAsV1);
+  const waiting = copies();
+
+  // Another delivery takes the run over and its check cancels the stale run; then a second update
+  p.clock.set(T0 + 81 * SECOND);
+  const now = p.clock.now();
+  const other = await p.deps.jobStore.claimJob({
+    job: sentAsV1.job,
+    attempt: 2,
+    owner: 'other-takeover',
+    now,
+    leaseUntil: now + 30 * SECOND,
+  });
+  if (other.status !== 'claimed') throw new Error(`the other takeover did not claim: ${other.status}`);
+  await p.deps.jobStore.finishJob({
+    jobId,
+    owner: 'other-takeover',
+    result: {
+      outcome: 'cancelled',
+      error: { type: 'ScheduleChanged', message: 'stale run, sent again as v2' },
+      startedAt: null,
+      finishedAt: now,
+      attempt: 2,
+    },
+    expiresAt: now + 600 * SECOND,
+    reclaimable: true,
+  });
+  await p.admin({ action: 'update_schedule', id, payload: { v: 3 } });
+  copies();
+
+  // Act: the waiting takeover copy is woken; then the copy the cancelling check sent comes, whose own
+  // check sends the fire again as v3. That copy finds the rate's start taken and waits in line as the
+  // attempt it reclaims; it is woken 5 s later.
+  for (const message of waiting) await p.deliver(message);
+  p.clock.set(T0 + 90 * SECOND);
+  await p.deliver(sentAsV2);
+  for (const message of copies()) await p.deliver(message);
+  const wokenAsV3 = copies();
+  p.clock.set(T0 + 95 * SECOND);
+  for (const message of wokenAsV3) await p.deliver(message);
+  await p.deliverDue(120);
+  return {
+    runs,
+    job: await p.deps.jobStore.getJob(jobId, p.clock.now()),
+    woken: waiting.length,
+    wokenAsV3: wokenAsV3.length,
+  };
 }

@@ -9,6 +9,7 @@ import { adminAndWorker } from './admin-and-worker';
 import {
   RUNS_AFTER_RECLAIM,
   reclaimedAfterSecondUpdate,
+  takeoverCopyMeetsACancellation,
   takeoverWaitsForItsStart,
 } from './takeover-scenarios';
 
@@ -204,5 +205,16 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
 
     expect(runs).toEqual([]);
     expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleRemoved' } } });
+  });
+
+  it("leaves a cancellation made while a takeover's copy waited to the current definition, whose copy runs the fire once though it waited too", async () => {
+    const { runs, job, woken, wokenAsV3 } = await takeoverCopyMeetsACancellation({
+      jobStore: store,
+      scheduleStore: store,
+    });
+
+    expect([woken, wokenAsV3].every((count) => count > 0)).toBe(true);
+    expect(runs).toEqual(['2:v3']);
+    expect(job).toMatchObject({ status: 'success' });
   });
 });
