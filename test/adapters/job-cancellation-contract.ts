@@ -116,7 +116,7 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
     expect(queued).not.toHaveProperty('reclaimed');
   });
 
-  it("dates a reclaimed fire's definition at the reclaim, which writes the newer copy's payload; a takeover keeps both", async () => {
+  it("dates a reclaimed fire's definition at the reclaim, which writes the newer copy's payload and revision; a takeover keeps them", async () => {
     // Prepare: the fire's first claim (T0) is cancelled by its check; a newer copy reclaims it later
     await cancelledByCheck('fire');
     const reclaimedAt = T0 + 5 * SECOND;
@@ -127,6 +127,7 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
       ...claim('fire', 1, 'rechecker', { now: reclaimedAt }),
       job: newer,
       reclaimCancelledFire: true,
+      revision: { createdAt: T0, version: 2, firesFrom: T0 },
     });
     const takeover = await store.claimJob({
       ...claim('fire', 2, 'taker', { now: reclaimedAt + 2 * MINUTE }),
@@ -143,6 +144,13 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
       status: 'claimed',
       job: { attempt: 2, createdAt: reclaimedAt, payload: { revision: 2 } },
     });
+    const claimedRevisions = [reclaim, takeover].map((outcome) =>
+      outcome.status === 'claimed' ? outcome.job.claimedRevision : undefined,
+    );
+    expect(claimedRevisions).toEqual([
+      { createdAt: T0, version: 2 },
+      { createdAt: T0, version: 2 },
+    ]);
   });
 
   it('never lets a reclaim start an attempt again: a cancelled takeover is reclaimed only as its own attempt', async () => {

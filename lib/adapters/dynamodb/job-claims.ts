@@ -13,6 +13,7 @@ import {
   transactionCancellation,
 } from './store-context';
 import {
+  CLAIMED_REVISION_ATTRIBUTE,
   jobKey,
   keptFireOf,
   LOGGED_RUN_AT_ATTRIBUTE,
@@ -225,6 +226,10 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput, kind: ClaimKin
       ? expressions.value(now)
       : `if_not_exists(${expressions.name('createdAt')}, ${expressions.value(now)})`,
   );
+  if (input.revision) {
+    const { createdAt, version } = input.revision;
+    expressions.setExpression(CLAIMED_REVISION_ATTRIBUTE, expressions.value({ createdAt, version }));
+  }
   const status = expressions.name('status');
   // A fire cancelled because its schedule changed is claimed again by a delivery that re-checks it.
   if (kind === 'reclaim') {

@@ -10,10 +10,12 @@ import {
 } from '../../core/model/job';
 import type { Metadata } from '../../core/model/metadata';
 import type { RunSettingOverrides } from '../../core/model/run-settings';
+import type { ScheduleRevision } from '../../core/model/schedule-revision';
 import { dedupeRecordExpiresAt, type JobRequest } from '../../core/ports/job-store';
 import { optionalNumber } from './schedule-items';
 import type { StoredItem } from './store-context';
 import {
+  CLAIMED_REVISION_ATTRIBUTE,
   FIRE_JOB_PREFIX,
   idFromPartitionKey,
   isFireJobKey,
@@ -99,7 +101,14 @@ export function itemToJob(item: StoredItem): Job {
     ...(typeof item.attemptBase === 'number' && { attemptBase: item.attemptBase }),
     ...(Array.isArray(item.history) && { history: item.history as JobResult[] }),
     ...(typeof item.createToken === 'string' && { createToken: item.createToken }),
+    ...(claimedRevisionOf(item) && { claimedRevision: claimedRevisionOf(item) }),
   };
+}
+
+function claimedRevisionOf(item: StoredItem): ScheduleRevision | undefined {
+  const revision = item[CLAIMED_REVISION_ATTRIBUTE] as { createdAt?: unknown; version?: unknown } | undefined;
+  if (typeof revision?.createdAt !== 'number' || typeof revision.version !== 'number') return undefined;
+  return { createdAt: revision.createdAt, version: revision.version };
 }
 
 function scheduleIdOf(item: StoredItem, key: { pk: string; sk: string }): string | null {

@@ -68,6 +68,9 @@ export const INDEX_ATTRIBUTES = {
  */
 export const LOGGED_RUN_AT_ATTRIBUTE = 'loggedRunAt';
 
+/** A fire's job: the schedule revision its run's definition was claimed under (`Job.claimedRevision`). */
+export const CLAIMED_REVISION_ATTRIBUTE = 'claimedRevision';
+
 export const INDEX_NAMES = {
   due: 'due',
   running: 'running',

@@ -125,6 +125,9 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
       ...(existing?.history !== undefined && { history: existing.history }),
       ...(existing?.countedRun && { countedRun: true as const }),
     };
+    const claimedRevision = input.revision ?? existing?.claimedRevision;
+    if (claimedRevision)
+      job.claimedRevision = { createdAt: claimedRevision.createdAt, version: claimedRevision.version };
     // The creation token is the stored job's (a claim never writes one, as in DynamoDB)
     delete job.createToken;
     if (existing?.createToken !== undefined) job.createToken = existing.createToken;

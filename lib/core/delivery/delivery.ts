@@ -1,5 +1,4 @@
 import type { EpochMs } from '../clock';
-import { sameJson } from '../json';
 import type { Job, JobError, ResultOutcome } from '../model/job';
 import { jobRequestOf } from '../model/job-messages';
 import { jobStateOf } from '../model/job-states';
@@ -18,10 +17,13 @@ export interface FireMarks {
   taskLogged: boolean;
 }
 
-/** A run a delivery takes over (its worker vanished): when it was claimed, and whether the message is of its definition. */
+/**
+ * A run a delivery takes over (its worker vanished): when its definition was claimed, and under which
+ * revision of its schedule (`Job.createdAt`, `Job.claimedRevision`).
+ */
 export interface TakenOverRun {
   claimedAt: EpochMs;
-  sentAsRun: boolean;
+  revision?: ScheduleRevision;
 }
 
 /** What the worker knows of the job's task: its definition with the job's overrides. */
@@ -327,16 +329,22 @@ export function takingTurn(delivery: Delivery): Delivery {
 export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undefined): Delivery {
   const claimedLate =
     run.startDeadline !== null && run.startedAt !== null && run.startedAt > run.startDeadline;
-  const { fire, job } = delivery;
-  const sentAsRun = job.task === run.task && sameJson(job.payload, run.payload);
+  const { fire } = delivery;
   return {
     ...delivery,
     job: { ...jobRequestOf(run), startDeadline: claimedLate ? run.startDeadline : null },
     task,
     attempt: run.attempt + 1,
-    // Ordered against the fire's first claim: a later attempt, itself a takeover, may have run the
-    // definition fixed then, and a change before its own claim does not undo that
-    ...(fire && run.startedAt !== null && { takeover: { claimedAt: run.createdAt, sentAsRun } }),
+    // Ordered against the claim that fixed the run's definition (the fire's first claim or a reclaim): a
+    // later attempt, itself a takeover, may have run the definition fixed then, and a change before its
+    // own claim does not undo that
+    ...(fire &&
+      run.startedAt !== null && {
+        takeover: {
+          claimedAt: run.createdAt,
+          ...(run.claimedRevision && { revision: run.claimedRevision }),
+        },
+      }),
     claim: undefined,
     // The refusal that found the run (an ending without running's claim) was of the attempt taken over
     unrunClaim: undefined,

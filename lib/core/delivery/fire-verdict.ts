@@ -15,7 +15,7 @@ export interface CheckedFire {
   /** Sent as its schedule's last fire. */
   finalFire: boolean;
   /** When this delivery takes over a run whose worker vanished: when that run was claimed, and whether the message is of its definition. */
-  takeover?: { claimedAt: EpochMs; sentAsRun: boolean };
+  takeover?: { claimedAt: EpochMs; revision?: ScheduleRevision };
 }
 
 /** A fire that does not run as sent: why, and what (if anything) runs in its place. */
@@ -58,11 +58,7 @@ export function fireVerdict(
   const { takeover } = fire;
   const order =
     takeover && schedule
-      ? takeoverOrder(schedule, {
-          claimedAt: takeover.claimedAt,
-          revision: fire.revision,
-          sentAsRun: takeover.sentAsRun,
-        })
+      ? takeoverOrder(schedule, { claimedAt: takeover.claimedAt, revision: takeover.revision })
       : undefined;
   const verdict = verdictOn(schedule, job, fire, order, now);
   const mayHaveStarted = takeover !== undefined && order !== 'before_claim';

@@ -19,23 +19,20 @@ export interface TakenOverRun {
    * after a change.
    */
   claimedAt: EpochMs;
-  /** The revision of the message taking over. */
-  revision: ScheduleRevision;
-  /** The message is of the run's definition (same task and payload): its revision is the run's. */
-  sentAsRun: boolean;
+  /** The schedule revision that definition was claimed under (`Job.claimedRevision`). */
+  revision: ScheduleRevision | undefined;
 }
 
 /**
  * The schedule keeps only its latest change's time (`updatedAt`), so after the claim can only mean
  * after it for every change when there was one change since the run's revision. With two or more, the
  * first may have come before the claim (a fire claimed after a pause returned and taken over after the
- * resume: the check saw the pause) or after it (the run may have started): `unknown`. When the
- * message is not the run's own (a stale message taking over a newer run), its revision says nothing
- * of the run's and the latest change's time decides alone.
+ * resume: the check saw the pause; a stale copy claimed after an update returned) or after it (the run
+ * may have started): `unknown`. The revision is the run's own, as its claim stored it: the message
+ * taking over may be of another (a stale copy, or a newer one with the same payload).
  */
 export function takeoverOrder(schedule: Schedule, run: TakenOverRun): TakeoverOrder {
   if (schedule.updatedAt <= run.claimedAt) return 'before_claim';
-  if (!run.sentAsRun) return 'after_claim';
-  const sameSchedule = run.revision.createdAt === schedule.createdAt;
-  return sameSchedule && schedule.version - run.revision.version <= 1 ? 'after_claim' : 'unknown';
+  if (!run.revision || run.revision.createdAt !== schedule.createdAt) return 'unknown';
+  return schedule.version - run.revision.version <= 1 ? 'after_claim' : 'unknown';
 }

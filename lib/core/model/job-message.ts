@@ -58,7 +58,12 @@ const jobMessageBody = z.object({
   finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
   woken: z.literal(true).optional(),
-  takeover: z.object({ claimedAt: epochMs, sentAsRun: z.boolean() }).optional(),
+  takeover: z
+    .object({
+      claimedAt: epochMs,
+      revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
+    })
+    .optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -84,10 +89,10 @@ export interface JobMessageBody {
   woken?: true;
   /**
    * A copy of a fire's takeover (ADR 0002) that waits for its slot or its rate's start: when the run it
-   * takes over was claimed, and whether the message that took it over was of its definition. Whichever
-   * delivery claims for it checks the fire as that takeover.
+   * takes over had its definition claimed, and under which schedule revision. Whichever delivery claims
+   * for it checks the fire as that takeover.
    */
-  takeover?: { claimedAt: number; sentAsRun: boolean };
+  takeover?: { claimedAt: number; revision?: ScheduleRevision };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { JsonValue } from '../json';
 import type { Metadata } from './metadata';
 import type { Priority } from './priority';
 import type { RunSettingOverrides } from './run-settings';
+import type { ScheduleRevision } from './schedule-revision';
 
 export const RESULT_OUTCOMES = [
   'success',
@@ -92,6 +93,12 @@ export interface Job {
    * and the replacement's own send would then find it taken).
    */
   createToken?: string;
+  /**
+   * For a schedule's fire: the schedule revision (`createdAt`, `version`) its run's definition was
+   * claimed under, at `createdAt` (its first claim, or its latest reclaim). A takeover orders the
+   * schedule's changes against it (`takeoverOrder`).
+   */
+  claimedRevision?: ScheduleRevision;
 }
 
 /** How many earlier outcomes a retried job keeps. */

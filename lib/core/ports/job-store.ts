@@ -6,6 +6,7 @@ import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { RateLimit } from '../model/rate-limit';
 import type { ConflictPolicy } from '../model/schedule';
+import type { ScheduleRevision } from '../model/schedule-revision';
 import type { HeldSlot, MessageCopy, WaitingLineStore, WokenEntry } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
@@ -90,6 +91,12 @@ export interface ClaimJobInput {
    * (one that a cancelled takeover followed) is never started again under its number.
    */
   reclaimCancelledFire?: boolean;
+  /**
+   * For a schedule fire's claim that fixes what its run runs (its first claim, or a reclaim): the
+   * schedule revision of that definition, kept as the job's `claimedRevision` (a takeover's claim,
+   * which goes on with the run as stored, passes none and keeps it).
+   */
+  revision?: ScheduleRevision;
   /**
    * The fire was noted in its task's fire log before it was sent (`logFiresToSend`): a store may then
    * leave its job out of the task's listing index, the log lists it.

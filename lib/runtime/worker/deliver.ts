@@ -196,7 +196,7 @@ async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> 
     ...(task?.maxRunningJobs != null && { concurrencyLimit: task.maxRunningJobs }),
     ...(task?.rateLimit && { rateLimit: task.rateLimit }),
     // A takeover continues the run it took over: a check's cancellation since then is not its to take back
-    ...(fire && !delivery.takeover && { reclaimCancelledFire: true }),
+    ...(fire && !delivery.takeover && { reclaimCancelledFire: true, revision: fire.revision }),
     ...(fire?.taskLogged && { taskLogged: true }),
     ...(delivery.woken && { woken: { position: linePosition(delivery), copy: delivery.woken } }),
   };

@@ -9,27 +9,29 @@ function changed(version: number, updatedAt: number): Schedule {
 }
 
 const claimedAt = T0 + 10 * SECOND;
-const sentAsV1 = { claimedAt, revision: { createdAt: T0, version: 1 }, sentAsRun: true };
+/** A run whose definition was claimed under version 1 at `claimedAt`. */
+const claimedAsV1 = { claimedAt, revision: { createdAt: T0, version: 1 } };
 
 describe('takeoverOrder: when the schedule changed relative to the claim of a vanished run', () => {
   it('is before the claim when the latest change is not later than the claim', () => {
-    expect(takeoverOrder(changed(3, claimedAt), sentAsV1)).toBe('before_claim');
+    expect(takeoverOrder(changed(3, claimedAt), claimedAsV1)).toBe('before_claim');
   });
 
   it('is after the claim when one change since the run’s revision came later', () => {
-    expect(takeoverOrder(changed(2, claimedAt + 1), sentAsV1)).toBe('after_claim');
+    expect(takeoverOrder(changed(2, claimedAt + 1), claimedAsV1)).toBe('after_claim');
   });
 
   it('is unknown when two changes since the run’s revision end after the claim', () => {
-    expect(takeoverOrder(changed(3, claimedAt + 1), sentAsV1)).toBe('unknown');
+    expect(takeoverOrder(changed(3, claimedAt + 1), claimedAsV1)).toBe('unknown');
   });
 
   it('is unknown when the schedule was removed and added again after the claim', () => {
     const readded = { ...changed(1, claimedAt + 1), createdAt: claimedAt + 1 };
-    expect(takeoverOrder(readded, sentAsV1)).toBe('unknown');
+    expect(takeoverOrder(readded, claimedAsV1)).toBe('unknown');
   });
 
-  it('goes by the latest change alone when the message is not the run’s own', () => {
-    expect(takeoverOrder(changed(3, claimedAt + 1), { ...sentAsV1, sentAsRun: false })).toBe('after_claim');
+  it('is unknown when the run’s revision was not stored and the schedule changed after the claim', () => {
+    expect(takeoverOrder(changed(2, claimedAt + 1), { claimedAt, revision: undefined })).toBe('unknown');
+    expect(takeoverOrder(changed(2, claimedAt), { claimedAt, revision: undefined })).toBe('before_claim');
   });
 });

@@ -55,7 +55,7 @@ describe('job messages: overrides and metadata', () => {
 describe("job messages: a fire's takeover", () => {
   const fire: JobRequest = { ...job, origin: 'schedule', scheduleId: 's', fireTime: job.runAt };
   const revision = { createdAt: 1_772_441_000_000, version: 2, firesFrom: 1_772_441_000_000 };
-  const takeover = { claimedAt: 1_772_442_001_000, sentAsRun: true };
+  const takeover = { claimedAt: 1_772_442_001_000, revision: { createdAt: 1_772_441_000_000, version: 1 } };
 
   it('carries the takeover with the copy of a later attempt, which is checked as that takeover', () => {
     const body = encodeJobMessage({ job: fire, attempt: 2, revision, takeover });

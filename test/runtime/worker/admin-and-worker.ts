@@ -81,6 +81,7 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
         now,
         leaseUntil: now + 30 * SECOND,
         reclaimCancelledFire: true,
+        ...(message.revision && { revision: message.revision }),
       });
       if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
     },

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   RUNS_AFTER_RECLAIM,
   reclaimedAfterSecondUpdate,
+  staleReclaimTakenOverByNewerCopy,
   takeoverCopyMeetsACancellation,
   takeoverWaitsForItsStart,
 } from './takeover-scenarios';
@@ -28,5 +29,12 @@ describe('fires taken over after their schedule changed (the memory store)', () 
     expect(wokenAsV3).toBeGreaterThan(0);
     expect(runs).toEqual(['2:v3']);
     expect(job).toMatchObject({ status: 'success' });
+  });
+
+  it("never runs a stale copy's reclaimed payload when a newer copy takes the run over after one more change: its check saw the change before the reclaim", async () => {
+    const { runs, job } = await staleReclaimTakenOverByNewerCopy();
+
+    expect(runs).toEqual([]);
+    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
   });
 });

@@ -8,6 +8,45 @@ import type { HarnessOptions } from './harness';
 
 const every10s = { type: 'interval', seconds: 10, start_at: new Date(T0).toISOString() } as const;
 
+type TaskSettings = { rateLimit?: { max: number; perSeconds: number } };
+
+/**
+ * The worker and the admin API (`adminAndWorker`) with one task, `task`, and the fire of schedule `id`
+ * due at +20 s: its runs (`attempt:v<payload v>`), `copies()` (takes every queued message of it out of
+ * the queue), `copyAs()` (a copy of a message as the schedule now defines the fire: what a check sends
+ * in its place) and `ended()` (its runs and its job).
+ */
+function fireOf(id: string, task: string, settings: TaskSettings, options: HarnessOptions) {
+  const runs: string[] = [];
+  const jobId = `${id}@${T0 + 20 * SECOND}`;
+  const handler = (payload: JsonValue, context: { jobId: string; attempt: number }) => {
+    if (context.jobId === jobId) runs.push(`${context.attempt}:v${(payload as { v: number }).v}`);
+  };
+  const p = adminAndWorker({ [task]: { ...settings, handler } }, options);
+  const copies = (): JobMessage[] => {
+    const taken = p.queue.sent.filter((message) => message.job.id === jobId);
+    const others = p.queue.sent.filter((message) => message.job.id !== jobId);
+    p.queue.sent.splice(0, p.queue.sent.length, ...others);
+    return taken;
+  };
+  const firstCopy = (): JobMessage => {
+    const [message] = copies();
+    if (!message) throw new Error(`no message for ${jobId}`);
+    return message;
+  };
+  const copyAs = async (message: JobMessage): Promise<JobMessage> => {
+    const schedule = await p.deps.scheduleStore.getSchedule(id);
+    if (!schedule) throw new Error(`no schedule ${id}`);
+    return {
+      ...message,
+      job: { ...message.job, payload: schedule.payload },
+      revision: fireRevisionOf(schedule),
+    };
+  };
+  const ended = async () => ({ runs, job: await p.deps.jobStore.getJob(jobId, p.clock.now()) });
+  return { p, jobId, copies, firstCopy, copyAs, ended };
+}
+
 /**
  * A fire sent as v1 is claimed after the update to v2 returned: its check cancels it and sends it again
  * as v2. The update to v3 returns; then the v2 copy reclaims the fire and its worker vanishes before its
@@ -17,32 +56,15 @@ const every10s = { type: 'interval', seconds: 10, start_at: new Date(T0).toISOSt
 export async function reclaimedAfterSecondUpdate(
   options: HarnessOptions = {},
 ): Promise<{ runs: string[]; job: Job | undefined }> {
-  const runs: string[] = [];
   const id = 'reclaimed-after-update';
-  const jobId = `${id}@${T0 + 20 * SECOND}`;
-  const p = adminAndWorker(
-    {
-      beat: {
-        handler: (payload: JsonValue, context: { jobId: string; attempt: number }) => {
-          if (context.jobId === jobId) runs.push(`${context.attempt}:v${(payload as { v: number }).v}`);
-        },
-      },
-    },
-    options,
-  );
+  const { p, firstCopy, ended } = fireOf(id, 'beat', {}, options);
   await p.admin({ action: 'add_schedule', id, task: 'beat', trigger: every10s, payload: { v: 1 } });
   await p.deliverDue(15);
-  const takeCopy = () => {
-    const index = p.queue.sent.findIndex((message) => message.job.id === jobId);
-    const [message] = p.queue.sent.splice(index, 1);
-    if (index < 0 || !message) throw new Error(`no message for ${jobId}`);
-    return message;
-  };
-  const sentAsV1 = takeCopy();
+  const sentAsV1 = firstCopy();
   await p.admin({ action: 'update_schedule', id, payload: { v: 2 } });
   p.clock.set(T0 + 20 * SECOND);
   await p.deliver(sentAsV1);
-  const sentAsV2 = takeCopy();
+  const sentAsV2 = firstCopy();
   if ((sentAsV2.job.payload as { v: number }).v !== 2)
     throw new Error('the check did not send the fire as v2');
 
@@ -53,7 +75,7 @@ export async function reclaimedAfterSecondUpdate(
   p.clock.advance(60 * SECOND);
   await p.deliver(sentAsV2);
   await p.deliverDue(200);
-  return { runs, job: await p.deps.jobStore.getJob(jobId, p.clock.now()) };
+  return ended();
 }
 
 /**
@@ -71,25 +93,11 @@ export const RUNS_AFTER_RECLAIM = ['2:v3'];
 export async function takeoverWaitsForItsStart(
   options: HarnessOptions = {},
 ): Promise<{ runs: string[]; job: Job | undefined }> {
-  const runs: string[] = [];
   const id = 'waits-for-start';
-  const jobId = `${id}@${T0 + 20 * SECOND}`;
-  const p = adminAndWorker(
-    {
-      rated: {
-        rateLimit: { max: 1, perSeconds: 1 },
-        handler: (_payload: JsonValue, context: { jobId: string; attempt: number }) => {
-          if (context.jobId === jobId) runs.push(`${context.attempt}`);
-        },
-      },
-    },
-    options,
-  );
+  const { p, firstCopy, ended } = fireOf(id, 'rated', { rateLimit: { max: 1, perSeconds: 1 } }, options);
   const once = { type: 'date', run_at: new Date(T0 + 20 * SECOND).toISOString() };
   await p.admin({ action: 'add_schedule', id, task: 'rated', trigger: once, payload: { v: 1 } });
-  const index = p.queue.sent.findIndex((message) => message.job.id === jobId);
-  const [message] = p.queue.sent.splice(index, 1);
-  if (index < 0 || !message) throw new Error(`no message for ${jobId}`);
+  const message = firstCopy();
   p.clock.set(T0 + 20 * SECOND);
   await p.claimAndVanish(message);
   await p.admin({ action: 'remove_schedule', id });
@@ -99,7 +107,7 @@ export async function takeoverWaitsForItsStart(
   await p.deliverDue(80);
   await p.deliver(message);
   await p.deliverDue(120);
-  return { runs, job: await p.deps.jobStore.getJob(jobId, p.clock.now()) };
+  return ended();
 }
 
 /**
@@ -111,40 +119,20 @@ export async function takeoverWaitsForItsStart(
 export async function takeoverCopyMeetsACancellation(
   options: HarnessOptions = {},
 ): Promise<{ runs: string[]; job: Job | undefined; woken: number; wokenAsV3: number }> {
-  const runs: string[] = [];
   const id = 'copy-meets-cancellation';
-  const jobId = `${id}@${T0 + 20 * SECOND}`;
-  const p = adminAndWorker(
-    {
-      metered: {
-        rateLimit: { max: 1, perSeconds: 1 },
-        handler: (payload: JsonValue, context: { jobId: string; attempt: number }) => {
-          if (context.jobId === jobId) runs.push(`${context.attempt}:v${(payload as { v: number }).v}`);
-        },
-      },
-    },
+  const { p, jobId, copies, firstCopy, copyAs, ended } = fireOf(
+    id,
+    'metered',
+    { rateLimit: { max: 1, perSeconds: 1 } },
     options,
   );
-  const copies = () => {
-    const taken = p.queue.sent.filter((message) => message.job.id === jobId);
-    const others = p.queue.sent.filter((message) => message.job.id !== jobId);
-    p.queue.sent.splice(0, p.queue.sent.length, ...others);
-    return taken;
-  };
   const hourly = { type: 'interval', hours: 1, start_at: new Date(T0 + 20 * SECOND).toISOString() };
   await p.admin({ action: 'add_schedule', id, task: 'metered', trigger: hourly, payload: { v: 1 } });
-  const [sentAsV1] = copies();
-  if (!sentAsV1) throw new Error(`no message for ${jobId}`);
+  const sentAsV1 = firstCopy();
   await p.admin({ action: 'update_schedule', id, payload: { v: 2 } });
   copies();
-  const v2 = await p.deps.scheduleStore.getSchedule(id);
-  if (!v2) throw new Error(`no schedule ${id}`);
   // What the check that cancels the stale run sends in its place
-  const sentAsV2: JobMessage = {
-    ...sentAsV1,
-    job: { ...sentAsV1.job, payload: v2.payload },
-    revision: fireRevisionOf(v2),
-  };
+  const sentAsV2 = await copyAs(sentAsV1);
   // The stale v1 copy is claimed after the update, and its worker vanishes before its check
   p.clock.set(T0 + 20 * SECOND);
   await p.claimAndVanish(sentAsV1);
@@ -194,10 +182,42 @@ export async function takeoverCopyMeetsACancellation(
   p.clock.set(T0 + 95 * SECOND);
   for (const message of wokenAsV3) await p.deliver(message);
   await p.deliverDue(120);
-  return {
-    runs,
-    job: await p.deps.jobStore.getJob(jobId, p.clock.now()),
-    woken: waiting.length,
-    wokenAsV3: wokenAsV3.length,
-  };
+  return { ...(await ended()), woken: waiting.length, wokenAsV3: wokenAsV3.length };
+}
+
+/**
+ * A stale copy reclaims a fire: the fire's v2 copy, after the update to v3 returned. Its worker vanishes
+ * before its check, the schedule is updated to v4, and a v3 copy of the fire (not the run's payload)
+ * comes back after the lease and takes the run over. Returns each run of the fire and its job at the end.
+ */
+export async function staleReclaimTakenOverByNewerCopy(
+  options: HarnessOptions = {},
+): Promise<{ runs: string[]; job: Job | undefined }> {
+  const id = 'stale-reclaim';
+  const { p, copies, firstCopy, copyAs, ended } = fireOf(id, 'beat', {}, options);
+  await p.admin({ action: 'add_schedule', id, task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.deliverDue(15);
+  const sentAsV1 = firstCopy();
+  await p.admin({ action: 'update_schedule', id, payload: { v: 2 } });
+  copies();
+  const sentAsV2 = await copyAs(sentAsV1);
+  await p.admin({ action: 'update_schedule', id, payload: { v: 3 } });
+  copies();
+  const sentAsV3 = await copyAs(sentAsV1);
+
+  // The v1 copy's check cancels the fire; the stale v2 copy reclaims it and its worker vanishes
+  p.clock.set(T0 + 20 * SECOND);
+  await p.deliver(sentAsV1);
+  copies();
+  p.clock.set(T0 + 21 * SECOND);
+  await p.claimAndVanish(sentAsV2);
+  p.clock.set(T0 + 22 * SECOND);
+  await p.admin({ action: 'update_schedule', id, payload: { v: 4 } });
+  copies();
+
+  // Act: after the lease, the v3 copy takes the run over
+  p.clock.advance(60 * SECOND);
+  await p.deliver(sentAsV3);
+  await p.deliverDue(200);
+  return ended();
 }

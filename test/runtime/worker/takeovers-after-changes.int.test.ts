@@ -9,6 +9,7 @@ import { adminAndWorker } from './admin-and-worker';
 import {
   RUNS_AFTER_RECLAIM,
   reclaimedAfterSecondUpdate,
+  staleReclaimTakenOverByNewerCopy,
   takeoverCopyMeetsACancellation,
   takeoverWaitsForItsStart,
 } from './takeover-scenarios';
@@ -216,5 +217,12 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     expect([woken, wokenAsV3].every((count) => count > 0)).toBe(true);
     expect(runs).toEqual(['2:v3']);
     expect(job).toMatchObject({ status: 'success' });
+  });
+
+  it("never runs a stale copy's reclaimed payload when a newer copy takes the run over after one more change: its check saw the change before the reclaim", async () => {
+    const { runs, job } = await staleReclaimTakenOverByNewerCopy({ jobStore: store, scheduleStore: store });
+
+    expect(runs).toEqual([]);
+    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
   });
 });
