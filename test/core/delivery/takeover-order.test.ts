@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { takeoverOrder } from '../../../lib/core/delivery/takeover-order';
+import { CHANGE_LANDS_WITHIN_MS, takeoverOrder } from '../../../lib/core/delivery/takeover-order';
 import type { Schedule } from '../../../lib/core/model/schedule';
 import { SECOND, T0 } from '../../runtime/support';
 
@@ -13,8 +13,13 @@ const claimedAt = T0 + 10 * SECOND;
 const claimedAsV1 = { claimedAt, revision: { createdAt: T0, version: 1 } };
 
 describe('takeoverOrder: when the schedule changed relative to the claim of a vanished run', () => {
-  it('is before the claim when the latest change is not later than the claim', () => {
-    expect(takeoverOrder(changed(3, claimedAt), claimedAsV1)).toBe('before_claim');
+  it('is before the claim when the latest change was timed long enough before it to be visible to its check', () => {
+    expect(takeoverOrder(changed(3, claimedAt - CHANGE_LANDS_WITHIN_MS), claimedAsV1)).toBe('before_claim');
+  });
+
+  it('is unknown when the latest change was timed before the claim but its write may have landed after the check', () => {
+    expect(takeoverOrder(changed(2, claimedAt), claimedAsV1)).toBe('unknown');
+    expect(takeoverOrder(changed(2, claimedAt - CHANGE_LANDS_WITHIN_MS + 1), claimedAsV1)).toBe('unknown');
   });
 
   it('is after the claim when one change since the run’s revision came later', () => {
@@ -32,6 +37,7 @@ describe('takeoverOrder: when the schedule changed relative to the claim of a va
 
   it('is unknown when the run’s revision was not stored and the schedule changed after the claim', () => {
     expect(takeoverOrder(changed(2, claimedAt + 1), { claimedAt, revision: undefined })).toBe('unknown');
-    expect(takeoverOrder(changed(2, claimedAt), { claimedAt, revision: undefined })).toBe('before_claim');
+    const longBefore = claimedAt - CHANGE_LANDS_WITHIN_MS;
+    expect(takeoverOrder(changed(2, longBefore), { claimedAt, revision: undefined })).toBe('before_claim');
   });
 });
