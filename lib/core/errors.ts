@@ -128,19 +128,6 @@ export class ScheduleNotFoundError extends SundialError {
   }
 }
 
-/**
- * A schedule change reached its write too long after its request began (its time, `updatedAt`): a
- * takeover orders changes by that time, trusting them visible soon after it. Nothing was written.
- */
-export class ChangeTooLateError extends SundialError {
-  constructor(scheduleId: string, lateMs: number, allowedMs: number) {
-    super(
-      'unavailable',
-      `schedule ${quoteId(scheduleId)}: the change reached its write ${Math.round(lateMs / 1000)} s after the request began (at most ${allowedMs / 1000} s): nothing was written; try again`,
-    );
-  }
-}
-
 export class JobNotFoundError extends SundialError {
   constructor(readonly jobId: string) {
     super('job_not_found', `job ${quoteId(jobId)} does not exist (or its result has expired)`);

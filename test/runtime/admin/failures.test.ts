@@ -88,45 +88,4 @@ describe('failures inside the admin API', () => {
     expect(error.code).toBe('invalid_task_config');
     expect(h.writes).toEqual([]);
   });
-
-  const slowChanges: [string, Record<string, unknown>][] = [
-    ['update_schedule', { action: 'update_schedule', id: 'report', payload: { team: 'sales' } }],
-    ['pause_schedule', { action: 'pause_schedule', id: 'report' }],
-    ['resume_schedule', { action: 'resume_schedule', id: 'paused-report' }],
-    [
-      'add_schedule (replace)',
-      {
-        action: 'add_schedule',
-        id: 'report',
-        task: 'send-report',
-        trigger: nightlyBerlin,
-        payload: { team: 'sales' },
-        conflict_policy: 'replace',
-      },
-    ],
-  ];
-  it.each(slowChanges)(
-    'answers unavailable and writes nothing when %s reaches its write more than 30 s after the request began',
-    async (_, request) => {
-      const h = createHarness();
-      const report = { task: 'send-report', trigger: nightlyBerlin, payload: { team: 'ops' } };
-      await h.ok({ action: 'add_schedule', id: 'report', ...report });
-      await h.ok({ action: 'add_schedule', id: 'paused-report', ...report, paused: true });
-      h.writes.length = 0;
-      const read = h.store.getSchedule.bind(h.store);
-      h.store.getSchedule = async (id) => {
-        h.clock.advance(31 * 1_000);
-        return read(id);
-      };
-
-      const error = errorOf(await h.admin(request));
-
-      expect(error.code).toBe('unavailable');
-      expect(error.message).toMatch(
-        /^schedule '(paused-)?report': the change reached its write 31 s after the request began \(at most 30 s\): nothing was written; try again$/,
-      );
-      // A note shard's cursor, made once for good when a chain first plans on the shard, is no change
-      expect(h.writes.filter((write) => write !== 'createNoteCursor')).toEqual([]);
-    },
-  );
 });

@@ -18,7 +18,6 @@ import {
 } from '../../../core/model/schedule';
 import type { JobRequest } from '../../../core/ports/job-store';
 import { compileTrigger } from '../../../core/triggers';
-import { assertChangeInTime } from '../change-deadline';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { requireTask } from '../validation/task-payload';
@@ -82,7 +81,6 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
         : undefined;
     let updated: Schedule;
     try {
-      assertChangeInTime(context, params.id);
       updated = await context.deps.scheduleStore.updateSchedule({
         id: params.id,
         changes,
@@ -162,7 +160,6 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
   const from = resumeFrom(current, params.replay_missed, context);
   const { position } = chainPosition(current, from, current, context.now);
   const chain = await context.chains.plan(current.id, current.trigger, position, context.requestId);
-  assertChangeInTime(context, params.id);
   const resumed = await context.deps.scheduleStore.resumeSchedule({
     id: params.id,
     now: context.now,

@@ -8,7 +8,6 @@ import { ScheduleMovedError, ScheduleNotFoundError } from '../../../core/errors'
 import type { ScheduleDefinition } from '../../../core/model/schedule';
 import { type ConflictPolicy, isFinished, type Schedule } from '../../../core/model/schedule';
 import type { PlannedChain } from '../../dispatch/chain-start';
-import { assertChangeInTime } from '../change-deadline';
 import type { ActionContext, ActionHandler } from '../context';
 import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
@@ -106,7 +105,6 @@ async function writeSchedule(
   const chain = schedule.paused
     ? undefined
     : await context.chains.plan(schedule.id, schedule.trigger, position, context.requestId);
-  assertChangeInTime(context, schedule.id);
   const added = await scheduleStore.addSchedule({
     schedule,
     position,
@@ -190,7 +188,6 @@ export const pauseSchedule: ActionHandler<'pause_schedule'> = async (raw, contex
     if (before.paused) return { schedule: wireSchedule(before) };
     const { startedRuns: _, ...ran } = runsSoFar(before, context.now, before.maxRuns !== null);
     try {
-      assertChangeInTime(context, params.id);
       const schedule = await context.deps.scheduleStore.pauseSchedule({
         id: params.id,
         now: context.now,
