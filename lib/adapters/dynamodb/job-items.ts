@@ -101,14 +101,14 @@ export function itemToJob(item: StoredItem): Job {
     ...(typeof item.attemptBase === 'number' && { attemptBase: item.attemptBase }),
     ...(Array.isArray(item.history) && { history: item.history as JobResult[] }),
     ...(typeof item.createToken === 'string' && { createToken: item.createToken }),
-    ...(claimedRevisionOf(item) && { claimedRevision: claimedRevisionOf(item) }),
+    ...claimedRevisionOf(item),
   };
 }
 
-function claimedRevisionOf(item: StoredItem): ScheduleRevision | undefined {
+function claimedRevisionOf(item: StoredItem): { claimedRevision?: ScheduleRevision } {
   const revision = item[CLAIMED_REVISION_ATTRIBUTE] as { createdAt?: unknown; version?: unknown } | undefined;
-  if (typeof revision?.createdAt !== 'number' || typeof revision.version !== 'number') return undefined;
-  return { createdAt: revision.createdAt, version: revision.version };
+  if (typeof revision?.createdAt !== 'number' || typeof revision.version !== 'number') return {};
+  return { claimedRevision: { createdAt: revision.createdAt, version: revision.version } };
 }
 
 function scheduleIdOf(item: StoredItem, key: { pk: string; sk: string }): string | null {

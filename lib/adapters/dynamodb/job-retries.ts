@@ -1,5 +1,5 @@
+import { historyAfterRetry } from '../../core/model/job';
 import {
-  historyAfterRetry,
   isRetryableOutcome,
   type RetryEndedJobInput,
   type RetryEndedJobOutcome,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EpochMs } from '../../core/clock';
 import { ConflictingIdError, LeaseLostError } from '../../core/errors';
 import type { Job, JobResult } from '../../core/model/job';
+import { historyAfterRetry } from '../../core/model/job';
 import { matchesMetadata } from '../../core/model/metadata';
 import type { Page, PageRequest } from '../../core/model/page';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
@@ -12,7 +13,6 @@ import {
   checkJobFilter,
   dedupeRecordExpiresAt,
   type FinishJobInput,
-  historyAfterRetry,
   isRetryableOutcome,
   type JobFilter,
   type JobRequest,

@@ -1,5 +1,5 @@
 import type { EpochMs } from '../clock';
-import type { Job, JobError, ResultOutcome } from '../model/job';
+import type { Job, JobError, ResultOutcome, TakenOverRun } from '../model/job';
 import { jobRequestOf } from '../model/job-messages';
 import { jobStateOf } from '../model/job-states';
 import type { RateLimit } from '../model/rate-limit';
@@ -15,15 +15,6 @@ export interface FireMarks {
   finalFire: boolean;
   /** Noted in its task's fire log before it was sent. */
   taskLogged: boolean;
-}
-
-/**
- * A run a delivery takes over (its worker vanished): when its definition was claimed, and under which
- * revision of its schedule (`Job.createdAt`, `Job.claimedRevision`).
- */
-export interface TakenOverRun {
-  claimedAt: EpochMs;
-  revision?: ScheduleRevision;
 }
 
 /** What the worker knows of the job's task: its definition with the job's overrides. */

@@ -1,6 +1,6 @@
 import type { EpochMs } from '../clock';
 import { sameJson } from '../json';
-import type { JobError } from '../model/job';
+import type { JobError, TakenOverRun } from '../model/job';
 import { scheduleFireMessage } from '../model/job-messages';
 import { isFinished, type Schedule } from '../model/schedule';
 import { revisionOf, type ScheduleRevision, sameRevision } from '../model/schedule-revision';
@@ -14,8 +14,8 @@ export interface CheckedFire {
   revision: ScheduleRevision;
   /** Sent as its schedule's last fire. */
   finalFire: boolean;
-  /** When this delivery takes over a run whose worker vanished: when that run was claimed, and whether the message is of its definition. */
-  takeover?: { claimedAt: EpochMs; revision?: ScheduleRevision };
+  /** When this delivery takes over a run whose worker vanished: that run's claim. */
+  takeover?: TakenOverRun;
 }
 
 /** A fire that does not run as sent: why, and what (if anything) runs in its place. */
@@ -56,10 +56,7 @@ export function fireVerdict(
   now: number,
 ): FireVerdict {
   const { takeover } = fire;
-  const order =
-    takeover && schedule
-      ? takeoverOrder(schedule, { claimedAt: takeover.claimedAt, revision: takeover.revision })
-      : undefined;
+  const order = takeover && schedule ? takeoverOrder(schedule, takeover) : undefined;
   const verdict = verdictOn(schedule, job, fire, order, now);
   const mayHaveStarted = takeover !== undefined && order !== 'before_claim';
   return !verdict.run && mayHaveStarted ? { ...verdict, reclaimable: false } : verdict;

@@ -1,6 +1,5 @@
-import type { EpochMs } from '../clock';
+import type { TakenOverRun } from '../model/job';
 import type { Schedule } from '../model/schedule';
-import type { ScheduleRevision } from '../model/schedule-revision';
 
 /**
  * When a schedule's changes came relative to the claim of a run whose worker vanished:
@@ -10,18 +9,6 @@ import type { ScheduleRevision } from '../model/schedule-revision';
  * - `unknown`: some may have come before it and some after.
  */
 export type TakeoverOrder = 'after_claim' | 'before_claim' | 'unknown';
-
-export interface TakenOverRun {
-  /**
-   * When the run's definition was fixed (the job's `created_at`): the fire's first claim, or the reclaim
-   * that took it again under a newer revision after its check cancelled it. What a run of it may have
-   * started with was fixed then, though a later attempt (a takeover retrying it as stored) was claimed
-   * after a change.
-   */
-  claimedAt: EpochMs;
-  /** The schedule revision that definition was claimed under (`Job.claimedRevision`). */
-  revision: ScheduleRevision | undefined;
-}
 
 /**
  * The schedule keeps only its latest change's time (`updatedAt`), so after the claim can only mean

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
+import type { TakenOverRun } from './job';
 import { DEFAULT_PRIORITY, PRIORITIES } from './priority';
 import type { RunSettingOverrides } from './run-settings';
 import type { ScheduleRevision } from './schedule-revision';
@@ -92,7 +93,7 @@ export interface JobMessageBody {
    * takes over had its definition claimed, and under which schedule revision. Whichever delivery claims
    * for it checks the fire as that takeover.
    */
-  takeover?: { claimedAt: number; revision?: ScheduleRevision };
+  takeover?: TakenOverRun;
 }
 
 /**

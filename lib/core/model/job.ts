@@ -101,5 +101,38 @@ export interface Job {
   claimedRevision?: ScheduleRevision;
 }
 
+/**
+ * A fire's run that a delivery takes over (its worker vanished, ADR 0002): when its definition was
+ * claimed (the job's `createdAt`: the fire's first claim, or the reclaim that took it again under a
+ * newer revision after its check cancelled it), and under which schedule revision (`claimedRevision`).
+ * What a run of it may have started with was fixed then, though a later attempt (a takeover retrying it
+ * as stored) was claimed after a change.
+ */
+export interface TakenOverRun {
+  claimedAt: EpochMs;
+  revision?: ScheduleRevision;
+}
+
 /** How many earlier outcomes a retried job keeps. */
 export const JOB_HISTORY_LIMIT = 10;
+
+const HISTORY_MESSAGE_CHARS = 1_000;
+
+/**
+ * A retried job's `history`: the earlier entries and its latest outcome, the newest `JOB_HISTORY_LIMIT`.
+ * Entries keep no return value and no stack, and messages are cut, so the item stays small.
+ */
+export function historyAfterRetry(job: Job): JobResult[] {
+  const history = [...(job.history ?? [])];
+  if (job.result !== null) {
+    const { outcome, startedAt, finishedAt, attempt, error } = job.result;
+    history.push({
+      outcome,
+      startedAt,
+      finishedAt,
+      attempt,
+      ...(error && { error: { type: error.type, message: error.message.slice(0, HISTORY_MESSAGE_CHARS) } }),
+    });
+  }
+  return history.slice(-JOB_HISTORY_LIMIT);
+}

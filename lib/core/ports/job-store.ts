@@ -1,7 +1,7 @@
 import type { EpochMs } from '../clock';
 import { ValidationError } from '../errors';
 import { LIMITS } from '../limits';
-import { JOB_HISTORY_LIMIT, type Job, type JobResult, type JobStatus } from '../model/job';
+import type { Job, JobResult, JobStatus } from '../model/job';
 import type { Metadata } from '../model/metadata';
 import type { Page, PageRequest } from '../model/page';
 import type { RateLimit } from '../model/rate-limit';
@@ -204,29 +204,8 @@ export interface RetryEndedJobInput {
  */
 export type RetryEndedJobOutcome = { status: 'retried' | 'not_retryable'; job: Job };
 
-const HISTORY_MESSAGE_CHARS = 1_000;
-
 export function isRetryableOutcome(status: JobStatus): boolean {
   return (RETRYABLE_OUTCOMES as readonly string[]).includes(status);
-}
-
-/**
- * A retried job's `history`: the earlier entries and its latest outcome, the newest `JOB_HISTORY_LIMIT`.
- * Entries keep no return value and no stack, and messages are cut, so the item stays small.
- */
-export function historyAfterRetry(job: Job): JobResult[] {
-  const history = [...(job.history ?? [])];
-  if (job.result !== null) {
-    const { outcome, startedAt, finishedAt, attempt, error } = job.result;
-    history.push({
-      outcome,
-      startedAt,
-      finishedAt,
-      attempt,
-      ...(error && { error: { type: error.type, message: error.message.slice(0, HISTORY_MESSAGE_CHARS) } }),
-    });
-  }
-  return history.slice(-JOB_HISTORY_LIMIT);
 }
 
 /**

@@ -239,7 +239,6 @@ async function joinLine(
 /** When the waiting line cannot be joined (the store is failing), the message comes back after this. */
 const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 
-/** The message this delivery stands for (what it carries if it is sent again or kept in the line). */
 /** The delivery's message as its copies carry it (to its line, or sent to wait): a takeover stays one. */
 function messageOf(delivery: Delivery): JobMessageBody {
   const { job, attempt, fire, woken, takeover } = delivery;
