@@ -43,22 +43,17 @@ export class Observer {
   /** The payload revision each job (by creation) first started with. */
   private readonly startedRevs = new Map<string, number>();
   /**
-   * Per job id and creation token: when the claim that fixed its definition was made (its first claim,
-   * or the latest reclaim under a schedule change's copy). A first start at any attempt runs that.
+   * Per job id and creation token: when the check of the claim that fixed its definition began (its
+   * `started_at`: its first claim, or the latest reclaim under a schedule change's copy). A first start
+   * at any attempt runs that.
    */
   private readonly definitionClaims = new Map<string, Map<string, number>>();
-  /** Jobs a run of which the reaper handed to a next attempt: that attempt runs unchecked (ADR 0002). */
-  private readonly reapedJobs = new Set<string>();
 
   constructor(
     private readonly sim: Simulation,
     private readonly readJob: ReadJob,
     /** Extra checks of a start against what the workload did (a change the start must respect). */
-    private readonly checkStart: (
-      run: HandlerRun,
-      definedAt: number,
-      claimedAt: number,
-    ) => string | undefined = () => undefined,
+    private readonly checkStart: (run: HandlerRun, definedAt: number) => string | undefined = () => undefined,
     /** Told of every handler start as it happens. */
     private readonly onStart: (run: HandlerRun) => void = () => {},
   ) {}
@@ -90,7 +85,6 @@ export class Observer {
     run.invocation?.died.then(() => this.ended(run));
     this.onStart(run);
     const definitions = new Map(this.definitionClaims.get(run.jobId));
-    const reaped = this.reapedJobs.has(run.jobId);
     void this.readJob(run.jobId).then((job) => {
       // A job replaced by `add_job` (never while it runs) is another creation: its attempts count anew.
       const attemptKey = `${run.jobId}#${job?.createToken ?? ''}#${run.attempt}`;
@@ -108,12 +102,12 @@ export class Observer {
       if (job?.status === 'success' && !this.retried.has(run.jobId)) {
         this.violate(`${run.jobId} started (attempt ${run.attempt}) after its success was stored`);
       }
-      // A schedule change governs a fire's first start, at whatever attempt (a takeover's, when the
-      // worker of the run it continues vanished before its handler began), as of its definition's claim;
-      // but for a slot holder's run the reaper retried, which is not checked (ADR 0002, Consequences).
+      // A schedule change governs a fire's first start, at whatever attempt (a takeover's or the reaper's,
+      // when the worker of the run it continues vanished before its handler began), as of the check
+      // before the claim that fixed its definition (ADR 0002).
       const definedAt = definitions.get(job?.createToken ?? '');
-      if (firstRev === undefined && !reaped && job?.startedAt != null && definedAt !== undefined) {
-        const problem = this.checkStart(run, definedAt, job.startedAt);
+      if (firstRev === undefined && definedAt !== undefined) {
+        const problem = this.checkStart(run, definedAt);
         if (problem) this.violate(problem);
       }
     });
@@ -136,11 +130,6 @@ export class Observer {
       this.violate(`${job.id} was claimed as attempt ${job.attempt} after attempt ${highest} was claimed`);
     }
     this.claimedAttempts.set(key, Math.max(highest, job.attempt));
-  }
-
-  /** The reaper handed a run of `jobId` whose lease ended to a next attempt. */
-  reaped(jobId: string): void {
-    this.reapedJobs.add(jobId);
   }
 
   returned(run: HandlerRun): void {

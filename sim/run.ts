@@ -1,7 +1,6 @@
 import type { MemoryStore } from '../lib/adapters/memory/memory-store';
 import type { Job } from '../lib/core/model/job';
 import { startIntervalMs } from '../lib/core/model/rate-limit';
-import { LEASE_EXPIRED_ERROR_TYPE } from '../lib/runtime/tick/reaper';
 import { cappedViolations } from './capped';
 import { type LineTerms, LineWatch } from './line-watch';
 import { Observer } from './observer';
@@ -74,7 +73,7 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
   const observer = new Observer(
     sim,
     readJob,
-    (run, definedAt, claimedAt) => workload?.checkStart(run, definedAt, claimedAt),
+    (run, definedAt) => workload?.checkStart(run, definedAt),
     (run) => workload?.runStarted(run),
   );
   const registry = simRegistry(sim, observer);
@@ -173,12 +172,6 @@ function watchClaims(sim: Simulation, store: MemoryStore, observer: Observer): v
     const outcome = await claimJob(input);
     if (outcome.status === 'claimed') observer.claimed(outcome.job, outcome.reclaimed === true, claimant);
     return outcome;
-  };
-  const retryJob = store.retryJob.bind(store);
-  store.retryJob = async (input) => {
-    const end = await retryJob(input);
-    if (input.error?.type === LEASE_EXPIRED_ERROR_TYPE) observer.reaped(input.jobId);
-    return end;
   };
 }
 

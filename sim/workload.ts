@@ -177,20 +177,15 @@ export class Workload {
   }
 
   /**
-   * The first start of a fire of a churned schedule, at whatever attempt, must respect the changes made
-   * before a claim of it: the one that fixed its definition (`definedAt`: its first claim, or a reclaim
-   * under a newer copy; a later attempt continues it), or its own (`claimedAt`: a takeover whose check
-   * judged the fire afresh). A later attempt may do either, since its takeover cannot tell whether the
-   * run it continues started.
+   * The first start of a fire of a churned schedule, at whatever attempt, must respect the changes that
+   * answered before the check of the claim that fixed its definition began (`definedAt`: its first
+   * claim, or a reclaim under a newer copy; a later attempt retries it only if that check passed).
    */
-  checkStart = (run: HandlerRun, definedAt: number, claimedAt: number): string | undefined => {
+  checkStart = (run: HandlerRun, definedAt: number): string | undefined => {
     const at = run.jobId.indexOf('@');
     if (at < 0) return undefined;
     const calls = this.calls.get(run.jobId.slice(0, at));
-    if (!calls) return undefined;
-    const asDefined = startProblem(run, calls, definedAt);
-    if (!asDefined || claimedAt === definedAt) return asDefined;
-    return startProblem(run, calls, claimedAt) && asDefined;
+    return calls && startProblem(run, calls, definedAt);
   };
 
   /**

@@ -146,9 +146,9 @@ export interface ChurnVerdict {
  * What the churn schedules must have done: no fire of a paused or removed schedule starts (for the first
  * time) after the call returned (until a resume is called), no fire first started after an update
  * returned runs the old payload, and every fire away from a change ran exactly once (the caller checks
- * that, with `mustRun`). A fire starts when its run is claimed (ADR 0002: the job's `started_at`; the
- * worker checks the schedule right after, so a handler may begin a few ms after a call that returned
- * between the check and the handler), and a takeover continues the run it takes over.
+ * that, with `mustRun`). A fire starts when its check reads the schedule, before its claim (ADR 0002:
+ * the job's `started_at`; a handler may begin a few ms after a call that returned between the read and
+ * the handler), and a takeover continues the run it takes over.
  */
 export function checkChurn(
   schedules: readonly SoakSchedule[],

@@ -80,9 +80,10 @@ export class JobTrace {
 
   /**
    * When the run that a handler started as `attempt` at `startedAt` was claimed, as the platform counts
-   * a fire's start: the `started_at` its claim wrote (the worker's clock as it began the claim, not when
-   * the claim answered: docs/admin-api.md promises no job with a `started_at` after a pause or removal
-   * returned, and a slow claim can answer after the call returned though it began before). A takeover
+   * a fire's start: the `started_at` its claim wrote (the worker's clock as it began the fire check's
+   * read of the schedule, before the claim, ADR 0002: docs/admin-api.md promises no job with a
+   * `started_at` after a pause or removal returned, and a slow read or claim can answer after the call
+   * returned though it began before). A takeover
    * (attempt n + 1 of a run whose worker vanished) continues the run of attempt n, claimed earlier.
    * Undefined when no such claim was seen.
    */

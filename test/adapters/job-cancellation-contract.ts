@@ -31,9 +31,14 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
   /** Claims attempt 1 of `id` and finishes it as a schedule check does when the schedule changed. */
   const cancelledByCheck = async (id: string, limit?: number) => {
     await store.claimJob(claim(id, 1, 'checker', limit === undefined ? {} : { limit }));
+    return cancelAsCheck(id, 'checker');
+  };
+
+  /** Finishes the run `owner` claimed as a schedule check does when the schedule changed. */
+  const cancelAsCheck = async (id: string, owner: string) => {
     const { job } = await store.finishJob({
       jobId: id,
-      owner: 'checker',
+      owner,
       result: {
         outcome: 'cancelled',
         error: { type: 'ScheduleChanged', message: 'changed' },
@@ -116,41 +121,53 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
     expect(queued).not.toHaveProperty('reclaimed');
   });
 
-  it("dates a reclaimed fire's definition at the reclaim, which writes the newer copy's payload and revision; a takeover keeps them", async () => {
-    // Prepare: the fire's first claim (T0) is cancelled by its check; a newer copy reclaims it later
-    await cancelledByCheck('fire');
+  it("keeps a checked claim's check (its revision, whether it failed, its read's start as `started_at`); a claim without a check keeps the revision and clears the failure", async () => {
+    // Prepare: the fire's check failed before its first claim; a newer copy's check passes before its reclaim
+    const v1 = { createdAt: T0, version: 1, firesFrom: T0 };
+    const v2 = { createdAt: T0, version: 2, firesFrom: T0 + SECOND };
     const reclaimedAt = T0 + 5 * SECOND;
     const newer = { ...jobRequest('fire'), payload: { revision: 2 } };
 
-    // Act: the reclaim, whose worker vanishes; after its lease, a takeover as attempt 2
+    // Act: the failed check's claim (cancelled), the reclaim whose worker vanishes, and a takeover as attempt 2
+    const failed = await store.claimJob({
+      ...claim('fire', 1, 'checker'),
+      reclaimCancelledFire: true,
+      check: { revision: v1, failed: true, startedAt: T0 - 40 },
+    });
+    await cancelAsCheck('fire', 'checker');
     const reclaim = await store.claimJob({
       ...claim('fire', 1, 'rechecker', { now: reclaimedAt }),
       job: newer,
       reclaimCancelledFire: true,
-      revision: { createdAt: T0, version: 2, firesFrom: T0 },
+      check: { revision: v2, failed: false, startedAt: reclaimedAt - 30 },
+    });
+    const failedAgain = await store.claimJob({
+      ...claim('fire', 2, 'failer', { now: reclaimedAt + 2 * MINUTE }),
+      job: newer,
+      check: { revision: v2, failed: true, startedAt: reclaimedAt + 2 * MINUTE - 20 },
     });
     const takeover = await store.claimJob({
-      ...claim('fire', 2, 'taker', { now: reclaimedAt + 2 * MINUTE }),
+      ...claim('fire', 3, 'taker', { now: reclaimedAt + 4 * MINUTE }),
       job: newer,
     });
 
-    // Assess: `created_at` is when the definition the run goes on with was claimed
+    // Assess
+    expect(failed).toMatchObject({
+      status: 'claimed',
+      job: { claimedRevision: v1, checkFailed: true, startedAt: T0 - 40 },
+    });
     expect(reclaim).toMatchObject({
       status: 'claimed',
       reclaimed: true,
-      job: { createdAt: reclaimedAt, payload: { revision: 2 }, startedAt: reclaimedAt },
+      job: { claimedRevision: v2, payload: { revision: 2 }, startedAt: reclaimedAt - 30 },
     });
+    expect(reclaim.status === 'claimed' && reclaim.job.checkFailed).toBeFalsy();
+    expect(failedAgain).toMatchObject({ status: 'claimed', job: { attempt: 2, checkFailed: true } });
     expect(takeover).toMatchObject({
       status: 'claimed',
-      job: { attempt: 2, createdAt: reclaimedAt, payload: { revision: 2 } },
+      job: { attempt: 3, claimedRevision: v2, startedAt: reclaimedAt + 4 * MINUTE },
     });
-    const claimedRevisions = [reclaim, takeover].map((outcome) =>
-      outcome.status === 'claimed' ? outcome.job.claimedRevision : undefined,
-    );
-    expect(claimedRevisions).toEqual([
-      { createdAt: T0, version: 2 },
-      { createdAt: T0, version: 2 },
-    ]);
+    expect(takeover.status === 'claimed' && takeover.job.checkFailed).toBeFalsy();
   });
 
   it('never lets a reclaim start an attempt again: a cancelled takeover is reclaimed only as its own attempt', async () => {

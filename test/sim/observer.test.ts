@@ -63,13 +63,13 @@ describe("the simulation's observer", () => {
     ]);
   });
 
-  it("checks a job's first start, at any attempt, against the claim that fixed its definition: its first claim or its latest reclaim", async () => {
-    const checked: { attempt: number; definedAt: number; claimedAt: number }[] = [];
+  it("checks a job's first start, at any attempt, against the check of the claim that fixed its definition: its first claim or its latest reclaim", async () => {
+    const checked: { attempt: number; definedAt: number }[] = [];
     const watch = new Observer(
       new Simulation(1, Date.parse('2026-03-02T00:00:00Z')),
       async () => claimedJob(2),
-      (run, definedAt, claimedAt) => {
-        checked.push({ attempt: run.attempt, definedAt, claimedAt });
+      (run, definedAt) => {
+        checked.push({ attempt: run.attempt, definedAt });
         return undefined;
       },
     );
@@ -80,6 +80,6 @@ describe("the simulation's observer", () => {
     await start(watch, 2, 1);
     await start(watch, 3, 1);
 
-    expect(checked).toEqual([{ attempt: 2, definedAt: 200, claimedAt: 0 }]);
+    expect(checked).toEqual([{ attempt: 2, definedAt: 200 }]);
   });
 });

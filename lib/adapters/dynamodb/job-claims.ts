@@ -13,6 +13,7 @@ import {
   transactionCancellation,
 } from './store-context';
 import {
+  CHECK_FAILED_ATTRIBUTE,
   CLAIMED_REVISION_ATTRIBUTE,
   jobKey,
   keptFireOf,
@@ -194,8 +195,10 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput, kind: ClaimKin
       // Only slot holders are indexed for reaping; a run without a slot is taken over on redelivery.
       runShard:
         input.concurrencyLimit === undefined ? null : shardKeys.running(shardOf(job.id, context.shards)),
-      startedAt: now,
+      startedAt: input.check?.startedAt ?? now,
       holdsSlot: input.concurrencyLimit === undefined ? null : true,
+      // Only a check that failed is kept: its run never starts under this claim
+      [CHECK_FAILED_ATTRIBUTE]: input.check?.failed ? true : null,
     },
     // The expiries and `reclaimable` exist only on a reclaimed cancellation (see the condition below).
     [
@@ -218,17 +221,16 @@ function claimUpdate(context: StoreContext, input: ClaimJobInput, kind: ClaimKin
     runAtAttribute,
     `if_not_exists(${expressions.name(runAtAttribute)}, ${expressions.value(runAt)})`,
   );
-  // Its creation time is when its definition was fixed: the first claim, or a reclaim under a newer
-  // revision (a takeover orders the schedule's changes against it, ADR 0002).
   expressions.setExpression(
     'createdAt',
-    kind === 'reclaim'
-      ? expressions.value(now)
-      : `if_not_exists(${expressions.name('createdAt')}, ${expressions.value(now)})`,
+    `if_not_exists(${expressions.name('createdAt')}, ${expressions.value(now)})`,
   );
-  if (input.revision) {
-    const { createdAt, version } = input.revision;
-    expressions.setExpression(CLAIMED_REVISION_ATTRIBUTE, expressions.value({ createdAt, version }));
+  if (input.check) {
+    const { createdAt, version, firesFrom } = input.check.revision;
+    expressions.setExpression(
+      CLAIMED_REVISION_ATTRIBUTE,
+      expressions.value({ createdAt, version, ...(firesFrom !== undefined && { firesFrom }) }),
+    );
   }
   const status = expressions.name('status');
   // A fire cancelled because its schedule changed is claimed again by a delivery that re-checks it.

@@ -15,6 +15,7 @@ import { dedupeRecordExpiresAt, type JobRequest } from '../../core/ports/job-sto
 import { optionalNumber } from './schedule-items';
 import type { StoredItem } from './store-context';
 import {
+  CHECK_FAILED_ATTRIBUTE,
   CLAIMED_REVISION_ATTRIBUTE,
   FIRE_JOB_PREFIX,
   idFromPartitionKey,
@@ -102,13 +103,17 @@ export function itemToJob(item: StoredItem): Job {
     ...(Array.isArray(item.history) && { history: item.history as JobResult[] }),
     ...(typeof item.createToken === 'string' && { createToken: item.createToken }),
     ...claimedRevisionOf(item),
+    ...(item[CHECK_FAILED_ATTRIBUTE] === true && { checkFailed: true as const }),
   };
 }
 
 function claimedRevisionOf(item: StoredItem): { claimedRevision?: ScheduleRevision } {
-  const revision = item[CLAIMED_REVISION_ATTRIBUTE] as { createdAt?: unknown; version?: unknown } | undefined;
+  const revision = item[CLAIMED_REVISION_ATTRIBUTE] as
+    | { createdAt?: unknown; version?: unknown; firesFrom?: unknown }
+    | undefined;
   if (typeof revision?.createdAt !== 'number' || typeof revision.version !== 'number') return {};
-  return { claimedRevision: { createdAt: revision.createdAt, version: revision.version } };
+  const { createdAt, version, firesFrom } = revision;
+  return { claimedRevision: { createdAt, version, ...(typeof firesFrom === 'number' && { firesFrom }) } };
 }
 
 function scheduleIdOf(item: StoredItem, key: { pk: string; sk: string }): string | null {

@@ -70,6 +70,8 @@ export const LOGGED_RUN_AT_ATTRIBUTE = 'loggedRunAt';
 
 /** A fire's job: the schedule revision its run's definition was claimed under (`Job.claimedRevision`). */
 export const CLAIMED_REVISION_ATTRIBUTE = 'claimedRevision';
+/** A fire's job whose claim's check found its schedule changed (`Job.checkFailed`). */
+export const CHECK_FAILED_ATTRIBUTE = 'checkFailed';
 
 export const INDEX_NAMES = {
   due: 'due',

@@ -110,14 +110,13 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
     const job: StoredJob = {
       ...newJob(input.job, input.now),
       runAt: existing?.runAt ?? input.job.runAt,
-      // As DynamoDB's claim: a reclaim fixes the fire's definition anew
-      createdAt: reclaimable ? input.now : (existing?.createdAt ?? input.now),
+      createdAt: existing?.createdAt ?? input.now,
       attempt: input.attempt,
       status: 'running',
       leaseOwner: input.owner,
       leaseUntil: input.leaseUntil,
       holdsSlot: limit !== undefined,
-      startedAt: input.now,
+      startedAt: input.check?.startedAt ?? input.now,
       parkedUntil: null,
       recordExpiresAt: null,
       reclaimable: false,
@@ -125,9 +124,10 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
       ...(existing?.history !== undefined && { history: existing.history }),
       ...(existing?.countedRun && { countedRun: true as const }),
     };
-    const claimedRevision = input.revision ?? existing?.claimedRevision;
-    if (claimedRevision)
-      job.claimedRevision = { createdAt: claimedRevision.createdAt, version: claimedRevision.version };
+    // A checked claim stores its check; any claim keeps the revision of the definition its run has.
+    const claimedRevision = input.check?.revision ?? existing?.claimedRevision;
+    if (claimedRevision) job.claimedRevision = { ...claimedRevision };
+    if (input.check?.failed) job.checkFailed = true;
     // The creation token is the stored job's (a claim never writes one, as in DynamoDB)
     delete job.createToken;
     if (existing?.createToken !== undefined) job.createToken = existing.createToken;

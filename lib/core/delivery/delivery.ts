@@ -1,15 +1,16 @@
 import type { EpochMs } from '../clock';
-import type { Job, JobError, ResultOutcome, TakenOverRun } from '../model/job';
+import type { Job, JobError, ResultOutcome } from '../model/job';
 import { jobRequestOf } from '../model/job-messages';
 import { jobStateOf } from '../model/job-states';
 import type { RateLimit } from '../model/rate-limit';
 import type { ScheduleRevision } from '../model/schedule-revision';
 import type { ClaimOutcome, JobRequest } from '../ports/job-store';
 import type { MessageCopy } from '../ports/waiting-line';
+import type { FireReads } from './fire-verdict';
 
-/** What a schedule fire's first delivery carries besides its job (see `JobMessageBody`). */
+/** What a schedule fire's checked delivery carries besides its job (see `JobMessageBody`). */
 export interface FireMarks {
-  /** The schedule's revision the fire was sent under. */
+  /** The schedule's revision the fire was sent (or its run claimed) under. */
   revision: ScheduleRevision;
   /** The last fire its schedule was planned to have: its job's end removes the finished schedule. */
   finalFire: boolean;
@@ -39,9 +40,13 @@ export interface UnrunEnding {
 export interface Delivery {
   job: JobRequest;
   attempt: number;
-  /** A schedule fire's first delivery (or a takeover of its run): checked against its schedule once claimed. */
+  /**
+   * A schedule fire's checked delivery (its first, a copy of one, or a takeover of a run whose check
+   * failed): it reads the schedule before it claims, and its claim stores the check's outcome.
+   */
   fire?: FireMarks;
-  takeover?: TakenOverRun;
+  /** What it read of the fire's schedule, once before its first claim. */
+  reads?: FireReads;
   /**
    * Woken from its task's line as this copy of its message (as its entry carries it): it holds the
    * woken entry (and the slot it was handed) until it claims or gives it back, also once a reclaim
@@ -96,6 +101,10 @@ export type Step =
   | { kind: 'rest'; until: EpochMs }
   /** Reads whether the task (without a slot limit) is paused. */
   | { kind: 'read_paused' }
+  /** Reads the fire's schedule, to check the fire before the claim. */
+  | { kind: 'read_schedule' }
+  /** Reads the finished schedule's removal record: the schedule was gone (ADR 0004). */
+  | { kind: 'read_removal' }
   /** Claims the job for this attempt (taking its woken entry's slot, a free slot or a start when limited). */
   | { kind: 'claim' }
   /** Records a result without running: the job is claimed without a slot and ended. */
@@ -132,7 +141,6 @@ export function arrivedDelivery(
     job: JobRequest;
     attempt: number;
     fire?: FireMarks;
-    takeover?: TakenOverRun;
     woken?: MessageCopy;
   },
   task: TaskTerms | undefined,
@@ -198,6 +206,9 @@ function decide(delivery: Delivery, now: EpochMs): Step {
     }
     if (!isLimited(task) && delivery.pausedTask === undefined) return { kind: 'read_paused' };
     if (delivery.pausedTask) return { kind: 'join_line', mayTakeTurn: false };
+    if (delivery.fire && !delivery.reads) return { kind: 'read_schedule' };
+    if (delivery.fire && !delivery.reads?.schedule && !delivery.reads?.removed)
+      return { kind: 'read_removal' };
     return { kind: 'claim' };
   }
   const { outcome } = claim;
@@ -316,26 +327,26 @@ export function takingTurn(delivery: Delivery): Delivery {
  * change may have moved the schedule to another task, whose limits the claim must take), with no start
  * deadline (the run started in time) unless it was claimed after its deadline (that claim only
  * recorded the miss, and its worker vanished before writing it: the takeover records the miss too).
+ * The check its claim stored decides what the takeover is (ADR 0002): passed (or none made), the
+ * handler may have started and the run is retried as stored, unchecked; failed, the handler never
+ * started, and the fire is checked as a first start of the run's claimed revision (it cancels the fire,
+ * sending the current definition's in its place when that runs it).
  */
 export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undefined): Delivery {
   const claimedLate =
     run.startDeadline !== null && run.startedAt !== null && run.startedAt > run.startDeadline;
-  const { fire } = delivery;
+  const failedRevision = run.checkFailed ? run.claimedRevision : undefined;
   return {
     ...delivery,
     job: { ...jobRequestOf(run), startDeadline: claimedLate ? run.startDeadline : null },
     task,
     attempt: run.attempt + 1,
-    // Ordered against the claim that fixed the run's definition (the fire's first claim or a reclaim): a
-    // later attempt, itself a takeover, may have run the definition fixed then, and a change before its
-    // own claim does not undo that
-    ...(fire &&
-      run.startedAt !== null && {
-        takeover: {
-          claimedAt: run.createdAt,
-          ...(run.claimedRevision && { revision: run.claimedRevision }),
-        },
-      }),
+    fire: failedRevision && {
+      revision: failedRevision,
+      finalFire: delivery.fire?.finalFire === true,
+      taskLogged: delivery.fire?.taskLogged === true,
+    },
+    reads: failedRevision && delivery.reads,
     claim: undefined,
     // The refusal that found the run (an ending without running's claim) was of the attempt taken over
     unrunClaim: undefined,

@@ -1,21 +1,30 @@
 import type { EpochMs } from '../clock';
-import { sameJson } from '../json';
-import type { JobError, TakenOverRun } from '../model/job';
+import type { JobError } from '../model/job';
 import { scheduleFireMessage } from '../model/job-messages';
 import { isFinished, type Schedule } from '../model/schedule';
 import { revisionOf, type ScheduleRevision, sameRevision } from '../model/schedule-revision';
 import type { JobMessage } from '../ports/job-queue';
 import type { JobRequest } from '../ports/job-store';
 import { compileTrigger } from '../triggers';
-import { type TakeoverOrder, takeoverOrder } from './takeover-order';
 
-/** A fire as its delivery knows it: the revision it was sent under, and whether it takes over a run. */
+/** A fire as its delivery knows it: the revision it was sent (or its run claimed) under. */
 export interface CheckedFire {
   revision: ScheduleRevision;
   /** Sent as its schedule's last fire. */
   finalFire: boolean;
-  /** When this delivery takes over a run whose worker vanished: that run's claim. */
-  takeover?: TakenOverRun;
+}
+
+/** What a fire's delivery read of its schedule before its claim (ADR 0002). */
+export interface FireReads {
+  /** When the read began: the fire's start, if its claim takes the job. */
+  at: EpochMs;
+  schedule: Schedule | undefined;
+  /**
+   * The finished schedule's removal record, read when the schedule is gone (ADR 0004): the schedule as
+   * removed, or (for a schedule never changed, whose record keeps only its revision) whether the fire
+   * is of that revision and so runs.
+   */
+  removed?: { schedule?: Schedule; revisionRuns?: boolean };
 }
 
 /** A fire that does not run as sent: why, and what (if anything) runs in its place. */
@@ -32,6 +41,20 @@ export interface FireCancellation {
 export type FireVerdict = { run: true } | FireCancellation;
 
 /**
+ * The verdict on a fire from what its delivery read before the claim: the schedule, or when it is
+ * gone, the finished schedule's removal record (a schedule its owner removed leaves none).
+ */
+export function checkedVerdict(
+  reads: FireReads,
+  job: JobRequest,
+  fire: CheckedFire,
+  now: EpochMs,
+): FireVerdict {
+  if (!reads.schedule && reads.removed?.revisionRuns) return { run: true };
+  return fireVerdict(reads.schedule ?? reads.removed?.schedule, job, fire, now);
+}
+
+/**
  * Decides what a fire sent under `fire.revision` does now that its schedule reads as `schedule`:
  * - removed or paused: cancelled;
  * - same revision: runs;
@@ -40,14 +63,10 @@ export type FireVerdict = { run: true } | FireCancellation;
  *   one of the current trigger's at or after `firesFrom`; otherwise the current definition does not
  *   run it (a new trigger, or a resume that skips the fire times missed while paused).
  * A fire the current revision sent itself as well is deduplicated at claim: the job id is the same.
- * A takeover (`job` is then the run taken over, as stored) is a retry of that run when the schedule
- * changed only after the run was claimed (`takeoverOrder`), or when the run is of the current
- * definition and the current trigger fires then; when the changes may have come before and after the
- * claim, a paused schedule cancels it and any other change ends it as `ScheduleChanged` without a
- * replacement; otherwise the run was stale and never got past its check: the fire is decided as if it
- * had not started. A takeover's cancellation is final unless the run never got past its check: its
- * handler may have started, and a later delivery that claimed it again would be judged as a first
- * start and could run the fire as another definition.
+ * A revision never runs again once its check failed (a pause and a resume change the version; a
+ * removed schedule added again has another `createdAt`), so a takeover of a run whose check failed
+ * (`job` is then the run as stored, `fire.revision` its claimed revision) is decided here as a first
+ * start: its handler never started.
  */
 export function fireVerdict(
   schedule: Schedule | undefined,
@@ -55,49 +74,18 @@ export function fireVerdict(
   fire: CheckedFire,
   now: number,
 ): FireVerdict {
-  const { takeover } = fire;
-  const order = takeover && schedule ? takeoverOrder(schedule, takeover) : undefined;
-  const verdict = verdictOn(schedule, job, fire, order, now);
-  const mayHaveStarted = takeover !== undefined && order !== 'before_claim';
-  return !verdict.run && mayHaveStarted ? { ...verdict, reclaimable: false } : verdict;
-}
-
-function verdictOn(
-  schedule: Schedule | undefined,
-  job: JobRequest,
-  fire: CheckedFire,
-  order: TakeoverOrder | undefined,
-  now: number,
-): FireVerdict {
   const scheduleId = job.scheduleId ?? '';
   if (!schedule) {
     return cancelled('ScheduleRemoved', `schedule '${scheduleId}' was removed after this fire was sent`);
   }
-  const { takeover } = fire;
-  if (order === 'after_claim') return { run: true };
   if (schedule.paused) {
     return cancelled('SchedulePaused', `schedule '${scheduleId}' was paused after this fire was sent`);
   }
   const current = revisionOf(schedule);
+  if (sameRevision(fire.revision, current)) return { run: true };
   const fireTime = job.fireTime;
-  const wanted = firesThen(schedule, fireTime);
-  // A run of the current definition taken over is retried only if the current definition fires then:
-  // a resume keeps the definition but skips the fire times before it.
-  const runsCurrent = takeover
-    ? job.task === schedule.task && sameJson(job.payload, schedule.payload) && wanted
-    : sameRevision(fire.revision, current);
-  if (runsCurrent) return { run: true };
-
   const changed = `schedule '${scheduleId}' changed (now version ${current.version}) after this fire was sent`;
-  if (order === 'unknown') {
-    // Neither the old definition (the handler may never have started) nor a second first attempt
-    // (it may have): the fire ends here, visibly.
-    return cancelled(
-      'ScheduleChanged',
-      `${changed}, more than once while the worker of its run had vanished: whether that run started is unknown, so it is not run again`,
-    );
-  }
-  if (!wanted || fireTime === null)
+  if (!firesThen(schedule, fireTime) || fireTime === null)
     return cancelled('ScheduleChanged', `${changed}; its current trigger does not fire then`);
   if (missedByMove(fire.revision, schedule, fireTime)) {
     return cancelled(

@@ -3,7 +3,7 @@ import type { JobError, JobResult } from '../model/job';
 import type { Schedule } from '../model/schedule';
 import type { RunEnd } from '../ports/job-store';
 import type { Delivery } from './delivery';
-import { cappedStartRefused, type FireCancellation, fireVerdict, isLastFireOf } from './fire-verdict';
+import { cappedStartRefused, checkedVerdict, type FireCancellation, isLastFireOf } from './fire-verdict';
 
 /** How a handler ended: a value, or an error and whether it may be tried again. */
 export type HandlerOutcome =
@@ -14,21 +14,17 @@ export type HandlerOutcome =
 export interface Run {
   delivery: Delivery;
   owner: string;
-  /** When it was claimed (its `started_at`). */
+  /** Its `started_at`: when its fire check's read began (ADR 0002), else when it was claimed. */
   startedAt: EpochMs;
+  /** When it was claimed. */
+  claimedAt: EpochMs;
   leaseUntil: EpochMs;
   /** The claim took back a fire its check had cancelled: that cancellation was told already. */
   reclaimed: boolean;
   /** An earlier attempt was counted against its schedule's `max_runs`: it passed its fire check. */
   countedBefore: boolean;
-  /** The job's schedule as read after the claim (a fire's first delivery, or an uncounted retry of one). */
+  /** An uncounted retry's schedule, read after the claim to count its start. */
   live?: { schedule: Schedule | undefined };
-  /**
-   * The finished schedule's removal record, read when the schedule is gone (ADR 0004): the schedule as
-   * removed, or (for a schedule never changed, whose record keeps only its revision) whether the fire is
-   * of that revision and so runs.
-   */
-  removed?: { schedule?: Schedule; revisionRuns?: boolean };
   /** A capped schedule's start counted (`startCappedRun`). */
   counted?: 'started' | 'gone' | 'full';
   /** The fire's cancellation was recorded (and its replacement sent). */
@@ -63,36 +59,26 @@ export interface RetryTerms {
 }
 
 /**
- * The next step of a claimed run. A schedule fire's first delivery is checked against its schedule
- * first (read after the claim: a change that returned before the read is seen, one that returned
- * after it found the job running): a fire its schedule no longer wants is cancelled (with a
- * replacement when the current definition runs it), and a capped schedule's start is counted before
- * the handler runs. Then the handler, and its ending (another attempt while the retry policy allows one).
+ * The next step of a claimed run. A schedule fire's checked delivery acts on what it read before the
+ * claim (a change that returned before the read is seen; the claim stored the outcome, ADR 0002): a
+ * fire its schedule no longer wants is cancelled (with a replacement when the current definition runs
+ * it), and a capped schedule's start is counted before the handler runs. Then the handler, and its
+ * ending (another attempt while the retry policy allows one).
  */
 export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep {
   const { delivery } = run;
-  const { fire, job } = delivery;
-  // A run counted against `max_runs` passed its check and may have started its handler: a takeover
-  // retries it, whatever changed since (cancelled, the count would be spent on a run that never ran).
-  const checked = delivery.takeover !== undefined && run.countedBefore;
-  if (fire && !checked && !run.cancelled && !run.handler) {
-    if (!run.live) return { kind: 'read_schedule' };
+  const { fire, job, reads } = delivery;
+  if (fire && !run.cancelled && !run.handler) {
+    if (!reads) throw new Error('a fire claimed before its check read its schedule');
     // Removed between the read and the count (its last fire ended first, out of order): the fire is
     // judged by the removal record, as if the read had found it gone.
-    const live = run.counted === 'gone' ? undefined : run.live.schedule;
-    if (!live && !run.removed) return { kind: 'read_removal' };
-    if (!live && run.removed?.revisionRuns)
-      return run.handler ? afterHandler(run, retry, now) : { kind: 'run_handler' };
-    const schedule = live ?? run.removed?.schedule;
-    const verdict = fireVerdict(
-      schedule,
-      job,
-      { ...fire, ...(delivery.takeover && { takeover: delivery.takeover }) },
-      now,
-    );
+    const gone = run.counted === 'gone';
+    if (gone && !reads.removed) return { kind: 'read_removal' };
+    const judged = gone ? { ...reads, schedule: undefined } : reads;
+    const verdict = checkedVerdict(judged, job, fire, now);
     if (!verdict.run) return { kind: 'cancel', cancellation: verdict };
     // A fire judged against a finished schedule's removal record ran within its runs when it was sent.
-    const count = live && countStep(run, live);
+    const count = judged.schedule && countStep(run, judged.schedule);
     if (count) return count;
   }
   if (!fire && job.origin === 'schedule' && !run.countedBefore && !run.cancelled && !run.handler) {
@@ -104,9 +90,9 @@ export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep 
 }
 
 /**
- * A retry of a schedule's fire that no attempt counted: the worker of its first attempt vanished
- * between the claim and the count (its handler never started), and the tick's reaper sent this
- * attempt, which is not checked as a fire. Its start is counted now when the schedule has `max_runs`,
+ * A retry of a schedule's fire that no attempt counted: the worker of the attempt before vanished
+ * after its check passed and before the count (its handler never started), and this attempt (the
+ * reaper's, or a takeover) retries the run as stored, unchecked. Its start is counted now when the schedule has `max_runs`,
  * or refused when they have all started; uncounted, it would run past them (and a later change plans
  * its chain from the count). A retry of a schedule without `max_runs` costs this one read. (A schedule
  * given `max_runs` while an earlier attempt ran uncapped counted that fire among those dispatched
@@ -135,7 +121,7 @@ function afterHandler(run: Run, retry: RetryTerms, now: EpochMs): RunStep {
 
 /** The run's check found its fire to be the last of its finished schedule (`max_runs` lowered meanwhile, say). */
 export function isLastFireOfRun(run: Run): boolean {
-  const schedule = run.live?.schedule;
+  const schedule = run.delivery.reads?.schedule ?? run.live?.schedule;
   return schedule !== undefined && isLastFireOf(schedule, run.delivery.job.fireTime);
 }
 

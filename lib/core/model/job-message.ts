@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import type { JsonValue } from '../json';
 import type { JobRequest } from '../ports/job-store';
-import type { TakenOverRun } from './job';
 import { DEFAULT_PRIORITY, PRIORITIES } from './priority';
 import type { RunSettingOverrides } from './run-settings';
 import type { ScheduleRevision } from './schedule-revision';
@@ -59,12 +58,6 @@ const jobMessageBody = z.object({
   finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
   woken: z.literal(true).optional(),
-  takeover: z
-    .object({
-      claimedAt: epochMs,
-      revision: z.object({ createdAt: epochMs, version: z.number().int().positive() }).optional(),
-    })
-    .optional(),
 });
 
 /** What a queue message carries: the job to run and the attempt this delivery is for. */
@@ -88,12 +81,6 @@ export interface JobMessageBody {
    * slot it was handed, which its claim takes; a delivery that does not claim hands it on.
    */
   woken?: true;
-  /**
-   * A copy of a fire's takeover (ADR 0002) that waits for its slot or its rate's start: when the run it
-   * takes over had its definition claimed, and under which schedule revision. Whichever delivery claims
-   * for it checks the fire as that takeover.
-   */
-  takeover?: TakenOverRun;
 }
 
 /**
@@ -149,7 +136,6 @@ export function encodeJobMessage(body: JobMessageBody): string {
     ...(body.finalFire && { finalFire: true }),
     ...(body.taskLogged && { taskLogged: true }),
     ...(body.woken && { woken: true }),
-    ...(body.takeover && { takeover: body.takeover }),
   });
 }
 
@@ -171,12 +157,9 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job: decoded, revision, finalFire, taskLogged, woken, takeover } = parsed.data;
-  if (decoded.origin === 'schedule' && (attempt === 1 || takeover) && !revision) {
-    return {
-      ok: false,
-      reason: 'invalid job message (revision: required for the first delivery of a fire and a takeover)',
-    };
+  const { attempt, job: decoded, revision, finalFire, taskLogged, woken } = parsed.data;
+  if (decoded.origin === 'schedule' && attempt === 1 && !revision) {
+    return { ok: false, reason: 'invalid job message (revision: required for the first delivery of a fire)' };
   }
   const { overrides, metadata, ...job } = decoded;
   const extras = {
@@ -192,7 +175,6 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
       ...(finalFire && { finalFire }),
       ...(taskLogged && { taskLogged }),
       ...(woken && { woken }),
-      ...(takeover && { takeover }),
     },
   };
 }

@@ -7,7 +7,8 @@ import { type Job, RESULT_OUTCOMES } from './job';
  * - `queued`: created (`add_job`, `run_schedule_now`) and never claimed;
  * - `running`: claimed, under a lease that has not ended;
  * - `stalled`: claimed, but its lease ended: its worker vanished or is late. One holding a slot is the
- *   reaper's to end; one without is taken over by the next delivery of its next attempt;
+ *   reaper's to end; one without is taken over by the next delivery of its next attempt. Either retries
+ *   the run as stored, unless the fire check its claim stored failed (`checkFailed`: it never started);
  * - `retrying`: an attempt failed and the next one is on its way;
  * - `cancelled_by_check`: a fire its schedule check cancelled (the schedule changed after it was sent):
  *   a later delivery of the fire, which checks the schedule again, may still claim it;

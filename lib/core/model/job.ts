@@ -94,23 +94,17 @@ export interface Job {
    */
   createToken?: string;
   /**
-   * For a schedule's fire: the schedule revision (`createdAt`, `version`) its run's definition was
-   * claimed under, at `createdAt` (its first claim, or its latest reclaim). A takeover orders the
-   * schedule's changes against it (`takeoverOrder`).
+   * For a schedule's fire: the schedule revision (with its `firesFrom`) its run's definition was
+   * claimed under (its first claim, or its latest reclaim or checked takeover).
    */
   claimedRevision?: ScheduleRevision;
-}
-
-/**
- * A fire's run that a delivery takes over (its worker vanished, ADR 0002): when its definition was
- * claimed (the job's `createdAt`: the fire's first claim, or the reclaim that took it again under a
- * newer revision after its check cancelled it), and under which schedule revision (`claimedRevision`).
- * What a run of it may have started with was fixed then, though a later attempt (a takeover retrying it
- * as stored) was claimed after a change.
- */
-export interface TakenOverRun {
-  claimedAt: EpochMs;
-  revision?: ScheduleRevision;
+  /**
+   * The check its claim made (the schedule read before the claim) found that the schedule no longer
+   * runs the fire as claimed: its handler never starts under this claim, so a takeover decides the fire
+   * afresh. Absent when the check passed (the handler may have started: a takeover retries the run as
+   * stored) or when the claim made no check (a retry).
+   */
+  checkFailed?: true;
 }
 
 /** How many earlier outcomes a retried job keeps. */

@@ -85,18 +85,19 @@ export interface ClaimJobInput {
    */
   rateLimit?: RateLimit;
   /**
-   * The claimant is a schedule fire's first delivery, which checks the schedule before it runs the
-   * job: it may also claim a job that such a check cancelled (`FinishJobInput.reclaimable`), as that
-   * attempt or a later one: attempt numbers never go back, so an attempt whose handler may have started
-   * (one that a cancelled takeover followed) is never started again under its number.
+   * The claimant is a schedule fire's checked delivery (it read the schedule before this claim): it may
+   * also claim a job that such a check cancelled (`FinishJobInput.reclaimable`), as that attempt or a
+   * later one: attempt numbers never go back, so an attempt whose handler may have started is never
+   * started again under its number.
    */
   reclaimCancelledFire?: boolean;
   /**
-   * For a schedule fire's claim that fixes what its run runs (its first claim, or a reclaim): the
-   * schedule revision of that definition, kept as the job's `claimedRevision` (a takeover's claim,
-   * which goes on with the run as stored, passes none and keeps it).
+   * For a schedule fire's checked claim: the check the worker made before it, kept on the job as
+   * `claimedRevision` and `checkFailed` (a claim without one removes `checkFailed`: its run may start).
+   * `startedAt` is when the check's read began: the fire's start, from which the schedule's changes no
+   * longer apply to it.
    */
-  revision?: ScheduleRevision;
+  check?: { revision: ScheduleRevision; failed: boolean; startedAt: EpochMs };
   /**
    * The fire was noted in its task's fire log before it was sent (`logFiresToSend`): a store may then
    * leave its job out of the task's listing index, the log lists it.

@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock';
 import { LeaseLostError } from '../../core/errors';
 import type { Job } from '../../core/model/job';
 import { retryMessage } from '../../core/model/job-messages';
-import type { JobQueue } from '../../core/ports/job-queue';
+import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 import { sendWoken } from '../flow/woken';
 import type { Logger } from '../observability/logger';
@@ -17,7 +17,7 @@ export interface ReaperDeps {
 export const LEASE_EXPIRED_ERROR_TYPE = 'LeaseExpiredError';
 
 /**
- * Hands every job whose worker stopped answering (its lease expired) to a next attempt: the message for
+ * Hands every job whose worker stopped answering (its lease expired) to a next attempt (`nextAttemptMessage`): the message for
  * attempt n+1 is sent first, then the job is set `retrying`, which hands its slot to the head of its
  * task's line in the same write (ADR 0009; that job's message is sent then) or gives it back.
  *
@@ -36,15 +36,23 @@ export async function reapExpiredJobLeases(
     (job) => job.leaseOwner !== null,
   );
   if (expired.length === 0) return { reaped: 0, failed: 0 };
-  const { failed } = await deps.queue.send(
-    expired.map((job) => retryMessage(job, job.attempt + 1, now, now)),
-  );
+  const { failed } = await deps.queue.send(expired.map((job) => nextAttemptMessage(job, now)));
   const failedIds = new Set(failed);
   const outcomes = await Promise.all(
     expired.filter((job) => !failedIds.has(job.id)).map((job) => handOver(deps, job, now)),
   );
   const reaped = outcomes.filter((outcome) => outcome === 'reaped').length;
   return { reaped, failed: failedIds.size + outcomes.filter((outcome) => outcome === 'failed').length };
+}
+
+/**
+ * Attempt n+1 of a job whose worker vanished: a retry of the run as stored, unless the fire check its
+ * claim stored failed (ADR 0002). Its handler never started then, and the message carries the run's
+ * revision, so its delivery checks the fire as a first start.
+ */
+function nextAttemptMessage(job: Job, now: number): JobMessage {
+  const message = retryMessage(job, job.attempt + 1, now, now);
+  return job.checkFailed && job.claimedRevision ? { ...message, revision: job.claimedRevision } : message;
 }
 
 async function handOver(deps: ReaperDeps, job: Job, now: number): Promise<'reaped' | 'gone' | 'failed'> {

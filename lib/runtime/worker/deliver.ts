@@ -10,6 +10,7 @@ import {
   wakePassed,
   withClaim,
 } from '../../core/delivery/delivery';
+import { checkedVerdict } from '../../core/delivery/fire-verdict';
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { ClaimJobInput, JobRequest } from '../../core/ports/job-store';
@@ -21,6 +22,7 @@ import { definitionForJob } from '../tasks/effective-definition';
 import { comeBackAfter, comeBackLater } from './come-back';
 import { finishWithoutRunning } from './finish-without-running';
 import { cleanUpFinishedSchedule } from './finished-schedule';
+import { readFireSchedule, readRemoval } from './fire-reads';
 import { passWakeOn } from './pass-wake';
 import type { Received } from './received';
 import { runJob } from './run-job';
@@ -48,8 +50,9 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
     {
       job: message.job,
       attempt: message.attempt,
-      // A fire's first delivery, and any copy of a checked delivery (a takeover, a reclaim as a later
-      // attempt) that waited for its slot or its rate's start: a retry carries no revision
+      // A fire's first delivery, and any copy of a checked delivery (a takeover of a run whose check
+      // failed, a reclaim as a later attempt) that waited for its slot or its rate's start: a retry
+      // carries no revision
       ...(message.job.origin === 'schedule' &&
         message.revision && {
           fire: {
@@ -57,7 +60,6 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
             finalFire: message.finalFire === true,
             taskLogged: message.taskLogged === true,
           },
-          ...(message.takeover && { takeover: message.takeover }),
         }),
       ...(message.woken && { woken: copyOf(message) }),
     },
@@ -105,6 +107,13 @@ async function perform(
         ...delivery,
         pausedTask: await ctx.pausedTasks.isPaused(deps.jobStore, deps.clock, delivery.job.task),
       };
+    case 'read_schedule':
+      return { ...delivery, reads: await readFireSchedule(ctx.deps, delivery.job) };
+    case 'read_removal': {
+      const { reads, fire } = delivery;
+      if (!reads || !fire) throw new Error('a removal read without a fire check');
+      return { ...delivery, reads: { ...reads, removed: await readRemoval(ctx.deps, delivery.job, fire) } };
+    }
     case 'claim':
       return claim(ctx, delivery);
     case 'end_unrun': {
@@ -182,7 +191,7 @@ async function resend(ctx: WorkerContext, delivery: Delivery, logger: Logger): P
 
 async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> {
   const { deps } = ctx;
-  const { job, attempt, fire, task } = delivery;
+  const { job, attempt, fire, task, reads } = delivery;
   const now = deps.clock.now();
   const definition = definitionOf(ctx, delivery);
   const owner = `worker-${deps.newId()}`;
@@ -195,8 +204,15 @@ async function claim(ctx: WorkerContext, delivery: Delivery): Promise<Delivery> 
     leaseUntil,
     ...(task?.maxRunningJobs != null && { concurrencyLimit: task.maxRunningJobs }),
     ...(task?.rateLimit && { rateLimit: task.rateLimit }),
-    // A takeover continues the run it took over: a check's cancellation since then is not its to take back
-    ...(fire && !delivery.takeover && { reclaimCancelledFire: true, revision: fire.revision }),
+    ...(fire &&
+      reads && {
+        reclaimCancelledFire: true,
+        check: {
+          revision: fire.revision,
+          failed: !checkedVerdict(reads, job, fire, now).run,
+          startedAt: reads.at,
+        },
+      }),
     ...(fire?.taskLogged && { taskLogged: true }),
     ...(delivery.woken && { woken: { position: linePosition(delivery), copy: delivery.woken } }),
   };
@@ -239,9 +255,9 @@ async function joinLine(
 /** When the waiting line cannot be joined (the store is failing), the message comes back after this. */
 const LINE_UNAVAILABLE_RETRY_SECONDS = 5;
 
-/** The delivery's message as its copies carry it (to its line, or sent to wait): a takeover stays one. */
+/** The delivery's message as its copies carry it (to its line, or sent to wait): a checked one stays one. */
 function messageOf(delivery: Delivery): JobMessageBody {
-  const { job, attempt, fire, woken, takeover } = delivery;
+  const { job, attempt, fire, woken } = delivery;
   return {
     job,
     attempt,
@@ -249,7 +265,6 @@ function messageOf(delivery: Delivery): JobMessageBody {
     ...(fire?.finalFire && { finalFire: true }),
     ...(fire?.taskLogged && { taskLogged: true }),
     ...(woken && { woken: true }),
-    ...(fire && takeover && { takeover }),
   };
 }
 

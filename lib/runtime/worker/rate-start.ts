@@ -19,13 +19,13 @@ const PAUSED_RETAKE_WAIT_MS = 1_000;
  */
 export async function alignRateStart(
   ctx: WorkerContext,
-  run: { task: string; startedAt: number; leaseUntil: number; rateLimit: RateLimit | null },
+  run: { task: string; claimedAt: number; leaseUntil: number; rateLimit: RateLimit | null },
   logger: Logger,
 ): Promise<void> {
   const rate = run.rateLimit;
   if (!rate) return;
   const { clock } = ctx.deps;
-  let alignedAt = run.startedAt + RATE_START_ALIGN_MS;
+  let alignedAt = run.claimedAt + RATE_START_ALIGN_MS;
   await waitUntil(ctx, alignedAt);
   while (clock.now() > alignedAt + RATE_START_TOLERANCE_MS) {
     const now = clock.now();

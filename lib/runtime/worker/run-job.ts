@@ -4,7 +4,6 @@ import { isLastFireOfRun, nextRunStep, type Run, type RunEnding } from '../../co
 import { LeaseLostError } from '../../core/errors';
 import type { JobResult } from '../../core/model/job';
 import { retryMessage } from '../../core/model/job-messages';
-import { sameRevision } from '../../core/model/schedule-revision';
 import type { JobEvent } from '../../core/ports/event-publisher';
 import { parksBeyondQueueDelay } from '../../core/ports/job-queue';
 import type { ClaimOutcome, RunEnd } from '../../core/ports/job-store';
@@ -14,6 +13,7 @@ import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
 import { definitionForJob } from '../tasks/effective-definition';
 import { retryDelayMs } from './backoff';
+import { readRemoval } from './fire-reads';
 import { heldSlotOf, wakeHandedOn } from './hand-on';
 import { alignRateStart } from './rate-start';
 import { storeFinalResult } from './result-writes';
@@ -40,7 +40,8 @@ export async function runJob(
   let run: Run = {
     delivery,
     owner: made.owner,
-    startedAt: made.at,
+    startedAt: claimed.job.startedAt ?? made.at,
+    claimedAt: made.at,
     leaseUntil: made.leaseUntil,
     reclaimed: claimed.reclaimed === true,
     countedBefore: claimed.countedRun === true,
@@ -83,11 +84,12 @@ async function performRunStep(
           ),
         },
       };
-    case 'read_removal':
-      return {
-        ...run,
-        removed: await writeWithRetries(ctx, run.leaseUntil, () => removedScheduleOf(ctx, run)),
-      };
+    case 'read_removal': {
+      const { reads, fire } = run.delivery;
+      if (!reads || !fire) throw new Error('a removal read without a fire check');
+      const removed = await writeWithRetries(ctx, run.leaseUntil, () => readRemoval(ctx.deps, job, fire));
+      return { ...run, delivery: { ...run.delivery, reads: { ...reads, removed } } };
+    }
     case 'count_start': {
       const { schedule } = step;
       const counted = await writeWithRetries(ctx, run.leaseUntil, () =>
@@ -150,7 +152,7 @@ async function startHandler(
   ctx.events.add(definition.events, eventOf(run, 'job.started', run.startedAt));
   await alignRateStart(
     ctx,
-    { task: job.task, startedAt: run.startedAt, leaseUntil: run.leaseUntil, rateLimit: definition.rateLimit },
+    { task: job.task, claimedAt: run.claimedAt, leaseUntil: run.leaseUntil, rateLimit: definition.rateLimit },
     logger,
   );
   // The timeout counts from the handler's start, not the claim's: a slow (throttled) claim must not
@@ -359,21 +361,6 @@ async function wakeNextStart(ctx: WorkerContext, task: string, logger: Logger): 
   } catch (error) {
     logger.warn("could not wake the line for the task's next start; the tick wakes it", { error });
   }
-}
-
-/**
- * What a fire whose schedule is gone is judged against (ADR 0004): the finished schedule's removal
- * record holds the schedule as it was removed, or (for one never changed) only its revision, of which a
- * fire runs. A schedule its owner removed leaves no record: its fires stay cancelled (ADR 0002). A fire
- * after the record's last fire time is not the removed schedule's.
- */
-async function removedScheduleOf(ctx: WorkerContext, run: Run): Promise<NonNullable<Run['removed']>> {
-  const { job, fire } = run.delivery;
-  if (job.scheduleId === null || job.fireTime === null || !fire) return {};
-  const removal = await ctx.deps.scheduleStore.getFinishedScheduleRemoval(job.scheduleId);
-  if (!removal || removal.lastFireAt === null || job.fireTime > removal.lastFireAt) return {};
-  if (removal.schedule) return { schedule: removal.schedule };
-  return { revisionRuns: sameRevision(removal.revision, fire.revision) };
 }
 
 function eventOf(run: Run, type: JobEvent['type'], at: number): JobEvent {

@@ -52,22 +52,18 @@ describe('job messages: overrides and metadata', () => {
   });
 });
 
-describe("job messages: a fire's takeover", () => {
+describe('job messages: a checked fire', () => {
   const fire: JobRequest = { ...job, origin: 'schedule', scheduleId: 's', fireTime: job.runAt };
   const revision = { createdAt: 1_772_441_000_000, version: 2, firesFrom: 1_772_441_000_000 };
-  const takeover = { claimedAt: 1_772_442_001_000, revision: { createdAt: 1_772_441_000_000, version: 1 } };
 
-  it('carries the takeover with the copy of a later attempt, which is checked as that takeover', () => {
-    const body = encodeJobMessage({ job: fire, attempt: 2, revision, takeover });
+  it('carries the revision with a later attempt (a takeover of a run whose check failed), which is checked', () => {
+    const body = encodeJobMessage({ job: fire, attempt: 2, revision });
 
-    expect(decodeJobMessage(body)).toEqual({
-      ok: true,
-      message: { job: fire, attempt: 2, revision, takeover },
-    });
+    expect(decodeJobMessage(body)).toEqual({ ok: true, message: { job: fire, attempt: 2, revision } });
   });
 
-  it("refuses a takeover's copy without the revision its check needs, naming the field", () => {
-    const body = JSON.stringify({ v: 1, attempt: 2, job: fire, takeover });
+  it("refuses a fire's first delivery without the revision its check needs, naming the field", () => {
+    const body = JSON.stringify({ v: 1, attempt: 1, job: fire });
 
     expect(decodeJobMessage(body)).toMatchObject({ ok: false, reason: expect.stringContaining('revision') });
   });

@@ -1,9 +1,14 @@
+import { checkedVerdict } from '../../../lib/core/delivery/fire-verdict';
+import type { ScheduleRevision } from '../../../lib/core/model/schedule-revision';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
+import type { ClaimJobInput, JobRequest } from '../../../lib/core/ports/job-store';
 import { createAdminApi } from '../../../lib/runtime/admin';
+import type { RuntimeDeps } from '../../../lib/runtime/dependencies';
 import { adminDependencies } from '../../../lib/runtime/handlers/admin';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { defineTask, type TaskOptions } from '../../../lib/runtime/tasks/define-task';
 import { staticTaskRegistry } from '../../../lib/runtime/tasks/registry';
+import { readFireSchedule, readRemoval } from '../../../lib/runtime/worker/fire-reads';
 import { deliverDueMessages, SECOND, seededRandom, sqsRecord, T0 } from '../support';
 import { type HarnessOptions, workerHarness } from './harness';
 
@@ -70,18 +75,24 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
       }
       await deliverDue(seconds);
     },
-    /** A worker claims `message` (at the clock's time) and vanishes before it reads the schedule: its lease ends later. */
-    async claimAndVanish(message: JobMessage | undefined) {
+    /**
+     * A worker checks `message` (at the clock's time: it reads the schedule), claims it with the check's
+     * outcome (and a slot of the task's `concurrencyLimit`, if given), and vanishes before it acts on it:
+     * its lease ends later.
+     */
+    async claimAndVanish(message: JobMessage | undefined, concurrencyLimit?: number) {
       if (!message) throw new Error('no message to claim');
       const now = worker.clock.now();
+      const { job, revision } = message;
+      const check = revision && (await checkOf(worker.deps, job, revision, now));
       const claim = await worker.deps.jobStore.claimJob({
-        job: message.job,
+        job,
         attempt: message.attempt,
         owner: 'worker-vanished',
         now,
         leaseUntil: now + 30 * SECOND,
-        reclaimCancelledFire: true,
-        ...(message.revision && { revision: message.revision }),
+        ...(check && { reclaimCancelledFire: true, check }),
+        ...(concurrencyLimit !== undefined && { concurrencyLimit }),
       });
       if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
     },
@@ -93,4 +104,17 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
       return message;
     },
   };
+}
+
+/** The check a worker makes before it claims a fire sent under `revision` (as `deliver` does). */
+async function checkOf(
+  deps: RuntimeDeps,
+  job: JobRequest,
+  revision: ScheduleRevision,
+  now: number,
+): Promise<NonNullable<ClaimJobInput['check']>> {
+  const reads = await readFireSchedule(deps, job);
+  if (!reads.schedule) reads.removed = await readRemoval(deps, job, { revision });
+  const verdict = checkedVerdict(reads, job, { revision, finalFire: false }, now);
+  return { revision, failed: !verdict.run, startedAt: reads.at };
 }

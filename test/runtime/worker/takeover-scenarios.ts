@@ -8,7 +8,7 @@ import type { HarnessOptions } from './harness';
 
 const every10s = { type: 'interval', seconds: 10, start_at: new Date(T0).toISOString() } as const;
 
-type TaskSettings = { rateLimit?: { max: number; perSeconds: number } };
+type TaskSettings = { rateLimit?: { max: number; perSeconds: number }; maxRunningJobs?: number };
 
 /**
  * The worker and the admin API (`adminAndWorker`) with one task, `task`, and the fire of schedule `id`
@@ -49,8 +49,9 @@ function fireOf(id: string, task: string, settings: TaskSettings, options: Harne
 
 /**
  * A fire sent as v1 is claimed after the update to v2 returned: its check cancels it and sends it again
- * as v2. The update to v3 returns; then the v2 copy reclaims the fire and its worker vanishes before its
- * check. The v2 copy comes back after the lease and takes the run over. Returns each run of the fire
+ * as v2. The update to v3 returns; then the v2 copy's check fails, it reclaims the fire with that
+ * outcome, and its worker vanishes before it cancels. The v2 copy comes back after the lease and takes
+ * the run over. Returns each run of the fire
  * (`attempt:v<payload v>`) and the fire's job at the end.
  */
 export async function reclaimedAfterSecondUpdate(
@@ -79,16 +80,17 @@ export async function reclaimedAfterSecondUpdate(
 }
 
 /**
- * The reclaim fixed the run's definition after v3 returned: the takeover judges the fire afresh, so it
- * runs once, as v3 (as the attempt the takeover cancelled), never as v2.
+ * The reclaim's check failed (v3 had returned): the takeover decides the fire afresh, so it runs once, as
+ * v3 (as the attempt the takeover cancelled), never as v2.
  */
 export const RUNS_AFTER_RECLAIM = ['2:v3'];
 
 /**
- * The one fire of a rate-limited task's schedule (one start a second) is claimed at +20 s and its worker vanishes before
- * its check; the schedule is removed; at +80 s another job of the task takes the rate's start, and the
- * fire's message comes back after the lease and takes the run over: it waits in the task's line for the
- * next start. Returns each run of the fire and its job at the end.
+ * The one fire of a rate-limited task's schedule (one start a second): the schedule is removed, then the
+ * fire is checked and claimed at +20 s (its check failed) and its worker vanishes before it cancels; at
+ * +80 s another job of the task takes the rate's start, and the fire's message comes back after the
+ * lease and takes the run over: it waits in the task's line for the next start, and is checked when it
+ * claims. Returns each run of the fire and its job at the end.
  */
 export async function takeoverWaitsForItsStart(
   options: HarnessOptions = {},
@@ -98,9 +100,9 @@ export async function takeoverWaitsForItsStart(
   const once = { type: 'date', run_at: new Date(T0 + 20 * SECOND).toISOString() };
   await p.admin({ action: 'add_schedule', id, task: 'rated', trigger: once, payload: { v: 1 } });
   const message = firstCopy();
+  await p.admin({ action: 'remove_schedule', id });
   p.clock.set(T0 + 20 * SECOND);
   await p.claimAndVanish(message);
-  await p.admin({ action: 'remove_schedule', id });
 
   p.clock.advance(60 * SECOND);
   await p.admin({ action: 'add_job', task: 'rated', job_id: `${id}-takes-the-start` });
@@ -186,9 +188,9 @@ export async function takeoverCopyMeetsACancellation(
 }
 
 /**
- * A stale copy reclaims a fire: the fire's v2 copy, after the update to v3 returned. Its worker vanishes
- * before its check, the schedule is updated to v4, and a v3 copy of the fire (not the run's payload)
- * comes back after the lease and takes the run over. Returns each run of the fire and its job at the end.
+ * A stale copy reclaims a fire: the fire's v2 copy, after the update to v3 returned (its check failed).
+ * Its worker vanishes before it cancels, the schedule is updated to v4, and a v3 copy of the fire (not
+ * the run's payload) comes back after the lease and takes the run over. Returns each run of the fire and its job at the end.
  */
 export async function staleReclaimTakenOverByNewerCopy(
   options: HarnessOptions = {},
@@ -218,6 +220,84 @@ export async function staleReclaimTakenOverByNewerCopy(
   // Act: after the lease, the v3 copy takes the run over
   p.clock.advance(60 * SECOND);
   await p.deliver(sentAsV3);
+  await p.deliverDue(200);
+  return ended();
+}
+
+/**
+ * A fire sent as v1 is checked and claimed at +20 s, and its worker vanishes (its check passed: its
+ * handler may have started). An update to v2 whose request began half a second before that check
+ * lands only now (its read was slow). The v1 copy comes back after the lease and takes the run over.
+ * Returns each run of the fire and its job at the end.
+ */
+export async function updateTimedBeforeCheckLandsAfterIt(
+  options: HarnessOptions = {},
+): Promise<{ runs: string[]; job: Job | undefined }> {
+  const id = 'update-lands-late';
+  const { p, copies, firstCopy, ended } = fireOf(id, 'beat', {}, options);
+  await p.admin({ action: 'add_schedule', id, task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.deliverDue(15);
+  const sentAsV1 = firstCopy();
+  p.clock.set(T0 + 20 * SECOND);
+  await p.claimAndVanish(sentAsV1);
+  p.clock.set(T0 + 19_500);
+  await p.admin({ action: 'update_schedule', id, payload: { v: 2 } });
+  copies();
+
+  // Act: after the lease, the v1 copy takes the run over
+  p.clock.set(T0 + 80 * SECOND);
+  await p.deliver(sentAsV1);
+  await p.deliverDue(200);
+  return ended();
+}
+
+/**
+ * Two updates (to v2, then v3) answer before a fire's stale v1 copy is checked and claimed, 10 s later;
+ * its worker vanishes before it cancels. The v1 copy comes back after the lease and takes the run over.
+ * Returns each run of the fire and its job at the end.
+ */
+export async function staleCopyAfterTwoUpdates(
+  options: HarnessOptions = {},
+): Promise<{ runs: string[]; job: Job | undefined }> {
+  const id = 'stale-after-two';
+  const { p, copies, firstCopy, ended } = fireOf(id, 'beat', {}, options);
+  await p.admin({ action: 'add_schedule', id, task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.deliverDue(15);
+  const sentAsV1 = firstCopy();
+  await p.admin({ action: 'update_schedule', id, payload: { v: 2 } });
+  await p.admin({ action: 'update_schedule', id, payload: { v: 3 } });
+  copies();
+  p.clock.set(T0 + 25 * SECOND);
+  await p.claimAndVanish(sentAsV1);
+
+  // Act: after the lease, the v1 copy takes the run over
+  p.clock.set(T0 + 85 * SECOND);
+  await p.deliver(sentAsV1);
+  await p.deliverDue(200);
+  return ended();
+}
+
+/**
+ * A fire of a task with one slot: its stale v1 copy is checked after the update to v2 returned (the
+ * check fails) and claimed with the slot, and its worker vanishes before it cancels. The tick's reaper
+ * hands the run to attempt 2 once its lease ended. Returns each run of the fire and its job at the end.
+ */
+export async function reapedAfterFailedCheck(
+  options: HarnessOptions = {},
+): Promise<{ runs: string[]; job: Job | undefined }> {
+  const id = 'reaped-after-failed-check';
+  const { p, copies, firstCopy, ended } = fireOf(id, 'single', { maxRunningJobs: 1 }, options);
+  await p.admin({ action: 'add_schedule', id, task: 'single', trigger: every10s, payload: { v: 1 } });
+  await p.deliverDue(15);
+  const sentAsV1 = firstCopy();
+  await p.admin({ action: 'update_schedule', id, payload: { v: 2 } });
+  copies();
+  p.clock.set(T0 + 20 * SECOND);
+  await p.claimAndVanish(sentAsV1, 1);
+
+  // Act: after the lease, the tick reaps the run; its next attempt is delivered
+  p.clock.set(T0 + 80 * SECOND);
+  await p.tick();
   await p.deliverDue(200);
   return ended();
 }

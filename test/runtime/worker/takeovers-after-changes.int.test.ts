@@ -8,10 +8,13 @@ import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 import {
   RUNS_AFTER_RECLAIM,
+  reapedAfterFailedCheck,
   reclaimedAfterSecondUpdate,
+  staleCopyAfterTwoUpdates,
   staleReclaimTakenOverByNewerCopy,
   takeoverCopyMeetsACancellation,
   takeoverWaitsForItsStart,
+  updateTimedBeforeCheckLandsAfterIt,
 } from './takeover-scenarios';
 
 let table: TestTable;
@@ -71,7 +74,7 @@ async function fireOfScheduleInFlight(id: string, trigger: Record<string, unknow
 
 describe('worker on DynamoDB Local: a run taken over after its schedule changed', () => {
   it('never starts a fire claimed after pause_schedule returned, when the schedule is resumed before the takeover', async () => {
-    // Prepare: pause returned; then the claim (whose check would see the pause); then the resume
+    // Prepare: pause returned; then the check (which sees the pause) and its claim; then the resume
     const fire = await fireOfScheduleInFlight('paused-then-resumed');
     fire.clock.set(T0 + 20 * SECOND);
     await fire.admin({ action: 'pause_schedule', id: 'paused-then-resumed' });
@@ -89,8 +92,8 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
   });
 
-  it('never runs the old payload of a fire claimed after update_schedule returned, when it was updated again before the takeover', async () => {
-    // Prepare: update to v2 returned; the claim of the fire sent as v1; update to v3
+  it('runs a fire checked after update_schedule returned once, as the current definition, when it was updated again before the takeover', async () => {
+    // Prepare: update to v2 returned; the check (failed) and claim of the fire sent as v1; update to v3
     const fire = await fireOfScheduleInFlight('updated-twice');
     await fire.admin({ action: 'update_schedule', id: 'updated-twice', payload: { v: 2 } });
     fire.clock.set(T0 + 20 * SECOND);
@@ -101,15 +104,14 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     // Act
     await fire.takeOver();
 
-    // Assess: ended, visibly, rather than run with v1 (or, had the claim come before the first update
-    // and the handler started, run again as a second attempt 1)
-    expect(fire.runs()).toEqual([]);
+    // Assess: its check failed, so its handler never started: never v1, and v3 once
+    expect(fire.runs()).toEqual(['2:v3']);
     const job = await store.getJob(fire.jobId, fire.clock.now());
-    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
+    expect(job).toMatchObject({ status: 'success' });
   });
 
-  it('keeps a fire its takeover ended cancelled: a late copy of its message never runs it as the current definition', async () => {
-    // Prepare: as above, the takeover ends the fire (the claim may have come before or after the changes)
+  it('runs a fire its takeover replaced once: a late copy of its message never runs it again', async () => {
+    // Prepare: as above, the takeover cancels the fire and sends it as the current definition, which runs
     const fire = await fireOfScheduleInFlight('taken-over-then-copied');
     await fire.admin({ action: 'update_schedule', id: 'taken-over-then-copied', payload: { v: 2 } });
     fire.clock.set(T0 + 20 * SECOND);
@@ -122,14 +124,14 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     await fire.deliver(fire.message);
     await fire.deliverDue(200);
 
-    // Assess: the handler may have started with v1: never a later attempt with v3
-    expect(fire.runs()).toEqual([]);
+    // Assess
+    expect(fire.runs()).toEqual(['2:v3']);
     const job = await store.getJob(fire.jobId, fire.clock.now());
-    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
+    expect(job).toMatchObject({ status: 'success', attempt: 2 });
   });
 
-  it('retries a run claimed before pause_schedule returned as the same job: its handler may have started', async () => {
-    // Prepare: the claim (its handler may have started), then the pause; the schedule stays paused
+  it('retries a run checked before pause_schedule returned as the same job: its handler may have started', async () => {
+    // Prepare: the check (passed) and claim (its handler may have started), then the pause; it stays paused
     const fire = await fireOfScheduleInFlight('claimed-then-paused');
     fire.clock.set(T0 + 20 * SECOND);
     await fire.claimAndVanish(fire.message);
@@ -194,14 +196,14 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     expect(fire.runs()).toEqual(['2:v2']);
   });
 
-  it('never runs the payload of an update that returned before a reclaim: the takeover orders the changes against the reclaim', async () => {
+  it("never runs the payload of an update that returned before a reclaim's check: the takeover of a run whose check failed decides the fire afresh", async () => {
     const { runs, job } = await reclaimedAfterSecondUpdate({ jobStore: store, scheduleStore: store });
 
     expect(runs).toEqual(RUNS_AFTER_RECLAIM);
     expect(job).toMatchObject({ status: 'success' });
   });
 
-  it('checks a takeover that waited for its start as the takeover it is: a fire of a removed schedule never runs', async () => {
+  it('checks a takeover of a run whose check failed though it waited for its start: a fire of a removed schedule never runs', async () => {
     const { runs, job } = await takeoverWaitsForItsStart({ jobStore: store, scheduleStore: store });
 
     expect(runs).toEqual([]);
@@ -219,10 +221,31 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     expect(job).toMatchObject({ status: 'success' });
   });
 
-  it("never runs a stale copy's reclaimed payload when a newer copy takes the run over after one more change: its check saw the change before the reclaim", async () => {
+  it("never runs a stale copy's reclaimed payload when a newer copy takes the run over after one more change: the fire runs once, as the current definition", async () => {
     const { runs, job } = await staleReclaimTakenOverByNewerCopy({ jobStore: store, scheduleStore: store });
 
-    expect(runs).toEqual([]);
-    expect(job).toMatchObject({ status: 'cancelled', result: { error: { type: 'ScheduleChanged' } } });
+    expect(runs).toEqual(['2:v4']);
+    expect(job).toMatchObject({ status: 'success' });
+  });
+
+  it('retries a run whose check passed as stored when an update timed before the check lands after it: never a second definition', async () => {
+    const { runs, job } = await updateTimedBeforeCheckLandsAfterIt({ jobStore: store, scheduleStore: store });
+
+    expect(runs).toEqual(['2:v1']);
+    expect(job).toMatchObject({ status: 'success' });
+  });
+
+  it("runs a stale copy's fire once, as the current definition, when its worker vanished after its check failed, two updates later", async () => {
+    const { runs, job } = await staleCopyAfterTwoUpdates({ jobStore: store, scheduleStore: store });
+
+    expect(runs).toEqual(['2:v3']);
+    expect(job).toMatchObject({ status: 'success' });
+  });
+
+  it("checks the reaper's next attempt of a slot holder whose check failed: the fire runs once, as the current definition", async () => {
+    const { runs, job } = await reapedAfterFailedCheck({ jobStore: store, scheduleStore: store });
+
+    expect(runs).toEqual(['2:v2']);
+    expect(job).toMatchObject({ status: 'success' });
   });
 });
