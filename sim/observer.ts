@@ -44,8 +44,7 @@ export class Observer {
   private readonly startedRevs = new Map<string, number>();
   /**
    * Per job id and creation token: when the check of the claim that fixed its definition began (its
-   * `started_at`: its first claim, or the latest reclaim under a schedule change's copy). A first start
-   * at any attempt runs that.
+   * `started_at`: the latest claim that carried a fire check). A first start at any attempt runs that.
    */
   private readonly definitionClaims = new Map<string, Map<string, number>>();
 
@@ -115,14 +114,14 @@ export class Observer {
   }
 
   /**
-   * `claimant` took `job` (as the store answered; `reclaimed`: a fire its check had cancelled, under a
-   * newer copy): attempt numbers never go back.
+   * `claimant` took `job` (as the store answered; `checked`: the claim carried a fire check, which fixes
+   * the run's definition, its `started_at` the check's read): attempt numbers never go back.
    */
-  claimed(job: Job, reclaimed: boolean, claimant?: SimProcess): void {
+  claimed(job: Job, checked: boolean, claimant?: SimProcess): void {
     if (claimant) this.claimants.set(`${job.id}#${job.attempt}`, claimant);
     const definitions = this.definitionClaims.get(job.id) ?? new Map<string, number>();
     const token = job.createToken ?? '';
-    if (reclaimed || !definitions.has(token)) definitions.set(token, job.startedAt ?? job.createdAt);
+    if (checked || !definitions.has(token)) definitions.set(token, job.startedAt ?? job.createdAt);
     this.definitionClaims.set(job.id, definitions);
     const key = `${job.id}#${job.createToken ?? ''}`;
     const highest = this.claimedAttempts.get(key) ?? 0;

@@ -170,7 +170,7 @@ function watchClaims(sim: Simulation, store: MemoryStore, observer: Observer): v
   store.claimJob = async (input) => {
     const claimant = sim.executing;
     const outcome = await claimJob(input);
-    if (outcome.status === 'claimed') observer.claimed(outcome.job, outcome.reclaimed === true, claimant);
+    if (outcome.status === 'claimed') observer.claimed(outcome.job, input.check !== undefined, claimant);
     return outcome;
   };
 }

@@ -63,7 +63,7 @@ describe("the simulation's observer", () => {
     ]);
   });
 
-  it("checks a job's first start, at any attempt, against the check of the claim that fixed its definition: its first claim or its latest reclaim", async () => {
+  it("checks a job's first start, at any attempt, against the check of the claim that fixed its definition: the latest claim that carried a fire check", async () => {
     const checked: { attempt: number; definedAt: number }[] = [];
     const watch = new Observer(
       new Simulation(1, Date.parse('2026-03-02T00:00:00Z')),

@@ -150,7 +150,8 @@ export function arrivedDelivery(
 
 /**
  * The next step of a delivery, from what is known of it. Before the claim: too early, a rest, an
- * unknown task, attempts used up, a missed start deadline, a paused task, else the claim. After it,
+ * unknown task, attempts used up, a missed start deadline, a paused task, a fire's schedule to read for
+ * its check (once per delivery: a claim made again goes on with that read), else the claim. After it,
  * from the claim's answer and the stored job's state (`JOB_TRANSITIONS`): run, wait for the rate, join
  * the line, take over a stalled run, come back while another attempt runs, or drop a duplicate. A woken
  * delivery that does not run passes its wake-up on first.
@@ -264,8 +265,9 @@ export function restedForStart(delivery: Delivery): Delivery {
  * way back if its worker vanished: it comes back when the run's lease ends and then takes the run over
  * as the next attempt (a slot holder's stalled run is the reaper's). A fire's copy comes back when a
  * slot holder's run ends too: that run may be an older copy whose check is about to cancel it (a
- * pause, and this copy the replay's), and the fire is then this copy's to claim again. Anything else
- * is a duplicate.
+ * pause, and this copy the replay's), and the fire is then this copy's to claim again; and while a
+ * stalled slot holder whose check failed waits for the reaper, and the reaper's next attempt for its
+ * check (ADR 0002). Anything else is a duplicate.
  */
 function afterRefusedClaim(
   delivery: Delivery,
@@ -277,6 +279,8 @@ function afterRefusedClaim(
   }
   const stored = outcome.job;
   const state = jobStateOf(stored, now);
+  // The reaper handed a slot holder whose check failed to a next attempt, which checks it again
+  if (state === 'retrying' && stored?.checkFailed && delivery.fire) return { kind: 'come_back' };
   if (!stored || (state !== 'running' && state !== 'stalled')) return { kind: 'drop', why: 'duplicate' };
   if (stored.attempt < delivery.attempt) return { kind: 'come_back' };
   if (stored.leaseUntil === null || (stored.holdsSlot && !delivery.fire)) {
@@ -285,7 +289,7 @@ function afterRefusedClaim(
   if (state === 'running') {
     return { kind: 'come_back', afterSeconds: Math.ceil((stored.leaseUntil - now) / 1000) + 1 };
   }
-  if (stored.holdsSlot) return { kind: 'drop', why: 'duplicate' };
+  if (stored.holdsSlot) return stored.checkFailed ? { kind: 'come_back' } : { kind: 'drop', why: 'duplicate' };
   return { kind: 'take_over', run: stored };
 }
 
@@ -322,36 +326,38 @@ export function takingTurn(delivery: Delivery): Delivery {
 }
 
 /**
- * The delivery going on as the next attempt of the stalled run it takes over: the run as stored (the
- * message may be older: sent before a schedule change), under the terms of the run's task (`task`: a
- * change may have moved the schedule to another task, whose limits the claim must take), with no start
- * deadline (the run started in time) unless it was claimed after its deadline (that claim only
- * recorded the miss, and its worker vanished before writing it: the takeover records the miss too).
- * The check its claim stored decides what the takeover is (ADR 0002): passed (or none made), the
- * handler may have started and the run is retried as stored, unchecked; failed, the handler never
- * started, and the fire is checked as a first start of the run's claimed revision (it cancels the fire,
- * sending the current definition's in its place when that runs it).
+ * The delivery going on as the next attempt of the stalled run it takes over. The check the run's claim
+ * stored decides what that is (ADR 0002):
+ * - passed (or none made): the handler may have started, so the run is retried as stored (the message
+ *   may be older: sent before a schedule change), unchecked, under the terms of the run's task (`task`:
+ *   a change may have moved the schedule to another task, whose limits the claim must take), with no
+ *   start deadline (the run started in time) unless it was claimed after its deadline (that claim only
+ *   recorded the miss, and its worker vanished before writing it: the takeover records the miss too);
+ * - failed: the handler never started, so the fire is this delivery's to start: a fire's copy goes on as
+ *   itself, checked (judged as the run's revision, the current definition's own copy would be cancelled
+ *   with it when that definition planned its fires itself, and the fire lost); any other message
+ *   checks the fire as the run's claimed revision.
  */
 export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undefined): Delivery {
-  const claimedLate =
-    run.startDeadline !== null && run.startedAt !== null && run.startedAt > run.startDeadline;
-  const failedRevision = run.checkFailed ? run.claimedRevision : undefined;
-  return {
+  const next = {
     ...delivery,
-    job: { ...jobRequestOf(run), startDeadline: claimedLate ? run.startDeadline : null },
-    task,
     attempt: run.attempt + 1,
-    fire: failedRevision && {
-      revision: failedRevision,
-      finalFire: delivery.fire?.finalFire === true,
-      taskLogged: delivery.fire?.taskLogged === true,
-    },
-    reads: failedRevision && delivery.reads,
     claim: undefined,
     // The refusal that found the run (an ending without running's claim) was of the attempt taken over
     unrunClaim: undefined,
     woken: undefined,
     rested: false,
+  };
+  if (run.checkFailed && delivery.fire) return next;
+  const claimedLate =
+    run.startDeadline !== null && run.startedAt !== null && run.startedAt > run.startDeadline;
+  const failedRevision = run.checkFailed ? run.claimedRevision : undefined;
+  return {
+    ...next,
+    job: { ...jobRequestOf(run), startDeadline: claimedLate ? run.startDeadline : null },
+    task,
+    fire: failedRevision && { revision: failedRevision, finalFire: false, taskLogged: false },
+    reads: undefined,
   };
 }
 

@@ -3,6 +3,7 @@ import {
   RUNS_AFTER_RECLAIM,
   reapedAfterFailedCheck,
   reclaimedAfterSecondUpdate,
+  resumedCopyMeetsAFailedCheck,
   staleCopyAfterTwoUpdates,
   staleReclaimTakenOverByNewerCopy,
   takeoverCopyMeetsACancellation,
@@ -61,4 +62,21 @@ describe('fires taken over after their schedule changed (the memory store)', () 
     expect(runs).toEqual(['2:v2']);
     expect(job).toMatchObject({ status: 'success' });
   });
+
+  it.each([
+    ['takes the run over', {}],
+    ['comes back while the stalled run waits for the reaper, then takes the fire back', { slotLimit: 1 }],
+    [
+      "comes back while the reaper's attempt is on its way, then takes the fire back",
+      { slotLimit: 1, copyAfterTick: true },
+    ],
+  ])(
+    "runs a fire once as the resume's copy when a stale copy's check failed and its worker vanished: the resume's copy %s",
+    async (_, variant) => {
+      const { runs, job } = await resumedCopyMeetsAFailedCheck({ ...variant });
+
+      expect(runs).toEqual(['2:v1']);
+      expect(job).toMatchObject({ status: 'success' });
+    },
+  );
 });

@@ -301,3 +301,46 @@ export async function reapedAfterFailedCheck(
   await p.deliverDue(200);
   return ended();
 }
+
+/**
+ * A fire's stale copy (sent before a pause) is checked after a resume with `replay_missed` sent the
+ * fire again under the new revision; the stale copy's check fails, it claims the fire (with a slot of
+ * the task's, for `maxRunningJobs: 1`) and its worker vanishes before it cancels. The resume's copy
+ * comes while that claim runs, and again until it can have the fire (taking the run over, or, for a
+ * slot holder, once the tick's reaper handed the run to its next attempt and that attempt's check
+ * cancelled it); each minute before the tick, or (`copyAfterTick`) after it. The resume planned the
+ * fire itself, so only its copy may run it. Returns each run of
+ * the fire and its job at the end.
+ */
+export async function resumedCopyMeetsAFailedCheck(
+  options: HarnessOptions & { slotLimit?: number; copyAfterTick?: boolean } = {},
+): Promise<{ runs: string[]; job: Job | undefined }> {
+  const { slotLimit, copyAfterTick, ...harness } = options;
+  const id = `resumed-copy${slotLimit === undefined ? '' : '-limited'}${copyAfterTick ? '-late' : ''}`;
+  const settings = slotLimit === undefined ? {} : { maxRunningJobs: slotLimit };
+  const { p, copies, firstCopy, ended } = fireOf(id, 'beat', settings, harness);
+  await p.admin({ action: 'add_schedule', id, task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.deliverDue(15);
+  const stale = firstCopy();
+  copies();
+  await p.admin({ action: 'pause_schedule', id });
+  p.clock.set(T0 + 25 * SECOND);
+  await p.admin({ action: 'resume_schedule', id, replay_missed: true });
+  const resumed = copies().find((message) => message.job.id === stale.job.id);
+  if (!resumed) throw new Error('the resume did not send the fire again');
+  await p.claimAndVanish(stale, slotLimit);
+  p.clock.set(T0 + 26 * SECOND);
+  const comesBack = async () => (await p.deliver(resumed)).batchItemFailures.length > 0;
+  let back = await comesBack();
+
+  // Act: the resume's copy comes back after the lease, and every minute while its delivery keeps it;
+  // the tick runs in between
+  for (let minute = 1; minute <= 3; minute++) {
+    p.clock.set(T0 + (26 + minute * 60) * SECOND);
+    if (back && !copyAfterTick) back = await comesBack();
+    await p.tick();
+    if (back && copyAfterTick) back = await comesBack();
+    for (const message of copies()) await p.deliver(message);
+  }
+  return ended();
+}
