@@ -3,7 +3,7 @@ import type { Job, JobError, ResultOutcome } from '../model/job';
 import { jobRequestOf } from '../model/job-messages';
 import { jobStateOf } from '../model/job-states';
 import type { RateLimit } from '../model/rate-limit';
-import type { ScheduleRevision } from '../model/schedule-revision';
+import { isOlderRevision, type ScheduleRevision } from '../model/schedule-revision';
 import type { ClaimOutcome, JobRequest } from '../ports/job-store';
 import type { MessageCopy } from '../ports/waiting-line';
 import type { FireReads } from './fire-verdict';
@@ -289,7 +289,8 @@ function afterRefusedClaim(
   if (state === 'running') {
     return { kind: 'come_back', afterSeconds: Math.ceil((stored.leaseUntil - now) / 1000) + 1 };
   }
-  if (stored.holdsSlot) return stored.checkFailed ? { kind: 'come_back' } : { kind: 'drop', why: 'duplicate' };
+  if (stored.holdsSlot)
+    return stored.checkFailed ? { kind: 'come_back' } : { kind: 'drop', why: 'duplicate' };
   return { kind: 'take_over', run: stored };
 }
 
@@ -333,10 +334,12 @@ export function takingTurn(delivery: Delivery): Delivery {
  *   a change may have moved the schedule to another task, whose limits the claim must take), with no
  *   start deadline (the run started in time) unless it was claimed after its deadline (that claim only
  *   recorded the miss, and its worker vanished before writing it: the takeover records the miss too);
- * - failed: the handler never started, so the fire is this delivery's to start: a fire's copy goes on as
- *   itself, checked (judged as the run's revision, the current definition's own copy would be cancelled
- *   with it when that definition planned its fires itself, and the fire lost); any other message
- *   checks the fire as the run's claimed revision.
+ * - failed: the handler never started, so the fire is this delivery's to start, checked as the newer of
+ *   its own copy and the run's: judged as the run's revision, the current definition's own copy would be
+ *   cancelled with it when that definition planned its fires itself, and the fire lost; judged as an
+ *   older copy, a replacement the run's revision sends (a later update that sent no copies) would be
+ *   left out when the run's message is gone (its worker, late, lost its lease). A message without a
+ *   revision checks the fire as the run's.
  */
 export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undefined): Delivery {
   const next = {
@@ -348,7 +351,9 @@ export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undef
     woken: undefined,
     rested: false,
   };
-  if (run.checkFailed && delivery.fire) return next;
+  const { fire } = delivery;
+  const ownCopyStarts = fire && !(run.claimedRevision && isOlderRevision(fire.revision, run.claimedRevision));
+  if (run.checkFailed && ownCopyStarts) return next;
   const claimedLate =
     run.startDeadline !== null && run.startedAt !== null && run.startedAt > run.startDeadline;
   const failedRevision = run.checkFailed ? run.claimedRevision : undefined;

@@ -29,3 +29,12 @@ export function fireRevisionOf(
 export function sameRevision(a: ScheduleRevision, b: ScheduleRevision): boolean {
   return a.createdAt === b.createdAt && a.version === b.version;
 }
+
+/**
+ * Whether `a` is an older definition than `b`: of an earlier creation of the schedule's id, or an
+ * earlier version of the same one.
+ */
+export function isOlderRevision(a: ScheduleRevision, b: ScheduleRevision): boolean {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt;
+  return a.version < b.version;
+}

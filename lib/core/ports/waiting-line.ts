@@ -2,7 +2,7 @@ import type { EpochMs } from '../clock';
 import type { JobMessageBody } from '../model/job-message';
 import { DEFAULT_PRIORITY, PRIORITIES } from '../model/priority';
 import type { RateLimit } from '../model/rate-limit';
-import { sameRevision } from '../model/schedule-revision';
+import { isOlderRevision, sameRevision } from '../model/schedule-revision';
 
 /**
  * How long a woken job's message may take before its entry is taken for lost and its message sent again
@@ -82,8 +82,7 @@ export function lineKeeps(joining: MessageCopy, held: MessageCopy): 'joining' | 
   if (joining.attempt !== held.attempt) return joining.attempt > held.attempt ? 'joining' : 'held';
   const [a, b] = [joining.revision, held.revision];
   if (!a || !b) return 'joining';
-  if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? 'joining' : 'held';
-  return a.version >= b.version ? 'joining' : 'held';
+  return isOlderRevision(a, b) ? 'held' : 'joining';
 }
 
 /** The copy a message is (its attempt and revision alone). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  olderCopyTakesOverAFailedCheck,
   RUNS_AFTER_RECLAIM,
   reapedAfterFailedCheck,
   reclaimedAfterSecondUpdate,
@@ -79,4 +80,11 @@ describe('fires taken over after their schedule changed (the memory store)', () 
       expect(job).toMatchObject({ status: 'success' });
     },
   );
+
+  it("starts a fire as the run's revision when an older copy takes over a run whose check failed: the replacement it needs is sent", async () => {
+    const { runs, job } = await olderCopyTakesOverAFailedCheck();
+
+    expect(runs).toEqual(['2:v2']);
+    expect(job).toMatchObject({ status: 'success' });
+  });
 });

@@ -344,3 +344,37 @@ export async function resumedCopyMeetsAFailedCheck(
   }
   return ended();
 }
+
+/**
+ * A fire is sent as v1 (the stale copy); a pause and a resume with `replay_missed` send it again (the
+ * resume's copy); an update to v2 (the same trigger) sends no copies, so the resume's copy, checked
+ * after it, must be replaced. That check fails, its claim stores so, and its worker loses the run
+ * (late: its message goes with the lease it lost). After the lease, the stale copy takes the run over.
+ * Returns each run of the fire and its job at the end.
+ */
+export async function olderCopyTakesOverAFailedCheck(
+  options: HarnessOptions = {},
+): Promise<{ runs: string[]; job: Job | undefined }> {
+  const id = 'older-copy';
+  const { p, copies, firstCopy, ended } = fireOf(id, 'beat', {}, options);
+  await p.admin({ action: 'add_schedule', id, task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.deliverDue(15);
+  const stale = firstCopy();
+  copies();
+  await p.admin({ action: 'pause_schedule', id });
+  p.clock.set(T0 + 16 * SECOND);
+  await p.admin({ action: 'resume_schedule', id, replay_missed: true });
+  const resumed = copies().find((message) => message.job.id === stale.job.id);
+  if (!resumed) throw new Error('the resume did not send the fire again');
+  p.clock.set(T0 + 21 * SECOND);
+  await p.admin({ action: 'update_schedule', id, payload: { v: 2 } });
+  copies();
+  p.clock.set(T0 + 22 * SECOND);
+  await p.claimAndVanish(resumed);
+
+  // Act: after the lease, the stale copy takes the run over
+  p.clock.set(T0 + 82 * SECOND);
+  await p.deliver(stale);
+  await p.deliverDue(200);
+  return ended();
+}

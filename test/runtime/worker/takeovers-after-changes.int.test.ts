@@ -7,6 +7,7 @@ import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 import {
+  olderCopyTakesOverAFailedCheck,
   RUNS_AFTER_RECLAIM,
   reapedAfterFailedCheck,
   reclaimedAfterSecondUpdate,
@@ -270,4 +271,11 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
       expect(job).toMatchObject({ status: 'success' });
     },
   );
+
+  it("starts a fire as the run's revision when an older copy takes over a run whose check failed: the replacement it needs is sent", async () => {
+    const { runs, job } = await olderCopyTakesOverAFailedCheck({ jobStore: store, scheduleStore: store });
+
+    expect(runs).toEqual(['2:v2']);
+    expect(job).toMatchObject({ status: 'success' });
+  });
 });
