@@ -155,11 +155,18 @@ export class Workload {
       const resumeAt = firstFire + SECOND_CHANGE_AT_MS + this.rng.between(-2_000, 18_000);
       this.sim.at(pauseAt, () => void this.pauseTask(task, resumeAt - pauseAt));
     }
+    // Each script's changes come anywhere within a second of a fire time, or (half of them) just before
+    // one: a change that takes a few ms then meets a fire due after it began, which may start before the
+    // change is written.
+    const shifts = CAPPED_SCRIPTS.map(() =>
+      this.rng.chance(0.5) ? -this.rng.between(0, 50) : this.rng.between(-500, 500),
+    );
     await Promise.all(
       CAPPED_SCRIPTS.map(async (script, n) => {
         const id = ids[n] as string;
         for (const step of script) {
-          await this.sim.sleep(Math.max(0, firstFire + step.atMs - this.sim.time));
+          const at = firstFire + step.atMs + (shifts[n] ?? 0);
+          await this.sim.sleep(Math.max(0, at - this.sim.time));
           const call: ScheduleCall = {
             kind: CAPPED_CALL_KINDS[step.kind],
             calledAt: this.sim.time,
