@@ -97,6 +97,11 @@ export type DropReason = 'duplicate' | 'cancelled' | 'ended_unrun' | 'waits_in_l
 export type Step =
   /** Too early for the queue's delay to have brought it: sent again with this delay; this copy goes. */
   | { kind: 'resend'; delaySeconds: number }
+  /**
+   * Waits in the queue for another delivery's next step (`REAPED_RUN_WAIT_SECONDS`): sent again with this
+   * delay, so that its receive count starts anew; this copy goes.
+   */
+  | { kind: 'send_later'; delaySeconds: number }
   /** Waits until `until` (the run time's sub-second rest). */
   | { kind: 'rest'; until: EpochMs }
   /** Reads whether the task (without a slot limit) is paused. */
@@ -179,7 +184,13 @@ function mayEndItsSchedule(delivery: Delivery): boolean {
 }
 
 /** The steps by which a delivery lets its job go without claiming it: a wake-up it holds goes first. */
-const PASSES_WAKE_ON: ReadonlySet<Step['kind']> = new Set(['drop', 'come_back', 'take_over', 'join_line']);
+const PASSES_WAKE_ON: ReadonlySet<Step['kind']> = new Set([
+  'drop',
+  'come_back',
+  'send_later',
+  'take_over',
+  'join_line',
+]);
 
 /** The delivery once its wake-up was passed on. */
 export function wakePassed(delivery: Delivery): Delivery {
@@ -280,7 +291,7 @@ function afterRefusedClaim(
   const stored = outcome.job;
   const state = jobStateOf(stored, now);
   // The reaper handed a slot holder whose check failed to a next attempt, which checks it again
-  if (state === 'retrying' && stored?.checkFailed && delivery.fire) return { kind: 'come_back' };
+  if (state === 'retrying' && stored?.checkFailed && delivery.fire) return waitForReapedRun();
   if (!stored || (state !== 'running' && state !== 'stalled')) return { kind: 'drop', why: 'duplicate' };
   if (stored.attempt < delivery.attempt) return { kind: 'come_back' };
   if (stored.leaseUntil === null || (stored.holdsSlot && !delivery.fire)) {
@@ -289,9 +300,19 @@ function afterRefusedClaim(
   if (state === 'running') {
     return { kind: 'come_back', afterSeconds: Math.ceil((stored.leaseUntil - now) / 1000) + 1 };
   }
-  if (stored.holdsSlot)
-    return stored.checkFailed ? { kind: 'come_back' } : { kind: 'drop', why: 'duplicate' };
+  if (stored.holdsSlot) return stored.checkFailed ? waitForReapedRun() : { kind: 'drop', why: 'duplicate' };
   return { kind: 'take_over', run: stored };
+}
+
+/**
+ * How long a fire's copy waits for a slot holder whose check failed: the tick's reaper hands its stalled
+ * run to a next attempt within a minute, and that attempt's check cancels the fire soon after. The copy
+ * waits as a new message: coming back on its receive count, it could be dead-lettered before then.
+ */
+export const REAPED_RUN_WAIT_SECONDS = 60;
+
+function waitForReapedRun(): Step {
+  return { kind: 'send_later', delaySeconds: REAPED_RUN_WAIT_SECONDS };
 }
 
 /** A claim as the worker made it. */

@@ -98,7 +98,9 @@ async function perform(
   const { deps } = ctx;
   switch (step.kind) {
     case 'resend':
-      return resend(ctx, delivery, logger);
+      return resend(ctx, delivery, queueDelaySeconds(delivery.job.runAt, deps.clock.now()), logger);
+    case 'send_later':
+      return resend(ctx, delivery, step.delaySeconds, logger);
     case 'rest':
       await waitUntil(ctx, step.until);
       return { ...delivery, rested: true };
@@ -169,20 +171,22 @@ async function perform(
 }
 
 /**
- * SQS delays at most `LIMITS.maxQueueDelaySeconds` and in whole seconds: a far-ahead job hops through
- * the queue again, carrying what its message carried (a final fire still cleans up its schedule when
- * it ends, a logged one still leaves the task's index out, a woken one still takes its slot).
+ * Sends the delivery's message again, to come back after `delaySeconds`: a far-ahead job hops through
+ * the queue again (SQS delays at most `LIMITS.maxQueueDelaySeconds` and in whole seconds), and a fire's
+ * copy waits for a reaped run (`send_later`). The copy carries what its message carried (a final fire
+ * still cleans up its schedule when it ends, a logged one still leaves the task's index out, a woken
+ * one still takes its slot).
  */
-async function resend(ctx: WorkerContext, delivery: Delivery, logger: Logger): Promise<MessageOutcome> {
-  const { job, attempt, fire } = delivery;
-  const { failed } = await ctx.deps.queue.send([
-    {
-      ...messageOf(delivery),
-      delaySeconds: queueDelaySeconds(job.runAt, ctx.deps.clock.now()),
-    },
-  ]);
+async function resend(
+  ctx: WorkerContext,
+  delivery: Delivery,
+  delaySeconds: number,
+  logger: Logger,
+): Promise<MessageOutcome> {
+  const { attempt, fire } = delivery;
+  const { failed } = await ctx.deps.queue.send([{ ...messageOf(delivery), delaySeconds }]);
   if (failed.length === 0) return 'done';
-  logger.warn('could not re-send an early message; the queue redelivers it', {
+  logger.warn('could not send the message again for later; the queue redelivers it', {
     attempt,
     fire: fire !== undefined,
   });

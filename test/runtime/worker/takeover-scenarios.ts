@@ -333,8 +333,8 @@ export async function resumedCopyMeetsAFailedCheck(
   const comesBack = async () => (await p.deliver(resumed)).batchItemFailures.length > 0;
   let back = await comesBack();
 
-  // Act: the resume's copy comes back after the lease, and every minute while its delivery keeps it;
-  // the tick runs in between
+  // Act: the resume's copy comes back after the lease; every minute the tick runs, and what the queue
+  // holds then (the copy sent again to wait, the reaper's attempt) is delivered once
   for (let minute = 1; minute <= 3; minute++) {
     p.clock.set(T0 + (26 + minute * 60) * SECOND);
     if (back && !copyAfterTick) back = await comesBack();
