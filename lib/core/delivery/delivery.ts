@@ -276,9 +276,9 @@ export function restedForStart(delivery: Delivery): Delivery {
  * way back if its worker vanished: it comes back when the run's lease ends and then takes the run over
  * as the next attempt (a slot holder's stalled run is the reaper's). A fire's copy comes back when a
  * slot holder's run ends too: that run may be an older copy whose check is about to cancel it (a
- * pause, and this copy the replay's), and the fire is then this copy's to claim again; and while a
- * stalled slot holder whose check failed waits for the reaper, and the reaper's next attempt for its
- * check (ADR 0002). Anything else is a duplicate.
+ * pause, and this copy the replay's), and the fire is then this copy's to claim again. It waits (sent
+ * again a minute later) while a stalled slot holder whose check failed waits for the reaper, and while
+ * the reaper's next attempt is on its way to check it (ADR 0002). Anything else is a duplicate.
  */
 function afterRefusedClaim(
   delivery: Delivery,
