@@ -1,3 +1,4 @@
+import type { EpochMs } from '../../core/clock';
 import type { RunSettingOverrides } from '../../core/model/run-settings';
 import { CARRIED_RESEND_MS, type HeldSlot, type WokenEntry } from '../../core/ports/waiting-line';
 import { sendWoken } from '../flow/woken';
@@ -30,16 +31,23 @@ export function carriesOn(ctx: WorkerContext, task: string): boolean {
  * otherwise. Until its claim the woken entry keeps the slot, so a crash before the claim is repaired as
  * a lost message is: the entry is sent again once overdue. An entry woken to be carried on that cannot
  * be after all (the ending's writes took the time that was left) has its resend taken before its
- * message goes, so that nobody sends it again while it travels.
+ * message goes, so that nobody sends it again while it travels. A slot whose run's handler still runs
+ * until its sandbox ends (`notBefore`) wakes its job with a message that arrives after that.
  */
-export async function wakeHandedOn(ctx: WorkerContext, woken: WokenEntry): Promise<void> {
-  if (mayCarryOn(ctx, woken.task, woken.message.job.overrides)) {
+export async function wakeHandedOn(
+  ctx: WorkerContext,
+  woken: WokenEntry,
+  notBefore?: EpochMs,
+): Promise<void> {
+  if (notBefore === undefined && mayCarryOn(ctx, woken.task, woken.message.job.overrides)) {
     ctx.carryOn?.(woken);
     return;
   }
+  const now = ctx.deps.clock.now();
   const wokenToCarry = woken.overdueAt - woken.wokenAt <= CARRIED_RESEND_MS;
-  if (wokenToCarry && !(await ctx.deps.jobStore.markWokenResent(woken, ctx.deps.clock.now()))) return;
-  await sendWoken(ctx.deps, [woken]);
+  if (wokenToCarry && !(await ctx.deps.jobStore.markWokenResent(woken, now))) return;
+  const delaySeconds = notBefore === undefined ? 0 : Math.max(0, Math.ceil((notBefore - now) / 1000));
+  await sendWoken(ctx.deps, [woken], delaySeconds);
 }
 
 function mayCarryOn(ctx: WorkerContext, task: string, overrides: RunSettingOverrides | undefined): boolean {

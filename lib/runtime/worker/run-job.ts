@@ -1,3 +1,4 @@
+import type { EpochMs } from '../../core/clock';
 import type { Delivery } from '../../core/delivery/delivery';
 import type { FireCancellation } from '../../core/delivery/fire-verdict';
 import { isLastFireOfRun, nextRunStep, type Run, type RunEnding } from '../../core/delivery/run';
@@ -243,7 +244,7 @@ async function record(
       errorType: ending.error.type,
       retryAt: new Date(retryAt).toISOString(),
     });
-    await afterEnd(ctx, end, job.task, holdsSlot, logger);
+    await afterEnd(ctx, end, job.task, holdsSlot, logger, slotFreeAt(run));
     return { ...run, recorded: { end } };
   }
   const stored = await storeFinalResult(ctx, {
@@ -257,7 +258,7 @@ async function record(
   });
   if (!stored) return { ...run, recorded: { end: undefined } };
   reportFinal(ctx, run, stored.result, definition, logger);
-  await afterEnd(ctx, stored.end, job.task, holdsSlot, logger);
+  await afterEnd(ctx, stored.end, job.task, holdsSlot, logger, slotFreeAt(run));
   return { ...run, recorded: { end: stored.end } };
 }
 
@@ -333,6 +334,14 @@ async function cancelFire(
 }
 
 /**
+ * When the slot of a run whose handler still runs (it ignored its signal) is free: once its sandbox has
+ * ended, which stops it. The job the slot is handed to must not start before, beside it.
+ */
+function slotFreeAt(run: Run): EpochMs | undefined {
+  return run.handler?.stillRunning ? run.handler.sandboxEnd + 1_000 : undefined;
+}
+
+/**
  * Wakes the job the run's slot was handed to (a slot goes back to the counter only when nobody waits,
  * ADR 0009): run next in this invocation, or its message sent. Overdue woken jobs of the task are sent again on the way (whoever touches the
  * task repairs them).
@@ -343,9 +352,10 @@ async function afterEnd(
   task: string,
   heldSlot: boolean,
   logger: Logger,
+  notBefore?: EpochMs,
 ): Promise<void> {
   try {
-    if (end.woken) await wakeHandedOn(ctx, end.woken);
+    if (end.woken) await wakeHandedOn(ctx, end.woken, notBefore);
     if (heldSlot) await resendOverdueWoken(ctx.deps, task);
   } catch (error) {
     logger.warn('could not wake the next waiting job; the next worker or tick touching its task does', {

@@ -121,6 +121,39 @@ describe('worker: handlers that outlive their timeout', () => {
     expect(job?.result?.error?.message).toContain('still running');
   });
 
+  it('in Lambda, wakes the job its slot is handed to with a message that arrives after the sandbox of a handler still running has ended', async () => {
+    // Prepare: 120 s of Lambda time (the sandbox ends at T0 + 120 s), a 3 s margin, a task limited to
+    // 1 whose job-1 never settles, and job-2 waiting in its line
+    const worker = workerHarness(
+      {
+        stuck: {
+          maxRunningJobs: 1,
+          timeoutSeconds: 1,
+          retry: { maxAttempts: 2 },
+          handler: (_payload, { jobId }) => (jobId === 'job-1' ? new Promise(() => {}) : Promise.resolve()),
+        },
+      },
+      { workerSafetyMarginMs: 3_000, jobLeaseMarginSeconds: 30 },
+      { endSandbox: () => {} },
+    );
+    const delivery = worker.deliver([recordFor('job-1', 'stuck')], 120_000);
+    await settle();
+    await worker.advanceTimers(1_000);
+    await settle();
+    await worker.deliver([recordFor('job-2', 'stuck')]);
+    const waiting = await worker.store.waitingCount('stuck');
+
+    // Act: the invocation's end records job-1's timeout, which hands its slot to job-2
+    await worker.advanceTimers(116_000);
+    await delivery;
+
+    // Assess: job-2's message comes after the sandbox ended (it stops job-1's handler), never beside it
+    const woken = worker.queue.sent.find((message) => message.job.id === 'job-2');
+    expect(waiting).toBe(1);
+    expect(woken).toMatchObject({ woken: true });
+    expect(worker.clock.now() + (woken?.delaySeconds ?? 0) * 1000).toBeGreaterThan(T0 + 120_000);
+  });
+
   it('in Lambda, holds back the retry of a handler still running until after its sandbox has ended, however long the rest of the batch takes', async () => {
     // Prepare: job-a ignores its signal forever; job-b, in the same batch, has a slow result write
     const timeline: string[] = [];
