@@ -21,8 +21,15 @@ beforeAll(async () => {
 
 afterAll(() => table.drop());
 
+/** How many targets were seeded: each run's ids are its own, as a request id is in AWS. */
+let seeded = 0;
+
 async function seededTarget() {
-  const h = createHarness();
+  // The table outlives the run, and a due note's writer is named after its request's id: ids that
+  // start again at 1 in every run make one run's notes meet another's (they "exist already").
+  const run = ++seeded;
+  let sequence = 0;
+  const h = createHarness({ newId: () => `run-${run}-id-${++sequence}` });
   const { store, writes } = recordingStore(dynamo);
   const admin = createAdminApi({ ...h.deps, scheduleStore: store, jobStore: store });
   const cursors = await seedThroughApi(admin);
