@@ -5,12 +5,12 @@ import {
   restedForStart,
   type Step,
   type TaskTerms,
-  takingOver,
   takingTurn,
   wakePassed,
   withClaim,
 } from '../../core/delivery/delivery';
 import { checkedVerdict } from '../../core/delivery/fire-verdict';
+import { takingOver } from '../../core/delivery/takeover';
 import { decodeJobMessage, type JobMessageBody } from '../../core/model/job-message';
 import { queueDelaySeconds } from '../../core/ports/job-queue';
 import type { ClaimJobInput, JobRequest } from '../../core/ports/job-store';

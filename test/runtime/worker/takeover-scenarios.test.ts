@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   olderCopyTakesOverAFailedCheck,
+  RESUMED_COPY_VARIANTS,
   RUNS_AFTER_RECLAIM,
   reapedAfterFailedCheck,
   reclaimedAfterSecondUpdate,
@@ -64,14 +65,7 @@ describe('fires taken over after their schedule changed (the memory store)', () 
     expect(job).toMatchObject({ status: 'success' });
   });
 
-  it.each([
-    ['takes the run over', {}],
-    ['comes back while the stalled run waits for the reaper, then takes the fire back', { slotLimit: 1 }],
-    [
-      "comes back while the reaper's attempt is on its way, then takes the fire back",
-      { slotLimit: 1, copyAfterTick: true },
-    ],
-  ])(
+  it.each(RESUMED_COPY_VARIANTS)(
     "runs a fire once as the resume's copy when a stale copy's check failed and its worker vanished: the resume's copy %s",
     async (_, variant) => {
       const { runs, job } = await resumedCopyMeetsAFailedCheck({ ...variant });

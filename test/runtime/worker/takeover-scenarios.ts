@@ -302,6 +302,16 @@ export async function reapedAfterFailedCheck(
   return ended();
 }
 
+/** How the resume's copy meets the failed run (`resumedCopyMeetsAFailedCheck`): each names a wait of its own. */
+export const RESUMED_COPY_VARIANTS = [
+  ['takes the run over', {}],
+  ['comes back while the stalled run waits for the reaper, then takes the fire back', { slotLimit: 1 }],
+  [
+    "comes back while the reaper's attempt is on its way, then takes the fire back",
+    { slotLimit: 1, copyAfterTick: true },
+  ],
+] as const;
+
 /**
  * A fire's stale copy (sent before a pause) is checked after a resume with `replay_missed` sent the
  * fire again under the new revision; the stale copy's check fails, it claims the fire (with a slot of

@@ -8,6 +8,7 @@ import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 import {
   olderCopyTakesOverAFailedCheck,
+  RESUMED_COPY_VARIANTS,
   RUNS_AFTER_RECLAIM,
   reapedAfterFailedCheck,
   reclaimedAfterSecondUpdate,
@@ -251,14 +252,7 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     expect(job).toMatchObject({ status: 'success' });
   });
 
-  it.each([
-    ['takes the run over', {}],
-    ['comes back while the stalled run waits for the reaper, then takes the fire back', { slotLimit: 1 }],
-    [
-      "comes back while the reaper's attempt is on its way, then takes the fire back",
-      { slotLimit: 1, copyAfterTick: true },
-    ],
-  ])(
+  it.each(RESUMED_COPY_VARIANTS)(
     "runs a fire once as the resume's copy when a stale copy's check failed and its worker vanished: the resume's copy %s",
     async (_, variant) => {
       const { runs, job } = await resumedCopyMeetsAFailedCheck({
