@@ -4,7 +4,13 @@ import { scheduleToItem } from '../../lib/adapters/dynamodb/schedule-items';
 import type { EpochMs } from '../../lib/core/clock';
 import type { JsonValue } from '../../lib/core/json';
 import type { CoalescePolicy, Schedule, ScheduleDefinition } from '../../lib/core/model/schedule';
-import { bucketOf, bucketStart, DEFAULT_NOTE_GRID, naturalBucket } from '../../lib/core/planning/note-chunks';
+import {
+  bucketOf,
+  bucketStart,
+  DEFAULT_NOTE_GRID,
+  naturalBucket,
+  scheduleGrid,
+} from '../../lib/core/planning/note-chunks';
 import { DUE_NOTE_BOUNDS, type DueNote } from '../../lib/core/ports/due-notes';
 import { compileTrigger, parseTrigger, type TriggerSpec } from '../../lib/core/triggers';
 import { inParallel, sleep } from './parallel';
@@ -85,7 +91,7 @@ export async function seedSchedules<S extends IntervalSchedule>(
   const notes: DueNote[] = seeded.flatMap(({ stored, trigger }) => {
     const { nextFireAt, chain } = stored;
     if (nextFireAt === null || chain === null) return [];
-    const bucket = naturalBucket(grid, compileTrigger(trigger), nextFireAt);
+    const bucket = naturalBucket(scheduleGrid(grid, stored.id), compileTrigger(trigger), nextFireAt);
     return [{ bucket, entry: { scheduleId: stored.id, chain, nextFireAt, runs: 0, lastFireAt: null } }];
   });
   const firstBucket = Math.min(bucketOf(grid, now), ...notes.map((note) => note.bucket));

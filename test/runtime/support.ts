@@ -4,6 +4,7 @@ import { ManualClock, type Sleep } from '../../lib/core/clock';
 import type { JsonValue } from '../../lib/core/json';
 import { encodeJobMessage, type JobMessageBody } from '../../lib/core/model/job-message';
 import type { ScheduleDefinition } from '../../lib/core/model/schedule';
+import { DEFAULT_NOTE_GRID, scheduleGrid } from '../../lib/core/planning/note-chunks';
 import type { EventPublisher, SundialEvent } from '../../lib/core/ports/event-publisher';
 import type { JobMessage, JobQueue, ReceivedMessage } from '../../lib/core/ports/job-queue';
 import type { JobRequest } from '../../lib/core/ports/job-store';
@@ -14,6 +15,25 @@ import { createLogger } from '../../lib/runtime/observability/logger';
 
 export const T0 = Date.parse('2026-03-02T10:00:00Z');
 export const SECOND = 1_000;
+
+/**
+ * The first `count` ids `<prefix>-<n>` whose note chunks start `phaseMs` after the grid's boundaries
+ * (`scheduleGrid`): a test that counts fires by chunk, or reads several schedules' notes in one bucket,
+ * names the phase it assumes.
+ */
+export function idsAtPhase(prefix: string, count: number, phaseMs = 0): string[] {
+  const ids: string[] = [];
+  for (let n = 0; ids.length < count; n++) {
+    const id = `${prefix}-${n}`;
+    if (scheduleGrid(DEFAULT_NOTE_GRID, id).phaseMs === phaseMs) ids.push(id);
+  }
+  return ids;
+}
+
+/** The first id of `idsAtPhase`. */
+export function idAtPhase(prefix: string, phaseMs = 0): string {
+  return idsAtPhase(prefix, 1, phaseMs)[0] as string;
+}
 
 /** A queue that records what is sent; `failWhen` makes chosen messages fail to send. */
 export class RecordingQueue implements JobQueue {

@@ -1,5 +1,6 @@
 import type { WireSchedule } from '../admin-contract/schedules';
 import { DEFAULT_PRIORITY, type Priority } from '../model/priority';
+import { hash53 } from '../string-hash';
 
 /**
  * The fields of a schedule that its declaration in code sets, by their admin API names, each explicit
@@ -108,17 +109,4 @@ export function canonicalJson(value: unknown): string {
  */
 function fingerprint(text: string): string {
   return `${hash53(text, 0x5d1a).toString(16).padStart(14, '0')}${hash53(text, 0x0c0d).toString(16).padStart(14, '0')}`;
-}
-
-function hash53(text: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }

@@ -1,6 +1,6 @@
 import type { EpochMs } from '../clock';
 import type { FireTimeSource } from '../triggers';
-import { bucketStart, firstOpenBucket, type NoteGrid, naturalBucket } from './note-chunks';
+import { bucketStart, firstOpenBucket, naturalBucket, type ScheduleGrid } from './note-chunks';
 
 /** At most this many late buckets are searched for a live note (three `findLiveNotes` calls of 12). */
 export const MAX_LATE_NOTE_BUCKETS = 36;
@@ -39,7 +39,7 @@ export interface LiveNoteSearch {
  * oldest): `truncated` says when some were left out.
  */
 export function liveNoteBuckets(
-  grid: NoteGrid,
+  grid: ScheduleGrid,
   source: FireTimeSource,
   input: LiveNoteSearchInput,
 ): LiveNoteSearch {
@@ -56,7 +56,7 @@ export function liveNoteBuckets(
 
 /** The natural bucket of the first fire from `chainFrom` on whose natural bucket is after `open`. */
 function onTimeBucket(
-  grid: NoteGrid,
+  grid: ScheduleGrid,
   source: FireTimeSource,
   chainFrom: EpochMs,
   open: number,

@@ -1,4 +1,5 @@
 import type { EpochMs } from '../clock';
+import { hash53 } from '../string-hash';
 import { type FireTimeSource, withinWindow } from '../triggers';
 import { missedFireTimes, type PlannedFire, plannedFires } from './fire-choices';
 import type { FirePolicies } from './policies';
@@ -28,9 +29,28 @@ export const DEFAULT_NOTE_GRID: NoteGrid = {
   bucketMs: 10_000,
 };
 
+/**
+ * One schedule's grid: its chunks start `phaseMs` after the grid's (a whole number of buckets, from a
+ * hash of its id). Were every schedule's chunks aligned, every note of a shard would fall in one bucket
+ * of each chunk, and the fires of the whole chunk (two minutes of every schedule) would go out at once;
+ * spread over the chunk's buckets, each reading sends the fires of a bucket's share of the schedules.
+ * The phase is the same for every chain of a schedule, so its chains still meet at the same chunks.
+ */
+export interface ScheduleGrid extends NoteGrid {
+  readonly phaseMs: number;
+}
+
+const PHASE_SEED = 0x9e37;
+
+/** `grid` as `scheduleId`'s chunks lie on it (`ScheduleGrid`). */
+export function scheduleGrid(grid: NoteGrid, scheduleId: string): ScheduleGrid {
+  const phases = Math.max(1, Math.floor(grid.chunkMs / grid.bucketMs));
+  return { ...grid, phaseMs: (hash53(scheduleId, PHASE_SEED) % phases) * grid.bucketMs };
+}
+
 /** The start of the chunk holding `fireTime`. */
-export function chunkStart(grid: NoteGrid, fireTime: EpochMs): EpochMs {
-  return Math.floor(fireTime / grid.chunkMs) * grid.chunkMs;
+export function chunkStart(grid: ScheduleGrid, fireTime: EpochMs): EpochMs {
+  return Math.floor((fireTime - grid.phaseMs) / grid.chunkMs) * grid.chunkMs + grid.phaseMs;
 }
 
 /** The bucket (counted from the epoch) holding `time`: a reader at `time` may read it and every one before. */
@@ -49,7 +69,7 @@ export function firstOpenBucket(grid: NoteGrid, now: EpochMs): number {
 }
 
 /** The bucket a note of next fire `fireTime` belongs in by the grid alone (before the placement margin). */
-export function naturalBucket(grid: NoteGrid, source: FireTimeSource, fireTime: EpochMs): number {
+export function naturalBucket(grid: ScheduleGrid, source: FireTimeSource, fireTime: EpochMs): number {
   const following = source.next(fireTime + 1);
   const isolated = following === undefined || following > fireTime + grid.isolatedGapMs;
   const readAt = isolated
@@ -64,6 +84,7 @@ export interface NoteChunkInput {
   /** The note's next fire time: where its chain stands. */
   nextFireAt: EpochMs;
   policies: FirePolicies;
+  /** The grid: the plan places the schedule's chunks on it by its id (`scheduleGrid`). */
   grid: NoteGrid;
   /** A plan dispatches at most this many fires; the successor note carries the rest. */
   maxFires: number;
@@ -87,20 +108,6 @@ export interface NoteChunkPlan {
 }
 
 /**
- * Whether a chain whose next fire is `fireTime`, started at `now`, has its first note read in time: its
- * natural bucket is open to a note written now. Otherwise the writer sends the first fires itself, as a
- * late reader would (`planNoteChunk`), and notes the chunk after them.
- */
-export function readsInTime(
-  grid: NoteGrid,
-  source: FireTimeSource,
-  fireTime: EpochMs,
-  now: EpochMs,
-): boolean {
-  return naturalBucket(grid, source, fireTime) >= firstOpenBucket(grid, now);
-}
-
-/**
  * The fires a note's reader dispatches, and the note it leaves. Read on time, the plan is its chunk,
  * `[nextFireAt, chunk end)`, and the successor is the first fire of the next chunk that holds one:
  * nothing depends on `now`, so two readers of one note (overlapping ticks, a crash and its redo) leave
@@ -109,7 +116,8 @@ export function readsInTime(
  * placed; its chain and an on-time one meet at the first chunk both reach, where they are read as one.
  */
 export function planNoteChunk(input: NoteChunkInput): NoteChunkPlan {
-  const { now, grid } = input;
+  const { now } = input;
+  const grid = scheduleGrid(input.grid, input.scheduleId);
   const source = withinWindow(input.source, undefined, input.endsAt);
   const runsLeft = Math.max(0, input.runsLeft ?? Number.POSITIVE_INFINITY);
   const maxFires = Math.min(input.maxFires, runsLeft);

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Schedule } from '../../core/model/schedule';
-import { bucketOf, DEFAULT_NOTE_GRID, firstOpenBucket, naturalBucket } from '../../core/planning/note-chunks';
+import {
+  bucketOf,
+  DEFAULT_NOTE_GRID,
+  firstOpenBucket,
+  naturalBucket,
+  scheduleGrid,
+} from '../../core/planning/note-chunks';
 import { NOTE_WRITE_DEADLINE_MS } from '../../core/ports/due-notes';
 import type { ChainStart, SchedulePosition } from '../../core/ports/schedule-store';
 import { compileTrigger, type TriggerSpec } from '../../core/triggers';
@@ -70,7 +76,11 @@ export class ChainStarter {
       );
     }
     const now = clock.now();
-    const natural = naturalBucket(DEFAULT_NOTE_GRID, compileTrigger(trigger), nextFireAt);
+    const natural = naturalBucket(
+      scheduleGrid(DEFAULT_NOTE_GRID, scheduleId),
+      compileTrigger(trigger),
+      nextFireAt,
+    );
     const open = firstOpenBucket(DEFAULT_NOTE_GRID, now);
     const chain = this.newChainToken();
     this.starts += 1;

@@ -7,6 +7,7 @@ import {
   DEFAULT_NOTE_GRID,
   firstOpenBucket,
   planNoteChunk,
+  scheduleGrid,
 } from '../../../lib/core/planning/note-chunks';
 import { compileTrigger } from '../../../lib/core/triggers';
 import type { TriggerSpec } from '../../../lib/core/triggers/schema';
@@ -19,6 +20,8 @@ import type { TriggerSpec } from '../../../lib/core/triggers/schema';
  */
 
 const grid = DEFAULT_NOTE_GRID;
+/** Schedule ids: their chunks start at every phase of the grid (`scheduleGrid`). */
+const scheduleIdArb = fc.integer({ min: 0, max: 10_000 }).map((n) => `s${n}`);
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const LOOKAHEAD = 90 * SECOND;
@@ -51,7 +54,8 @@ describe('liveNoteBuckets (ADR 0007)', () => {
         triggerArb,
         fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 30, maxLength: 30 }),
         fc.integer({ min: 0, max: 59 }),
-        (spec, gaps, querySecond) => {
+        scheduleIdArb,
+        (spec, gaps, querySecond, scheduleId) => {
           const source = compileTrigger(spec);
           // The conversion at T0: its advance sent the fires inside the lookahead, and noted the next.
           const chainFrom = source.next(T0);
@@ -60,7 +64,7 @@ describe('liveNoteBuckets (ADR 0007)', () => {
           while (next !== undefined && next <= T0 + LOOKAHEAD) next = source.next(next + 1);
           if (next === undefined) return;
           const planFirst = planNoteChunk({
-            scheduleId: 's',
+            scheduleId,
             source,
             nextFireAt: next,
             policies: { coalesce: 'all', misfireGraceSeconds: null, maxJitterSeconds: 0 },
@@ -79,7 +83,7 @@ describe('liveNoteBuckets (ADR 0007)', () => {
             if (note === null) return;
             // A query some time before the next tick: the unread note must be among the buckets searched.
             const queryAt = now + querySecond * SECOND;
-            const search = liveNoteBuckets(grid, source, {
+            const search = liveNoteBuckets(scheduleGrid(grid, scheduleId), source, {
               cursor,
               now: queryAt,
               chainFrom,
@@ -94,7 +98,7 @@ describe('liveNoteBuckets (ADR 0007)', () => {
             const readThrough = bucketOf(grid, now);
             while (note !== null && note.bucket <= readThrough) {
               const plan = planNoteChunk({
-                scheduleId: 's',
+                scheduleId,
                 source,
                 nextFireAt: note.nextFireAt,
                 policies: { coalesce: 'all', misfireGraceSeconds: null, maxJitterSeconds: 0 },
@@ -128,7 +132,8 @@ describe('liveNoteBuckets (ADR 0007)', () => {
             maxLength: 20,
           },
         ),
-        (spec, ticks) => {
+        scheduleIdArb,
+        (spec, ticks, scheduleId) => {
           const source = compileTrigger(spec);
           const chainFrom = source.next(T0);
           if (chainFrom === undefined) return;
@@ -137,7 +142,7 @@ describe('liveNoteBuckets (ADR 0007)', () => {
           if (next === undefined) return;
           const plan = (nextFireAt: EpochMs, now: EpochMs, maxFires = 100_000) =>
             planNoteChunk({
-              scheduleId: 's',
+              scheduleId,
               source,
               nextFireAt,
               policies,
@@ -171,7 +176,7 @@ describe('liveNoteBuckets (ADR 0007)', () => {
               undefined,
             );
             if (!earliest) return;
-            const search = liveNoteBuckets(grid, source, {
+            const search = liveNoteBuckets(scheduleGrid(grid, scheduleId), source, {
               cursor,
               now: queryAt,
               chainFrom,

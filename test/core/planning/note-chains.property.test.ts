@@ -8,6 +8,7 @@ import {
   firstOpenBucket,
   naturalBucket,
   planNoteChunk,
+  scheduleGrid,
 } from '../../../lib/core/planning/note-chunks';
 import { compileTrigger, type FireTimeSource } from '../../../lib/core/triggers';
 import type { TriggerSpec } from '../../../lib/core/triggers/schema';
@@ -20,7 +21,9 @@ import type { TriggerSpec } from '../../../lib/core/triggers/schema';
  * 50 s ahead or more and at most 900 s ahead; once the faults stop, the schedule is back to one chain.
  */
 
-const grid = DEFAULT_NOTE_GRID;
+const baseGrid = DEFAULT_NOTE_GRID;
+/** Schedule ids: their chunks start at every phase of the grid (`scheduleGrid`). */
+const scheduleIdArb = fc.integer({ min: 0, max: 10_000 }).map((n) => `s${n}`);
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const TICK_PERIOD = MINUTE;
@@ -70,12 +73,14 @@ interface Run {
 
 /** Runs ticks from T0 for `ticks` minutes over one schedule, the faults applying to the first `faultyTicks`. */
 function simulate(
+  scheduleId: string,
   source: FireTimeSource,
   coalesce: CoalescePolicy,
   faults: { kind: string; after?: number; lateMs?: number }[],
   ticks: number,
   maxFires = 100_000,
 ): Run {
+  const grid = scheduleGrid(baseGrid, scheduleId);
   const notes = new Map<number, Note[]>();
   let cursor = firstOpenBucket(grid, T0 - TICK_PERIOD) - 1;
   const run: Run = { sends: new Map(), maxDelayMs: 0, writtenBehindCursor: 0, liveChunks: new Set() };
@@ -98,11 +103,11 @@ function simulate(
     for (const nextFireAt of earliestByChunk.values()) {
       if (read++ >= limit) return false;
       const plan = planNoteChunk({
-        scheduleId: 's',
+        scheduleId,
         source,
         nextFireAt,
         policies: { coalesce, misfireGraceSeconds: null, maxJitterSeconds: 0 },
-        grid,
+        grid: baseGrid,
         maxFires,
         now,
         random: () => 0.5,
@@ -121,7 +126,7 @@ function simulate(
     const fault = faults[index] ?? { kind: 'none' };
     if (fault.kind === 'skip') continue;
     let now = T0 + index * TICK_PERIOD;
-    const until = Math.floor(now / grid.bucketMs);
+    const until = Math.floor(now / baseGrid.bucketMs);
     for (let bucket = cursor + 1; bucket <= until; bucket++) {
       if (fault.kind === 'overlap') readBucket(bucket, now + (fault.lateMs ?? 0), Number.POSITIVE_INFINITY);
       if (!readBucket(bucket, now, fault.kind === 'crash' ? (fault.after ?? 0) : Number.POSITIVE_INFINITY))
@@ -158,9 +163,10 @@ describe('due notes on a fixed chunk grid (ADR 0007, proposed)', () => {
         fc.constantFrom<CoalescePolicy>(...COALESCE_POLICIES),
         fc.array(tickFaultArb, { minLength: FAULTY_TICKS, maxLength: FAULTY_TICKS }),
         fc.constantFrom(200, 100_000),
-        (spec, coalesce, faults, maxFires) => {
+        scheduleIdArb,
+        (spec, coalesce, faults, maxFires, scheduleId) => {
           const source = compileTrigger(spec);
-          const run = simulate(source, coalesce, faults, TICKS, maxFires);
+          const run = simulate(scheduleId, source, coalesce, faults, TICKS, maxFires);
           // Sent fires are fires of the trigger; none is sent more than 900 s ahead (the SQS delay)
           for (const fireTime of run.sends.keys()) expect(source.next(fireTime)).toBe(fireTime);
           expect(run.maxDelayMs).toBeLessThanOrEqual(900 * SECOND);
@@ -178,9 +184,9 @@ describe('due notes on a fixed chunk grid (ADR 0007, proposed)', () => {
 
   it('without faults, send each fire once, at least 50 s ahead (the grid: 150 s less a period and a budget)', () => {
     fc.assert(
-      fc.property(triggerArb, (spec) => {
+      fc.property(triggerArb, scheduleIdArb, (spec, scheduleId) => {
         const source = compileTrigger(spec);
-        const run = simulate(source, 'latest', [], TICKS);
+        const run = simulate(scheduleId, source, 'latest', [], TICKS);
         const due = firesBetween(source, T0 + 5 * MINUTE, T0 + (TICKS - 10) * TICK_PERIOD);
         for (const fire of due) {
           const sent = run.sends.get(fire);

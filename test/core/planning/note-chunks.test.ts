@@ -5,21 +5,23 @@ import {
   type NoteChunkInput,
   naturalBucket,
   planNoteChunk,
+  scheduleGrid,
 } from '../../../lib/core/planning/note-chunks';
 import { listSource, periodicSource } from '../../support/fire-time-sources';
 
-const grid = DEFAULT_NOTE_GRID;
+/** Schedule `s`'s grid: its chunks start at its phase past each multiple of 120 s. */
+const grid = scheduleGrid(DEFAULT_NOTE_GRID, 's');
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
-/** A chunk boundary (a multiple of the 120 s grid). */
-const G = Date.parse('2026-01-01T10:00:00Z');
+/** A chunk boundary of schedule `s`. */
+const G = Date.parse('2026-01-01T10:00:00Z') + grid.phaseMs;
 const bucketOf = (instant: number) => Math.floor(instant / grid.bucketMs);
 
 function plan(overrides: Partial<NoteChunkInput> & Pick<NoteChunkInput, 'source' | 'nextFireAt' | 'now'>) {
   return planNoteChunk({
     scheduleId: 's',
     policies: { coalesce: 'latest', misfireGraceSeconds: null, maxJitterSeconds: 0 },
-    grid,
+    grid: DEFAULT_NOTE_GRID,
     maxFires: 1_000,
     random: () => 0.5,
     ...overrides,
@@ -121,5 +123,42 @@ describe('planNoteChunk (ADR 0007, proposed)', () => {
 
     expect(seconds(read.fires)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(read.successor).toEqual({ nextFireAt: G + 10 * SECOND, bucket: bucketOf(now) + 2 });
+  });
+
+  it('places the chunks of each schedule at a phase of its own, so the notes of many schedules spread over every bucket of a chunk', () => {
+    const ids = Array.from({ length: 1_200 }, (_, n) => `schedule-${n}`);
+    const phases = ids.map((id) => scheduleGrid(DEFAULT_NOTE_GRID, id).phaseMs);
+    const perPhase = new Map<number, number>();
+    for (const phase of phases) perPhase.set(phase, (perPhase.get(phase) ?? 0) + 1);
+
+    expect([...perPhase.keys()].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 12 }, (_, n) => n * DEFAULT_NOTE_GRID.bucketMs),
+    );
+    for (const count of perPhase.values()) expect(count).toBeGreaterThan(60);
+    // The same schedule keeps its phase: every chain of it meets at the same chunks
+    expect(scheduleGrid(DEFAULT_NOTE_GRID, 'schedule-7')).toEqual(
+      scheduleGrid(DEFAULT_NOTE_GRID, 'schedule-7'),
+    );
+  });
+
+  it('reads the same fires of two schedules whose phases differ in different buckets', () => {
+    const [a, b] = ['schedule-1', 'schedule-2', 'schedule-3', 'schedule-4']
+      .map((id) => ({ id, grid: scheduleGrid(DEFAULT_NOTE_GRID, id) }))
+      .filter(
+        (entry, index, all) => all.findIndex((other) => other.grid.phaseMs === entry.grid.phaseMs) === index,
+      );
+    if (!a || !b) throw new Error('expected two phases among four ids');
+    const everyFiveSeconds = periodicSource(G, 5 * SECOND);
+    const fire = G + 10 * MINUTE;
+
+    expect(naturalBucket(a.grid, everyFiveSeconds, fire)).not.toBe(
+      naturalBucket(b.grid, everyFiveSeconds, fire),
+    );
+    for (const { grid: own } of [a, b]) {
+      const start = chunkStart(own, fire);
+      expect((start - own.phaseMs) % own.chunkMs).toBe(0);
+      expect(fire - start).toBeGreaterThanOrEqual(0);
+      expect(fire - start).toBeLessThan(own.chunkMs);
+    }
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { idAtPhase } from '../support';
 import { createHarness, errorOf, everyMinute, MINUTE, nightlyBerlin, SECOND, T0 } from './support/harness';
 import { tickOf } from './support/tick';
+
+/** Schedules whose chunks start at the grid's own boundaries (T0 is one): the fires an add sends are counted by chunk. */
+const PULSE = idAtPhase('pulse');
+const SECOND_ID = idAtPhase('second');
+const SOON = idAtPhase('soon');
 
 interface ScheduleResult {
   status?: string;
@@ -93,14 +99,16 @@ describe('add_schedule', () => {
 
     const result = await h.ok<ScheduleResult>({
       action: 'add_schedule',
-      id: 'pulse',
+      id: PULSE,
       task: 'cleanup',
       trigger: { type: 'cron', expression: '*/30 * * * * *' },
     });
 
     // Two chunks of 120 s: the note after the first could not be read in time either
     const fires = [0, 30, 60, 90, 120, 150, 180, 210].map((seconds) => T0 + seconds * SECOND);
-    expect(h.queue.messages.map((message) => message.job.id)).toEqual(fires.map((fire) => `pulse@${fire}`));
+    expect(h.queue.messages.map((message) => message.job.id)).toEqual(
+      fires.map((fire) => `${PULSE}@${fire}`),
+    );
     expect(h.queue.messages.map((message) => message.delaySeconds)).toEqual([
       0, 30, 60, 90, 120, 150, 180, 210,
     ]);
@@ -111,7 +119,7 @@ describe('add_schedule', () => {
       runs: 8,
     });
     // The item says where its chain started; its live note, where the chain stands
-    expect(await h.store.getSchedule('pulse')).toMatchObject({ nextFireAt: T0, lastFireAt: null, runs: 0 });
+    expect(await h.store.getSchedule(PULSE)).toMatchObject({ nextFireAt: T0, lastFireAt: null, runs: 0 });
   });
 
   it('sends the first fires of a schedule firing every second itself, and the tick sends none of them again', async () => {
@@ -120,7 +128,7 @@ describe('add_schedule', () => {
 
     const result = await h.ok<ScheduleResult>({
       action: 'add_schedule',
-      id: 'second',
+      id: SECOND_ID,
       task: 'cleanup',
       trigger: { type: 'interval', seconds: 1 },
     });
@@ -142,13 +150,13 @@ describe('add_schedule', () => {
 
     const result = await h.ok<ScheduleResult>({
       action: 'add_schedule',
-      id: 'soon',
+      id: SOON,
       task: 'cleanup',
       trigger: { type: 'interval', seconds: 40, start_at: iso(T0 + 10 * SECOND) },
     });
 
     expect(h.queue.messages.map((message) => message.job.id)).toEqual(
-      [10, 50, 90, 130, 170, 210].map((seconds) => `soon@${T0 + seconds * SECOND}`),
+      [10, 50, 90, 130, 170, 210].map((seconds) => `${SOON}@${T0 + seconds * SECOND}`),
     );
     expect(result.dispatched_jobs).toBe(6);
     expect(h.writes).toEqual(['createNoteCursor', 'addSchedule', 'writeDueNotes', 'removeDueNote']);

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { idAtPhase } from '../support';
 import { createHarness, errorOf, type Harness, MINUTE, SECOND, T0 } from './support/harness';
+
+/** A schedule whose chunks start at the grid's own boundaries (T0 is one): which fires are sent ahead depends on it. */
+const SWEEP = idAtPhase('sweep');
 
 interface JobAnswer {
   id: string;
@@ -9,14 +13,14 @@ interface JobAnswer {
   start_deadline: string | null;
 }
 
-const fireId = (seconds: number) => `sweep@${T0 + seconds * SECOND}`;
+const fireId = (seconds: number) => `${SWEEP}@${T0 + seconds * SECOND}`;
 
 /** `sweep`: a cleanup every 30 s from T0; add_schedule sent the fires of its first two chunks, +0 … +210 s. */
 async function sweep(): Promise<Harness> {
   const h = createHarness();
   await h.ok({
     action: 'add_schedule',
-    id: 'sweep',
+    id: SWEEP,
     task: 'cleanup',
     trigger: { type: 'interval', seconds: 30 },
     payload: { dir: '/tmp' },
@@ -30,7 +34,7 @@ async function sweepStartedAndRunNow() {
   const now = h.clock.now();
   await h.store.claimJob({ job: fireRequest(0), attempt: 1, owner: 'worker', now, leaseUntil: now + MINUTE });
   h.clock.advance(SECOND);
-  const runNow = await h.ok<{ job: { id: string } }>({ action: 'run_schedule_now', id: 'sweep' });
+  const runNow = await h.ok<{ job: { id: string } }>({ action: 'run_schedule_now', id: SWEEP });
   return { h, runNow };
 }
 
@@ -58,7 +62,7 @@ describe('fires sent to the queue and not started yet', () => {
   it('are queued jobs for get_job, as the schedule will run them', async () => {
     // Prepare
     const h = await sweep();
-    await h.ok({ action: 'update_schedule', id: 'sweep', payload: { dir: '/var/tmp' } });
+    await h.ok({ action: 'update_schedule', id: SWEEP, payload: { dir: '/var/tmp' } });
 
     // Act
     const dispatched = await getJob(h, 60);
@@ -71,7 +75,7 @@ describe('fires sent to the queue and not started yet', () => {
       status: 'queued',
       payload: { dir: '/var/tmp' },
       origin: 'schedule',
-      schedule_id: 'sweep',
+      schedule_id: SWEEP,
       attempt: 0,
       run_at: '2026-03-02T09:01:00Z',
       start_deadline: '2026-03-02T09:03:00Z',
@@ -86,14 +90,14 @@ describe('fires sent to the queue and not started yet', () => {
     const later = await sweep();
 
     // Act
-    await paused.ok({ action: 'pause_schedule', id: 'sweep' });
-    await removed.ok({ action: 'remove_schedule', id: 'sweep' });
+    await paused.ok({ action: 'pause_schedule', id: SWEEP });
+    await removed.ok({ action: 'remove_schedule', id: SWEEP });
     later.clock.advance(5 * MINUTE);
 
     // Assess
     for (const h of [paused, removed, later]) {
       expect(errorOf(await h.call({ action: 'get_job', job_id: fireId(210) })).code).toBe('job_not_found');
-      expect((await allPages(h, { schedule_id: 'sweep' })).flat()).toEqual([]);
+      expect((await allPages(h, { schedule_id: SWEEP })).flat()).toEqual([]);
     }
   });
 
@@ -102,8 +106,8 @@ describe('fires sent to the queue and not started yet', () => {
     const { h, runNow } = await sweepStartedAndRunNow();
 
     // Act
-    const queued = await allPages(h, { schedule_id: 'sweep', status: 'queued', limit: 2 });
-    const running = await allPages(h, { schedule_id: 'sweep', status: 'running' });
+    const queued = await allPages(h, { schedule_id: SWEEP, status: 'queued', limit: 2 });
+    const running = await allPages(h, { schedule_id: SWEEP, status: 'running' });
 
     // Assess
     expect(queued.map((page) => page.map((job) => job.id))).toEqual([
@@ -118,11 +122,11 @@ describe('fires sent to the queue and not started yet', () => {
   it('list a schedule’s jobs recent first: the fires that are due and not started, then what ran', async () => {
     // Prepare: then the +30 fire comes due and no worker has it yet
     const { h, runNow } = await sweepStartedAndRunNow();
-    const beforeDue = await allPages(h, { schedule_id: 'sweep', limit: 2 });
+    const beforeDue = await allPages(h, { schedule_id: SWEEP, limit: 2 });
     h.clock.advance(30 * SECOND);
 
     // Act
-    const pages = await allPages(h, { schedule_id: 'sweep', limit: 2 });
+    const pages = await allPages(h, { schedule_id: SWEEP, limit: 2 });
 
     // Assess: the fires at +60 … +210 are still ahead (status queued lists them)
     expect(beforeDue.map((page) => page.map((job) => `${job.id}:${job.status}`))).toEqual([
@@ -141,7 +145,7 @@ describe('fires sent to the queue and not started yet', () => {
     // Act
     const cancelled = await h.ok<{ job: JobAnswer }>({ action: 'cancel_job', job_id: fireId(60) });
     const again = await h.ok<{ job: JobAnswer }>({ action: 'cancel_job', job_id: fireId(60) });
-    const queued = await allPages(h, { schedule_id: 'sweep', status: 'queued' });
+    const queued = await allPages(h, { schedule_id: SWEEP, status: 'queued' });
 
     // Assess
     expect(cancelled.job).toMatchObject({ id: fireId(60), status: 'cancelled', payload: { dir: '/tmp' } });
@@ -156,7 +160,7 @@ function fireRequest(seconds: number) {
   return {
     id: fireId(seconds),
     origin: 'schedule' as const,
-    scheduleId: 'sweep',
+    scheduleId: SWEEP,
     fireTime: T0 + seconds * SECOND,
     runAt: T0 + seconds * SECOND,
     startDeadline: null,

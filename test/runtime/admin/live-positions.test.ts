@@ -1,8 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { shardOf } from '../../../lib/adapters/dynamodb/table-design';
+import { idAtPhase } from '../support';
 import { createHarness, type Harness, MINUTE, T0 } from './support/harness';
 import { fromNote, HOUR, hourly, iso, movedOn, type WireSchedule } from './support/moved-on';
 import { tickOf } from './support/tick';
+
+/** A schedule whose chunks start at the grid's own boundaries: where its chain stands depends on it. */
+const S = idAtPhase('s');
 
 /**
  * ADR 0008: an active schedule is moved on by its note chain alone; its item keeps where that chain
@@ -76,18 +80,18 @@ describe('admin reads of a schedule’s position', () => {
 describe('admin changes of a schedule moved on by its chain', () => {
   it('update_schedule of the payload leaves the chain going on, and answers where it stands', async () => {
     const h = createHarness();
-    await movedOn(h, ['s']);
-    const before = await h.store.getSchedule('s');
+    await movedOn(h, [S]);
+    const before = await h.store.getSchedule(S);
 
     const updated = await h.ok<{ schedule: WireSchedule }>({
       action: 'update_schedule',
-      id: 's',
+      id: S,
       payload: { dir: '/srv' },
     });
     h.clock.set(T0 + 2 * HOUR + 46 * MINUTE);
     await tickOf(h)();
 
-    const after = await h.store.getSchedule('s');
+    const after = await h.store.getSchedule(S);
     expect(updated.schedule).toMatchObject({ ...fromNote, version: 2 });
     expect(after).toMatchObject({
       chain: before?.chain,
@@ -101,19 +105,19 @@ describe('admin changes of a schedule moved on by its chain', () => {
 
   it('pause_schedule keeps where the schedule stood; a replaying resume starts after the note’s last fire', async () => {
     const h = createHarness();
-    await movedOn(h, ['s']);
+    await movedOn(h, [S]);
     const sent = h.queue.messages.length;
 
-    const paused = await h.ok<{ schedule: WireSchedule }>({ action: 'pause_schedule', id: 's' });
+    const paused = await h.ok<{ schedule: WireSchedule }>({ action: 'pause_schedule', id: S });
     h.clock.advance(10 * MINUTE);
     const resumed = await h.ok<{ schedule: WireSchedule }>({
       action: 'resume_schedule',
-      id: 's',
+      id: S,
       replay_missed: true,
     });
 
     expect(paused.schedule).toMatchObject({ ...fromNote, paused: true, version: 2 });
-    expect(await h.store.getSchedule('s')).toMatchObject({ nextFireAt: T0 + 3 * HOUR, runs: 3 });
+    expect(await h.store.getSchedule(S)).toMatchObject({ nextFireAt: T0 + 3 * HOUR, runs: 3 });
     // Replaying from after the note's last fire (11:00), not the item's: 11:00 is not sent again.
     expect(resumed.schedule).toMatchObject({ ...fromNote, paused: false, version: 3 });
     expect(h.queue.messages.length).toBe(sent);
@@ -124,14 +128,14 @@ describe('admin changes of a schedule moved on by its chain', () => {
     const h = createHarness();
     await h.ok({
       action: 'add_schedule',
-      id: 's',
+      id: S,
       task: 'cleanup',
       trigger: { type: 'interval', seconds: 30 },
     });
     h.clock.set(T0 + 65_000);
 
-    const paused = await h.ok<{ schedule: WireSchedule }>({ action: 'pause_schedule', id: 's' });
-    const read = await get(h, 's');
+    const paused = await h.ok<{ schedule: WireSchedule }>({ action: 'pause_schedule', id: S });
+    const read = await get(h, S);
 
     expect(paused.schedule).toMatchObject({
       paused: true,
@@ -165,19 +169,19 @@ describe('admin changes of a schedule moved on by its chain', () => {
 
   it('add_schedule with replace keeps the live note’s runs, in a new chain', async () => {
     const h = createHarness();
-    await movedOn(h, ['s']);
-    const before = await h.store.getSchedule('s');
+    await movedOn(h, [S]);
+    const before = await h.store.getSchedule(S);
 
     const replaced = await h.ok<{ status: string; schedule: WireSchedule }>({
       action: 'add_schedule',
-      id: 's',
+      id: S,
       task: 'cleanup',
       trigger: hourly,
       conflict_policy: 'replace',
     });
 
     expect(replaced).toMatchObject({ status: 'replaced', schedule: { ...fromNote, version: 2 } });
-    expect((await h.store.getSchedule('s'))?.chain).not.toBe(before?.chain);
+    expect((await h.store.getSchedule(S))?.chain).not.toBe(before?.chain);
   });
 
   it('restarts a schedule whose live note was lost with a pause and a resume', async () => {

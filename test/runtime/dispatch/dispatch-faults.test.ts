@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from '../../../lib/adapters/dynamodb/table-design';
+import { DEFAULT_NOTE_GRID, scheduleGrid } from '../../../lib/core/planning/note-chunks';
 import { T0 } from '../support';
 import {
   type DispatchRuntime,
@@ -11,12 +12,16 @@ import {
 
 const often = interval(10);
 
-/** A runtime whose two schedules every 10 s (in due shard 0) have run on their chains since T0 − 5 min. */
+/**
+ * A runtime whose two schedules every 10 s (in due shard 0, their chunks at the same phase, so one tick
+ * reads both notes) have run on their chains since T0 − 5 min.
+ */
 async function running() {
   const runtime = dispatchRuntime();
   const ids: string[] = [];
-  for (let n = 0; ids.length < 2; n++)
-    if (shardOf(`s-${n}`, runtime.store.dueShards) === 0) ids.push(`s-${n}`);
+  const inShardZeroAtPhaseZero = (id: string) =>
+    shardOf(id, runtime.store.dueShards) === 0 && scheduleGrid(DEFAULT_NOTE_GRID, id).phaseMs === 0;
+  for (let n = 0; ids.length < 2; n++) if (inShardZeroAtPhaseZero(`s-${n}`)) ids.push(`s-${n}`);
   runtime.clock.set(T0 - 5 * MINUTE);
   for (const id of ids) await runtime.add(id, often);
   await runtime.tickEveryMinuteUntil(T0 + 3 * MINUTE);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SECOND, T0 } from '../support';
+import { idAtPhase, SECOND, T0 } from '../support';
 import {
   dispatchRuntime,
   expectEveryFireOnce,
@@ -12,6 +12,9 @@ import {
 } from './dispatch-harness';
 
 const often = interval(10);
+/** Schedules whose chunks start at the grid's own boundaries (T0 is one): the fires sent are counted by chunk. */
+const SOON = idAtPhase('soon');
+const SLOW = idAtPhase('slow');
 
 /**
  * ADR 0008, 1: an admin write starts a schedule's chain (its item and first note in one write). When the
@@ -25,9 +28,9 @@ describe('the first fires of a chain an admin write starts', () => {
     runtime.clock.set(T0 - 20 * SECOND);
 
     // Act: the add, then a tick a minute from 30 s after T0, a worker running every fire as it comes
-    const added = await runtime.add('soon', often);
+    const added = await runtime.add(SOON, often);
     const sentByAdmin = [...runtime.sent];
-    const chain = (await runtime.store.getSchedule('soon'))?.chain;
+    const chain = (await runtime.store.getSchedule(SOON))?.chain;
     const notesAfterAdd = await runtime.allNotes(T0 + 10 * MINUTE);
     runtime.clock.set(T0 + 30 * SECOND);
     await runtime.tickEveryMinuteUntil(T0 + 15 * MINUTE, (at) => runtime.deliverDue(at));
@@ -46,7 +49,7 @@ describe('the first fires of a chain an admin write starts', () => {
     ).toEqual([T0 + 240 * SECOND]);
     // No fire was sent twice (the tick never read the first note), and each ran once
     expectSentOnceEach(runtime.sent);
-    expectEveryFireOnce(runtime.sentOf('soon'), often, T0 + 15 * MINUTE);
+    expectEveryFireOnce(runtime.sentOf(SOON), often, T0 + 15 * MINUTE);
     const ran = ranOnceEach(runtime.runs);
     expect(ran.times).toEqual(fireTimes(often, T0, T0 + 14 * MINUTE + 30 * SECOND));
     expect(ran.once).toBe(true);
@@ -117,12 +120,12 @@ describe('the first fires of a chain an admin write starts', () => {
     runtime.store.addSchedule = async (input) => {
       runtime.clock.advance(30 * SECOND);
       await runtime.tick();
-      cursorWhenLanded = await runtime.store.readNoteCursor(runtime.store.noteShardOf('slow'));
+      cursorWhenLanded = await runtime.store.readNoteCursor(runtime.store.noteShardOf(SLOW));
       return addSchedule(input);
     };
 
     // Act
-    const added = await runtime.add('slow', often);
+    const added = await runtime.add(SLOW, often);
     runtime.store.addSchedule = addSchedule;
     runtime.clock.set(T0 - 80 * SECOND);
     await runtime.tickEveryMinuteUntil(T0 + 10 * MINUTE);
@@ -130,6 +133,6 @@ describe('the first fires of a chain an admin write starts', () => {
     // Assess: its note had landed in a bucket the cursor had passed; the call wrote it again
     expect(added.dispatched_jobs).toBe(0);
     expect(cursorWhenLanded).toBeGreaterThanOrEqual(Math.floor((T0 - 150 * SECOND) / (10 * SECOND)));
-    expectEveryFireOnce(runtime.sentOf('slow'), often, T0 + 10 * MINUTE);
+    expectEveryFireOnce(runtime.sentOf(SLOW), often, T0 + 10 * MINUTE);
   });
 });

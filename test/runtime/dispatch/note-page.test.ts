@@ -8,9 +8,11 @@ import type { DispatchDeps } from '../../../lib/runtime/dispatch/dispatch-deps';
 import { dispatchNotePage } from '../../../lib/runtime/dispatch/note-page';
 import { NoteRun } from '../../../lib/runtime/dispatch/note-run';
 import { createLogger } from '../../../lib/runtime/observability/logger';
-import { clockSleep, RecordingQueue, SECOND, scheduleDefinition, T0 } from '../support';
+import { clockSleep, idAtPhase, RecordingQueue, SECOND, scheduleDefinition, T0 } from '../support';
 
 const bucket = (time: number) => bucketOf(DEFAULT_NOTE_GRID, time);
+/** `every-30s`: a schedule whose chunks start at the grid's own boundaries (T0 is one). */
+const ID = idAtPhase('every-30s');
 
 /**
  * `every-30s` (every 30 s from T0, unless `overrides` say otherwise) stored on chain `c1` with its note
@@ -29,12 +31,12 @@ async function notedSchedule(options: {
   const nextFireAt = options.nextFireAt ?? T0;
   const note: DueNote = {
     bucket: options.noteBucket ?? bucket(options.now),
-    entry: { scheduleId: 'every-30s', chain: 'c1', nextFireAt, runs: 0, lastFireAt: null },
+    entry: { scheduleId: ID, chain: 'c1', nextFireAt, runs: 0, lastFireAt: null },
   };
   // The chain started long before: its first note was placed by a writer an hour earlier
   const startedAt = options.now - 3_600 * SECOND;
   await store.addSchedule({
-    schedule: scheduleDefinition('every-30s', options.overrides),
+    schedule: scheduleDefinition(ID, options.overrides),
     position: { nextFireAt, lastFireAt: null, runs: 0 },
     start: { chain: 'c1', note, writer: 'test.c1.0', now: startedAt },
     conflictPolicy: 'exception',
@@ -51,7 +53,7 @@ async function notedSchedule(options: {
     toleranceMs: 0,
     phasesUntil: 0,
   };
-  const shard = store.noteShardOf('every-30s');
+  const shard = store.noteShardOf(ID);
   const run = new NoteRun('tick-a', [shard]);
   const logger = createLogger({ level: 'error', sink: () => {} });
   const dispatch = () => dispatchNotePage(deps, run, [note], new Map(), { concurrency: 2, logger });
@@ -85,13 +87,13 @@ describe('dispatchNotePage: one page of due notes', () => {
 
     // Assess
     expect(queue.sent.map((message) => [message.job.id, message.delaySeconds, message.attempt])).toEqual(
-      [0, 30, 60, 90].map((s) => [`every-30s@${T0 + s * SECOND}`, 150 + s, 1]),
+      [0, 30, 60, 90].map((s) => [`${ID}@${T0 + s * SECOND}`, 150 + s, 1]),
     );
-    expect(queue.sent[1]?.job).toMatchObject({ task: 'echo', origin: 'schedule', scheduleId: 'every-30s' });
+    expect(queue.sent[1]?.job).toMatchObject({ task: 'echo', origin: 'schedule', scheduleId: ID });
     expect(outcome).toEqual({
       summaries: [
         {
-          scheduleId: 'every-30s',
+          scheduleId: ID,
           jobsSent: 4,
           sendFailures: 0,
           nextFireAt: T0 + 120 * SECOND,
@@ -103,7 +105,7 @@ describe('dispatchNotePage: one page of due notes', () => {
       {
         bucket: bucket(T0 - 30 * SECOND),
         entry: {
-          scheduleId: 'every-30s',
+          scheduleId: ID,
           chain: 'c1',
           nextFireAt: T0 + 120 * SECOND,
           runs: 4,
@@ -143,7 +145,7 @@ describe('dispatchNotePage: one page of due notes', () => {
     expect(outcome.heldAt).toBeUndefined();
     const again = await written();
     expect(again.map((note) => note.entry)).toEqual([
-      { scheduleId: 'every-30s', chain: 'c1', nextFireAt: T0, runs: 0, lastFireAt: null },
+      { scheduleId: ID, chain: 'c1', nextFireAt: T0, runs: 0, lastFireAt: null },
     ]);
     expect(again[0]?.bucket).toBeGreaterThanOrEqual(firstOpenBucket(DEFAULT_NOTE_GRID, clock.now()));
     expect(run.totals).toMatchObject({ notesRetried: 1, notesWritten: 1 });
@@ -177,10 +179,10 @@ describe('dispatchNotePage: one page of due notes', () => {
     for (const change of ['restarted', 'paused', 'removed'] as const) {
       const { store, queue, dispatch, run, clock } = await notedSchedule({ now: T0 - 150 * SECOND });
       const now = clock.now();
-      if (change === 'removed') await store.removeSchedule('every-30s');
+      if (change === 'removed') await store.removeSchedule(ID);
       if (change === 'paused') {
         await store.pauseSchedule({
-          id: 'every-30s',
+          id: ID,
           now,
           position: { nextFireAt: T0, lastFireAt: null, runs: 0 },
           seenVersion: 1,
@@ -189,10 +191,10 @@ describe('dispatchNotePage: one page of due notes', () => {
       if (change === 'restarted') {
         const start: DueNote = {
           bucket: firstOpenBucket(DEFAULT_NOTE_GRID, now),
-          entry: { scheduleId: 'every-30s', chain: 'c2', nextFireAt: T0, runs: 0, lastFireAt: null },
+          entry: { scheduleId: ID, chain: 'c2', nextFireAt: T0, runs: 0, lastFireAt: null },
         };
         await store.updateSchedule({
-          id: 'every-30s',
+          id: ID,
           changes: { payload: { n: 2 } },
           now,
           expectedVersion: 1,
@@ -219,7 +221,7 @@ describe('dispatchNotePage: one page of due notes', () => {
     let finishedWhenSent: boolean | undefined;
     const send = queue.send.bind(queue);
     queue.send = async (messages) => {
-      finishedWhenSent = (await store.getSchedule('every-30s'))?.nextFireAt === null;
+      finishedWhenSent = (await store.getSchedule(ID))?.nextFireAt === null;
       return send(messages);
     };
 
@@ -232,7 +234,7 @@ describe('dispatchNotePage: one page of due notes', () => {
       finished: { nextFireAt: null, runs: 1 },
     });
     expect(queue.sent.map((message) => [message.delaySeconds, message.finalFire])).toEqual([[160, true]]);
-    expect(await store.getSchedule('every-30s')).toMatchObject({
+    expect(await store.getSchedule(ID)).toMatchObject({
       nextFireAt: null,
       lastFireAt: T0 + 10 * SECOND,
       runs: 1,
@@ -259,7 +261,7 @@ describe('dispatchNotePage: one page of due notes', () => {
     expect(summaries[0]).toMatchObject({ jobsSent: 10, nextFireAt: T0 + 10 * SECOND });
     expect((await written()).map((note) => note.entry)).toEqual([
       {
-        scheduleId: 'every-30s',
+        scheduleId: ID,
         chain: 'c1',
         nextFireAt: T0 + 10 * SECOND,
         runs: 10,

@@ -5,7 +5,7 @@ import { dispatcherOf, fanOutDispatch } from '../../../lib/runtime/fan-out/fan-o
 import { shardLeaseMs } from '../../../lib/runtime/fan-out/run-dispatcher';
 import { createTestTable } from '../../support/dynamodb';
 import { dispatchRuntime, fireTimes, interval, MINUTE } from '../dispatch/dispatch-harness';
-import { SECOND, T0 } from '../support';
+import { idsAtPhase, SECOND, T0 } from '../support';
 
 const SCHEDULES = 60;
 const EVERY_30S = interval(30);
@@ -22,7 +22,7 @@ describe('overlapping ticks with dispatchers (DynamoDB Local)', () => {
     const store = new DynamoDbStore({ client: table.documentClient, tableName: table.tableName, shards: 4 });
     const runtime = dispatchRuntime({ shards: 4, dispatchers: 2 }, { scheduleStore: store, jobStore: store });
     const { deps } = runtime;
-    const ids = Array.from({ length: SCHEDULES }, (_, n) => `every-30s-${n}`);
+    const ids = idsAtPhase('every-30s', SCHEDULES);
     runtime.clock.set(T0 - 5 * MINUTE);
     for (const id of ids) await runtime.add(id, EVERY_30S);
     const at = (now: number) => runtime.clock.set(now);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
 import { dispatchRuntime, fireTimes, interval, MINUTE, ranOnceEach } from '../dispatch/dispatch-harness';
-import { jobRequest, SECOND, sqsRecord, T0 } from '../support';
+import { idAtPhase, jobRequest, SECOND, sqsRecord, T0 } from '../support';
 import { recordFor, workerHarness } from '../worker/harness';
+
+/** A schedule whose chunks start at the grid's boundaries (T0 is one): the chunk read is [T0, T0 + 120 s). */
+const EVERY_30S = idAtPhase('every-30s');
 
 /**
  * A schedule every 30 s from T0 (coalesce `all`: every missed fire must still run), added through the
@@ -12,8 +15,8 @@ import { recordFor, workerHarness } from '../worker/harness';
 async function crashingAfterTheSend(addedAt: number, adminDied: boolean) {
   const runtime = dispatchRuntime();
   runtime.clock.set(addedAt);
-  if (adminDied) await runtime.addAndDie('every-30s', interval(30));
-  else await runtime.add('every-30s', interval(30));
+  if (adminDied) await runtime.addAndDie(EVERY_30S, interval(30));
+  else await runtime.add(EVERY_30S, interval(30));
   const writeDueNotes = runtime.store.writeDueNotes.bind(runtime.store);
   runtime.store.writeDueNotes = async () => {
     runtime.store.writeDueNotes = writeDueNotes;
@@ -39,7 +42,7 @@ describe('crash recovery', () => {
     expect(crashed.notes).toMatchObject({ bucketsHeld: 1, notesWritten: 0 });
     expect(next).toMatchObject({ jobsEnqueued: 4, errors: 0 });
     const firstChunk = runtime
-      .sentOf('every-30s')
+      .sentOf(EVERY_30S)
       .filter((s) => (s.message.job.fireTime as number) < T0 + 120 * SECOND);
     expect(firstChunk).toHaveLength(8);
     expect(ranOnceEach(runtime.runs)).toEqual({
@@ -65,7 +68,7 @@ describe('crash recovery', () => {
     expect(crashed.notes.bucketsHeld).toBe(1);
     expect(next.errors).toBe(0);
     expect(next.jobsEnqueued).toBeGreaterThan(0);
-    const messages = runtime.sentOf('every-30s');
+    const messages = runtime.sentOf(EVERY_30S);
     expect(messages.length).toBeGreaterThan(new Set(messages.map((s) => s.message.job.id)).size);
     expect(ranOnceEach(runtime.runs)).toEqual({
       times: fireTimes(interval(30), T0, T0 + 5 * MINUTE),

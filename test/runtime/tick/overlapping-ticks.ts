@@ -13,7 +13,7 @@ import {
   ranOnceEach,
   type Sent,
 } from '../dispatch/dispatch-harness';
-import { SECOND, T0 } from '../support';
+import { idAtPhase, SECOND, T0 } from '../support';
 
 /** Where the first dispatcher is stuck, past its shard lease, while the next tick reads the same note. */
 export const STUCK_AT = [
@@ -24,6 +24,8 @@ export const STUCK_AT = [
 export type StuckAt = (typeof STUCK_AT)[number];
 
 const EVERY_30S = interval(30);
+/** The schedule: its chunks start at the grid's boundaries (T0 is one), so the note both readers read is known. */
+const ID = idAtPhase('every-30s');
 
 /**
  * ADR 0007's overlapping readers on one shard, as ADR 0008 runs them: tick A's dispatcher reads a note
@@ -40,7 +42,7 @@ export async function overlappingOnTimeScenario(
 ): Promise<void> {
   const runtime = dispatchRuntime(config, { scheduleStore: store, jobStore: store });
   runtime.clock.set(T0 - 5 * MINUTE);
-  await runtime.add('every-30s', EVERY_30S, { coalesce: 'latest' });
+  await runtime.add(ID, EVERY_30S, { coalesce: 'latest' });
 
   const { byA, byB } = await overlap(runtime, stuckAt, T0 - 150 * SECOND, T0 - 90 * SECOND);
   await runtime.tickEveryMinuteUntil(T0 + 10 * MINUTE, (at) => runtime.deliverDue(at));
@@ -70,7 +72,7 @@ export async function overlappingMissedScenario(
 ): Promise<void> {
   const runtime = dispatchRuntime(config, { scheduleStore: store, jobStore: store });
   runtime.clock.set(T0 - 20 * SECOND);
-  await runtime.addAndDie('every-30s', EVERY_30S, { coalesce: 'latest' });
+  await runtime.addAndDie(ID, EVERY_30S, { coalesce: 'latest' });
 
   const { byA, byB } = await overlap(runtime, stuckAt, T0 + 40 * SECOND, T0 + 100 * SECOND);
   await runtime.tickEveryMinuteUntil(T0 + 10 * MINUTE, (at) => runtime.deliverDue(at));
@@ -98,14 +100,13 @@ async function overlap(
   bAt: EpochMs,
 ): Promise<{ byA: Sent[]; byB: Sent[] }> {
   const store = runtime.deps.scheduleStore;
-  const shard = store.noteShardOf('every-30s');
+  const shard = store.noteShardOf(ID);
   const stuck = stuckOnce();
   const send = runtime.queue.send;
   const writeDueNotes = store.writeDueNotes.bind(store);
   const moveNoteCursor = store.moveNoteCursor.bind(store);
   runtime.queue.send = async (messages) => {
-    if (stuckAt === 'before its send' && messages.some((m) => m.job.scheduleId === 'every-30s'))
-      await stuck.here();
+    if (stuckAt === 'before its send' && messages.some((m) => m.job.scheduleId === ID)) await stuck.here();
     return send(messages);
   };
   store.writeDueNotes = async (input) => {
@@ -128,7 +129,7 @@ async function overlap(
   const sentBeforeA = runtime.sent.length;
   stuck.release();
   await a;
-  const ofSchedule = (list: Sent[]) => list.filter((s) => s.message.job.scheduleId === 'every-30s');
+  const ofSchedule = (list: Sent[]) => list.filter((s) => s.message.job.scheduleId === ID);
   return {
     byB: ofSchedule(runtime.sent.slice(sentBeforeB, sentBeforeA)),
     byA: ofSchedule(runtime.sent.slice(sentBeforeA)),

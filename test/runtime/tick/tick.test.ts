@@ -1,19 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from '../../../lib/adapters/dynamodb/table-design';
 import { createTickHandler } from '../../../lib/runtime/handlers/tick';
-import { dispatchRuntime, fireTimes, interval, MINUTE } from '../dispatch/dispatch-harness';
-import { SECOND, T0, testRuntime } from '../support';
+import {
+  dispatchRuntime,
+  expectEveryFireOnce,
+  fireTimes,
+  interval,
+  MINUTE,
+} from '../dispatch/dispatch-harness';
+import { idAtPhase, idsAtPhase, SECOND, T0, testRuntime } from '../support';
 
 const hourlyFrom = (start: number) =>
   ({ type: 'interval', hours: 1, start_at: new Date(start).toISOString() }) as const;
 
 describe('tick', () => {
   it('sends the fires of the notes whose bucket has come, each delayed to its run time, across every shard', async () => {
-    // Prepare: 20 schedules every 30 s from T0, added through the admin API 5 minutes before; their
+    // Prepare: 20 schedules every 30 s from T0 whose chunks start at the grid's boundaries, added through the admin API 5 minutes before; their
     // first notes (the chunk [T0, T0 + 120 s)) are read from T0 − 150 s
     const runtime = dispatchRuntime();
     runtime.clock.set(T0 - 5 * MINUTE);
-    const ids = Array.from({ length: 20 }, (_, n) => `schedule-${n}`);
+    const ids = idsAtPhase('schedule', 20);
     for (const id of ids) await runtime.add(id, interval(30));
     runtime.clock.set(T0 - 150 * SECOND);
 
@@ -38,10 +44,36 @@ describe('tick', () => {
     }
   });
 
+  it('sends the fires of many schedules in step with time: each bucket read sends a share of a chunk, not the whole chunk at once', async () => {
+    // Prepare: 240 schedules every 5 s from T0 (ids as users pick them), added 10 minutes before
+    const runtime = dispatchRuntime();
+    runtime.clock.set(T0 - 10 * MINUTE);
+    const ids = Array.from({ length: 240 }, (_, n) => `report-${n}`);
+    for (const id of ids) await runtime.add(id, interval(5));
+
+    // Act: a tick every 10 s (one bucket each), as locally, for 6 minutes
+    const sentPerTick: number[] = [];
+    for (let at = T0 - 4 * MINUTE; at < T0 + 2 * MINUTE; at += 10 * SECOND) {
+      runtime.clock.set(at);
+      const before = runtime.sent.length;
+      await runtime.tick();
+      sentPerTick.push(runtime.sent.length - before);
+    }
+
+    // Assess: over the last 2 minutes of ticks (one chunk's worth of buckets), every tick sent some
+    // fires and none more than a quarter of them (aligned chunks sent all 240 schedules' in one tick)
+    const lastChunk = sentPerTick.slice(-12);
+    const total = lastChunk.reduce((sum, count) => sum + count, 0);
+    expect(total).toBe(240 * 24);
+    expect(Math.min(...lastChunk)).toBeGreaterThan(0);
+    expect(Math.max(...lastChunk)).toBeLessThanOrEqual(total / 4);
+    for (const id of ids) expectEveryFireOnce(runtime.sentOf(id), interval(5), T0 + 3 * MINUTE);
+  });
+
   it('sends every fire once when two ticks run at once: each shard is read by the one that leased it', async () => {
     const runtime = dispatchRuntime();
     runtime.clock.set(T0 - 5 * MINUTE);
-    const ids = Array.from({ length: 40 }, (_, n) => `schedule-${n}`);
+    const ids = idsAtPhase('schedule', 40);
     for (const id of ids) await runtime.add(id, interval(30));
     runtime.clock.set(T0 - 150 * SECOND);
 
@@ -87,7 +119,7 @@ describe('tick', () => {
     // tick at T0 + 2 s reads that note late: the fire at T0 goes 2 s late, with the fires after it
     const runtime = dispatchRuntime();
     runtime.clock.set(T0 - 20 * SECOND);
-    await runtime.addAndDie('every-30s', interval(30));
+    await runtime.addAndDie(idAtPhase('every-30s'), interval(30));
     runtime.clock.set(T0 + 2 * SECOND);
 
     // Act

@@ -1,8 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import type { TaskOptions } from '../../../lib/runtime/tasks/define-task';
-import { SECOND, T0 } from '../support';
+import { idAtPhase, SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
+
+/** A schedule whose chunks start at the grid's boundaries (T0 is one): the runs its chain sent ahead are known. */
+const NOTED = idAtPhase('noted');
 
 const iso = (instant: number) => new Date(instant).toISOString();
 const every10s = { type: 'interval', seconds: 10, start_at: iso(T0) } as const;
@@ -201,7 +204,7 @@ describe('finished schedules', () => {
     // Prepare: every 10 s from T0, a task that fails each fire's first attempt; the item keeps where its
     // chain started (next 0 s, no runs) while its note moves on
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'noted', task: 'flaky', trigger: every10s });
+    await p.admin({ action: 'add_schedule', id: NOTED, task: 'flaky', trigger: every10s });
     const first = p.takeMessage(0);
 
     // Act: the first fire fails, its retry succeeds; the next fire comes up as usual
@@ -215,9 +218,9 @@ describe('finished schedules', () => {
     // Assess
     expect(retried.batchItemFailures).toEqual([]);
     expect(p.queue.visibilityChanges).toEqual([]);
-    expect(await p.store.getSchedule('noted')).toMatchObject({ nextFireAt: T0, runs: 0 });
-    expect(await p.scheduleState('noted')).toMatchObject({ finished: false, runs: 24 });
-    expect(await p.admin({ action: 'get_job', job_id: `noted@${T0}` })).toMatchObject({
+    expect(await p.store.getSchedule(NOTED)).toMatchObject({ nextFireAt: T0, runs: 0 });
+    expect(await p.scheduleState(NOTED)).toMatchObject({ finished: false, runs: 24 });
+    expect(await p.admin({ action: 'get_job', job_id: `${NOTED}@${T0}` })).toMatchObject({
       job: { status: 'success', attempt: 2 },
     });
   });

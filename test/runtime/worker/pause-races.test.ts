@@ -1,6 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { SECOND, T0 } from '../support';
+import { idAtPhase, SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
+
+/** The schedule: its chunks start at the grid's boundaries (T0 is one), so the fires a tick sends ahead are known. */
+const S = idAtPhase('s');
 
 const iso = (instant: number) => new Date(instant).toISOString();
 
@@ -21,7 +24,7 @@ async function platform(every: number, maxRuns?: number, limits: { maxRunningJob
   const trigger = { type: 'interval', seconds: every, start_at: iso(T0) };
   await p.admin({
     action: 'add_schedule',
-    id: 's',
+    id: S,
     task: 'beat',
     trigger,
     keep_finished: true,
@@ -49,11 +52,11 @@ describe('a pause racing the dispatch of its schedule', () => {
     beforeThePauseLands(p, () => p.tick());
 
     // Act
-    const paused = await p.admin({ action: 'pause_schedule', id: 's' });
+    const paused = await p.admin({ action: 'pause_schedule', id: S });
     const sentWhilePausing = p.queue.sent.map((message) => message.job.fireTime);
     await p.deliverDue(400);
     const ranWhilePaused = [...p.runs];
-    await p.admin({ action: 'resume_schedule', id: 's' });
+    await p.admin({ action: 'resume_schedule', id: S });
     await p.runUntil(1_000);
 
     // Assess
@@ -61,7 +64,7 @@ describe('a pause racing the dispatch of its schedule', () => {
     expect(paused.schedule).toMatchObject({ paused: true, runs: 2 });
     expect(ranWhilePaused).toEqual([0, 60]);
     expect(p.runs).toEqual([0, 60, 420, 480, 540, 600]);
-    expect(await p.store.getSchedule('s')).toMatchObject({ runs: 6, nextFireAt: null, startedRuns: 6 });
+    expect(await p.store.getSchedule(S)).toMatchObject({ runs: 6, nextFireAt: null, startedRuns: 6 });
   });
 
   it('runs none of the fires a tick sent under it once the pause returned, and counts only those due before it', async () => {
@@ -72,7 +75,7 @@ describe('a pause racing the dispatch of its schedule', () => {
     beforeThePauseLands(p, () => p.tick());
 
     // Act
-    const paused = await p.admin({ action: 'pause_schedule', id: 's' });
+    const paused = await p.admin({ action: 'pause_schedule', id: S });
     await p.runUntil(600);
 
     // Assess: 0..90 s ran (10 fires); every fire after the pause was cancelled; the pause kept the next
@@ -84,7 +87,7 @@ describe('a pause racing the dispatch of its schedule', () => {
       last_fire_time: iso(T0 + 90 * SECOND).replace('.000Z', 'Z'),
       next_fire_time: iso(T0 + 240 * SECOND).replace('.000Z', 'Z'),
     });
-    const cancelled = await p.store.getJob(`s@${T0 + 300 * SECOND}`, p.clock.now());
+    const cancelled = await p.store.getJob(`${S}@${T0 + 300 * SECOND}`, p.clock.now());
     expect(cancelled).toMatchObject({ status: 'cancelled', result: { error: { type: 'SchedulePaused' } } });
   });
 
@@ -96,9 +99,9 @@ describe('a pause racing the dispatch of its schedule', () => {
     beforeThePauseLands(p, () => p.deliverDue(10));
 
     // Act
-    const paused = await p.admin({ action: 'pause_schedule', id: 's' });
+    const paused = await p.admin({ action: 'pause_schedule', id: S });
     p.clock.set(T0 + 11 * SECOND);
-    const resumed = await p.admin({ action: 'resume_schedule', id: 's' });
+    const resumed = await p.admin({ action: 'resume_schedule', id: S });
     await p.runUntil(600);
 
     // Assess: the pause answered the runs it read; the resume counted the fire that started meanwhile
@@ -106,7 +109,7 @@ describe('a pause racing the dispatch of its schedule', () => {
     expect(paused.schedule).toMatchObject({ paused: true, runs: 1 });
     expect(resumed).toMatchObject({ dispatched_jobs: 4, schedule: { runs: 6, finished: true } });
     expect(p.runs).toEqual([0, 10, 20, 30, 40, 50]);
-    expect(await p.store.getSchedule('s')).toMatchObject({ runs: 6, nextFireAt: null, startedRuns: 6 });
+    expect(await p.store.getSchedule(S)).toMatchObject({ runs: 6, nextFireAt: null, startedRuns: 6 });
   });
 
   it('runs a fire whose older copy held its slot while the replay’s copy came: the copy comes back for it', async () => {
@@ -114,13 +117,13 @@ describe('a pause racing the dispatch of its schedule', () => {
     // A worker claims 0 s with the task's slot, and its check is slow; the resume (replaying what was
     // missed) sends its own copy of 0 s, which arrives while that claim holds the job
     const p = await platform(10, 2, { maxRunningJobs: 1 });
-    await p.admin({ action: 'pause_schedule', id: 's' });
+    await p.admin({ action: 'pause_schedule', id: S });
     p.clock.set(T0);
     const older = p.takeMessage(0);
     const claim = { owner: 'slow-worker', now: T0, leaseUntil: T0 + 30 * SECOND, concurrencyLimit: 1 };
     await p.store.claimJob({ job: older.job, attempt: 1, ...claim, reclaimCancelledFire: true });
     p.clock.set(T0 + SECOND);
-    await p.admin({ action: 'resume_schedule', id: 's', replay_missed: true });
+    await p.admin({ action: 'resume_schedule', id: S, replay_missed: true });
     const replayed = p.takeMessage(0);
 
     // Act: the replay's copy arrives; then the slow check, which read the schedule paused, cancels the
@@ -142,6 +145,6 @@ describe('a pause racing the dispatch of its schedule', () => {
     // was dropped as a duplicate, and the fire cancelled by the older copy's check never ran)
     expect(p.queue.visibilityChanges.map((change) => change.seconds)).toEqual([30]);
     expect(p.runs).toEqual([0, 10]);
-    expect(await p.store.getSchedule('s')).toMatchObject({ startedRuns: 2, nextFireAt: null });
+    expect(await p.store.getSchedule(S)).toMatchObject({ startedRuns: 2, nextFireAt: null });
   });
 });

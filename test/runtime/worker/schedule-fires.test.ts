@@ -1,7 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { JsonValue } from '../../../lib/core/json';
-import { SECOND, T0 } from '../support';
+import { idAtPhase, SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
+
+/** The schedule (of task `beat`): its chunks start at the grid's boundaries (T0 is one), so the fires a tick sends ahead are known. */
+const BEAT = idAtPhase('beat');
 
 interface Run {
   fireTime: number;
@@ -38,7 +41,7 @@ function platform() {
       return runs.map((run) => `${run.fireTime / SECOND}:v${(run.payload as { v: number }).v}`);
     },
     async errorTypeOf(seconds: number) {
-      const job = await worker.store.getJob(`beat@${T0 + seconds * SECOND}`, worker.clock.now());
+      const job = await worker.store.getJob(`${BEAT}@${T0 + seconds * SECOND}`, worker.clock.now());
       return `${job?.status}:${job?.result?.error?.type}`;
     },
   };
@@ -57,13 +60,13 @@ function fires(from: number, to: number, v: number): string[] {
  */
 async function vanishedBeforeAnUpdate() {
   const p = platform();
-  await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+  await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
   await p.deliverDue(15);
   const message = p.takeMessage(20);
   p.clock.set(T0 + 20 * SECOND);
   await p.claimAndVanish(message);
   p.clock.advance(SECOND);
-  await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+  await p.admin({ action: 'update_schedule', id: BEAT, payload: { v: 2 } });
   return { p, message };
 }
 
@@ -71,14 +74,14 @@ describe('worker: fires already sent when their schedule changes', () => {
   it('cancels the sent fires of a removed schedule; the same id added again runs them once as its own', async () => {
     // Prepare: fires every 10 s; add_schedule sent +0 … +230 itself (its first two chunks)
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(15);
 
     // Act
-    await p.admin({ action: 'remove_schedule', id: 'beat' });
+    await p.admin({ action: 'remove_schedule', id: BEAT });
     await p.deliverDue(35);
     p.clock.advance(SECOND);
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 2 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 2 } });
     await p.deliverDue(200);
 
     // Assess
@@ -92,17 +95,17 @@ describe('worker: fires already sent when their schedule changes', () => {
   it('runs the fires sent before update_schedule as the new definition, each once', async () => {
     // Prepare
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(15);
 
     // Act: same trigger, new payload
-    const updated = await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    const updated = await p.admin({ action: 'update_schedule', id: BEAT, payload: { v: 2 } });
     await p.deliverDue(200);
 
     // Assess: the record of a re-run fire says what ran
     expect(updated.dispatched_jobs).toBe(0);
     expect(p.ranAs()).toEqual([...fires(0, 10, 1), ...fires(20, 200, 2)]);
-    const job = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
+    const job = await p.store.getJob(`${BEAT}@${T0 + 20 * SECOND}`, p.clock.now());
     expect(job).toMatchObject({ status: 'success', payload: { v: 2 }, attempt: 1 });
   });
 
@@ -111,7 +114,7 @@ describe('worker: fires already sent when their schedule changes', () => {
     const p = platform();
     await p.admin({
       action: 'add_schedule',
-      id: 'beat',
+      id: BEAT,
       task: 'beat',
       trigger: every10s,
       payload: { v: 1 },
@@ -120,12 +123,12 @@ describe('worker: fires already sent when their schedule changes', () => {
     await p.deliverDue(15);
 
     // Act
-    await p.admin({ action: 'update_schedule', id: 'beat', metadata: { tenant: 'globex' }, max_attempts: 1 });
+    await p.admin({ action: 'update_schedule', id: BEAT, metadata: { tenant: 'globex' }, max_attempts: 1 });
     await p.deliverDue(25);
 
     // Assess: the fire sent before the update ran with the schedule's new metadata and overrides
-    const before = await p.store.getJob(`beat@${T0 + 10 * SECOND}`, p.clock.now());
-    const after = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
+    const before = await p.store.getJob(`${BEAT}@${T0 + 10 * SECOND}`, p.clock.now());
+    const after = await p.store.getJob(`${BEAT}@${T0 + 20 * SECOND}`, p.clock.now());
     expect(before).toMatchObject({ status: 'success', metadata: { tenant: 'acme' } });
     expect(before).not.toHaveProperty('overrides');
     expect(after).toMatchObject({
@@ -138,13 +141,13 @@ describe('worker: fires already sent when their schedule changes', () => {
   it('after a new trigger, runs only its fire times; sent fires of the old one that it lacks are cancelled', async () => {
     // Prepare
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(5);
 
     // Act: every 15 s from T0 (+30, +60, +90, … are fire times of both)
     await p.admin({
       action: 'update_schedule',
-      id: 'beat',
+      id: BEAT,
       trigger: { type: 'interval', seconds: 15, start_at: iso(T0) },
       payload: { v: 2 },
     });
@@ -165,14 +168,14 @@ describe('worker: fires already sent when their schedule changes', () => {
   it('runs the fires after a pause and resume once; fires due while paused stay cancelled, even if late', async () => {
     // Prepare
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(15);
 
     // Act: the +30 message reaches a worker only after the resume
-    await p.admin({ action: 'pause_schedule', id: 'beat' });
+    await p.admin({ action: 'pause_schedule', id: BEAT });
     const late = p.takeMessage(30);
     await p.deliverDue(35);
-    const resumed = await p.admin({ action: 'resume_schedule', id: 'beat' });
+    const resumed = await p.admin({ action: 'resume_schedule', id: BEAT });
     await p.deliver(late);
     await p.deliverDue(200);
 
@@ -190,18 +193,18 @@ describe('worker: fires already sent when their schedule changes', () => {
     const p = platform();
     await p.admin({
       action: 'add_schedule',
-      id: 'beat',
+      id: BEAT,
       task: 'beat',
       trigger: every10s,
       payload: { v: 1 },
       coalesce: 'all',
     });
     await p.deliverDue(15);
-    await p.admin({ action: 'pause_schedule', id: 'beat' });
+    await p.admin({ action: 'pause_schedule', id: BEAT });
     await p.deliverDue(35);
 
     // Act
-    await p.admin({ action: 'resume_schedule', id: 'beat', replay_missed: true });
+    await p.admin({ action: 'resume_schedule', id: BEAT, replay_missed: true });
     await p.deliverDue(200);
 
     // Assess: +20 and +30 ran late, once, and the rest on time
@@ -211,11 +214,11 @@ describe('worker: fires already sent when their schedule changes', () => {
   it('keeps a fire cancelled with cancel_job cancelled when the schedule changes afterwards', async () => {
     // Prepare
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
-    await p.admin({ action: 'cancel_job', job_id: `beat@${T0 + 30 * SECOND}` });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'cancel_job', job_id: `${BEAT}@${T0 + 30 * SECOND}` });
 
     // Act
-    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    await p.admin({ action: 'update_schedule', id: BEAT, payload: { v: 2 } });
     await p.deliverDue(200);
 
     // Assess
@@ -227,12 +230,12 @@ describe('worker: fires already sent when their schedule changes', () => {
     // Prepare: the add sent 0..230 s itself; its chain's next note (240 s) is read by the tick at 90 s,
     // which reads the schedule just before an update of its payload lands
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(90);
     const read = p.store.readSchedules.bind(p.store);
     vi.spyOn(p.store, 'readSchedules').mockImplementationOnce(async (ids) => {
       const items = await read(ids);
-      await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+      await p.admin({ action: 'update_schedule', id: BEAT, payload: { v: 2 } });
       return items;
     });
 
@@ -258,7 +261,7 @@ describe('worker: fires already sent when their schedule changes', () => {
 
     // Assess: a retry of the run that started before the change (attempt 2, its payload), never a second attempt 1
     expect(p.runsOf(20)).toEqual(['2:v1']);
-    const job = await p.store.getJob(`beat@${T0 + 20 * SECOND}`, p.clock.now());
+    const job = await p.store.getJob(`${BEAT}@${T0 + 20 * SECOND}`, p.clock.now());
     expect(job).toMatchObject({ status: 'success', attempt: 2 });
   });
 
@@ -293,10 +296,10 @@ describe('worker: fires already sent when their schedule changes', () => {
   it('runs a fire as the new definition when its worker vanished after a claim made after the change', async () => {
     // Prepare: the update returned, then a worker claimed the +20 fire and vanished before reading the schedule
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(15);
     const message = p.takeMessage(20);
-    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    await p.admin({ action: 'update_schedule', id: BEAT, payload: { v: 2 } });
     p.clock.set(T0 + 20 * SECOND);
     await p.claimAndVanish(message);
 
@@ -314,10 +317,10 @@ describe('worker: fires already sent when their schedule changes', () => {
     // Prepare: the update's fire message for +20 (a replacement) is claimed by a worker that vanishes;
     // the message sent before the update is still in the queue
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(15);
     const stale = p.takeMessage(20);
-    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    await p.admin({ action: 'update_schedule', id: BEAT, payload: { v: 2 } });
     p.clock.set(T0 + 20 * SECOND);
     await p.deliver(stale);
     const replacement = p.queue.drain().find((message) => message.job.fireTime === T0 + 20 * SECOND);
@@ -336,16 +339,16 @@ describe('worker: fires already sent when their schedule changes', () => {
     // Prepare: the replacement (v2) of the +20 fire is claimed by a worker that vanishes; then the
     // schedule is updated again (v3); the message sent as v1 is still in the queue
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'beat', task: 'beat', trigger: every10s, payload: { v: 1 } });
+    await p.admin({ action: 'add_schedule', id: BEAT, task: 'beat', trigger: every10s, payload: { v: 1 } });
     await p.deliverDue(15);
     const stale = p.takeMessage(20);
-    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 2 } });
+    await p.admin({ action: 'update_schedule', id: BEAT, payload: { v: 2 } });
     p.clock.set(T0 + 20 * SECOND);
     await p.deliver(stale);
     const replacement = p.queue.drain().find((message) => message.job.fireTime === T0 + 20 * SECOND);
     await p.claimAndVanish(replacement);
     p.clock.advance(SECOND);
-    await p.admin({ action: 'update_schedule', id: 'beat', payload: { v: 3 } });
+    await p.admin({ action: 'update_schedule', id: BEAT, payload: { v: 3 } });
 
     // Act: the stale message takes the run over (its revision says nothing of the run's)
     p.clock.advance(60 * SECOND);

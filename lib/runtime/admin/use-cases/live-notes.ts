@@ -1,7 +1,7 @@
 import { type DueNoteIdentity, liveNoteOf } from '../../../core/model/due-note';
 import { isActive, type Schedule } from '../../../core/model/schedule';
 import { liveNoteBuckets } from '../../../core/planning/live-note-buckets';
-import { DEFAULT_NOTE_GRID } from '../../../core/planning/note-chunks';
+import { DEFAULT_NOTE_GRID, scheduleGrid } from '../../../core/planning/note-chunks';
 import { DUE_NOTE_BOUNDS, type DueNote } from '../../../core/ports/due-notes';
 import { compileTrigger } from '../../../core/triggers';
 import type { ActionContext } from '../context';
@@ -37,12 +37,16 @@ export async function withLiveNotes(
     const cursor = await store.readNoteCursor(shard);
     const buckets = new Set<number>();
     for (const schedule of ofShard) {
-      const search = liveNoteBuckets(DEFAULT_NOTE_GRID, compileTrigger(schedule.trigger), {
-        cursor,
-        now: context.now,
-        chainFrom: schedule.nextFireAt ?? context.now,
-        writtenAfter: schedule.firesFrom,
-      });
+      const search = liveNoteBuckets(
+        scheduleGrid(DEFAULT_NOTE_GRID, schedule.id),
+        compileTrigger(schedule.trigger),
+        {
+          cursor,
+          now: context.now,
+          chainFrom: schedule.nextFireAt ?? context.now,
+          writtenAfter: schedule.firesFrom,
+        },
+      );
       for (const bucket of search.buckets) buckets.add(bucket);
       if (search.truncated) truncated.add(schedule.id);
     }
