@@ -70,7 +70,8 @@ async function runBudget(): Promise<void> {
       outcomeOf(child, (message) => {
         if (message.kind === 'seed') progress.seedDone(message);
         if (message.kind !== 'failed' || !progress.seedFailed(message)) return;
-        for (const other of children) if (other.connected) other.send({ stopAfter: message.seed });
+        // A process that already ended (the failing one, often) refuses the write: it has nothing to stop
+        for (const other of children) if (other.connected) other.send({ stopAfter: message.seed }, () => {});
       }),
     ),
   );
@@ -190,9 +191,9 @@ async function runChild(specText: string): Promise<void> {
     outcome.crashes += result.crashes;
     outcome.simulatedMs += result.simulatedMs;
     outcome.longestFreeSlotMs = Math.max(outcome.longestFreeSlotMs, result.longestFreeSlotMs);
-    send({ kind: 'seed', seed, fires: result.fires, simulatedMs: result.simulatedMs });
+    await send({ kind: 'seed', seed, fires: result.fires, simulatedMs: result.simulatedMs });
     if (result.firstViolation) {
-      send({ kind: 'failed', seed, ...result.firstViolation, fires: result.fires });
+      await send({ kind: 'failed', seed, ...result.firstViolation, fires: result.fires });
       printRun(result);
       const smallest = flags.shrink ? await shrink(seed, shape, result) : { result, shape };
       printFailure(smallest.result, smallest.shape);
@@ -200,11 +201,16 @@ async function runChild(specText: string): Promise<void> {
       break;
     }
   }
-  send({ kind: 'outcome', ...outcome });
+  // The channel is unref'd: wait until the outcome is written, or the process may end before it is
+  await send({ kind: 'outcome', ...outcome });
 }
 
-function send(message: ChildMessage): void {
-  process.send?.(message);
+/** Sends `message` to the budget's process; resolves once it is written to the channel. */
+function send(message: ChildMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) resolve();
+    else process.send(message, undefined, {}, () => resolve());
+  });
 }
 
 function printRun(result: RunResult): void {
