@@ -58,6 +58,20 @@ export function dedupeContract(fixture: () => StoreFixture): void {
     expect(fresh.status).toBe('claimed');
   });
 
+  it('reads the record of a job whose result expired, for whether it ended, until the dedupe record ends', async () => {
+    await runOnce(fire, SECOND);
+    const later = T0 + 3 * SECOND;
+    await expireRecords(later);
+    const afterResult = await store.getJobRecord(fire.id);
+    const afterwards = T0 + SECOND + DEDUPE_RECORD_RETENTION_MS;
+    await expireRecords(afterwards);
+
+    expect(await store.getJob(fire.id, later)).toBeUndefined();
+    expect(afterResult).toMatchObject({ id: fire.id, status: 'success', attempt: 1 });
+    expect(await store.getJobRecord(fire.id)).toBeUndefined();
+    expect(await store.getJobRecord('never-added')).toBeUndefined();
+  });
+
   it('keeps the dedupe record for the result TTL when that is longer', async () => {
     const longTtl = DEDUPE_RECORD_RETENTION_MS + 10 * 24 * 60 * MINUTE;
     await runOnce(fire, longTtl);

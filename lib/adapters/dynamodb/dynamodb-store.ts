@@ -255,6 +255,10 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
     return jobReads.getJob(this.context, id, now);
   }
 
+  getJobRecord(id: string): Promise<Job | undefined> {
+    return jobReads.getJobRecord(this.context, id);
+  }
+
   listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
     return jobReads.listJobs(this.context, filter, page, now);
   }

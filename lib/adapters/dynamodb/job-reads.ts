@@ -24,6 +24,11 @@ export async function getJob(context: StoreContext, id: string, now: EpochMs): P
   return output.Item && !isExpired(output.Item, now) ? itemToJob(output.Item) : undefined;
 }
 
+export async function getJobRecord(context: StoreContext, id: string): Promise<Job | undefined> {
+  const output = await context.get('getJobRecord', { Key: jobKey(id), ConsistentRead: true });
+  return output.Item && itemToJob(output.Item);
+}
+
 /**
  * Jobs of a schedule (`listScheduleJobs`), of a task (`listTaskJobs`) or of an unsuccessful status
  * (latest finish first) from a keys-only index; the items are then read (eventually consistent) and the

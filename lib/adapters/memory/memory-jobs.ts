@@ -229,6 +229,11 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
     return job && present(job);
   }
 
+  async getJobRecord(id: string): Promise<Job | undefined> {
+    const job = this.jobs.get(id);
+    return job && present(job);
+  }
+
   async listJobs(filter: JobFilter, page: PageRequest, now: EpochMs): Promise<Page<Job>> {
     checkJobFilter(filter);
     const positionOf = listingPositionOf(filter);

@@ -329,6 +329,12 @@ export interface JobStore extends WaitingLineStore {
   getJob(id: string, now: EpochMs): Promise<Job | undefined>;
 
   /**
+   * The job's record, also once its result expired: its item stays as a dedupe record until
+   * `dedupeRecordExpiresAt`. Undefined when absent. For whether a job ended, never for its result.
+   */
+  getJobRecord(id: string): Promise<Job | undefined>;
+
+  /**
    * Jobs of a schedule or a task (optionally of one status), latest `runAt` first; or, with only an
    * unsuccessful `status` (see `JobFilter`), such jobs of every task, latest `finishedAt` first. Expired
    * ones are left out. Throws `ValidationError` for any other filter.
