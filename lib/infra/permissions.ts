@@ -49,16 +49,19 @@ export interface TableAccess {
  *   schedule itself: its dispatchers do.
  * - dispatcher: the notes of its shards (ADR 0007, 0008: readNoteCursor, createNoteCursor,
  *   moveNoteCursor, readDueNotes, readSchedules, writeDueNotes, finishSchedule), releaseDueShard,
- *   logFiresToSend: queries only `DUENOTES#` partitions; puts only `DUENOTES#` and `TASKFIRES#` items
- *   (its notes, its tasks' fire logs, ADR 0001); only updates items otherwise (cursors, shard leases,
- *   and a schedule whose chain ended).
+ *   logFiresToSend, and the removal of a finished schedule by its closing note (ADR 0011: getSchedule,
+ *   getJobRecord, removeFinishedSchedule): queries only `DUENOTES#` partitions; puts only `DUENOTES#`,
+ *   `TASKFIRES#` and `REMOVED#` items (its notes, its tasks' fire logs, ADR 0001, and the removal
+ *   record); deletes only `SCHEDULE#` items (a finished schedule whose last job ended, with a condition
+ *   that it is still finished); only updates items otherwise (cursors, shard leases, and a schedule
+ *   whose chain ended).
  * - worker: claimJob, finishJob, retryJob (slot taken, handed on or returned in the same
  *   transactions): updates job items (`JOB#`, and `FIRES#` for a schedule's fires) and `TASK#` items
  *   (LeadingKeys); a schedule only to count a started run of one with `max_runs` (startCappedRun, ADR
  *   0008); its task's waiting line (joinLine, lineHead, wakeHeads, releaseWoken, overdueWoken,
- *   markWokenResent, postponeWoken, isWaiting): queries, puts, updates and deletes only in `TASK#` partitions; deletes `SCHEDULE#` items (removeFinishedSchedule: a finished schedule once its last job
- *   ended), and puts `REMOVED#` items (the removal record written in the same transaction, ADR 0004);
- *   which tasks are paused (allTaskSlots): queries `by-kind`.
+ *   markWokenResent, postponeWoken, isWaiting): queries, puts, updates and deletes only in `TASK#`
+ *   partitions; which tasks are paused (allTaskSlots): queries `by-kind`. It never removes a schedule:
+ *   a finished one is removed by its closing note (ADR 0011).
  * - admin: the admin API (add/update/pause/resume/remove schedules with their chains' first notes, add/
  *   cancel jobs, results, counts): every index, and the partitions its listings read (`FIRES#`: a
  *   schedule's fires, `TASKFIRES#`: a task's fire log, `TASK#`: a waiting line's length, `DUENOTES#`: a
@@ -85,15 +88,16 @@ export const TABLE_ACCESS = {
   dispatcher: {
     queryIndexes: [],
     writes: ['dynamodb:UpdateItem'],
-    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX, DUE_NOTES_PREFIX],
+    deleteKeyPrefixes: [SCHEDULE_PREFIX],
+    putKeyPrefixes: [TASK_FIRE_LOG_PREFIX, DUE_NOTES_PREFIX, REMOVED_SCHEDULE_PREFIX],
     queryKeyPrefixes: [DUE_NOTES_PREFIX],
   },
   worker: {
     queryIndexes: [INDEX_NAMES.byKind],
     writes: ['dynamodb:UpdateItem'],
     writeKeyPrefixes: [JOB_PREFIX, FIRE_JOB_PREFIX, TASK_PREFIX, SCHEDULE_PREFIX],
-    deleteKeyPrefixes: [SCHEDULE_PREFIX, TASK_PREFIX],
-    putKeyPrefixes: [REMOVED_SCHEDULE_PREFIX, TASK_PREFIX],
+    deleteKeyPrefixes: [TASK_PREFIX],
+    putKeyPrefixes: [TASK_PREFIX],
     queryKeyPrefixes: [TASK_PREFIX],
   },
   admin: {

@@ -1,6 +1,11 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DUE_NOTES_PREFIX, TASK_FIRE_LOG_PREFIX } from '../../lib/adapters/dynamodb/table-design';
+import {
+  DUE_NOTES_PREFIX,
+  REMOVED_SCHEDULE_PREFIX,
+  SCHEDULE_PREFIX,
+  TASK_FIRE_LOG_PREFIX,
+} from '../../lib/adapters/dynamodb/table-design';
 import {
   defaultStack,
   logicalId,
@@ -77,7 +82,7 @@ describe('dispatcher (ADR 0006)', () => {
     }
   });
 
-  it('queries only due-note partitions and no index, updates items, puts only fire logs and due notes, sends to the two job queues and publishes on the bus', () => {
+  it('queries only due-note partitions and no index, updates items, puts only fire logs, due notes and removal records, deletes only schedules, sends to the two job queues and publishes on the bus', () => {
     const statements = roleStatements(synth.template, 'Dispatcher');
 
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual([tableArn()]);
@@ -96,16 +101,26 @@ describe('dispatcher (ADR 0006)', () => {
     );
     expect(resourcesFor(statements, 'events:PutEvents')).toEqual([{ 'Fn::GetAtt': [ids.bus, 'Arn'] }]);
     const actions = actionsOf(statements);
-    // Only its tasks' fire logs, noted before each round is sent (ADR 0001), and due notes (ADR 0007)
+    // Only its tasks' fire logs, noted before each round is sent (ADR 0001), due notes (ADR 0007), and the
+    // removal record of a finished schedule its closing note removes (ADR 0011)
     const puts = statements.filter((statement) => statement.actions.includes('dynamodb:PutItem'));
     expect(puts.map((statement) => statement.condition)).toEqual([
       {
         'ForAllValues:StringLike': {
-          'dynamodb:LeadingKeys': [`${TASK_FIRE_LOG_PREFIX}*`, `${DUE_NOTES_PREFIX}*`],
+          'dynamodb:LeadingKeys': [
+            `${TASK_FIRE_LOG_PREFIX}*`,
+            `${DUE_NOTES_PREFIX}*`,
+            `${REMOVED_SCHEDULE_PREFIX}*`,
+          ],
         },
       },
     ]);
-    for (const forbidden of ['dynamodb:DeleteItem', 'dynamodb:Scan', 'sqs:ReceiveMessage']) {
+    // That finished schedule itself, and nothing else
+    const deletes = statements.filter((statement) => statement.actions.includes('dynamodb:DeleteItem'));
+    expect(deletes.map((statement) => statement.condition)).toEqual([
+      { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SCHEDULE_PREFIX}*`] } },
+    ]);
+    for (const forbidden of ['dynamodb:Scan', 'sqs:ReceiveMessage']) {
       expect(actions).not.toContain(forbidden);
     }
     const wildcard = statements.filter((statement) => statement.resources.includes('*'));

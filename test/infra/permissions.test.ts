@@ -132,21 +132,17 @@ describe('tick', () => {
 });
 
 describe('worker', () => {
-  it('updates only job, task and schedule items, deletes only schedules and waiting-line entries, puts only removal records and line entries (dynamodb:LeadingKeys)', () => {
+  it('updates only job, task and schedule items, deletes and puts only waiting-line entries: it never removes a schedule (dynamodb:LeadingKeys)', () => {
     const statements = statementsOf('Worker');
 
     // A schedule's item only to count a started run of one with max_runs (ADR 0008)
     expect(partitionsFor(statements, 'dynamodb:UpdateItem')).toEqual([
       [`${JOB_PREFIX}*`, `${FIRE_JOB_PREFIX}*`, `${TASK_PREFIX}*`, `${SCHEDULE_PREFIX}*`],
     ]);
-    // A finished schedule, once its last job ended (ADR 0004); a waiting-line entry, once woken
-    expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([
-      [`${SCHEDULE_PREFIX}*`, `${TASK_PREFIX}*`],
-    ]);
-    // The removal record written with that delete (ADR 0004); a job joining its task's line
-    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([
-      [`${REMOVED_SCHEDULE_PREFIX}*`, `${TASK_PREFIX}*`],
-    ]);
+    // A waiting-line entry, once woken; a job joining its task's line. A finished schedule is removed by
+    // its closing note, read by a dispatcher (ADR 0011).
+    expect(partitionsFor(statements, 'dynamodb:DeleteItem')).toEqual([[`${TASK_PREFIX}*`]]);
+    expect(partitionsFor(statements, 'dynamodb:PutItem')).toEqual([[`${TASK_PREFIX}*`]]);
     // Its task's waiting line, in the task's partition; which tasks are paused, from the counters
     expect(partitionsFor(statements, 'dynamodb:Query')).toEqual([[`${TASK_PREFIX}*`]]);
     expect(resourcesFor(statements, 'dynamodb:Query')).toEqual(

@@ -171,8 +171,18 @@ describe("each Lambda's table access covers every call its code makes", () => {
     await call({ action: 'resume_task', task: 'limited' });
     await call({ action: 'retry_job', job_id: 'f1' });
     await call({ action: 'remove_schedule', id: 'every' });
+    // Five minutes on, a dispatcher reads the closing notes of the schedules that finished (their last
+    // jobs ended): it removes them (ADR 0011)
+    const later = { now: () => Date.now() + 300_000 };
+    await createDispatcherHandler(() => ({ ...deps.dispatcher, clock: later }))({
+      owner: 'closing',
+      shards: [0, 1, 2],
+      leaseUntil: later.now() + 30_000,
+    });
 
     expect(denied).toEqual([]);
+    expect(await runtime.store.getSchedule('once')).toBeUndefined();
+    expect(await runtime.store.getSchedule('capped')).toBeUndefined();
     expect(ran).toEqual(expect.arrayContaining(['l1', 'l2', 'l3', 'p1', 'p2', 'p3']));
     expect(ran.some((id) => id.startsWith('every@'))).toBe(true);
     expect(ran.some((id) => id.startsWith('once@'))).toBe(true);

@@ -11,8 +11,6 @@ import type { FireReads } from './fire-verdict';
 export interface FireMarks {
   /** The schedule's revision the fire was sent (or its run claimed) under. */
   revision: ScheduleRevision;
-  /** The last fire its schedule was planned to have: its job's end removes the finished schedule. */
-  finalFire: boolean;
   /** Noted in its task's fire log before it was sent. */
   taskLogged: boolean;
 }
@@ -70,10 +68,8 @@ export interface Delivery {
   startRests: number;
   /** The line was joined: whether this delivery's own turn came while it joined. */
   joined?: { ownTurn: boolean };
-  /** The claimed job ran (`nextRunStep`): whether its message must come back, and whether its check found it the last fire of its finished schedule. */
-  ran?: { keepMessage: boolean; lastFire: boolean };
-  /** The finished schedule was looked at once its last fire's job ended: `failed` keeps the message to try again. */
-  cleanedUp?: 'done' | 'failed';
+  /** The claimed job ran (`nextRunStep`): whether its message must come back. */
+  ran?: { keepMessage: boolean };
 }
 
 /** A message that arrives this much (or less) before its run time waits in the worker; earlier ones go back to the queue. */
@@ -132,8 +128,6 @@ export type Step =
   | { kind: 'take_over'; run: Job }
   /** Keeps the message: hidden for `afterSeconds` (undefined: a growing, jittered while), then redelivered. */
   | { kind: 'come_back'; afterSeconds?: number }
-  /** The job of its schedule's last fire ended: the finished schedule is removed (unless it keeps itself). */
-  | { kind: 'clean_up' }
   /** Nothing more to do: the message goes. */
   | { kind: 'drop'; why: DropReason }
   /** The message comes back as the queue's visibility timeout has it (its step failed, or a send it stands for did). */
@@ -163,23 +157,7 @@ export function arrivedDelivery(
 export function nextStep(delivery: Delivery, now: EpochMs): Step {
   const step = decide(delivery, now);
   if (delivery.woken && PASSES_WAKE_ON.has(step.kind)) return { kind: 'pass_wake' };
-  // A failed cleanup keeps the message: its redelivery finds the job ended (a duplicate) and tries again.
-  if (step.kind === 'drop' && step.why !== 'waits_in_line' && mayEndItsSchedule(delivery)) {
-    if (delivery.cleanedUp === undefined) return { kind: 'clean_up' };
-    if (delivery.cleanedUp === 'failed') return { kind: 'keep' };
-  }
   return step;
-}
-
-/**
- * Whether handling this message may have ended the last job of a finished schedule: a fire sent as
- * final, one its check found to be its finished schedule's last, or any later attempt of a fire
- * (retries are rare, and the reaper's messages do not carry the mark). Other messages cost nothing.
- */
-function mayEndItsSchedule(delivery: Delivery): boolean {
-  const { job, attempt, fire, ran } = delivery;
-  if (job.origin !== 'schedule' || job.scheduleId === null || job.fireTime === null) return false;
-  return fire?.finalFire === true || ran?.lastFire === true || attempt > 1;
 }
 
 /** The steps by which a delivery lets its job go without claiming it: a wake-up it holds goes first. */

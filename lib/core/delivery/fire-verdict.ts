@@ -10,8 +10,6 @@ import { compileTrigger } from '../triggers';
 /** A fire as its delivery knows it: the revision it was sent (or its run claimed) under. */
 export interface CheckedFire {
   revision: ScheduleRevision;
-  /** Sent as its schedule's last fire. */
-  finalFire: boolean;
 }
 
 /** What a fire's delivery read of its schedule before its claim (ADR 0002). */
@@ -103,7 +101,6 @@ export function fireVerdict(
       startDeadline: grace === null ? null : job.runAt + grace * 1000,
     },
     now,
-    fire.finalFire || isLastFireOf(schedule, fireTime),
   );
   return { ...cancelled('ScheduleChanged', `${changed}; it runs as the current definition`), replacement };
 }
@@ -117,11 +114,6 @@ export function cappedStartRefused(schedule: Schedule): FireCancellation {
     ),
     reclaimable: false,
   };
-}
-
-/** The schedule as read has finished, and `fireTime` is its last fire. */
-export function isLastFireOf(schedule: Schedule, fireTime: EpochMs | null): boolean {
-  return isFinished(schedule) && fireTime !== null && schedule.lastFireAt === fireTime;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { JobError, JobResult } from '../model/job';
 import type { Schedule } from '../model/schedule';
 import type { RunEnd } from '../ports/job-store';
 import type { Delivery } from './delivery';
-import { cappedStartRefused, checkedVerdict, type FireCancellation, isLastFireOf } from './fire-verdict';
+import { cappedStartRefused, checkedVerdict, type FireCancellation } from './fire-verdict';
 
 /** How a handler ended: a value, or an error and whether it may be tried again. */
 export type HandlerOutcome =
@@ -117,12 +117,6 @@ function afterHandler(run: Run, retry: RetryTerms, now: EpochMs): RunStep {
     return { kind: 'record', ending: runEnding(run, run.handler.outcome, retry, now) };
   }
   return { kind: 'done', keepMessage: run.keepMessage === true };
-}
-
-/** The run's check found its fire to be the last of its finished schedule (`max_runs` lowered meanwhile, say). */
-export function isLastFireOfRun(run: Run): boolean {
-  const schedule = run.delivery.reads?.schedule ?? run.live?.schedule;
-  return schedule !== undefined && isLastFireOf(schedule, run.delivery.job.fireTime);
 }
 
 /** How a handler's outcome is recorded: another attempt while the policy allows one, else the result. */

@@ -38,7 +38,7 @@ export function takingOver(delivery: Delivery, run: Job, task: TaskTerms | undef
     ...next,
     job: { ...jobRequestOf(run), startDeadline: claimedLate ? run.startDeadline : null },
     task,
-    fire: failedRevision && { revision: failedRevision, finalFire: false, taskLogged: false },
+    fire: failedRevision && { revision: failedRevision, taskLogged: false },
     reads: undefined,
   };
 }

@@ -55,7 +55,6 @@ const jobMessageBody = z.object({
   revision: z
     .object({ createdAt: epochMs, version: z.number().int().positive(), firesFrom: epochMs })
     .optional(),
-  finalFire: z.literal(true).optional(),
   taskLogged: z.literal(true).optional(),
   woken: z.literal(true).optional(),
 });
@@ -66,11 +65,6 @@ export interface JobMessageBody {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under (the worker checks it). */
   revision?: ScheduleRevision;
-  /**
-   * The last fire its schedule was planned to have (its trigger ended or it reached `max_runs`): when
-   * its job ends, the worker removes the finished schedule (unless `keep_finished`).
-   */
-  finalFire?: true;
   /**
    * The sender noted this fire in its task's fire log before sending it (`JobStore.logFiresToSend`): its
    * job can be listed by task from there, without an index entry of its own.
@@ -133,7 +127,6 @@ export function encodeJobMessage(body: JobMessageBody): string {
         ...(body.revision.firesFrom !== undefined && { firesFrom: body.revision.firesFrom }),
       },
     }),
-    ...(body.finalFire && { finalFire: true }),
     ...(body.taskLogged && { taskLogged: true }),
     ...(body.woken && { woken: true }),
   });
@@ -157,7 +150,7 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
     const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.code}`);
     return { ok: false, reason: `invalid job message (${fields.join('; ')})` };
   }
-  const { attempt, job: decoded, revision, finalFire, taskLogged, woken } = parsed.data;
+  const { attempt, job: decoded, revision, taskLogged, woken } = parsed.data;
   if (decoded.origin === 'schedule' && attempt === 1 && !revision) {
     return { ok: false, reason: 'invalid job message (revision: required for the first delivery of a fire)' };
   }
@@ -172,7 +165,6 @@ export function decodeJobMessage(text: string): DecodedJobMessage {
       attempt,
       job: { ...job, ...extras },
       ...(revision && { revision }),
-      ...(finalFire && { finalFire }),
       ...(taskLogged && { taskLogged }),
       ...(woken && { woken }),
     },

@@ -38,12 +38,7 @@ export function parkedJobMessage(job: Job, now: EpochMs): JobMessage {
  * The message for one fire of a schedule, with the schedule's task and payload as they are now and the
  * revision they belong to (the worker checks it against the schedule before it runs the job).
  */
-export function scheduleFireMessage(
-  schedule: Schedule,
-  fire: PlannedFire,
-  now: EpochMs,
-  finalFire = false,
-): JobMessage {
+export function scheduleFireMessage(schedule: Schedule, fire: PlannedFire, now: EpochMs): JobMessage {
   return {
     job: {
       id: fire.jobId,
@@ -58,7 +53,6 @@ export function scheduleFireMessage(
     },
     attempt: 1,
     revision: fireRevisionOf(schedule),
-    ...(finalFire && { finalFire: true as const }),
     delaySeconds: queueDelaySeconds(fire.runAt, now),
   };
 }

@@ -9,8 +9,6 @@ export interface JobMessage {
   attempt: number;
   /** For a schedule fire: the revision of the schedule it was sent under. */
   revision?: ScheduleRevision;
-  /** For a schedule fire: its schedule had no fire time left after it (see `JobMessageBody.finalFire`). */
-  finalFire?: true;
   /** For a schedule fire: noted in its task's fire log before the send (see `JobMessageBody.taskLogged`). */
   taskLogged?: true;
   /** Woken from its task's line (see `JobMessageBody.woken`). */

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Schedule } from '../../core/model/schedule';
+import type { EpochMs } from '../../core/clock';
+import type { Schedule, ScheduleDefinition } from '../../core/model/schedule';
+import { closingNote } from '../../core/planning/closing-notes';
 import {
   bucketOf,
   DEFAULT_NOTE_GRID,
@@ -9,7 +11,7 @@ import {
 } from '../../core/planning/note-chunks';
 import { NOTE_WRITE_DEADLINE_MS } from '../../core/ports/due-notes';
 import type { ChainStart, SchedulePosition } from '../../core/ports/schedule-store';
-import { compileTrigger, type TriggerSpec } from '../../core/triggers';
+import { compileTrigger } from '../../core/triggers';
 import type { DispatchDeps, DispatchLogger } from './dispatch-deps';
 import { dispatchNotePage } from './note-page';
 import { NoteRun } from './note-run';
@@ -53,20 +55,21 @@ export class ChainStarter {
   ) {}
 
   /**
-   * The chain to write with a schedule that is active from `position`, by the call `requestId`; undefined
-   * when it has no fire time left. Its first note goes in its natural bucket, or in the first bucket a
-   * note written now may be read in when that is later (its first fires are then sent by
-   * `continueAfterWrite`). Makes sure the note's shard has a cursor first: a reader starting a cursor
-   * after the note would never read it.
+   * The chain to write with a schedule that is active from `position`, by the call `requestId`. Its first
+   * note goes in its natural bucket, or in the first bucket a note written now may be read in when that
+   * is later (its first fires are then sent by `continueAfterWrite`). A schedule finished at `position`
+   * gets a chain of its closing note alone (ADR 0011) when it is removed after its last fire; undefined
+   * when it has nothing to wait for (kept, or it never fired). Makes sure the note's shard has a cursor
+   * first: a reader starting a cursor after the note would never read it.
    */
   async plan(
-    scheduleId: string,
-    trigger: TriggerSpec,
+    schedule: Pick<ScheduleDefinition, 'id' | 'trigger' | 'keepFinished'>,
     position: SchedulePosition,
     requestId: string,
   ): Promise<PlannedChain | undefined> {
-    const { nextFireAt } = position;
-    if (nextFireAt === null) return undefined;
+    const { nextFireAt, lastFireAt } = position;
+    if (nextFireAt === null && (lastFireAt === null || schedule.keepFinished)) return undefined;
+    const scheduleId = schedule.id;
     const { scheduleStore, clock } = this.deps;
     const shard = scheduleStore.noteShardOf(scheduleId);
     if (!this.cursors.has(shard)) {
@@ -76,22 +79,24 @@ export class ChainStarter {
       );
     }
     const now = clock.now();
-    const natural = naturalBucket(
-      scheduleGrid(DEFAULT_NOTE_GRID, scheduleId),
-      compileTrigger(trigger),
-      nextFireAt,
-    );
-    const open = firstOpenBucket(DEFAULT_NOTE_GRID, now);
     const chain = this.newChainToken();
     this.starts += 1;
     const owner = `${writerPrefix(requestId)}.c${this.starts}`;
+    const identity = { scheduleId, chain, runs: position.runs };
+    if (nextFireAt === null) {
+      const note = closingNote(DEFAULT_NOTE_GRID, { ...identity, lastFireAt: lastFireAt as EpochMs }, now);
+      return { start: { chain, note, writer: `${owner}.0`, now }, sendsFirstFires: false, owner };
+    }
+    const natural = naturalBucket(
+      scheduleGrid(DEFAULT_NOTE_GRID, scheduleId),
+      compileTrigger(schedule.trigger),
+      nextFireAt,
+    );
+    const open = firstOpenBucket(DEFAULT_NOTE_GRID, now);
     return {
       start: {
         chain,
-        note: {
-          bucket: Math.max(natural, open),
-          entry: { scheduleId, chain, nextFireAt, runs: position.runs, lastFireAt: position.lastFireAt },
-        },
+        note: { bucket: Math.max(natural, open), entry: { ...identity, nextFireAt, lastFireAt } },
         writer: `${owner}.0`,
         now,
       },

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock';
 import type { Schedule } from '../../core/model/schedule';
+import type { JobStore } from '../../core/ports/job-store';
 import type { ScheduleStore } from '../../core/ports/schedule-store';
 import type { RuntimeDeps } from '../dependencies';
 import type { Logger } from '../observability/logger';
@@ -8,6 +9,8 @@ import type { FireSending } from './send-fires';
 /** What moving schedules on by their notes needs (the tick's dispatchers, the admin API's chain starts). */
 export interface DispatchDeps extends FireSending {
   scheduleStore: ScheduleStore;
+  /** The task logs the fires go into, and the job records a closing note reads (ADR 0011). */
+  jobStore: Pick<JobStore, 'logFiresToSend' | 'getJobRecord'>;
   /** Uniform in [0, 1): the jitter of each fire. */
   random: () => number;
   /** A plan dispatches at most this many fires; its successor note carries the rest. */

@@ -1,4 +1,6 @@
+import type { EpochMs } from '../../core/clock';
 import type { Schedule } from '../../core/model/schedule';
+import { type SundialEvent, scheduleEvent } from '../../core/ports/event-publisher';
 import type { DispatchDeps, DispatchLogger, DispatchSummary } from './dispatch-deps';
 import { addNoteTotals, emptyNoteTotals, NoteRun, type NoteTotals } from './note-run';
 import { readDueNotesOfShards } from './read-shards';
@@ -24,6 +26,8 @@ export interface DispatchTotals {
   budgetExhausted: boolean;
   /** The schedules this dispatch finished (their chains ended), for their `schedule.finished` events. */
   finished: Schedule[];
+  /** The finished schedules its closing notes removed (ADR 0011), for their `schedule.removed` events. */
+  removed: Schedule[];
   notes: NoteTotals;
 }
 
@@ -36,6 +40,7 @@ export function emptyDispatchTotals(): DispatchTotals {
     fireLagMs: [],
     budgetExhausted: false,
     finished: [],
+    removed: [],
     notes: emptyNoteTotals(),
   };
 }
@@ -49,6 +54,7 @@ export function addDispatchTotals(into: DispatchTotals, from: DispatchTotals): D
   into.fireLagMs.push(...from.fireLagMs);
   into.budgetExhausted ||= from.budgetExhausted;
   into.finished.push(...from.finished);
+  into.removed.push(...from.removed);
   addNoteTotals(into.notes, from.notes);
   return into;
 }
@@ -67,10 +73,23 @@ export async function dispatchShards(
   await run.prepareCursors(deps.scheduleStore, deps.clock.now(), options.concurrency, options.logger);
   const read = await readDueNotesOfShards(deps, run, options);
   for (const summary of read.summaries) addSummary(totals, summary);
+  totals.removed.push(...read.removed);
   totals.errors += read.errors;
   totals.budgetExhausted = read.budgetExhausted;
   totals.notes = run.totals;
   return totals;
+}
+
+/** The events of what a dispatch did to schedules: `schedule.finished`, and `schedule.removed` (reason `finished`). */
+export function dispatchEvents(
+  finished: readonly Schedule[],
+  removed: readonly Schedule[],
+  at: EpochMs,
+): SundialEvent[] {
+  return [
+    ...finished.map((schedule) => scheduleEvent('schedule.finished', schedule, at)),
+    ...removed.map((schedule) => scheduleEvent('schedule.removed', schedule, at, 'finished')),
+  ];
 }
 
 function addSummary(totals: DispatchTotals, summary: DispatchSummary): void {

@@ -4,11 +4,13 @@ import type { DueNoteEntry } from '../../core/model/due-note';
 import { scheduleFireMessage } from '../../core/model/job-messages';
 import type { Schedule } from '../../core/model/schedule';
 import type { PlannedFire } from '../../core/planning';
+import { closes, closingNote } from '../../core/planning/closing-notes';
 import { type NoteChunkPlan, planNoteChunk } from '../../core/planning/note-chunks';
 import type { DueNote } from '../../core/ports/due-notes';
 import type { JobMessage } from '../../core/ports/job-queue';
 import { compileTrigger } from '../../core/triggers';
 import type { DispatchDeps, DispatchLogger, DispatchSummary } from './dispatch-deps';
+import { removeIfLastFireEnded } from './finished-cleanup';
 import type { NoteRun } from './note-run';
 import { noteAndSendFires } from './send-fires';
 
@@ -27,12 +29,16 @@ interface NotePlan {
   messages: JobMessage[];
   /** Its chain ends with this plan (no successor): its schedule is finished before the fires go out. */
   ending: boolean;
+  /** The job of the chain's last fire, when it ends with this plan: sent after the plan's other fires. */
+  finalJobId?: string;
 }
 
 export interface PageOutcome {
   /** The first bucket of the page with a failure in it: the cursor must stay before it. */
   heldAt?: number;
   summaries: DispatchSummary[];
+  /** Finished schedules its closing notes removed (ADR 0011), for their `schedule.removed` events. */
+  removed: Schedule[];
 }
 
 /**
@@ -68,7 +74,7 @@ export async function dispatchNotePage(
   planned: Map<string, PlannedSpan>,
   options: PageOptions,
 ): Promise<PageOutcome> {
-  const outcome: PageOutcome = { summaries: [] };
+  const outcome: PageOutcome = { summaries: [], removed: [] };
   const hold = (bucket: number) => {
     outcome.heldAt = Math.min(outcome.heldAt ?? bucket, bucket);
   };
@@ -87,6 +93,7 @@ export async function dispatchNotePage(
   }
   const now = deps.clock.now();
   const plans: NotePlan[] = [];
+  const closing: ClosingGroup[] = [];
   // Notes of schedules that failed on their own (a plan that raised, a send the queue refused): noted
   // again a few buckets on, so the next tick retries them alone instead of the whole shard holding its
   // cursor (and sending every later bucket again) behind one schedule that keeps failing.
@@ -97,6 +104,10 @@ export async function dispatchNotePage(
     const key = identityKey(entry);
     const span = planned.get(key);
     const covered = span !== undefined && span.from <= entry.nextFireAt && entry.nextFireAt < span.until;
+    if (closes(schedule, entry)) {
+      closing.push({ group, schedule });
+      continue;
+    }
     if (!standsFor(schedule, entry) || covered) {
       run.totals.staleNotes += group.count;
       continue;
@@ -116,8 +127,8 @@ export async function dispatchNotePage(
       retried.push(group);
     }
   }
-  // A chain that ends here finishes its schedule before its last fires go out, so the job of the last
-  // fire, however fast it ends, finds its schedule finished and removes it.
+  // A chain that ends here finishes its schedule before its last fires go out: an admin call that ends
+  // the last job (cancel_job), however soon, finds its schedule finished and removes it (ADR 0011).
   const finished = await finishEach(deps, plans, options, hold);
   const toSend = plans.filter((p) => !p.ending || finished.has(p.schedule.id));
   const failed = await sendFinalFiresLast(deps, toSend);
@@ -133,9 +144,13 @@ export async function dispatchNotePage(
     outcome.summaries.push(summary);
   }
   const continuing = sent.filter((p) => p.plan.successor !== null);
+  const closingNotes = sent.flatMap((p) => closingNoteOf(run, finished.get(p.schedule.id), p, now));
+  const closed = await closeEach(deps, run, closing, options);
+  outcome.removed.push(...closed.removed);
+  retried.push(...closed.failed);
   const written = await run.write(
     deps.scheduleStore,
-    [...continuing.map(successorOf), ...retried.map((group) => group.note)],
+    [...continuing.map(successorOf), ...closingNotes, ...closed.again, ...retried.map((group) => group.note)],
     deps.clock,
   );
   if (written.error !== undefined) {
@@ -145,7 +160,8 @@ export async function dispatchNotePage(
     });
   }
   const unwritten = new Set(written.failed.map((note) => identityKey(note.entry)));
-  for (const group of [...continuing.map((p) => p.group), ...retried]) {
+  const noted = [...continuing, ...sent.filter((p) => p.ending)].map((p) => p.group);
+  for (const group of [...noted, ...closing.map((c) => c.group), ...retried]) {
     if (unwritten.has(identityKey(group.note.entry))) hold(group.firstBucket);
   }
   run.totals.notesRetried += retried.filter((group) => !unwritten.has(identityKey(group.note.entry))).length;
@@ -211,27 +227,28 @@ function planGroup(
     random: deps.random,
   });
   const ending = plan.successor === null;
-  const finalFire = ending ? plan.fires.at(-1) : undefined;
-  const messages = plan.fires.map((fire) => scheduleFireMessage(schedule, fire, now, fire === finalFire));
-  return { group, schedule, plan, messages, ending };
+  const finalJobId = ending ? plan.fires.at(-1)?.jobId : undefined;
+  const messages = plan.fires.map((fire) => scheduleFireMessage(schedule, fire, now));
+  return { group, schedule, plan, messages, ending, ...(finalJobId !== undefined && { finalJobId }) };
 }
 
 /**
  * Sends the plans' fires, the final fire of a chain that ends only once every other fire of its plan
- * went: its job's end removes the finished schedule, and a fire of the plan whose send failed (its note
- * written again to send it later) would then find no schedule: it would never run. Resolves with the
- * ids not sent (a final fire held back among them).
+ * went: once its job ended, an admin call removes the finished schedule at once (ADR 0011), and a fire
+ * of the plan whose send failed (its note written again to send it later) would then find no schedule:
+ * it would never run. Resolves with the ids not sent (a final fire held back among them).
  */
 async function sendFinalFiresLast(deps: DispatchDeps, plans: readonly NotePlan[]): Promise<Set<string>> {
-  const isFinal = (message: JobMessage) => message.finalFire === true;
+  const isFinal = (p: NotePlan, message: JobMessage) => message.job.id === p.finalJobId;
   const failed = await noteAndSendFires(
     deps,
-    plans.flatMap((p) => p.messages.filter((message) => !isFinal(message))),
+    plans.flatMap((p) => p.messages.filter((message) => !isFinal(p, message))),
   );
   const ready: JobMessage[] = [];
   for (const p of plans) {
-    const finals = p.messages.filter(isFinal);
-    if (p.messages.every((message) => isFinal(message) || !failed.has(message.job.id))) ready.push(...finals);
+    const finals = p.messages.filter((message) => isFinal(p, message));
+    const othersSent = p.messages.every((message) => isFinal(p, message) || !failed.has(message.job.id));
+    if (othersSent) ready.push(...finals);
     else for (const message of finals) failed.add(message.job.id);
   }
   for (const id of await noteAndSendFires(deps, ready)) failed.add(id);
@@ -310,4 +327,55 @@ function summaryOf(p: NotePlan, failed: ReadonlySet<string>, plannedAt: EpochMs)
     nextFireAt: p.plan.successor?.nextFireAt ?? null,
     fireLagMs: sent.filter((fire) => fire.runAt < plannedAt).map((fire) => plannedAt - fire.runAt),
   };
+}
+
+/** A closing note read on a page, with its schedule as read. */
+interface ClosingGroup {
+  group: NoteGroup;
+  schedule: Schedule;
+}
+
+/**
+ * The closing note a chain that ended with this plan leaves (ADR 0011), when its finished schedule is
+ * removed after its last fire (not kept, and it fired at all).
+ */
+function closingNoteOf(run: NoteRun, finished: Schedule | undefined, p: NotePlan, now: EpochMs): DueNote[] {
+  if (!p.ending || !finished || finished.keepFinished || finished.lastFireAt === null) return [];
+  const { scheduleId, chain } = p.group.note.entry;
+  return [
+    closingNote(run.grid, { scheduleId, chain, runs: finished.runs, lastFireAt: finished.lastFireAt }, now),
+  ];
+}
+
+/**
+ * Reads each closing note: removes its finished schedule once the job of its last fire has ended, or
+ * notes it again for later (`closingNote`: the longer that fire is past, the longer it waits). A
+ * removal that raised is retried as any failed note.
+ */
+async function closeEach(
+  deps: DispatchDeps,
+  run: NoteRun,
+  closing: readonly ClosingGroup[],
+  options: PageOptions,
+): Promise<{ removed: Schedule[]; again: DueNote[]; failed: NoteGroup[] }> {
+  const outcome = { removed: [] as Schedule[], again: [] as DueNote[], failed: [] as NoteGroup[] };
+  await mapWithConcurrency(closing, options.concurrency, async ({ group, schedule }) => {
+    try {
+      const removed = await removeIfLastFireEnded(deps, schedule, null);
+      if (removed) {
+        outcome.removed.push(removed);
+        return;
+      }
+      const { scheduleId, chain, runs } = group.note.entry;
+      const lastFireAt = schedule.lastFireAt as EpochMs; // a closing note's schedule has fired (`closes`)
+      outcome.again.push(closingNote(run.grid, { scheduleId, chain, runs, lastFireAt }, deps.clock.now()));
+    } catch (error) {
+      options.logger.warn('finished schedule could not be removed; its closing note is read again', {
+        scheduleId: schedule.id,
+        error,
+      });
+      outcome.failed.push(group);
+    }
+  });
+  return outcome;
 }

@@ -1,4 +1,5 @@
 import { mapWithConcurrency } from '../../core/concurrency';
+import type { Schedule } from '../../core/model/schedule';
 import { DUE_NOTE_BOUNDS, type DueNotesPosition } from '../../core/ports/due-notes';
 import type { DispatchDeps, DispatchSummary } from './dispatch-deps';
 import { dispatchNotePage, type PageOptions, type PlannedSpan } from './note-page';
@@ -11,6 +12,8 @@ export interface NoteReadOptions extends PageOptions {
 
 export interface NoteReadOutcome {
   summaries: DispatchSummary[];
+  /** Finished schedules removed by their closing notes (ADR 0011). */
+  removed: Schedule[];
   /** Shards whose reading failed outright (their cursor stays: the next tick reads them again). */
   errors: number;
   budgetExhausted: boolean;
@@ -29,7 +32,7 @@ export async function readDueNotesOfShards(
   run: NoteRun,
   options: NoteReadOptions,
 ): Promise<NoteReadOutcome> {
-  const outcome: NoteReadOutcome = { summaries: [], errors: 0, budgetExhausted: false };
+  const outcome: NoteReadOutcome = { summaries: [], removed: [], errors: 0, budgetExhausted: false };
   await mapWithConcurrency(run.shards, options.concurrency, async (shard) => {
     const cursor = run.cursors.get(shard);
     if (cursor === undefined) {
@@ -90,6 +93,7 @@ async function readShard(
     }
     const dispatched = await dispatchNotePage(deps, run, page.notes, planned, options);
     outcome.summaries.push(...dispatched.summaries);
+    outcome.removed.push(...dispatched.removed);
     if (dispatched.heldAt !== undefined) {
       if (heldAt === undefined) run.totals.bucketsHeld += 1;
       heldAt = Math.min(heldAt ?? dispatched.heldAt, dispatched.heldAt);

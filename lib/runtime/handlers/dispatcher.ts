@@ -1,15 +1,16 @@
-import { scheduleEvent } from '../../core/ports/event-publisher';
 import type { RuntimeDeps } from '../dependencies';
+import { dispatchEvents } from '../dispatch/dispatch-shards';
 import { parseDispatchRequest } from '../fan-out/dispatch-request';
 import { type DispatcherOutcome, runDispatcher } from '../fan-out/run-dispatcher';
 import { metricsOutputOf, writeMetrics } from '../observability/metrics';
 import { publishBestEffort } from '../observability/publish-events';
 
 /** What one dispatcher invocation did; logged as one JSON line and turned into metrics. */
-export interface DispatcherSummary extends Omit<DispatcherOutcome, 'fireLagMs' | 'finished'> {
+export interface DispatcherSummary extends Omit<DispatcherOutcome, 'fireLagMs' | 'finished' | 'removed'> {
   owner: string;
   shards: number[];
   schedulesFinished: number;
+  schedulesRemoved: number;
   eventFailures: number;
   durationMs: number;
 }
@@ -18,7 +19,8 @@ export type DispatcherHandler = (event: unknown) => Promise<DispatcherSummary>;
 
 /**
  * The dispatcher (ADR 0006), invoked asynchronously by the tick with the due-index shards it leased:
- * dispatches their due schedules, publishes `schedule.finished` for those it finished, writes one JSON
+ * dispatches their due schedules, publishes `schedule.finished` for those it finished and
+ * `schedule.removed` for those its closing notes removed (ADR 0011), writes one JSON
  * summary line and EMF metrics (`Service: dispatcher`). An event that is not a dispatch request throws
  * (it is a bug: only the tick invokes the dispatcher).
  */
@@ -28,10 +30,10 @@ export function createDispatcherHandler(getDeps: () => RuntimeDeps): DispatcherH
     const { clock, logger } = deps;
     const startedAt = clock.now();
     const request = parseDispatchRequest(event);
-    const { fireLagMs, finished, ...outcome } = await runDispatcher(deps, request);
+    const { fireLagMs, finished, removed, ...outcome } = await runDispatcher(deps, request);
     const published = await publishBestEffort(
       deps.events,
-      finished.map((schedule) => scheduleEvent('schedule.finished', schedule, clock.now())),
+      dispatchEvents(finished, removed, clock.now()),
       logger,
     );
     const summary: DispatcherSummary = {
@@ -39,6 +41,7 @@ export function createDispatcherHandler(getDeps: () => RuntimeDeps): DispatcherH
       owner: request.owner,
       shards: request.shards,
       schedulesFinished: finished.length,
+      schedulesRemoved: removed.length,
       eventFailures: published.failed,
       durationMs: clock.now() - startedAt,
     };

@@ -1,7 +1,6 @@
-import { scheduleEvent } from '../../core/ports/event-publisher';
 import { PARKED_JOB_LEAD_MS, PARKED_JOB_LEASE_MS } from '../../core/ports/job-queue';
 import type { RuntimeDeps } from '../dependencies';
-import { emptyDispatchTotals } from '../dispatch/dispatch-shards';
+import { dispatchEvents, emptyDispatchTotals } from '../dispatch/dispatch-shards';
 import type { FanOutTotals } from '../fan-out/fan-out-dispatch';
 import { dispatchForTick } from '../fan-out/tick-dispatch';
 import { repairLines } from '../flow/idle-lines';
@@ -10,7 +9,7 @@ import { sendParkedJobs } from './parked-jobs';
 import { reapExpiredJobLeases } from './reaper';
 
 /** What one tick did; logged as one JSON line and turned into metrics. */
-export interface TickSummary extends Omit<FanOutTotals, 'fireLagMs' | 'finished'> {
+export interface TickSummary extends Omit<FanOutTotals, 'fireLagMs' | 'finished' | 'removed'> {
   owner: string;
   parkedJobsSent: number;
   jobsReaped: number;
@@ -19,6 +18,8 @@ export interface TickSummary extends Omit<FanOutTotals, 'fireLagMs' | 'finished'
   countersRepaired: number;
   /** Schedules this tick finished (each published as `schedule.finished`). */
   schedulesFinished: number;
+  /** Finished schedules this tick's closing notes removed (each published as `schedule.removed`). */
+  schedulesRemoved: number;
   /** Events the bus did not take (logged; the tick's work stands). */
   eventFailures: number;
   durationMs: number;
@@ -71,10 +72,10 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     ),
   ]);
   const countersRepaired = await guarded('repairing counters', 0, () => repairCountersWhenDue(deps, state));
-  const { fireLagMs, finished, ...totals } = dispatched;
+  const { fireLagMs, finished, removed, ...totals } = dispatched;
   const published = await publishBestEffort(
     deps.events,
-    finished.map((schedule) => scheduleEvent('schedule.finished', schedule, clock.now())),
+    dispatchEvents(finished, removed, clock.now()),
     logger,
   );
   // After reaping and repairs, which give slots back.
@@ -89,6 +90,7 @@ export async function runTick(deps: RuntimeDeps, state: TickState): Promise<Tick
     jobsWoken,
     countersRepaired,
     schedulesFinished: finished.length,
+    schedulesRemoved: removed.length,
     eventFailures: published.failed,
     durationMs: clock.now() - startedAt,
     fireLagMs,

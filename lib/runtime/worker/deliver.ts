@@ -21,7 +21,6 @@ import { resultTtlSecondsOf, TASK_DEFAULTS, type TaskDefinition } from '../tasks
 import { definitionForJob } from '../tasks/effective-definition';
 import { comeBackAfter, comeBackLater } from './come-back';
 import { finishWithoutRunning } from './finish-without-running';
-import { cleanUpFinishedSchedule } from './finished-schedule';
 import { readFireSchedule, readRemoval } from './fire-reads';
 import { passWakeOn } from './pass-wake';
 import type { Received } from './received';
@@ -57,7 +56,6 @@ export async function deliver(ctx: WorkerContext, received: Received): Promise<M
         message.revision && {
           fire: {
             revision: message.revision,
-            finalFire: message.finalFire === true,
             taskLogged: message.taskLogged === true,
           },
         }),
@@ -156,8 +154,6 @@ async function perform(
       return step.afterSeconds === undefined
         ? comeBackLater(ctx, received, logger)
         : comeBackAfter(ctx, received, step.afterSeconds, logger);
-    case 'clean_up':
-      return { ...delivery, cleanedUp: await cleanUpFinishedSchedule(ctx, delivery.job, logger) };
     case 'keep':
       return 'retry_later';
     case 'drop':
@@ -266,7 +262,6 @@ function messageOf(delivery: Delivery): JobMessageBody {
     job,
     attempt,
     ...(fire && { revision: fire.revision }),
-    ...(fire?.finalFire && { finalFire: true }),
     ...(fire?.taskLogged && { taskLogged: true }),
     ...(woken && { woken: true }),
   };

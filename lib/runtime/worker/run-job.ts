@@ -1,7 +1,7 @@
 import type { EpochMs } from '../../core/clock';
 import type { Delivery } from '../../core/delivery/delivery';
 import type { FireCancellation } from '../../core/delivery/fire-verdict';
-import { isLastFireOfRun, nextRunStep, type Run, type RunEnding } from '../../core/delivery/run';
+import { nextRunStep, type Run, type RunEnding } from '../../core/delivery/run';
 import { LeaseLostError } from '../../core/errors';
 import type { JobResult } from '../../core/model/job';
 import { retryMessage } from '../../core/model/job-messages';
@@ -34,7 +34,7 @@ export async function runJob(
   delivery: Delivery,
   claimed: Extract<ClaimOutcome, { status: 'claimed' }>,
   logger: Logger,
-): Promise<{ keepMessage: boolean; lastFire: boolean }> {
+): Promise<{ keepMessage: boolean }> {
   const made = delivery.claim;
   if (!made) throw new Error('a run without its claim');
   const definition = definitionOf(ctx, delivery);
@@ -51,7 +51,7 @@ export async function runJob(
   try {
     for (;;) {
       const step = nextRunStep(run, definition.retry, ctx.deps.clock.now());
-      if (step.kind === 'done') return { keepMessage: step.keepMessage, lastFire: isLastFireOfRun(run) };
+      if (step.kind === 'done') return { keepMessage: step.keepMessage };
       run = await performRunStep(ctx, run, step, definition, holdsSlot, logger);
     }
   } catch (error) {
@@ -59,7 +59,7 @@ export async function runJob(
     logger.warn(
       'lease lost before the outcome was written; the reaper or a redelivery took this attempt over',
     );
-    return { keepMessage: false, lastFire: isLastFireOfRun(run) };
+    return { keepMessage: false };
   }
 }
 

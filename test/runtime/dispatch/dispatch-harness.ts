@@ -120,7 +120,7 @@ export function dispatchRuntime(config: Partial<RuntimeConfig> = {}, options: Ha
       runs: 0,
     };
     const chains = new ChainStarter(dispatchDepsOf(worker.deps, now), worker.deps.newId);
-    const planned = await chains.plan(id, trigger, position, 'died-after-write');
+    const planned = await chains.plan({ id, trigger, keepFinished: false }, position, 'died-after-write');
     await worker.deps.scheduleStore.addSchedule({
       schedule: scheduleDefinition(id, { trigger, coalesce: 'all', ...overrides }),
       position,

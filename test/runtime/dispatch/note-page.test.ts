@@ -100,6 +100,7 @@ describe('dispatchNotePage: one page of due notes', () => {
           fireLagMs: [],
         },
       ],
+      removed: [],
     });
     expect(await written()).toEqual([
       {
@@ -171,7 +172,7 @@ describe('dispatchNotePage: one page of due notes', () => {
 
     const outcome = await dispatch();
 
-    expect(outcome).toEqual({ heldAt: note.bucket, summaries: [] });
+    expect(outcome).toEqual({ heldAt: note.bucket, summaries: [], removed: [] });
     expect(queue.sent).toEqual([]);
   });
 
@@ -207,12 +208,16 @@ describe('dispatchNotePage: one page of due notes', () => {
 
       const outcome = await dispatch();
 
-      expect({ change, outcome, sent: queue.sent }).toEqual({ change, outcome: { summaries: [] }, sent: [] });
+      expect({ change, outcome, sent: queue.sent }).toEqual({
+        change,
+        outcome: { summaries: [], removed: [] },
+        sent: [],
+      });
       expect(run.totals).toMatchObject({ notesRead: 1, staleNotes: 1, notesWritten: 0 });
     }
   });
 
-  it('finishes a schedule whose trigger has no fire left before it sends that fire, and notes nothing after it', async () => {
+  it('finishes a schedule whose trigger has no fire left before it sends that fire, and leaves its closing note', async () => {
     const { store, queue, dispatch, written } = await notedSchedule({
       now: T0 - 150 * SECOND,
       nextFireAt: T0 + 10 * SECOND,
@@ -233,13 +238,25 @@ describe('dispatchNotePage: one page of due notes', () => {
       nextFireAt: null,
       finished: { nextFireAt: null, runs: 1 },
     });
-    expect(queue.sent.map((message) => [message.delaySeconds, message.finalFire])).toEqual([[160, true]]);
+    expect(queue.sent.map((message) => message.delaySeconds)).toEqual([160]);
     expect(await store.getSchedule(ID)).toMatchObject({
       nextFireAt: null,
       lastFireAt: T0 + 10 * SECOND,
       runs: 1,
     });
-    expect(await written()).toEqual([]);
+    // No successor: the closing note (ADR 0011), a minute after the last fire (this id's phase is 0).
+    expect(await written()).toEqual([
+      {
+        bucket: bucket(T0 + 70 * SECOND),
+        entry: {
+          scheduleId: ID,
+          chain: 'c1',
+          nextFireAt: T0 + 10 * SECOND + 1,
+          runs: 1,
+          lastFireAt: T0 + 10 * SECOND,
+        },
+      },
+    ]);
   });
 
   it('sends at most maxFiresPerPlan fires; the successor note carries the rest', async () => {

@@ -3,9 +3,9 @@ import { dispatchRuntime, MINUTE, once } from '../dispatch/dispatch-harness';
 import { sqsRecord, T0 } from '../support';
 
 /**
- * ADR 0008, 3: the chain of a one-off finishes its schedule before it sends the fire, so the job of that
- * last fire, however soon it ends, finds its schedule finished and removes it: the worker never waits
- * for a write still to come. Here the fire is sent late, with no delay (missed by a tick outage).
+ * ADR 0008, 3: the chain of a one-off finishes its schedule before it sends the fire, and leaves a
+ * closing note that removes the schedule once the job of that last fire has ended (ADR 0011), however
+ * soon or late it ends. Here the fire is sent late, with no delay (missed by a tick outage).
  */
 describe('a final fire sent late, whose job ends before the tick that sent it does', () => {
   async function oneOffMissedByAnOutage() {
@@ -17,7 +17,7 @@ describe('a final fire sent late, whose job ends before the tick that sent it do
     return runtime;
   }
 
-  it('finds the schedule finished when its job ends at once, and removes it: the message is not kept', async () => {
+  it('runs it once when its job ends before the tick is done, and its closing note removes the schedule', async () => {
     const runtime = await oneOffMissedByAnOutage();
     const send = runtime.queue.send.bind(runtime.queue);
     const deliveries: unknown[] = [];
@@ -31,11 +31,11 @@ describe('a final fire sent late, whose job ends before the tick that sent it do
     const summary = await runtime.tick();
 
     expect(summary).toMatchObject({ jobsEnqueued: 1, schedulesFinished: 1, errors: 0 });
-    expect(
-      runtime.sent.map((s) => [s.message.job.fireTime, s.message.delaySeconds, s.message.finalFire]),
-    ).toEqual([[T0, 0, true]]);
+    expect(runtime.sent.map((s) => [s.message.job.fireTime, s.message.delaySeconds])).toEqual([[T0, 0]]);
     expect(deliveries).toEqual([{ batchItemFailures: [] }]);
     expect(runtime.runs.get(T0)).toHaveLength(1);
+    expect(await runtime.store.getSchedule('once')).toMatchObject({ nextFireAt: null, lastFireAt: T0 });
+    await runtime.tickEveryMinuteUntil(T0 + 10 * MINUTE);
     expect(await runtime.store.getSchedule('once')).toBeUndefined();
     expect(await runtime.store.getFinishedScheduleRemoval('once')).toMatchObject({ lastFireAt: T0 });
   });
@@ -45,6 +45,7 @@ describe('a final fire sent late, whose job ends before the tick that sent it do
 
     await runtime.tick();
     await runtime.deliver(runtime.queuedRecords());
+    await runtime.tickEveryMinuteUntil(T0 + 10 * MINUTE);
 
     expect(runtime.runs.get(T0)).toHaveLength(1);
     expect(await runtime.store.getSchedule('once')).toBeUndefined();

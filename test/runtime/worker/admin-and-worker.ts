@@ -12,6 +12,9 @@ import { readFireSchedule, readRemoval } from '../../../lib/runtime/worker/fire-
 import { deliverDueMessages, SECOND, seededRandom, sqsRecord, T0 } from '../support';
 import { type HarnessOptions, workerHarness } from './harness';
 
+/** A closing note is first read at most this long after the last fire: a minute, then its schedule's phase. */
+const CLOSING_READ_SECONDS = 200;
+
 // biome-ignore lint/suspicious/noExplicitAny: test tasks take whatever payload their test sends.
 type AnyTaskOptions = TaskOptions<any, any>;
 
@@ -55,6 +58,19 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
     });
     worker.clock.set(Math.max(worker.clock.now(), until));
   };
+  /**
+   * Ticks at every multiple of `step` seconds after T0 up to `T0 + seconds`, delivering each message at
+   * its run time in between (`deliverDue`).
+   */
+  const runUntil = async (seconds: number, step = 30) => {
+    for (;;) {
+      const at = Math.floor((worker.clock.now() - T0) / SECOND / step) * step + step;
+      if (at > seconds) break;
+      await deliverDue(at);
+      await tick();
+    }
+    await deliverDue(seconds);
+  };
   return {
     ...worker,
     api,
@@ -62,19 +78,12 @@ export function adminAndWorker(tasks: Record<string, AnyTaskOptions>, options: H
     deliver,
     deliverDue,
     tick,
+    runUntil,
     /**
-     * Ticks at every multiple of `step` seconds after T0 up to `T0 + seconds`, delivering each message at
-     * its run time in between (`deliverDue`).
+     * Ticks (`runUntil`) until the closing note of a schedule whose last fire was at `T0 + lastFireSeconds`
+     * was read once: at most a minute and a chunk after that fire (ADR 0011).
      */
-    async runUntil(seconds: number, step = 30) {
-      for (;;) {
-        const at = Math.floor((worker.clock.now() - T0) / SECOND / step) * step + step;
-        if (at > seconds) break;
-        await deliverDue(at);
-        await tick();
-      }
-      await deliverDue(seconds);
-    },
+    readClosingNotes: (lastFireSeconds: number) => runUntil(lastFireSeconds + CLOSING_READ_SECONDS),
     /**
      * A worker checks `message` (at the clock's time: it reads the schedule), claims it with the check's
      * outcome (and a slot of the task's `concurrencyLimit`, if given), and vanishes before it acts on it:
@@ -115,6 +124,6 @@ async function checkOf(
 ): Promise<NonNullable<ClaimJobInput['check']>> {
   const reads = await readFireSchedule(deps, job);
   if (!reads.schedule) reads.removed = await readRemoval(deps, job, { revision });
-  const verdict = checkedVerdict(reads, job, { revision, finalFire: false }, now);
+  const verdict = checkedVerdict(reads, job, { revision }, now);
   return { revision, failed: !verdict.run, startedAt: reads.at };
 }

@@ -51,15 +51,19 @@ function platform() {
 }
 
 describe('finished schedules', () => {
-  it('removes a schedule whose trigger ended once the job of its last fire ended', async () => {
+  it('removes a schedule whose trigger ended once the job of its last fire ended, when its closing note is read', async () => {
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'once', task: 'beat', trigger: at(5) });
 
     const beforeItRan = await p.scheduleState('once');
     await p.deliverDue(10);
+    const afterItRan = await p.scheduleState('once');
+    await p.readClosingNotes(5);
 
     expect(beforeItRan).toMatchObject({ finished: true, runs: 1, keep_finished: false });
     expect(p.fires).toEqual([5 * SECOND]);
+    // The job's end does not remove it (ADR 0011): its closing note does, off the fire's path.
+    expect(afterItRan).toMatchObject({ finished: true });
     expect(await p.scheduleState('once')).toBe('schedule_not_found');
     expect(p.scheduleEvents()).toEqual(['schedule.added', 'schedule.finished', 'schedule.removed:finished']);
   });
@@ -68,7 +72,7 @@ describe('finished schedules', () => {
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'kept', task: 'beat', trigger: at(5), keep_finished: true });
 
-    await p.deliverDue(10);
+    await p.readClosingNotes(5);
 
     expect(await p.scheduleState('kept')).toMatchObject({ finished: true, runs: 1, next_fire_time: null });
     expect(p.scheduleEvents()).toEqual(['schedule.added', 'schedule.finished']);
@@ -86,7 +90,7 @@ describe('finished schedules', () => {
 
     await p.deliverDue(15);
     const afterTwo = await p.scheduleState('thrice');
-    await p.deliverDue(120);
+    await p.readClosingNotes(20);
 
     expect(added).toMatchObject({ dispatched_jobs: 3, schedule: { runs: 3, max_runs: 3, finished: true } });
     expect(afterTwo).toMatchObject({ finished: true, runs: 3 });
@@ -96,14 +100,21 @@ describe('finished schedules', () => {
   });
 
   it('waits for the retries of the last fire before removing the schedule', async () => {
+    // Prepare: the last fire's first attempt fails; its retry is held back past the closing note's read
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'flaky-once', task: 'flaky', trigger: at(5) });
-
     await p.deliver(p.queue.drain()[0] as JobMessage);
-    const afterFirstAttempt = await p.scheduleState('flaky-once');
-    await p.deliverDue(30);
+    const retries = p.queue.drain();
 
-    expect(afterFirstAttempt).toMatchObject({ finished: true });
+    // Act
+    await p.readClosingNotes(5);
+    const whileRetrying = await p.scheduleState('flaky-once');
+    for (const retry of retries) await p.deliver(retry);
+    await p.runUntil(1_200);
+
+    // Assess: the closing note, read again later, removed it once the retry had ended
+    expect(retries.map((message) => message.attempt)).toEqual([2]);
+    expect(whileRetrying).toMatchObject({ finished: true });
     expect((await p.admin({ action: 'get_job', job_id: `flaky-once@${T0 + 5 * SECOND}` })).job).toMatchObject(
       {
         status: 'success',
@@ -126,20 +137,16 @@ describe('finished schedules', () => {
     expect(p.scheduleEvents()).toEqual(['schedule.added', 'schedule.finished', 'schedule.removed:finished']);
   });
 
-  it('keeps the message when the removal fails, and its redelivery removes the schedule', async () => {
+  it('reads the closing note again when the removal fails, and removes the schedule then', async () => {
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'retry-removal', task: 'beat', trigger: at(5) });
-    const [message] = p.queue.drain();
-    if (!message) throw new Error('no message');
     const removal = vi.spyOn(p.store, 'removeFinishedSchedule').mockRejectedValueOnce(new Error('throttled'));
 
-    const first = await p.deliver(message);
+    for (let seconds = 30; removal.mock.calls.length === 0; seconds += 30) await p.runUntil(seconds);
     const stillThere = await p.scheduleState('retry-removal');
-    const second = await p.deliver(message);
+    await p.runUntil(600);
 
-    expect(first.batchItemFailures).toHaveLength(1);
     expect(stillThere).toMatchObject({ finished: true });
-    expect(second.batchItemFailures).toEqual([]);
     expect(removal).toHaveBeenCalledTimes(2);
     expect(p.fires).toEqual([5 * SECOND]);
     expect(await p.scheduleState('retry-removal')).toBe('schedule_not_found');
@@ -159,9 +166,9 @@ describe('finished schedules', () => {
     });
 
     // Act
-    await p.runUntil(1_800);
+    await p.readClosingNotes(1_800);
 
-    // Assess: one delivery ran it and removed the schedule, without waiting for anything
+    // Assess: one delivery ran it, without waiting for anything; its closing note removed the schedule
     expect(p.fires).toEqual([1_800 * SECOND]);
     expect(outcomes).toEqual([{ batchItemFailures: [] }]);
     expect(p.queue.visibilityChanges).toEqual([]);
@@ -181,7 +188,7 @@ describe('finished schedules', () => {
 
     // Act
     const updated = await p.admin({ action: 'update_schedule', id: 'cut', max_runs: 1 });
-    await p.deliverDue(240);
+    await p.readClosingNotes(240);
 
     // Assess: its count starts from the fires due before the change (3), which the cap is below
     expect(updated).toMatchObject({
@@ -282,11 +289,14 @@ describe('a finished schedule whose last fire this very call sends again', () =>
     const resumed = await p.admin({ action: 'resume_schedule', id: 'once', replay_missed: true });
     const afterResume = await p.store.getSchedule('once');
     await p.deliverDue(30);
+    const afterItRan = await p.store.getSchedule('once');
+    await p.readClosingNotes(30);
 
     expect(resumed.dispatched_jobs).toBe(1);
     expect(afterResume).toMatchObject({ id: 'once', nextFireAt: null });
     expect(fires).toEqual([10]);
     expect(await p.store.getJob(lastFire, p.clock.now())).toMatchObject({ status: 'success' });
+    expect(afterItRan).toMatchObject({ nextFireAt: null });
     expect(await p.store.getSchedule('once')).toBeUndefined();
   });
 });

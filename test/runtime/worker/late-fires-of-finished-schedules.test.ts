@@ -9,7 +9,8 @@ const twoFires = { type: 'interval', seconds: 10, start_at: iso(T0), end_at: iso
 
 /**
  * A schedule with two fires whose last fire is delivered and ends first, while the earlier fire's
- * message is still in the queue (a throttled store, a crashed worker, a waiting line).
+ * message is still in the queue (a throttled store, a crashed worker, a waiting line); then its closing
+ * note is read, which removes it (ADR 0011).
  */
 async function lastFireEndsFirst() {
   const fires: number[] = [];
@@ -21,6 +22,7 @@ async function lastFireEndsFirst() {
   const [earlier, last] = messages;
   if (messages.length !== 2 || !earlier || !last) throw new Error('expected two fires');
   await p.deliver(last);
+  await p.readClosingNotes(10);
   const job = async (message: JobMessage) =>
     (await p.admin({ action: 'get_job', job_id: message.job.id })).job as Record<string, unknown>;
   const scheduleAfterLast = await p.api({ action: 'get_schedule', id: 'ending' });
@@ -53,7 +55,7 @@ describe('late fires of a finished schedule', () => {
 
     // The last fire is checked first: it is replaced under v2, runs, and the schedule is cleaned up.
     await p.deliver(last);
-    await p.deliverDue(10);
+    await p.readClosingNotes(10);
     expect(await p.api({ action: 'get_schedule', id: 'ending' })).toMatchObject({ ok: false });
     await p.deliver(earlier);
     await p.deliverDue(20);
@@ -77,10 +79,9 @@ describe('late fires of a finished schedule', () => {
     p.queue.drain();
 
     await p.deliver(last);
-    await p.deliverDue(10);
+    await p.readClosingNotes(10);
     expect(await p.api({ action: 'get_schedule', id: 'ending' })).toMatchObject({ ok: false });
-    p.clock.set(earlier.job.runAt + 60 * SECOND);
-    await p.deliver(earlier);
+    await p.deliver(earlier); // its claim's lease ended long ago
 
     expect(seen).toEqual(['v2', 'v1']);
     expect((await p.admin({ action: 'get_job', job_id: earlier.job.id })).job).toMatchObject({
@@ -114,7 +115,7 @@ describe('late fires of a finished schedule', () => {
       action: 'add_schedule',
       id: 'ending',
       task: 'beat',
-      trigger: { type: 'date', run_at: iso(T0 + 60 * SECOND) },
+      trigger: { type: 'date', run_at: iso(T0 + 600 * SECOND) },
     });
 
     await p.deliver(earlier);
@@ -132,7 +133,7 @@ describe('late fires of a finished schedule', () => {
       action: 'add_schedule',
       id: 'ending',
       task: 'beat',
-      trigger: { type: 'date', run_at: iso(T0 + 60 * SECOND) },
+      trigger: { type: 'date', run_at: iso(T0 + 600 * SECOND) },
     });
     await p.admin({ action: 'remove_schedule', id: 'ending' });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scheduleJobId } from '../../../lib/core/model/job-id';
 import { scheduleFireMessage } from '../../../lib/core/model/job-messages';
+import { removeFinishedAfterLastFire } from '../../../lib/runtime/dispatch/finished-cleanup';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
 
@@ -139,14 +140,18 @@ describe('the start of a capped schedule’s fires', () => {
 
   it('runs a fire whose schedule its last fire removed between the fire’s check and its count', async () => {
     // Prepare: max_runs 2, not kept: the add sent 0 and 10 s. The 10 s fire (the last) comes up first, and
-    // runs to its end (removing the finished schedule) while the 0 s fire is between its check and its count.
+    // runs to its end, and the closing note removes the finished schedule (ADR 0011), while the 0 s fire
+    // is between its check and its count.
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 's', task: 'beat', trigger: every10s, max_runs: 2 });
     const first = await overSent(p, 0);
     const last = await overSent(p, 10);
     const startCappedRun = p.store.startCappedRun.bind(p.store);
     p.store.startCappedRun = async (input) => {
-      if (input.jobId === first.job.id && (await p.store.getSchedule('s'))) await p.deliver(last);
+      if (input.jobId === first.job.id && (await p.store.getSchedule('s'))) {
+        await p.deliver(last);
+        await removeFinishedAfterLastFire(p.deps, 's', null);
+      }
       return startCappedRun(input);
     };
     p.clock.set(T0 + 10 * SECOND);

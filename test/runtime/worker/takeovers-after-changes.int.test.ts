@@ -3,6 +3,7 @@ import { DynamoDbStore } from '../../../lib/adapters/dynamodb/dynamodb-store';
 import type { JsonValue } from '../../../lib/core/json';
 import { revisionOf } from '../../../lib/core/model/schedule-revision';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
+import { removeFinishedAfterLastFire } from '../../../lib/runtime/dispatch/finished-cleanup';
 import { createTestTable, type TestTable } from '../../support/dynamodb';
 import { SECOND, T0 } from '../support';
 import { adminAndWorker } from './admin-and-worker';
@@ -172,7 +173,7 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
 
   it('retries a run taken over by an older message after its schedule finished and was removed, never starting its attempt again', async () => {
     // Prepare: the +20 s fire is sent as v1, then as v2; the v2 delivery claims it and vanishes; the
-    // schedule's last fire (+30 s) runs, and the finished schedule is removed
+    // schedule's last fire (+30 s) runs, and its closing note removes the finished schedule
     const id = 'removed-before-takeover';
     const fire = await fireOfScheduleInFlight(id, {
       ...every10s,
@@ -189,6 +190,7 @@ describe('worker on DynamoDB Local: a run taken over after its schedule changed'
     fire.clock.set(T0 + 20 * SECOND);
     await fire.claimAndVanish(current);
     await fire.deliverDue(35);
+    await removeFinishedAfterLastFire(fire.deps, id, null);
     expect(await store.getSchedule(id)).toBeUndefined();
 
     // Act: the v1 message takes the run over; the v2 message comes back after it

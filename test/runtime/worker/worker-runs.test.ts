@@ -179,22 +179,21 @@ describe('worker: running jobs', () => {
     ).toEqual([['far', 1, 300]]);
   });
 
-  it('re-sends an early fire with every mark its message had (revision, final fire, task log)', async () => {
-    // Prepare: the last fire of a schedule, 5 minutes ahead, noted in its task's fire log
+  it('re-sends an early fire with every mark its message had (revision, task log)', async () => {
+    // Prepare: a fire of a schedule, 5 minutes ahead, noted in its task's fire log
     const worker = workerHarness({ echo: { handler: () => null } });
     worker.clock.set(T0 - 300_500);
     const fire = {
       job: jobRequest('fire-1', { origin: 'schedule', scheduleId: 's-1', fireTime: T0, runAt: T0 }),
       attempt: 1,
       revision: { createdAt: T0 - 3_600_000, version: 2, firesFrom: T0 - 3_600_000 },
-      finalFire: true as const,
       taskLogged: true as const,
     };
 
     // Act
     await worker.deliver([sqsRecord(fire)]);
 
-    // Assess: its end still removes the finished schedule, and its claim still leaves the task index out
+    // Assess: it is still checked against its revision, and its claim still leaves the task index out
     expect(worker.queue.sent).toEqual([{ ...fire, delaySeconds: 300 }]);
   });
 

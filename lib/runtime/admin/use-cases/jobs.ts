@@ -224,7 +224,7 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
     ...(existing?.status === 'cancelled' ? [] : jobCancelledEvents(context, cancelled)),
     // Cancelling the last fire of a finished schedule ends its last job: the schedule is cleaned up.
     ...(scheduleId !== null && fireTime !== null
-      ? await cleanUpIfFinished(context, scheduleId, cancelled.task, fireTime)
+      ? await cleanUpIfFinished(context, scheduleId, fireTime)
       : []),
   ]);
   return { job: wireJob(cancelled) };

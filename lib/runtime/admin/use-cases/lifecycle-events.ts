@@ -11,7 +11,6 @@ import { removeFinishedAfterLastFire } from '../../dispatch/finished-cleanup';
 import { publishBestEffort } from '../../observability/publish-events';
 import { publishes } from '../../worker/job-events';
 import type { ActionContext } from '../context';
-import { resultTtlMsOf } from './dispatched-fires';
 
 /**
  * Publishes what an admin call changed, after its write succeeded. Best effort: a failing bus is
@@ -57,21 +56,15 @@ export function jobCancelledEvents(context: ActionContext, job: Job): SundialEve
 /**
  * Removes the schedule when it is finished and its last fire's job has ended (`endedFireTime`: that
  * fire, or null for whatever its last fire is), and returns the `schedule.removed` event (reason
- * `finished`) to publish. A failure is logged: the worker that ends the last fire removes it then.
+ * `finished`) to publish. A failure is logged: the schedule's closing note removes it later (ADR 0011).
  */
 export async function cleanUpIfFinished(
   context: ActionContext,
   scheduleId: string,
-  task: string,
   endedFireTime: EpochMs | null,
 ): Promise<SundialEvent[]> {
   try {
-    const removed = await removeFinishedAfterLastFire(
-      context.deps,
-      scheduleId,
-      endedFireTime,
-      resultTtlMsOf(task, context),
-    );
+    const removed = await removeFinishedAfterLastFire(context.deps, scheduleId, endedFireTime);
     return removed ? [scheduleEventNow(context, 'schedule.removed', removed, 'finished')] : [];
   } catch (error) {
     context.deps.logger.warn('could not remove the finished schedule', { scheduleId, error });

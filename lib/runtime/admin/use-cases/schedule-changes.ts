@@ -73,8 +73,11 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     const chain =
       restart && !current.paused
         ? await context.chains.plan(
-            current.id,
-            changes.trigger ?? current.trigger,
+            {
+              id: current.id,
+              trigger: changes.trigger ?? current.trigger,
+              keepFinished: changes.keepFinished ?? current.keepFinished,
+            },
             restart.position,
             context.requestId,
           )
@@ -109,7 +112,7 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
       scheduleEventNow(context, 'schedule.updated', updated),
       ...(finishedNow && !dispatch.finished ? [scheduleEventNow(context, 'schedule.finished', updated)] : []),
       ...finishedEvents(context, dispatch),
-      ...(finishedBefore(dispatch) ? await cleanUpIfFinished(context, updated.id, updated.task, null) : []),
+      ...(finishedBefore(dispatch) ? await cleanUpIfFinished(context, updated.id, null) : []),
     ]);
     return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
   }
@@ -159,7 +162,7 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
 
   const from = resumeFrom(current, params.replay_missed, context);
   const { position } = chainPosition(current, from, current, context.now);
-  const chain = await context.chains.plan(current.id, current.trigger, position, context.requestId);
+  const chain = await context.chains.plan(current, position, context.requestId);
   const resumed = await context.deps.scheduleStore.resumeSchedule({
     id: params.id,
     now: context.now,
@@ -177,7 +180,7 @@ export const resumeSchedule: ActionHandler<'resume_schedule'> = async (raw, cont
       : []),
     ...finishedEvents(context, dispatch),
     // Finished while paused (its last fire ended or was cancelled by the pause): cleaned up now.
-    ...(finishedBefore(dispatch) ? await cleanUpIfFinished(context, resumed.id, resumed.task, null) : []),
+    ...(finishedBefore(dispatch) ? await cleanUpIfFinished(context, resumed.id, null) : []),
   ]);
   return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
 };
@@ -221,9 +224,9 @@ export const runScheduleNow: ActionHandler<'run_schedule_now'> = async (raw, con
 };
 
 /**
- * Finished, and not by this call's own dispatch: one that sent the schedule's final fire marked it, and
- * the worker removes the schedule once that fire has run (its job, cancelled by a pause, may be claimed
- * again by this very send: it has not ended).
+ * Finished, and not by this call's own dispatch: one that sends the schedule's final fire leaves its
+ * closing note, which removes the schedule once that fire has run (ADR 0011; its job, cancelled by a
+ * pause, may be claimed again by this very send: it has not ended).
  */
 function finishedBefore(dispatch: DispatchNowOutcome): boolean {
   return isFinished(dispatch.schedule) && dispatch.finished === undefined;

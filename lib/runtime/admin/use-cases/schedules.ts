@@ -76,7 +76,7 @@ export const addSchedule: ActionHandler<'add_schedule'> = async (raw, context) =
             ...(replaced && !isFinished(replaced)
               ? [scheduleEventNow(context, 'schedule.finished', added.schedule)]
               : []),
-            ...(await cleanUpIfFinished(context, added.schedule.id, added.schedule.task, null)),
+            ...(await cleanUpIfFinished(context, added.schedule.id, null)),
           ]
         : []),
     ]);
@@ -104,7 +104,7 @@ async function writeSchedule(
   const { position, startedRuns } = chainPosition(schedule, context.now, replaced, context.now);
   const chain = schedule.paused
     ? undefined
-    : await context.chains.plan(schedule.id, schedule.trigger, position, context.requestId);
+    : await context.chains.plan(schedule, position, context.requestId);
   const added = await scheduleStore.addSchedule({
     schedule,
     position,
