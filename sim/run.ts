@@ -1,7 +1,9 @@
 import type { MemoryStore } from '../lib/adapters/memory/memory-store';
 import type { Job } from '../lib/core/model/job';
 import { startIntervalMs } from '../lib/core/model/rate-limit';
+import { CLOSING_WAIT_MAX_MS } from '../lib/core/planning/closing-notes';
 import { cappedViolations } from './capped';
+import { finishedNotRemoved } from './closing';
 import { type LineTerms, LineWatch } from './line-watch';
 import { Observer } from './observer';
 import { type PlatformFaults, QUIET, SimPlatform } from './platform';
@@ -125,6 +127,13 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
       waited += BACKLOG_STEP_MS;
       if (observer.handlerStarts === started) break;
     }
+    // Closing notes remove the finished schedules whose last jobs ended late: each is read again at most
+    // this long after the last (ADR 0011).
+    const removalsBy = sim.time + CLOSING_WAIT_MAX_MS + 3 * 60_000;
+    while (!failed() && sim.time < removalsBy && (await finishedNotRemoved(platform.store)).length > 0) {
+      const until = sim.time + 60_000;
+      await sim.run(() => failed() || sim.time >= until);
+    }
     platform.stop();
     lineWatch.stop();
     const stoppedAt = sim.time;
@@ -190,7 +199,7 @@ async function allJobs(platform: SimPlatform, now: number): Promise<Job[]> {
 
 /**
  * Once everything has ended: every steady fire completed (a capped schedule's first `max_runs`, and no
- * other), every job ended, no slot held, no line entry left, nothing left in the queue or its
+ * other), every finished schedule whose last job ended removed, every job ended, no slot held, no line entry left, nothing left in the queue or its
  * dead-letter queue, and no handler still running.
  */
 async function checkEnd(
@@ -224,6 +233,9 @@ async function checkEnd(
     for (const problem of cappedViolations(id, schedule, ran, (jobId) => observer.starts.has(jobId))) {
       observer.violate(problem);
     }
+  }
+  for (const schedule of await finishedNotRemoved(platform.store)) {
+    observer.violate(`finished schedule ${schedule} was never removed`);
   }
   for (const job of jobs) {
     if (job.status === 'queued' || job.status === 'running' || job.status === 'retrying') {
