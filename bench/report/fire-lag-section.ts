@@ -113,7 +113,7 @@ export function fireLagSection(points: readonly FireLagPoint[], rawWritesPerSeco
   }
   lines.push(
     '',
-    `Steady: the fires from one interval after the first tick finished sending the lookahead (it sends every schedule's fires for the next 90 s at once, which on this machine competes with the first fires) to one interval before the end (each schedule's last fire also removes its finished schedule: all of them within one interval). BullMQ's steady figures are over the same window of the same load, from its own first fire time.`,
+    `Steady: the fires from one interval after the first tick finished sending its first fires (the chains' first chunks, which on this machine compete with the first fires) to one interval before the end (the schedules' last interval, which finishes them; their closing notes remove them a minute or more later, ADR 0011). BullMQ's steady figures are over the same window of the same load, from its own first fire time.`,
     '',
     '| load | system | p50 | p95 | p99 | max | steady window | steady fires | steady p50 | steady p95 | steady max |',
     '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
