@@ -171,12 +171,12 @@ describe("each Lambda's table access covers every call its code makes", () => {
     await call({ action: 'resume_task', task: 'limited' });
     await call({ action: 'retry_job', job_id: 'f1' });
     await call({ action: 'remove_schedule', id: 'every' });
-    // Five minutes on, a dispatcher reads the closing notes of the schedules that finished (their last
-    // jobs ended): it removes them (ADR 0011)
+    // Five minutes on, a dispatcher of every shard reads the closing notes of the schedules that finished
+    // (their last jobs ended): it removes them (ADR 0011)
     const later = { now: () => Date.now() + 300_000 };
     await createDispatcherHandler(() => ({ ...deps.dispatcher, clock: later }))({
       owner: 'closing',
-      shards: [0, 1, 2],
+      shards: Array.from({ length: runtime.deps.config.shards }, (_, shard) => shard),
       leaseUntil: later.now() + 30_000,
     });
 
