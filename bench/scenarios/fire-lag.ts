@@ -1,4 +1,4 @@
-import { type JobCosts, jobCosts } from '../support/costs';
+import { type JobCosts, jobCosts, withRemovalsFrom } from '../support/costs';
 import type { BenchDynamo } from '../support/dynamo';
 import { sleep } from '../support/parallel';
 import { startPollers, waitFor } from '../support/pollers';
@@ -38,7 +38,7 @@ export interface FireLagResult {
   steady: SteadyWindow & { lag: Distribution };
   /** Every job's lag with its fire time (for the same window in a side-by-side run). */
   timedLags: TimedLag[];
-  /** Every write unit the meter counted over the run (from the end of seeding to the last removal). */
+  /** Every write unit of the run: from the end of seeding to its last job, and its schedules' removals. */
   meteredWriteUnits: number;
   costs: JobCosts;
 }
@@ -113,12 +113,16 @@ export async function fireLagScenario(
   });
   await waitFor(() => lags.size >= expected, endAt - Date.now() + 60_000);
   await pollers.stop();
+  const atLastJob = runtime.meter.snapshot();
+  const tickMsAtLastJob = tickMs;
   // The schedules' closing notes remove them a minute or more after their last fires (ADR 0011): the
-  // ticks go on until they have, so the run's writes hold every schedule's removal.
+  // ticks go on until they have, and the run's writes take those removals from that time; the rest of
+  // it is the idle platform's (shard leases, cursors), which the fires' window already holds its share of.
   const removed = await allRemoved(runtime.store, 'lag', REMOVALS_WAIT_MS);
   if (!removed) log(`  not every finished schedule was removed within ${REMOVALS_WAIT_MS / 1000} s`);
   stopTicking = true;
   await tickLoop;
+  const capacity = withRemovalsFrom(atLastJob, runtime.meter.snapshot());
   const timedLags = [...lags.values()];
   const lagsMs = timedLags.map((lag) => lag.lagMs);
   // Steady: one interval after the first tick, to one interval before the end (each schedule's last
@@ -128,7 +132,6 @@ export async function fireLagScenario(
     toMs: options.durationSeconds * 1000 - periodMs,
   };
   const steady = { ...window, lag: steadyLag(timedLags, window) };
-  const capacity = runtime.meter.snapshot();
   log(
     `  ran ${lags.size}/${expected} jobs, ${duplicates} twice; steady (fires +${window.fromMs / 1000}…+${window.toMs / 1000} s) p99 ${steady.lag.p99} ms`,
   );
@@ -153,7 +156,7 @@ export async function fireLagScenario(
       capacity,
       sqs: sqs.requests,
       pollers: pollers.stats,
-      tickMs,
+      tickMs: tickMsAtLastJob,
     }),
   };
 }

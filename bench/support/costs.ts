@@ -97,3 +97,18 @@ export function withoutScheduleEnds(costs: JobCosts): JobCosts {
     scheduleEndIndexWru: 0,
   };
 }
+
+type MeterSnapshot = Record<CostKind | 'total', CapacityTotals>;
+
+/**
+ * A run's capacity as metered when its last job ran (`fires`), with the removals of its finished
+ * schedules as metered later (`end`, the same meter after the closing notes removed them: ADR 0011).
+ * The rest of what the meter counted in between is the idle platform's (shard leases, cursors).
+ */
+export function withRemovalsFrom(fires: MeterSnapshot, end: MeterSnapshot): MeterSnapshot {
+  const total = { ...fires.total };
+  for (const key of Object.keys(total) as (keyof CapacityTotals)[]) {
+    total[key] += end.scheduleEnd[key] - fires.scheduleEnd[key];
+  }
+  return { ...fires, scheduleEnd: { ...end.scheduleEnd }, total };
+}

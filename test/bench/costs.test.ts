@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyTotals } from '../../bench/support/capacity-meter';
-import { jobCosts, withoutScheduleEnds } from '../../bench/support/costs';
+import { jobCosts, withoutScheduleEnds, withRemovalsFrom } from '../../bench/support/costs';
 
 const units = (writeUnits: number, indexWriteUnits = 0) => ({
   ...emptyTotals(),
@@ -49,6 +49,32 @@ describe('cost per job', () => {
       indexWru: costs.indexWru - 0.2,
       scheduleEndWru: 0,
       scheduleEndIndexWru: 0,
+    });
+  });
+});
+
+describe('a run whose schedules are removed after its last job', () => {
+  const fires = {
+    total: units(300 + 30 + 10 + 4, 100),
+    job: units(300, 100),
+    schedule: units(30),
+    scheduleEnd: units(10),
+    other: units(4),
+  };
+  // The closing notes removed the rest later, while the idle ticks wrote their shard leases and cursors
+  const end = {
+    total: units(300 + 90 + 60 + 40, 130),
+    job: units(300, 100),
+    schedule: units(90),
+    scheduleEnd: units(60, 30),
+    other: units(40),
+  };
+
+  it('counts every removal, and none of the idle writes after the last job', () => {
+    expect(withRemovalsFrom(fires, end)).toEqual({
+      ...fires,
+      scheduleEnd: units(60, 30),
+      total: units(300 + 30 + 60 + 4, 130),
     });
   });
 });
