@@ -154,7 +154,9 @@ export class JobTrace {
     if (property === 'joinLine') addTime(this.joins, jobId);
     if (property === 'claimJob' && (answer as ClaimOutcome).status === 'claimed') {
       const claims = this.claims.get(jobId) ?? [];
-      claims.push({ attempt: Number(input.attempt), at: Number(input.now) });
+      // The claim writes the fire check's read time as `started_at` (ADR 0002), not its own `now`.
+      const { job } = answer as Extract<ClaimOutcome, { status: 'claimed' }>;
+      claims.push({ attempt: Number(input.attempt), at: job.startedAt ?? Number(input.now) });
       this.claims.set(jobId, claims);
       addTime(this.wokenEnds, jobId);
     }
