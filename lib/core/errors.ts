@@ -20,7 +20,6 @@ export type ErrorCode =
   | 'unavailable'
   | 'store_unavailable'
   | 'lease_lost'
-  | 'job_already_claimed'
   | 'non_retryable'
   | 'trigger_max_iterations';
 
@@ -175,13 +174,6 @@ export class ScheduleMovedError extends VersionConflictError {
 export class LeaseLostError extends SundialError {
   constructor(kind: 'schedule' | 'job', id: string, owner: string) {
     super('lease_lost', `${kind} '${id}' is no longer leased by '${owner}'`);
-  }
-}
-
-/** The job is already claimed, running or finished: this delivery must not run it again. */
-export class JobAlreadyClaimedError extends SundialError {
-  constructor(jobId: string) {
-    super('job_already_claimed', `job ${quoteId(jobId)} was already claimed`);
   }
 }
 

@@ -2,40 +2,8 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { SundialBilling, SundialLogLevel, SundialProps } from './props';
+import type { SundialProps } from './props';
 import { SundialPropsError } from './settings';
-
-/**
- * The `sundial` context object of cdk.json (or `-c sundial='{…}'`): the JSON form of
- * {@link SundialProps}. Objects are given by name or ARN; the rest is checked by `resolveSettings`.
- */
-export interface SundialContext {
-  readonly shards?: number;
-  readonly dispatchers?: number;
-  readonly workerBatchSize?: number;
-  readonly workerMaxConcurrency?: number;
-  readonly criticalWorkerMaxConcurrency?: number;
-  readonly workerTimeoutSeconds?: number;
-  readonly workerMemorySize?: number;
-  readonly defaultResultTtlSeconds?: number;
-  /** `retain` or `destroy`. */
-  readonly removalPolicy?: 'retain' | 'destroy';
-  readonly alarmTopicArn?: string;
-  readonly eventBusName?: string;
-  readonly tracing?: boolean;
-  readonly fireLagP99ThresholdMs?: number;
-  /** Relative to the project root. */
-  readonly functionsDir?: string;
-  readonly tickReservedConcurrency?: number | null;
-  readonly maxReceiveCount?: number;
-  readonly maxScheduleRemovalPercent?: number;
-  readonly keepSchedulesOnDelete?: boolean;
-  /** Days; one of CloudWatch Logs' retention values. */
-  readonly logRetentionDays?: number;
-  readonly logLevel?: SundialLogLevel;
-  /** As the prop: `{ "mode": "provisioned", "readCapacity": { "min": 5, "max": 500 }, … }`. */
-  readonly billing?: SundialBilling;
-}
 
 const NUMBER_KEYS = [
   'shards',

@@ -42,7 +42,6 @@ export const ADMIN_CODE_OF: Readonly<Record<ErrorCode, AdminErrorCode | null>> =
   unavailable: 'unavailable',
   store_unavailable: 'unavailable',
   lease_lost: null,
-  job_already_claimed: null,
   non_retryable: null,
   trigger_max_iterations: null,
 };

@@ -257,10 +257,6 @@ export function checkJobFilter(filter: JobFilter): void {
   }
 }
 
-export interface ExpiredJobLease {
-  job: Job;
-}
-
 /**
  * Durable jobs, results and per-task concurrency counters.
  * Every method that ends a job's run also returns its slot, in the same transaction; a counter never

@@ -70,16 +70,6 @@ export function weekdayFromDays(days: number): number {
   return (((days + 4) % 7) + 7) % 7;
 }
 
-export function wallTimeFromParts(parts: WallTimeParts): number {
-  return (
-    daysFromCivil(parts.year, parts.month, parts.day) * MS_PER_DAY +
-    parts.hour * MS_PER_HOUR +
-    parts.minute * MS_PER_MINUTE +
-    parts.second * MS_PER_SECOND +
-    parts.millisecond
-  );
-}
-
 export function wallTimeToParts(wallTime: number): WallTimeParts {
   const days = Math.floor(wallTime / MS_PER_DAY);
   let rest = wallTime - days * MS_PER_DAY;
