@@ -5,6 +5,7 @@ import {
   ScheduleNotFoundError,
   VersionConflictError,
 } from '../../lib/core/errors';
+import { closingNote } from '../../lib/core/planning/closing-notes';
 import { DEFAULT_NOTE_GRID, firstOpenBucket } from '../../lib/core/planning/note-chunks';
 import {
   addActive,
@@ -271,6 +272,40 @@ export function scheduleContract(fixture: () => StoreFixture): void {
     });
     // Finished by its owner's change: no next fire, and the chain it had (whose notes no longer stand).
     expect(finishedNow).toMatchObject({ nextFireAt: null, chain: 'c2', maxRuns: 1, version: 3 });
+  });
+
+  it('writes a closing note with an update that stops keeping a finished schedule, and leaves its position', async () => {
+    await addActive(store, 'k', { schedule: { keepFinished: true } });
+    const ended = { nextFireAt: null, lastFireAt: T0 + 10 * SECOND, runs: 1 };
+    await store.updateSchedule({
+      id: 'k',
+      changes: { maxRuns: 1 },
+      now: T0 + 1,
+      expectedVersion: 1,
+      restart: { position: ended },
+    });
+    const note = closingNote(
+      DEFAULT_NOTE_GRID,
+      { scheduleId: 'k', chain: 'c9', runs: 1, lastFireAt: T0 + 10 * SECOND },
+      T0 + 2,
+    );
+
+    const updated = await store.updateSchedule({
+      id: 'k',
+      changes: { keepFinished: false },
+      now: T0 + 2,
+      expectedVersion: 2,
+      closing: { chain: 'c9', note, writer: 'test.k.c9.0', now: T0 + 2 },
+    });
+
+    expect(updated).toMatchObject({
+      ...ended,
+      keepFinished: false,
+      chain: 'c1',
+      firesFrom: T0 + 1,
+      version: 3,
+    });
+    expect((await notesOf('k', note.bucket)).map((n) => n.entry)).toEqual([note.entry]);
   });
 
   it('keeps a payload updated to null as null: a payload is any JSON', async () => {

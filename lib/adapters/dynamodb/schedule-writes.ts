@@ -120,7 +120,7 @@ export async function updateSchedule(context: StoreContext, input: UpdateSchedul
       'updateSchedule',
       id,
       update.buildUpdate(condition),
-      restart?.start,
+      restart?.start ?? input.closing,
     );
   } catch (error) {
     const old = refusedItem(error);

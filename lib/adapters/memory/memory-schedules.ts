@@ -91,7 +91,7 @@ export class MemoryScheduleStore extends MemoryDueNotes implements Omit<Schedule
     const { id, changes, now, restart } = input;
     const schedule = this.require(id);
     if (schedule.version !== input.expectedVersion) throw new VersionConflictError(id, input.expectedVersion);
-    this.startChain(restart?.start);
+    this.startChain(restart?.start ?? input.closing);
     for (const [field, value] of Object.entries(structuredClone(changes))) {
       // `null` clears an optional field (absent means none), as DynamoDB's REMOVE does; fields whose
       // "none" is `null` in the model keep it.

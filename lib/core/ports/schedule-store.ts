@@ -53,6 +53,11 @@ export interface UpdateScheduleInput {
    * position, and its new chain when active. Absent: the chain it has goes on, with the new definition.
    */
   restart?: { position: SchedulePosition; start?: ChainStart; startedRuns?: number };
+  /**
+   * A finished schedule the update stops keeping (`keepFinished` cleared): the chain of its closing note
+   * alone (ADR 0011), written in the same write. Its position stays.
+   */
+  closing?: ChainStart;
 }
 
 export interface PauseScheduleInput {

@@ -137,6 +137,29 @@ describe('finished schedules', () => {
     expect(p.scheduleEvents()).toEqual(['schedule.added', 'schedule.finished', 'schedule.removed:finished']);
   });
 
+  it('removes a kept finished schedule once keep_finished is cleared while its last fire still runs', async () => {
+    // Prepare: the last fire's first attempt fails; its retry waits while the update is made
+    const p = platform();
+    await p.admin({ action: 'add_schedule', id: 'let-go', task: 'flaky', trigger: at(5), keep_finished: true });
+    await p.deliver(p.queue.drain()[0] as JobMessage);
+    const retries = p.queue.drain();
+
+    // Act
+    const updated = await p.admin({ action: 'update_schedule', id: 'let-go', keep_finished: false });
+    for (const retry of retries) await p.deliver(retry);
+    await p.readClosingNotes(5);
+
+    // Assess: not removed at the update (its job had not ended), but by the closing note the update left
+    expect(updated).toMatchObject({ schedule: { finished: true, keep_finished: false } });
+    expect(await p.scheduleState('let-go')).toBe('schedule_not_found');
+    expect(p.scheduleEvents()).toEqual([
+      'schedule.added',
+      'schedule.finished',
+      'schedule.updated',
+      'schedule.removed:finished',
+    ]);
+  });
+
   it('reads the closing note again when the removal fails, and removes the schedule then', async () => {
     const p = platform();
     await p.admin({ action: 'add_schedule', id: 'retry-removal', task: 'beat', trigger: at(5) });

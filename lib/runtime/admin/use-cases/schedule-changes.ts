@@ -70,15 +70,17 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
       ...(context.management && { managedBy: context.management }),
     };
     const restart = restartOf(current, changes, context.now);
+    const closing = !restart && stopsKeeping(current, changes);
+    const position = restart?.position ?? (closing ? current : undefined);
     const chain =
-      restart && !current.paused
+      position && !current.paused
         ? await context.chains.plan(
             {
               id: current.id,
               trigger: changes.trigger ?? current.trigger,
               keepFinished: changes.keepFinished ?? current.keepFinished,
             },
-            restart.position,
+            position,
             context.requestId,
           )
         : undefined;
@@ -96,6 +98,7 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
             ...(restart.startedRuns !== undefined && { startedRuns: restart.startedRuns }),
           },
         }),
+        ...(closing && chain && { closing: chain.start }),
       });
     } catch (error) {
       // Changed by someone else since it was read: read it again, unless a version was expected.
@@ -117,6 +120,14 @@ export const updateSchedule: ActionHandler<'update_schedule'> = async (raw, cont
     return { dispatched_jobs: dispatch.jobsSent, schedule: wireSchedule(dispatch.schedule) };
   }
 };
+
+/**
+ * A finished schedule that the update stops keeping: its closing note removes it once its last fire's
+ * job has ended (ADR 0011). One that ended already is removed by the update itself (`cleanUpIfFinished`).
+ */
+function stopsKeeping(current: Schedule, changes: ScheduleChanges): boolean {
+  return isFinished(current) && current.keepFinished && changes.keepFinished === false;
+}
 
 /**
  * Whether an update moves the schedule's fire times, and where to: a new trigger (or a cap set on a
