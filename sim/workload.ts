@@ -325,6 +325,7 @@ export class Workload {
             coalesce: this.rng.pick(['all', 'latest', 'earliest']),
             ...(this.rng.chance(0.3) && { max_runs: 1 + this.rng.int(5) }),
             ...(this.rng.chance(0.2) && { paused: true }),
+            ...(this.rng.chance(0.2) && { keep_finished: true }),
           }
         : kind === 'update'
           ? {
@@ -333,6 +334,7 @@ export class Workload {
               payload,
               ...(!payloadOnly && this.rng.chance(0.4) && { trigger }),
               ...(!payloadOnly && this.rng.chance(0.2) && { max_runs: 1 + this.rng.int(10) }),
+              ...(!payloadOnly && this.rng.chance(0.2) && { keep_finished: this.rng.chance(0.5) }),
             }
           : {
               action: `${kind}_schedule`,
