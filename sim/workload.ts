@@ -68,7 +68,18 @@ const LEFT_ALONE_AFTER_A_VANISHED_RUN_MS = 12 * 60_000;
  * fire. A task with a slot limit has a line the capped fires (four a second) fill; one without has a
  * line only while it is paused (in half the rounds, `runCapped`).
  */
-const CAPPED_ROUNDS: readonly SimTask[] = ['steady', 'limited', 'steady', 'paced'];
+const CAPPED_ROUNDS: readonly SimTask[] = [
+  'steady',
+  'limited',
+  'steady',
+  'paced',
+  'steady',
+  'limited',
+  'steady',
+  'paced',
+];
+/** The capped script that pauses its schedule and resumes it with a replay (`CAPPED_SCRIPTS`). */
+const REPLAY_SCRIPT = CAPPED_SCRIPTS.findIndex((script) => script.some((step) => step.kind === 'replay'));
 /** How far ahead of their first fire the capped schedules are added: the tick sends their fires ahead. */
 const CAPPED_LEAD_MS = 20_000;
 /** What each step of a capped schedule's script is, as the start check knows changes. */
@@ -147,20 +158,31 @@ export class Workload {
     const payload: SimPayload = { run: 'ok', ms: this.handlerMs(task), rev: 0 };
     const add = (id: string) => cappedAddRequest(id, task, payload, firstFire, 'exception');
     await Promise.all(ids.map((id) => this.callUntilAnswered(add(id))));
-    // Half the rounds pause the schedules' task around their first change, resumed around the second
-    // (up to a backlogged queue's travel after it): each change's copies of a fire then meet the first
-    // chain's in the task's line, an older copy woken and on its way while a newer one joins.
-    if (this.rng.chance(0.5)) {
-      const pauseAt = firstFire + CHANGE_AT_MS + this.rng.between(-2_000, 2_000);
-      const resumeAt = firstFire + SECOND_CHANGE_AT_MS + this.rng.between(-2_000, 18_000);
-      this.sim.at(pauseAt, () => void this.pauseTask(task, resumeAt - pauseAt));
-    }
     // Each script's changes come anywhere within a second of a fire time, or (half of them) just before
     // one: a change that takes a few ms then meets a fire due after it began, which may start before the
     // change is written.
     const shifts = CAPPED_SCRIPTS.map(() =>
       this.rng.chance(0.5) ? -this.rng.between(0, 50) : this.rng.between(-500, 500),
     );
+    // Half the rounds pause the schedules' task around their first change, resumed around the second
+    // (up to a backlogged queue's travel after it): each change's copies of a fire then meet the first
+    // chain's in the task's line, an older copy woken and on its way while a newer one joins. Half of
+    // those resume the task just before the replay (`REPLAY_SCRIPT`): the copies the task's resume wakes
+    // are on their way when the replay's own copies come, whose workers may still read the task as
+    // paused and join its line.
+    if (this.rng.chance(0.5)) {
+      const pauseAt = firstFire + CHANGE_AT_MS + this.rng.between(-2_000, 2_000);
+      const replayAt = firstFire + SECOND_CHANGE_AT_MS + (shifts[REPLAY_SCRIPT] ?? 0);
+      // Just before the replay: at that time, however long the pause took to answer.
+      const nearReplay = this.rng.chance(0.5);
+      const resumeAt = nearReplay
+        ? replayAt - this.rng.between(0, 300)
+        : firstFire + SECOND_CHANGE_AT_MS + this.rng.between(-2_000, 18_000);
+      this.sim.at(
+        pauseAt,
+        () => void this.pauseTask(task, resumeAt - pauseAt, nearReplay ? resumeAt : undefined),
+      );
+    }
     await Promise.all(
       CAPPED_SCRIPTS.map(async (script, n) => {
         const id = ids[n] as string;
@@ -448,7 +470,7 @@ export class Workload {
   }
 
   /** Pauses the task (unless the chaos paused it already), resumed `forMs` after the pause answered. */
-  private async pauseTask(task: SimTask, forMs: number): Promise<void> {
+  private async pauseTask(task: SimTask, forMs: number, resumeAt?: number): Promise<void> {
     if (this.pausedTasks.has(task)) return;
     this.pausedTasks.add(task);
     this.togglesInFlight += 1;
@@ -457,7 +479,8 @@ export class Workload {
     } finally {
       this.togglesInFlight -= 1;
     }
-    this.sim.at(this.sim.time + forMs, () => void this.resumeIfPaused(task));
+    const at = Math.max(this.sim.time, resumeAt ?? this.sim.time + forMs);
+    this.sim.at(at, () => void this.resumeIfPaused(task));
   }
 
   private async resumeIfPaused(task: SimTask): Promise<void> {
