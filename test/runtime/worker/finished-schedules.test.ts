@@ -140,7 +140,13 @@ describe('finished schedules', () => {
   it('removes a kept finished schedule once keep_finished is cleared while its last fire still runs', async () => {
     // Prepare: the last fire's first attempt fails; its retry waits while the update is made
     const p = platform();
-    await p.admin({ action: 'add_schedule', id: 'let-go', task: 'flaky', trigger: at(5), keep_finished: true });
+    await p.admin({
+      action: 'add_schedule',
+      id: 'let-go',
+      task: 'flaky',
+      trigger: at(5),
+      keep_finished: true,
+    });
     await p.deliver(p.queue.drain()[0] as JobMessage);
     const retries = p.queue.drain();
 
