@@ -469,7 +469,10 @@ export class Workload {
     return this.pauseTask(task, this.rng.between(1_000, 120_000));
   }
 
-  /** Pauses the task (unless the chaos paused it already), resumed `forMs` after the pause answered. */
+  /**
+   * Pauses the task (unless the chaos paused it already), resumed `forMs` after the pause answered, or at
+   * `resumeAt` when given (however long the pause took to answer).
+   */
   private async pauseTask(task: SimTask, forMs: number, resumeAt?: number): Promise<void> {
     if (this.pausedTasks.has(task)) return;
     this.pausedTasks.add(task);
