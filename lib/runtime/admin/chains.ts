@@ -1,4 +1,5 @@
 import { ChainStarter } from '../dispatch/chain-start';
+import { SendTimes } from '../dispatch/send-fires';
 import type { AdminDeps } from './deps';
 
 /**
@@ -17,6 +18,7 @@ export function adminChainStarter(deps: AdminDeps): ChainStarter {
       sleep: deps.sleep,
       // A call sends the fires it dispatches at once (the worker waits out the sub-second rest).
       toleranceMs: 0,
+      sendTimes: new SendTimes(),
       phasesUntil: 0,
     },
     deps.newId,

@@ -1,10 +1,11 @@
 import type { EpochMs } from '../../core/clock';
 import type { Schedule } from '../../core/model/schedule';
+import type { JobQueue } from '../../core/ports/job-queue';
 import type { JobStore } from '../../core/ports/job-store';
 import type { ScheduleStore } from '../../core/ports/schedule-store';
 import type { RuntimeDeps } from '../dependencies';
 import type { Logger } from '../observability/logger';
-import type { FireSending } from './send-fires';
+import { type FireSending, SendTimes } from './send-fires';
 
 /** What moving schedules on by their notes needs (the tick's dispatchers, the admin API's chain starts). */
 export interface DispatchDeps extends FireSending {
@@ -40,6 +41,18 @@ export interface DispatchSummary {
  */
 const PHASED_SHARE_OF_BUDGET = 0.25;
 
+/** The send times of each queue client: a warm process's dispatchers learn from the sends before them. */
+const sendTimesOfQueue = new WeakMap<JobQueue, SendTimes>();
+
+function sendTimesOf(queue: JobQueue): SendTimes {
+  let times = sendTimesOfQueue.get(queue);
+  if (!times) {
+    times = new SendTimes();
+    sendTimesOfQueue.set(queue, times);
+  }
+  return times;
+}
+
 /** The dispatch dependencies of a dispatcher started at `startedAt`. */
 export function dispatchDepsOf(deps: RuntimeDeps, startedAt: EpochMs): DispatchDeps {
   const { config } = deps;
@@ -52,6 +65,7 @@ export function dispatchDepsOf(deps: RuntimeDeps, startedAt: EpochMs): DispatchD
     maxFiresPerPlan: config.maxFiresPerPlan,
     sleep: deps.sleep,
     toleranceMs: config.sendPhaseToleranceMs,
+    sendTimes: sendTimesOf(deps.queue),
     phasesUntil: startedAt + config.tickBudgetMs * PHASED_SHARE_OF_BUDGET,
   };
 }

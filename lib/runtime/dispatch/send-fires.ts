@@ -1,4 +1,5 @@
 import type { Clock, EpochMs } from '../../core/clock';
+import { MAX_REST_MS } from '../../core/delivery/delivery';
 import { LIMITS } from '../../core/limits';
 import { planSendPhases } from '../../core/planning';
 import type { JobMessage, JobQueue } from '../../core/ports/job-queue';
@@ -16,6 +17,8 @@ export interface FireSending {
    */
   phasesUntil: EpochMs;
   toleranceMs: number;
+  /** How long this process's recent sends took: phased sends go out that much earlier. */
+  sendTimes: SendTimes;
 }
 
 /**
@@ -23,6 +26,28 @@ export interface FireSending {
  * that wakes a few ms late (a message delivered after its run time would start late).
  */
 const LEAD_MS = 10;
+
+/** Sends whose time `SendTimes` keeps. */
+const SEND_TIMES_KEPT = 16;
+
+/**
+ * How long a process's recent sends took (ms). A message's whole-second delay starts when the queue
+ * has it, so a send that takes 200 ms (a busy queue, a busy process) would deliver its fires 200 ms
+ * late: phased sends start the longest of the recent sends earlier, and the worker waits that out.
+ */
+export class SendTimes {
+  private readonly recent: number[] = [];
+
+  record(ms: number): void {
+    this.recent.push(Math.max(0, ms));
+    if (this.recent.length > SEND_TIMES_KEPT) this.recent.shift();
+  }
+
+  /** The longest of the last sends (0 before the first). */
+  longestMs(): number {
+    return Math.max(0, ...this.recent);
+  }
+}
 
 /**
  * A send waits up to a second for its phases, and the dispatch's next page waits with it. When this
@@ -72,9 +97,11 @@ export async function sendAtPhases(
   const now = clock.now();
   const soon = latestFirstRunAt(messages) - now < MIN_AHEAD_FOR_PHASES_MS;
   if (toleranceMs <= 0 || now >= sending.phasesUntil || soon) return sendNow(sending.queue, messages);
+  // Earlier by what sends take, within the second a worker waits for an early message.
+  const sendMs = Math.min(sending.sendTimes.longestMs(), Math.max(0, MAX_REST_MS - toleranceMs));
   const options = {
-    toleranceMs,
-    leadMs: Math.min(LEAD_MS, Math.floor(toleranceMs / 2)),
+    toleranceMs: toleranceMs + sendMs,
+    leadMs: Math.min(LEAD_MS, Math.floor(toleranceMs / 2)) + sendMs,
     maxDelaySeconds: LIMITS.maxQueueDelaySeconds,
   };
   const groups = planSendPhases(messages, (message) => message.job.runAt, now, options);
@@ -84,14 +111,22 @@ export async function sendAtPhases(
     const wait = group.sendAt - clock.now();
     if (wait > 0) await sleep(wait);
     sends.push(
-      sendNow(
-        sending.queue,
+      timedSend(
+        sending,
         group.items.map(({ item, delaySeconds }) => ({ ...item, delaySeconds })),
       ),
     );
   }
   const failed = new Set<string>();
   for (const ids of await Promise.all(sends)) for (const id of ids) failed.add(id);
+  return failed;
+}
+
+/** `sendNow`, its time kept in `sendTimes`. */
+async function timedSend(sending: FireSending, messages: readonly JobMessage[]): Promise<Set<string>> {
+  const startedAt = sending.clock.now();
+  const failed = await sendNow(sending.queue, messages);
+  sending.sendTimes.record(sending.clock.now() - startedAt);
   return failed;
 }
 

@@ -7,6 +7,7 @@ import type { DueNote, DueNotesPosition } from '../../../lib/core/ports/due-note
 import type { DispatchDeps } from '../../../lib/runtime/dispatch/dispatch-deps';
 import { dispatchNotePage } from '../../../lib/runtime/dispatch/note-page';
 import { NoteRun } from '../../../lib/runtime/dispatch/note-run';
+import { SendTimes } from '../../../lib/runtime/dispatch/send-fires';
 import { createLogger } from '../../../lib/runtime/observability/logger';
 import { clockSleep, idAtPhase, RecordingQueue, SECOND, scheduleDefinition, T0 } from '../support';
 
@@ -51,6 +52,7 @@ async function notedSchedule(options: {
     maxFiresPerPlan: options.maxFiresPerPlan ?? 1_000,
     sleep: clockSleep(clock),
     toleranceMs: 0,
+    sendTimes: new SendTimes(),
     phasesUntil: 0,
   };
   const shard = store.noteShardOf(ID);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/core/clock';
 import type { JobMessage } from '../../../lib/core/ports/job-queue';
 import type { JobRequest } from '../../../lib/core/ports/job-store';
-import { type FireSending, noteAndSendFires } from '../../../lib/runtime/dispatch/send-fires';
+import { type FireSending, noteAndSendFires, SendTimes } from '../../../lib/runtime/dispatch/send-fires';
 import { clockSleep, jobRequest, RecordingQueue, T0 } from '../support';
 
 function message(job: JobRequest, attempt = 1): JobMessage {
@@ -34,7 +34,15 @@ function fireLog(fail = false) {
 /** Sending at once (no phases), as an admin call's own dispatch does. */
 function sending(queue: RecordingQueue, jobStore: FireSending['jobStore']): FireSending {
   const clock = new ManualClock(T0);
-  return { queue, jobStore, clock, sleep: clockSleep(clock), phasesUntil: 0, toleranceMs: 0 };
+  return {
+    queue,
+    jobStore,
+    clock,
+    sleep: clockSleep(clock),
+    phasesUntil: 0,
+    toleranceMs: 0,
+    sendTimes: new SendTimes(),
+  };
 }
 
 describe('noteAndSendFires', () => {

@@ -10,13 +10,14 @@ import { SECOND, T0 } from '../support';
  * The deployed send phases (50 ms tolerance), a tick whose waits move the manual clock (recorded in
  * `slept`), and a send call counter: a message's delivery is `at + delaySeconds`.
  */
-function phasedRuntime(config: Partial<RuntimeConfig> = {}) {
+function phasedRuntime(config: Partial<RuntimeConfig> = {}, sendMs = 0) {
   const runtime = dispatchRuntime(config);
   const slept: number[] = [];
   const sendCalls: number[] = [];
   const send = runtime.queue.send.bind(runtime.queue);
   runtime.queue.send = async (messages) => {
     sendCalls.push(messages.length);
+    if (sendMs > 0) await runtime.sleep(sendMs);
     return send(messages);
   };
   runtime.deps.sleep = (ms) => {
@@ -65,6 +66,36 @@ describe('tick send phases', () => {
     expect(new Set(runtime.sent.map((s) => s.message.job.scheduleId)).size).toBe(5);
     expect(runtime.sent.length).toBe(summary.jobsEnqueued);
     for (const entry of runtime.sent) {
+      expect(deliveryOf(entry)).toBeGreaterThanOrEqual(entry.message.job.runAt - 50);
+      expect(deliveryOf(entry)).toBeLessThanOrEqual(entry.message.job.runAt - 10);
+    }
+  });
+
+  it('sends as much earlier as its last sends took to reach the queue, so a slow queue does not make fires late', async () => {
+    // Prepare: every send takes 200 ms to reach the queue; schedules firing in 11–16 s at spread
+    // phases, and others half an hour later at the same phases
+    const { runtime, tick } = phasedRuntime({}, 200);
+    const phases = [11_000, 11_250, 11_700, 12_990, 15_060];
+    await addSchedules(
+      runtime,
+      [...phases.map((ms) => T0 + ms), ...phases.map((ms) => T0 + 1_800_000 + ms)],
+      3_600,
+    );
+
+    // Act: the first tick, before any send was timed, then a tick every minute
+    for (let at = T0 + 123; at < T0 + 1_800_000; at += MINUTE) {
+      runtime.clock.set(Math.max(at, runtime.clock.now()));
+      await tick();
+    }
+
+    // Assess: the first tick's fires reached the queue up to 200 ms late (after their run time);
+    // the later ones, sent 200 ms earlier, within [runAt − 50, runAt − 10] of it
+    const firstTick = runtime.sent.filter((entry) => entry.message.job.runAt < T0 + 1_800_000);
+    const later = runtime.sent.filter((entry) => entry.message.job.runAt >= T0 + 1_800_000);
+    expect(firstTick.length).toBe(5);
+    expect(later.length).toBe(5);
+    for (const entry of firstTick) expect(deliveryOf(entry)).toBeGreaterThan(entry.message.job.runAt);
+    for (const entry of later) {
       expect(deliveryOf(entry)).toBeGreaterThanOrEqual(entry.message.job.runAt - 50);
       expect(deliveryOf(entry)).toBeLessThanOrEqual(entry.message.job.runAt - 10);
     }
