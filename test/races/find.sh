@@ -14,7 +14,7 @@ set -uo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 races="$root/test/races"
-fires="${SIM_FIRES:-100000}"
+fires="${SIM_FIRES:-120000}"
 first_seed="${SIM_FIRST_SEED:-1}"
 logs="${RACES_LOG_DIR:-$(mktemp -d -t races-logs.XXXXXX)}"
 mkdir -p "$logs"
