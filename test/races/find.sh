@@ -8,7 +8,7 @@
 #
 #   test/races/find.sh                      every patch
 #   test/races/find.sh woken-duplicate      one (or several), by name
-#   SIM_FIRES=20000 test/races/find.sh      a smaller budget (the CI budget is 100000)
+#   SIM_FIRES=20000 test/races/find.sh      a smaller budget (the CI budget is 120000)
 #   SIM_FIRST_SEED=100022 test/races/find.sh woken-keeps-older   seeds from another first one (CI: 1)
 set -uo pipefail
 
