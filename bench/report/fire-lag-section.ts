@@ -1,7 +1,6 @@
 import type { BullmqFireLagResult } from '../scenarios/bullmq-fire-lag';
 import type { FireLagResult } from '../scenarios/fire-lag';
 import type { LagWrites } from '../support/load-curve';
-import { RECEIVE_LOOPS } from '../support/pollers';
 import { type Distribution, steadyLag } from '../support/stats';
 
 /** One load of the fire-lag curve: Sundial's run, then BullMQ's on the same workload. */
@@ -66,7 +65,7 @@ export function fireLagSection(points: readonly FireLagPoint[], rawWritesPerSeco
     '',
     "## Fire lag against the store's load",
     '',
-    `At each load, schedules firing every ${options.intervalSeconds} s (start times spread over the interval) for ${options.durationSeconds} s, as many as write that share of this run's raw ceiling (${n(rawWritesPerSecond)} writes/s), sized from what a calibration before them measured: the platform idle (${n(writes.idlePerSecond, 1)} WRU/s with no schedule), then a short run of the same scenario (${n(writes.perFire, 2)} WRU per fire, ${n(writes.perScheduleEnd, 2)} per schedule's removal): schedules = (share × ceiling − idle) ÷ (per fire ÷ ${options.intervalSeconds} s + per removal ÷ ${options.durationSeconds} s). Sundial: a tick every ${options.tickSeconds} s and up to ${options.workers} worker invocations at once, fed batches of up to 10 by ${RECEIVE_LOOPS} receive loops (Lambda's event source); lag = job start − fire time. Store use = the write units Sundial's run metered per second of its fires ÷ the raw ceiling: every write of the run, the jobs' and also the schedules' notes, the ticks' shard leases (the idle part) and each schedule's removal at the end.`,
+    `At each load, schedules firing every ${options.intervalSeconds} s (start times spread over the interval) for ${options.durationSeconds} s, as many as write that share of this run's raw ceiling (${n(rawWritesPerSecond)} writes/s), sized from what a calibration before them measured: the platform idle (${n(writes.idlePerSecond, 1)} WRU/s with no schedule), then a short run of the same scenario (${n(writes.perFire, 2)} WRU per fire, ${n(writes.perScheduleEnd, 2)} per schedule's removal): schedules = (share × ceiling − idle) ÷ (per fire ÷ ${options.intervalSeconds} s + per removal ÷ ${options.durationSeconds} s). Sundial: a tick every ${options.tickSeconds} s and up to ${options.workers} worker invocations at once, fed batches of up to 10 by 4 receive loops (Lambda's event source); lag = job start − fire time. Store use = the write units Sundial's run metered per second of its fires ÷ the raw ceiling: every write of the run, the jobs' and also the schedules' notes, the ticks' shard leases (the idle part) and each schedule's removal at the end.`,
   ];
   if (bullmqRan?.status === 'ran') {
     lines.push(

@@ -42,7 +42,7 @@ const BENCH_WORKER_TIMEOUT_SECONDS = 30;
  * message arrives, so each receive loop costs an empty receive per message on the run's own cores
  * (32 loops made 5–7 receives a message); in AWS the mapping's pollers run on none of them.
  */
-export const RECEIVE_LOOPS = 4;
+const RECEIVE_LOOPS = 4;
 
 /**
  * Emulates Lambda's SQS event source mapping: a few receive loops (long polling for 1 s, batches of up
