@@ -38,18 +38,10 @@ export interface Pollers {
 const BENCH_WORKER_TIMEOUT_SECONDS = 30;
 
 /**
- * Receive loops of the emulated event source mapping. The emulator wakes every waiting receive when one
- * message arrives, so each receive loop costs an empty receive per message on the run's own cores
- * (32 loops made 5–7 receives a message); in AWS the mapping's pollers run on none of them.
- */
-const RECEIVE_LOOPS = 4;
-
-/**
- * Emulates Lambda's SQS event source mapping: a few receive loops (long polling for 1 s, batches of up
- * to 10) hand each batch to an invocation of the worker without waiting for it, up to `count`
- * invocations at once (a loop waits for a free one before it receives again); each invocation gets a
- * Lambda context that ends after `workerTimeoutSeconds` (at most the queue's visibility timeout, as
- * deployed), then deletes what it did not report as failed.
+ * Emulates Lambda's SQS event source mapping: `count` concurrent pollers, each receiving a batch of up
+ * to 10 (long polling for 1 s), invoking the worker with a Lambda context that ends after
+ * `workerTimeoutSeconds` (at most the queue's visibility timeout, as deployed), then deleting what it
+ * did not report as failed.
  */
 export function startPollers(options: {
   client: SQSClient;
@@ -82,73 +74,32 @@ export function startPollers(options: {
       stats.busyMs += performance.now() - started;
     }
   };
-  const slots = new InvocationSlots(options.count);
-  const invocations = new Set<Promise<unknown>>();
-  /** Receives one batch; resolves once it is received (or none came), its invocation left running. */
-  const receiveOnce = () =>
-    new Promise<void>((received) => {
-      const invocation = pollOnce(
-        {
-          client: options.client,
-          queueUrl: options.queueUrl,
-          queueArn: options.queueArn,
-          waitTimeSeconds: 1,
-        },
-        (event) => {
-          received();
-          return invoke(event);
-        },
-      )
-        .catch(async () => {
-          stats.pollErrors += 1;
-          await sleep(100);
-        })
-        .finally(() => {
-          slots.release();
-          invocations.delete(invocation);
-          received();
-        });
-      invocations.add(invocation);
-    });
   const loop = async () => {
     while (!stopped) {
-      await slots.take();
-      await receiveOnce();
+      try {
+        await pollOnce(
+          {
+            client: options.client,
+            queueUrl: options.queueUrl,
+            queueArn: options.queueArn,
+            waitTimeSeconds: 1,
+          },
+          invoke,
+        );
+      } catch {
+        stats.pollErrors += 1;
+        await sleep(100);
+      }
     }
   };
-  const loops = Array.from({ length: Math.min(RECEIVE_LOOPS, options.count) }, loop);
+  const loops = Array.from({ length: options.count }, loop);
   return {
     stats,
     async stop() {
       stopped = true;
       await Promise.all(loops);
-      await Promise.all(invocations);
     },
   };
-}
-
-/** At most `size` invocations at once: `take` waits for a free one. */
-class InvocationSlots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  async take(): Promise<void> {
-    if (this.free > 0) {
-      this.free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free += 1;
-  }
 }
 
 export type DrainEnd = 'done' | 'stalled' | 'capped';
