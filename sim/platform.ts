@@ -22,7 +22,10 @@ const TICK_TIMEOUT_MS = 60_000;
 const WORKER_TIMEOUT_MS = 90_000;
 const WORKER_BATCH_SIZE = 10;
 const MAX_RECEIVE_COUNT = 5;
-/** An empty receive waits this long before the next (SQS long polling answers as soon as one comes). */
+/**
+ * After an empty receive a poller receives again on this grid (SQS long polling answers as soon as one
+ * comes; the grid stands for the time its answer takes).
+ */
 const EMPTY_POLL_MS = 250;
 /** An invocation that dies (`invocationDies`) does within this long of its start: while its handlers run. */
 const INVOCATION_DIES_WITHIN_MS = 4_000;
@@ -113,6 +116,8 @@ export class SimPlatform {
   invocations = 0;
   dispatcherRuns = 0;
   private stopped = false;
+  /** The pollers whose last receive came back empty, each waiting for the next message it can see. */
+  private readonly idle = new Set<IdlePoller>();
 
   constructor(private readonly options: PlatformOptions) {
     const { sim, rng, faults } = options;
@@ -126,6 +131,9 @@ export class SimPlatform {
       },
       () => faults().queue,
     );
+    this.queue.onVisibleAt = (at) => {
+      for (const poller of this.idle) this.wakeAt(poller, at);
+    };
     this.deadLetters = new SimDeadLetters(sim);
     this.storeFor = simulatedPort(sim, this.store, {
       name: 'store',
@@ -304,6 +312,20 @@ export class SimPlatform {
     });
   }
 
+  /** Wakes an idle poller at the first point of its grid at or after `visibleAt`, unless it wakes sooner. */
+  private wakeAt(idle: IdlePoller, visibleAt: number): void {
+    const { sim } = this.options;
+    const polls = Math.max(1, Math.ceil((visibleAt - idle.emptyAt) / EMPTY_POLL_MS));
+    const at = idle.emptyAt + polls * EMPTY_POLL_MS;
+    if (at >= idle.wakesAt) return;
+    idle.cancelWake?.();
+    idle.wakesAt = at;
+    idle.cancelWake = sim.at(at, () => {
+      this.idle.delete(idle);
+      this.poll(idle.poller, idle.sandbox);
+    });
+  }
+
   private countCutShort(jobId: string): void {
     this.cutShort.set(jobId, (this.cutShort.get(jobId) ?? 0) + 1);
   }
@@ -314,7 +336,10 @@ export class SimPlatform {
     if (this.stopped) return;
     const records = this.queue.receive(WORKER_BATCH_SIZE);
     if (records.length === 0) {
-      sim.at(sim.time + EMPTY_POLL_MS, () => this.poll(poller, sandbox));
+      const idle: IdlePoller = { poller, sandbox, emptyAt: sim.time, wakesAt: Number.POSITIVE_INFINITY };
+      this.idle.add(idle);
+      const next = this.queue.nextVisibleAt();
+      if (next !== undefined) this.wakeAt(idle, next);
       return;
     }
     this.invocations += 1;
@@ -347,6 +372,19 @@ export class SimPlatform {
       this.poll(poller, died ? this.newSandbox() : sandbox);
     });
   }
+}
+
+/**
+ * A poller between two receives. It receives again at the first point of its grid (`EMPTY_POLL_MS` from
+ * its empty receive) where a message can be seen: what receiving on that grid all along would do, without
+ * the empty receives in between (each a step of the simulation).
+ */
+interface IdlePoller {
+  poller: number;
+  sandbox: Sandbox;
+  emptyAt: number;
+  wakesAt: number;
+  cancelWake?: () => void;
 }
 
 /** A worker sandbox's handler, and the invocation it runs now (one at a time). */

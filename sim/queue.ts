@@ -60,7 +60,11 @@ export class SimQueue {
   readonly deadLetters: StoredMessage[] = [];
   /** Everything sent, by job id: the runtime's sends (duplicates and redrives not counted). */
   readonly sentJobs = new Map<string, number>();
+  /** Told each time a message becomes visible at a time of its own (stored, or its visibility changed). */
+  onVisibleAt: (at: number) => void = () => {};
   private readonly messages = new Map<string, StoredMessage>();
+  /** The message each receipt handle names (only its latest receive's handle names it). */
+  private readonly handles = new Map<string, StoredMessage>();
   private next = 0;
 
   constructor(
@@ -119,7 +123,7 @@ export class SimQueue {
     timeoutSeconds: number,
   ): Promise<void> {
     return this.sim.operation(proc, 'queue.changeVisibility', this.latency(), (settle) => {
-      const stored = this.byHandle(message.receiptHandle);
+      const stored = this.handles.get(message.receiptHandle);
       if (!stored || this.rng.chance(this.faults().visibilityRefused)) {
         settle.reject(
           Object.assign(new Error('receipt handle is invalid or the call was refused'), {
@@ -129,6 +133,7 @@ export class SimQueue {
         return;
       }
       stored.visibleAt = this.sim.time + timeoutSeconds * 1000;
+      this.onVisibleAt(stored.visibleAt);
       settle.resolve();
     });
   }
@@ -146,6 +151,7 @@ export class SimQueue {
       const message = visible[index] as StoredMessage;
       visible[index] = visible[visible.length - 1] as StoredMessage;
       visible.pop();
+      if (message.handle) this.handles.delete(message.handle);
       if (message.receiveCount >= this.settings.maxReceiveCount) {
         this.messages.delete(message.messageId);
         message.handle = null;
@@ -156,6 +162,7 @@ export class SimQueue {
       message.receiveCount += 1;
       message.visibleAt = now + this.settings.visibilityTimeoutMs;
       message.handle = `h${this.nextId()}`;
+      this.handles.set(message.handle, message);
       records.push(recordOf(message));
     }
     return records;
@@ -164,8 +171,10 @@ export class SimQueue {
   /** Deletes a handled message (the event source mapping, after the batch); may be lost. */
   delete(receiptHandle: string): void {
     if (this.rng.chance(this.faults().deleteLost)) return;
-    const stored = this.byHandle(receiptHandle);
-    if (stored) this.messages.delete(stored.messageId);
+    const stored = this.handles.get(receiptHandle);
+    if (!stored) return;
+    this.handles.delete(receiptHandle);
+    this.messages.delete(stored.messageId);
   }
 
   /** Moves every dead-lettered message back to the queue (a redrive), with its receive count reset. */
@@ -209,6 +218,7 @@ export class SimQueue {
       receiveCount: 0,
       handle: null,
     });
+    this.onVisibleAt(this.sim.time + delayMs);
   }
 
   private travel(faults: QueueFaults): number {
@@ -218,11 +228,6 @@ export class SimQueue {
   private nextId(): number {
     this.next += 1;
     return this.next;
-  }
-
-  private byHandle(handle: string): StoredMessage | undefined {
-    for (const message of this.messages.values()) if (message.handle === handle) return message;
-    return undefined;
   }
 
   private latency(): number {

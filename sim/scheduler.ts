@@ -154,9 +154,21 @@ export class Simulation {
     proc.kill();
   }
 
-  /** Runs `fire` at `at` (the simulation's own events: a tick, a poller waking, an admin call). */
-  at(at: number, fire: () => void): void {
-    this.timers.push({ at: Math.max(Math.ceil(at), this.time), seq: this.nextSeq(), proc: undefined, fire });
+  /**
+   * Runs `fire` at `at` (the simulation's own events: a tick, a poller waking, an admin call); what it
+   * returns cancels it.
+   */
+  at(at: number, fire: () => void): () => void {
+    const timer: Timer = {
+      at: Math.max(Math.ceil(at), this.time),
+      seq: this.nextSeq(),
+      proc: undefined,
+      fire,
+    };
+    this.timers.push(timer);
+    return () => {
+      timer.cancelled = true;
+    };
   }
 
   /**
@@ -181,13 +193,18 @@ export class Simulation {
     });
   }
 
-  /** Runs until `done()` (checked after every step) or until nothing is left to happen. */
-  async run(done: () => boolean, afterStep?: () => void): Promise<void> {
-    for (;;) {
-      await drainMicrotasks();
+  /**
+   * Runs until `done()` (checked after every step) or until nothing is left to happen. A step that only
+   * moved time ran no code, so it leaves no microtask to wait for: the next step follows at once (an
+   * event loop turn is most of a step's cost).
+   */
+  async run(done: () => boolean): Promise<void> {
+    for (let ranCode = true; ; ) {
+      if (ranCode) await drainMicrotasks();
       if (done()) return;
-      if (!this.step()) return;
-      afterStep?.();
+      const stepped = this.step();
+      if (stepped === 'nothing left') return;
+      ranCode = stepped === 'ran code';
     }
   }
 
@@ -206,8 +223,8 @@ export class Simulation {
     this.traceNext = (this.traceNext + 1) % TRACE_LENGTH;
   }
 
-  /** One step: a ready operation, or time moved to the next thing that happens. False when nothing will. */
-  private step(): boolean {
+  /** One step: a ready operation, or time moved to the next thing that happens (and the timers due then). */
+  private step(): 'ran code' | 'moved time' | 'nothing left' {
     for (let head = this.waiting.peek(); head && head.readyAt <= this.time; head = this.waiting.peek()) {
       this.ready.push(this.waiting.pop() as Op);
     }
@@ -220,19 +237,22 @@ export class Simulation {
       this.steps += 1;
       this.note(`${op.proc.name}#${op.proc.id} ${op.label}`);
       op.execute();
-      return true;
+      return 'ran code';
     }
     const nextOp = this.waiting.peek()?.readyAt ?? Number.POSITIVE_INFINITY;
     while (this.timers.peek()?.cancelled) this.timers.pop();
     const nextTimer = this.timers.peek()?.at ?? Number.POSITIVE_INFINITY;
     const next = Math.min(nextOp, nextTimer);
-    if (next === Number.POSITIVE_INFINITY) return false;
+    if (next === Number.POSITIVE_INFINITY) return 'nothing left';
     this.time = Math.max(this.time, next);
+    let fired = false;
     for (let timer = this.timers.peek(); timer && timer.at <= this.time; timer = this.timers.peek()) {
       this.timers.pop();
-      if (!timer.cancelled && (!timer.proc || timer.proc.alive)) timer.fire();
+      if (timer.cancelled || (timer.proc && !timer.proc.alive)) continue;
+      timer.fire();
+      fired = true;
     }
-    return true;
+    return fired ? 'ran code' : 'moved time';
   }
 }
 
