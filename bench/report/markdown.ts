@@ -124,7 +124,7 @@ export function renderMarkdown(report: BenchReport, chartFile: string): string {
     'The tick handler (the real one, over DynamoDB Local and fauxqs, default settings) dispatches due schedules until none is left; each tick stops acquiring after its 40 s budget, so large sizes take several ticks.',
     '',
     '| due schedules | ticks | time | schedules dispatched/s | of raw write ceiling |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| ---: | ---: | ---: | ---: | ---: |',
   );
   for (const result of report.dispatch) {
     const percentOf = (ceiling: number) => n((100 * result.schedulesPerSecond) / ceiling);

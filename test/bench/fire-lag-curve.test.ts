@@ -124,6 +124,27 @@ describe('the fire-lag curve', () => {
     expect(svg).not.toContain('NaN');
   });
 
+  it('gives every table of the report as many cells in each row as its header has', () => {
+    const dispatched = {
+      size: 1000,
+      ticks: 1,
+      tickSeconds: 1.9,
+      schedulesPerSecond: 516,
+      jobsEnqueued: 1000,
+      executed: 1000,
+      drainSeconds: 60,
+      costs: COSTS,
+    };
+    const markdown = renderMarkdown({ ...curveReport(), dispatch: [dispatched] }, 'chart.svg');
+    const cells = (line: string) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').length;
+    const tables = markdown.split(/\n(?!\|)/).filter((block) => block.trimStart().startsWith('|'));
+    expect(tables.length).toBeGreaterThan(3);
+    for (const table of tables) {
+      const [header = '', ...rows] = table.trim().split('\n');
+      for (const row of rows) expect({ row, cells: cells(row) }).toEqual({ row, cells: cells(header) });
+    }
+  });
+
   it('leaves the fire-lag section, its cost rows and its charts out of a run with --lag-loads 0', () => {
     const report = { ...curveReport(), fireLag: [] };
 
