@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { pollOnce } from '../../lib/adapters/sqs/event-source';
+import { ReceiveGate } from '../../lib/adapters/sqs/receive-gate';
 import { decodeJobMessage } from '../../lib/core/model/job-message';
 import type { WorkerInvocationContext } from '../../lib/runtime/handlers/worker';
 import { sleep } from './parallel';
@@ -39,7 +40,7 @@ const BENCH_WORKER_TIMEOUT_SECONDS = 30;
 
 /**
  * Emulates Lambda's SQS event source mapping: `count` concurrent pollers, each receiving a batch of up
- * to 10 (long polling for 1 s), invoking the worker with a Lambda context that ends after
+ * to 10 (long polling for 1 s; as many at once as the `ReceiveGate` lets in), invoking the worker with a Lambda context that ends after
  * `workerTimeoutSeconds` (at most the queue's visibility timeout, as deployed), then deleting what it
  * did not report as failed.
  */
@@ -60,6 +61,7 @@ export function startPollers(options: {
     pollErrors: 0,
   };
   let stopped = false;
+  const gate = new ReceiveGate(options.count, 10);
   const invoke = async (event: SQSEvent) => {
     const waits = runTimeWaits(event, Date.now());
     stats.waitMs.perMessage += waits.reduce((sum, wait) => sum + wait, 0);
@@ -83,6 +85,7 @@ export function startPollers(options: {
             queueUrl: options.queueUrl,
             queueArn: options.queueArn,
             waitTimeSeconds: 1,
+            gate,
           },
           invoke,
         );
@@ -97,6 +100,7 @@ export function startPollers(options: {
     stats,
     async stop() {
       stopped = true;
+      gate.open();
       await Promise.all(loops);
     },
   };

@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { pollOnce } from '../adapters/sqs/event-source';
+import { ReceiveGate } from '../adapters/sqs/receive-gate';
 import { sleep } from '../core/clock';
 import type { SandboxPool } from './sandbox-pool';
 
@@ -18,7 +19,7 @@ export interface WorkerPollersOptions {
 
 /**
  * What Lambda's SQS event source mapping does in AWS, on this machine: `concurrency` loops that
- * long-poll the queue and hand each batch, as a real `SQSEvent`, to an invocation of the worker in a
+ * long-poll the queue (as many at once as the `ReceiveGate` lets in) and hand each batch, as a real `SQSEvent`, to an invocation of the worker in a
  * sandbox of its own. An invocation whose handler outlived its deadline holds its sandbox until the
  * handler settles or the invocation ends, as in Lambda; its loop goes on polling meanwhile, as Lambda
  * runs other invocations beside a held one, so no number of such handlers stops the other jobs.
@@ -26,6 +27,7 @@ export interface WorkerPollersOptions {
 export function startWorkerPollers(options: WorkerPollersOptions): { stop(): Promise<void> } {
   let running = true;
   const held = new Set<Promise<unknown>>();
+  const gate = new ReceiveGate(options.concurrency, options.batchSize);
   const poll = (onHeld: () => void) =>
     pollOnce(
       {
@@ -34,6 +36,7 @@ export function startWorkerPollers(options: WorkerPollersOptions): { stop(): Pro
         queueArn: options.queueArn,
         batchSize: options.batchSize,
         waitTimeSeconds: 1,
+        gate,
       },
       async (event) => {
         // Lambda fails the batch when its sandbox cannot start (a task module that does not load): so here
@@ -73,6 +76,7 @@ export function startWorkerPollers(options: WorkerPollersOptions): { stop(): Pro
     /** Stops polling; resolves once every invocation of these pollers has ended (see `SandboxPool.stop`). */
     async stop() {
       running = false;
+      gate.open();
       await Promise.all([...loops, ...held]);
     },
   };

@@ -5,6 +5,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { ReceiveGate } from './receive-gate';
 
 export interface PollOptions {
   client: SQSClient;
@@ -15,6 +16,8 @@ export interface PollOptions {
   /** Long-poll wait (0..20 s). @default 0 */
   waitTimeSeconds?: number;
   region?: string;
+  /** Waits for a turn to receive among the loops that share it (see `ReceiveGate`). */
+  gate?: ReceiveGate;
 }
 
 /**
@@ -27,15 +30,21 @@ export async function pollOnce(
   options: PollOptions,
   handler: (event: SQSEvent) => Promise<SQSBatchResponse>,
 ): Promise<number> {
-  const received = await options.client.send(
-    new ReceiveMessageCommand({
-      QueueUrl: options.queueUrl,
-      MaxNumberOfMessages: options.batchSize ?? 10,
-      WaitTimeSeconds: options.waitTimeSeconds ?? 0,
-      MessageSystemAttributeNames: ['All'],
-    }),
-  );
-  const messages = received.Messages ?? [];
+  await options.gate?.enter();
+  let messages: Message[] = [];
+  try {
+    const received = await options.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: options.batchSize ?? 10,
+        WaitTimeSeconds: options.waitTimeSeconds ?? 0,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    messages = received.Messages ?? [];
+  } finally {
+    options.gate?.received(messages.length);
+  }
   if (messages.length === 0) return 0;
 
   const records = messages.map((message) => toRecord(message, options));
