@@ -13,7 +13,8 @@ import type { SQSEvent } from 'aws-lambda';
  * returned, no old payload ran after an update returned, no task exceeded its limit, no job waited in
  * a line with a slot free and nobody woken for it longer than a message's travel (or, after a crash,
  * than the tick's repair), every woken job was claimed by the time its lost message was due again,
- * counters are back to 0 and no message is left. Exits 1 on any violation. `--ci`: a one-minute
+ * counters are back to 0 and no message is left; and that jobs asked to stop while they ran (`cancel_job`)
+ * ended, stopped or not, and never ran again (`soak/stops.ts`). Exits 1 on any violation. `--ci`: a one-minute
  * variant with fewer schedules, the same faults and checks. `--tick-seconds 60`: the ticks run as in
  * AWS, once a minute.
  */
@@ -48,6 +49,7 @@ import { expectedJobIds, SOAK_TASKS, type SoakTask, soakPayload, soakSchedules }
 import { ExecutionRecorder } from './soak/recorder';
 import { DeadLetterRedrive } from './soak/redrive';
 import { printSoak } from './soak/report';
+import { checkStops, runStops, STOPPABLE, StopRecord, stoppableHandler, stopsEnded } from './soak/stops';
 import { CrashableWorkers } from './soak/worker-crashes';
 import { startBenchDynamo } from './support/dynamo';
 import { soakFlags } from './support/flags';
@@ -85,9 +87,12 @@ const drainStallMs = Math.max(
 const SOAK_WORKER_TIMEOUT_SECONDS = 10;
 /** Pollers of the queue for critical and woken jobs: its event source's own share, as deployed. */
 const CRITICAL_WORKERS = defaultCriticalConcurrency(
-  Object.values(SOAK_TASKS).flatMap((task) =>
-    task.maxRunningJobs === undefined ? [] : [task.maxRunningJobs],
-  ),
+  [
+    ...Object.values(SOAK_TASKS).flatMap((task) =>
+      task.maxRunningJobs === undefined ? [] : [task.maxRunningJobs],
+    ),
+    STOPPABLE.maxRunningJobs,
+  ],
   LOCAL_CRITICAL_POLLERS_CEILING,
 );
 const tickMs = flags.tickSeconds * 1000;
@@ -132,6 +137,7 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const faults = new Faults(FAULT_RATES, THROTTLE_BURSTS);
   const recorder = new ExecutionRecorder();
+  const stopRecord = new StopRecord();
   const trace = new JobTrace();
   const metrics = new MetricTotals();
   const [dynamo, sqs] = await Promise.all([startBenchDynamo(), startBenchSqs()]);
@@ -143,18 +149,27 @@ async function main(): Promise<number> {
     const handlerEnv = { recorder, faults, trace, crashes: () => crashes };
     const caller = () => crashes?.caller() ?? 'tick/admin';
     const runtime = await benchRuntime(dynamo, sqs, {
-      tasks: Object.fromEntries(
-        (Object.keys(SOAK_TASKS) as SoakTask[]).map((task) => [
-          task,
-          {
-            handler: soakHandler(task, handlerEnv),
-            maxRunningJobs: SOAK_TASKS[task].maxRunningJobs,
-            resultTtlSeconds: SOAK_TASKS[task].resultTtlSeconds,
-            timeoutSeconds: SOAK_TIMEOUT_SECONDS,
-            retry: { maxAttempts: 10, backoffSeconds: 1, maxBackoffSeconds: 2 },
-          },
-        ]),
-      ),
+      tasks: {
+        ...Object.fromEntries(
+          (Object.keys(SOAK_TASKS) as SoakTask[]).map((task) => [
+            task,
+            {
+              handler: soakHandler(task, handlerEnv),
+              maxRunningJobs: SOAK_TASKS[task].maxRunningJobs,
+              resultTtlSeconds: SOAK_TASKS[task].resultTtlSeconds,
+              timeoutSeconds: SOAK_TIMEOUT_SECONDS,
+              retry: { maxAttempts: 10, backoffSeconds: 1, maxBackoffSeconds: 2 },
+            },
+          ]),
+        ),
+        // Its handlers run past the worker's first check for a cancellation (5 s), within the invocation.
+        [STOPPABLE.task]: {
+          handler: stoppableHandler(stopRecord),
+          maxRunningJobs: STOPPABLE.maxRunningJobs,
+          timeoutSeconds: 8,
+          retry: { maxAttempts: 3, backoffSeconds: 1, maxBackoffSeconds: 2 },
+        },
+      },
       env: SOAK_ENV,
       visibilityTimeoutSeconds: SOAK_WORKER_TIMEOUT_SECONDS,
       maxReceiveCount: 100,
@@ -261,6 +276,7 @@ async function main(): Promise<number> {
     criticalRedrive.start(5_000);
     const feed = runBacklogFeed({ admin, startAt: firstFire, endAt, log });
     const capped = runCapped(admin, firstFire, log);
+    const stops = runStops({ admin, record: stopRecord, startAt: firstFire, endAt, log });
     const churn = runChurn({
       admin,
       schedules,
@@ -273,6 +289,7 @@ async function main(): Promise<number> {
     await sleep(Math.max(0, endAt - Date.now()));
     const churnCalls = await churn;
     const cappedRun = await capped;
+    await stops;
     for (const id of await feed) expected.add(id);
     faults.stop();
     log(`window over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; faults off, draining…`);
@@ -289,7 +306,8 @@ async function main(): Promise<number> {
         (await queuesDepth(queues.map((queue) => queue.dlqUrl))) === 0 &&
         (await queuesDepth(queues.map((queue) => queue.queueUrl))) === 0 &&
         [...(await runtime.store.runningCounts()).values()].every((running) => running === 0) &&
-        (await cappedFinished(runtime.store, cappedRun))
+        (await cappedFinished(runtime.store, cappedRun)) &&
+        (await stopsEnded(stopRecord, readJob))
       );
     };
     let drainEnd = await waitWhileProgressing(drained, () => recorder.handlerStarts, {
@@ -363,7 +381,8 @@ async function main(): Promise<number> {
       cancelledByChange: (jobId, job) =>
         cancelledByStop(churnCalls.get(jobId.slice(0, jobId.indexOf('@'))) ?? [], job),
     });
-    verdict.violations.push(...cappedChecks.violations);
+    const stopChecks = await checkStops(stopRecord, readJob);
+    verdict.violations.push(...cappedChecks.violations, ...stopChecks.violations);
     printSoak({
       verdict,
       capped: cappedChecks.summary,
@@ -390,6 +409,7 @@ async function main(): Promise<number> {
       drainStallSeconds: drainStallMs / 1000,
       seconds: (Date.now() - startedAt) / 1000,
     });
+    console.log(`cancel_job of running jobs: ${stopChecks.summary}`);
     return verdict.violations.length === 0 ? 0 : 1;
   } finally {
     faults.stop();

@@ -9,6 +9,8 @@ export interface HandlerRun {
   jobId: string;
   attempt: number;
   rev: number;
+  /** How long its payload says it runs (`SimPayload.ms`; an `overrun` runs past its timeout). */
+  plannedMs: number;
   startedAt: number;
   returned: boolean;
   over: boolean;
@@ -22,8 +24,9 @@ export type ReadJob = (jobId: string) => Promise<Job | undefined>;
 /**
  * Watches every handler of the simulation and checks, at each start, the promises that must hold at
  * every moment: no task runs more jobs at once than its `maxRunningJobs`, none starts more than its
- * `rateLimit` in any window, no attempt of a job starts twice, and no job starts again once its success
- * is stored (unless `retry_job` was asked for it). A broken one is recorded with the trace that led to it.
+ * `rateLimit` in any window, no attempt of a job starts twice, no job starts again once its success
+ * is stored (unless `retry_job` was asked for it), and none starts a later attempt once `cancel_job`
+ * asked it to stop while it ran. A broken one is recorded with the trace that led to it.
  */
 export class Observer {
   readonly violations: string[] = [];
@@ -47,6 +50,8 @@ export class Observer {
    * `started_at`: the latest claim that carried a fire check). A first start at any attempt runs that.
    */
   private readonly definitionClaims = new Map<string, Map<string, number>>();
+  /** Per job creation (`id#createToken`): the attempt that ran when `cancel_job` asked it to stop. */
+  private readonly cancelAsked = new Map<string, number>();
 
   constructor(
     private readonly sim: Simulation,
@@ -63,6 +68,7 @@ export class Observer {
       jobId: context.jobId,
       attempt: context.attempt,
       rev: payload.rev,
+      plannedMs: payload.run === 'overrun' ? SIM_TASKS[task].timeoutSeconds * 1000 + payload.ms : payload.ms,
       startedAt: this.sim.time,
       returned: false,
       over: false,
@@ -96,6 +102,12 @@ export class Observer {
       else if (firstRev !== run.rev) {
         this.violate(
           `${run.jobId} attempt ${run.attempt} ran payload revision ${run.rev}, but an earlier attempt ran revision ${firstRev}`,
+        );
+      }
+      const askedDuring = this.cancelAsked.get(jobKey);
+      if (askedDuring !== undefined && run.attempt > askedDuring) {
+        this.violate(
+          `${run.jobId} started attempt ${run.attempt} after cancel_job asked it to stop while attempt ${askedDuring} ran`,
         );
       }
       if (job?.status === 'success' && !this.retried.has(run.jobId)) {
@@ -141,9 +153,22 @@ export class Observer {
     this.running.set(run.task, (this.running.get(run.task) ?? 0) - 1);
   }
 
-  /** `retry_job` was called for the job: it may start again after a success. */
+  /** `retry_job` was called for the job: it may start again after a success, or after `cancel_job` stopped it. */
   retryAsked(jobId: string): void {
     this.retried.add(jobId);
+    for (const key of this.cancelAsked.keys()) if (key.startsWith(`${jobId}#`)) this.cancelAsked.delete(key);
+  }
+
+  /**
+   * `cancel_job` answered that it asked `jobId` to stop while `attempt` ran: no later attempt of that
+   * creation of the job may start (every claim after the request sees it and ends the job).
+   */
+  cancelAskedWhileRunning(jobId: string, attempt: number): void {
+    void this.readJob(jobId).then((job) => {
+      if (job?.cancelRequestedAt === undefined) return; // replaced since by another creation
+      const key = `${jobId}#${job.createToken ?? ''}`;
+      this.cancelAsked.set(key, Math.min(attempt, this.cancelAsked.get(key) ?? attempt));
+    });
   }
 
   /** Handlers that run now, by task. */

@@ -97,6 +97,7 @@ export async function simulate(options: RunOptions): Promise<RunResult> {
     options.size,
     (jobId) => observer.retryAsked(jobId),
     () => faults.vanishesAfterChange,
+    (jobId, attempt) => observer.cancelAskedWhileRunning(jobId, attempt),
   );
   const failed = () => observer.violations.length > 0;
 

@@ -56,6 +56,13 @@ const CHANGED_WHILE_IT_RUNS = 0.5;
 /** How often that change is a new payload alone (its next fires run it; the one running goes on as it is). */
 const NEW_PAYLOAD_WHILE_IT_RUNS = 0.5;
 /**
+ * How often an added job that starts meets `cancel_job` while its handler runs (or just after: within
+ * 1.2 times its planned time, at most `CANCEL_WITHIN_MS`): before the worker's first check or after it,
+ * while its handler ends, fails, is retried or taken over.
+ */
+const CANCELLED_WHILE_IT_RUNS = 0.3;
+const CANCEL_WITHIN_MS = 10_000;
+/**
  * A schedule changed while a run of it lost its worker is left alone this long (longer than the queue
  * takes to bring the run's message back): the takeover then meets that one change alone, as it would
  * on a schedule changed now and then, and not one changed again since.
@@ -129,6 +136,8 @@ export class Workload {
     private readonly onRetryAsked: (jobId: string) => void,
     /** How likely the worker of a run vanishes once a change aimed at it answered (`PlatformFaults`). */
     private readonly vanishesAfterChange: () => number = () => 0,
+    /** `cancel_job` answered that it asked the job to stop while `attempt` ran. */
+    private readonly onCancelAsked: (jobId: string, attempt: number) => void = () => {},
   ) {}
 
   get startsAt(): number {
@@ -315,6 +324,14 @@ export class Workload {
    * capped schedule's is kept for `vanishRunsOf`.
    */
   runStarted(run: HandlerRun): void {
+    if (
+      this.addedJobs.has(run.jobId) &&
+      this.sim.time < this.endsAt &&
+      this.rng.chance(CANCELLED_WHILE_IT_RUNS)
+    ) {
+      const within = Math.min(CANCEL_WITHIN_MS, run.plannedMs * 1.2);
+      this.sim.at(this.sim.time + this.rng.int(within + 1), () => void this.cancel(run.jobId));
+    }
     const scheduleId = run.jobId.split('@')[0] ?? '';
     if (this.capped.includes(scheduleId)) this.cappedRuns.push(run);
     if (this.sim.time >= this.endsAt || !this.churned.includes(scheduleId)) return;
@@ -413,7 +430,9 @@ export class Workload {
   private async addJob(): Promise<void> {
     const jobId = `job-${this.rng.int(JOB_IDS)}`;
     this.addedJobs.add(jobId);
-    const payload: SimPayload = { run: this.handlerRun(), ms: this.rng.between(10, 3_000), rev: 0 };
+    // Three in ten may run past the worker's first check for a cancellation: `cancel_job` stops it running.
+    const longest = this.rng.chance(0.3) ? 15_000 : 3_000;
+    const payload: SimPayload = { run: this.handlerRun(), ms: this.rng.between(10, longest), rev: 0 };
     await this.call({
       action: 'add_job',
       task: this.rng.pick(SIM_TASK_IDS),
@@ -455,11 +474,20 @@ export class Workload {
     if (jobs.length === 0) return;
     const jobId = this.rng.pick(jobs);
     if (this.rng.chance(0.5)) {
-      await this.call({ action: 'cancel_job', job_id: jobId });
+      await this.cancel(jobId);
     } else {
       this.onRetryAsked(jobId);
       await this.call({ action: 'retry_job', job_id: jobId });
     }
+  }
+
+  /** `cancel_job`: a job that has not started never does; a running one is asked to stop. */
+  private async cancel(jobId: string): Promise<void> {
+    const answer = await this.call({ action: 'cancel_job', job_id: jobId });
+    const job = answer?.ok
+      ? (answer.result as { job?: { status?: string; attempt?: number } }).job
+      : undefined;
+    if (job?.status === 'running' && job.attempt !== undefined) this.onCancelAsked(jobId, job.attempt);
   }
 
   private async toggleTask(): Promise<void> {

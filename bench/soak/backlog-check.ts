@@ -332,7 +332,8 @@ function overlap([a, b]: Period, [c, d]: Period): Period {
   return [Math.max(a, c), Math.min(b, d)];
 }
 
-function mostAtOnce(periods: readonly Period[]): number {
+/** The most periods that overlap at one instant. */
+export function mostAtOnce(periods: readonly Period[]): number {
   const edges = periods.flatMap(([from, to]): [number, number][] => [
     [from, 1],
     [to, -1],

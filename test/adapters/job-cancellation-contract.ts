@@ -200,4 +200,76 @@ export function jobCancellationContract(fixture: () => StoreFixture): void {
       job: { attempt: 2, leaseOwner: 'second' },
     });
   });
+
+  it('asks a running job to stop: its owner reads the request, a later attempt claims it with the request, retry_job clears it', async () => {
+    // Prepare: `running` claimed by w1; `queued` added and never claimed
+    await store.claimJob(claim('running', 1, 'w1', { limit: 2 }));
+    await store.createJob({
+      job: jobRequest('queued'),
+      conflictPolicy: 'exception',
+      now: T0,
+      parkUntilDue: false,
+    });
+
+    // Act: asked twice, read by its owner and by another; retried by its worker, then claimed as attempt 2
+    const asked = await store.requestCancel('running', T0 + SECOND);
+    const askedAgain = await store.requestCancel('running', T0 + 2 * SECOND);
+    const ownerReads = await store.isCancelRequested('running', 'w1');
+    const otherReads = await store.isCancelRequested('running', 'w2');
+    const notRunning = await store.requestCancel('queued', T0 + SECOND);
+    const absent = await store.requestCancel('nobody', T0 + SECOND);
+    await store.retryJob({
+      jobId: 'running',
+      owner: 'w1',
+      failedAttempt: 1,
+      error: { type: 'AbortError', message: 'aborted' },
+      retryAt: T0 + 3 * SECOND,
+      now: T0 + 3 * SECOND,
+      heldSlot: { task: 'send-report', carriedOn: false },
+    });
+    const nextAttempt = await store.claimJob(claim('running', 2, 'w2', { now: T0 + 4 * SECOND, limit: 2 }));
+    const secondOwnerReads = await store.isCancelRequested('running', 'w2');
+
+    // Assess
+    expect(asked).toMatchObject({ status: 'running', leaseOwner: 'w1', cancelRequestedAt: T0 + SECOND });
+    expect(askedAgain?.cancelRequestedAt).toBe(T0 + SECOND);
+    expect([ownerReads, otherReads]).toEqual([true, false]);
+    expect([notRunning, absent]).toEqual([undefined, undefined]);
+    expect((await store.getJob('queued', T0 + SECOND))?.cancelRequestedAt).toBeUndefined();
+    expect(nextAttempt).toMatchObject({
+      status: 'claimed',
+      job: { attempt: 2, cancelRequestedAt: T0 + SECOND },
+    });
+    expect(secondOwnerReads).toBe(true);
+  });
+
+  it('lets retry_job run a job again whose cancellation was asked while it ran', async () => {
+    await store.claimJob(claim('asked', 1, 'w1'));
+    await store.requestCancel('asked', T0 + SECOND);
+    await store.finishJob({
+      jobId: 'asked',
+      owner: 'w1',
+      result: {
+        outcome: 'error',
+        error: { type: 'Error', message: 'x' },
+        startedAt: T0,
+        finishedAt: T0 + 2 * SECOND,
+        attempt: 1,
+      },
+      expiresAt: T0 + MINUTE,
+    });
+
+    const retried = await store.retryEndedJob({
+      jobId: 'asked',
+      now: T0 + 3 * SECOND,
+      owner: 'admin',
+      leaseUntil: T0 + MINUTE,
+    });
+    const claimed = await store.claimJob(claim('asked', 2, 'w2', { now: T0 + 4 * SECOND }));
+
+    expect(retried?.status).toBe('retried');
+    expect(retried?.job.cancelRequestedAt).toBeUndefined();
+    expect(claimed).toMatchObject({ status: 'claimed', job: { attempt: 2 } });
+    expect(claimed.status === 'claimed' && claimed.job.cancelRequestedAt).toBeFalsy();
+  });
 }

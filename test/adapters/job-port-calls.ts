@@ -128,6 +128,14 @@ export const PORT_CALLS: readonly PortCall[] = [
     },
   },
   {
+    name: 'requestCancel',
+    performs: ['request_cancel'],
+    async apply(store, job) {
+      const asked = await store.requestCancel(job.id, ACT_AT);
+      return asked?.cancelRequestedAt === ACT_AT ? 'applied' : 'refused';
+    },
+  },
+  {
     name: 'retryEndedJob',
     performs: ['retry_ended'],
     async apply(store, job) {

@@ -43,7 +43,10 @@ function triesOf(call: PortCall): Try[] {
       const first = call.performs[0] as JobAction;
       return [{ state, to: JOB_TRANSITIONS[first].to[0] as JobState }];
     }
-    return JOB_TRANSITIONS[action].to.map((to) => ({ state, action, to }));
+    const { to } = JOB_TRANSITIONS[action];
+    // An action that may leave a job where it is leaves it there (`request_cancel`)
+    if (to.includes(state)) return [{ state, action, to: state }];
+    return to.map((end) => ({ state, action, to: end }));
   });
 }
 

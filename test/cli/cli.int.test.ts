@@ -246,6 +246,26 @@ describe('sundial jobs and tasks, against the local platform', () => {
     expect(details.stdout).toMatch(/^run at\s+\w{3} [\d-]+ [\d:.]+ \+09:00 \(in 1 h\)$/m);
   });
 
+  it('asks a running job to stop, which then ends cancelled', async () => {
+    await json(['jobs', 'add', '--task', 'echo', '--id', 'long', '--payload', '{"waitMs":60000}']);
+    await waitFor(
+      () => json<{ job: WireJob }>(['jobs', 'get', 'long']),
+      (answer) => answer.job.status === 'running',
+    );
+
+    const asked = await cli(['jobs', 'cancel', 'long']);
+    const details = await cli(['jobs', 'get', 'long']);
+    const result = await cli(['jobs', 'result', 'long', '--wait']);
+
+    expect(asked).toMatchObject({ code: 0 });
+    expect(asked.stdout).toMatch(
+      /^Asked job 'long' \(echo\) to stop: it ends cancelled once its handler settled\./,
+    );
+    expect(details.stdout).toMatch(/^cancel asked\s+\w{3} [\d-]+ [\d:.]+ UTC/m);
+    expect(result.stdout).toMatch(/^outcome\s+cancelled$/m);
+    expect(result.stdout).toMatch(/^error\s+CancelledError: cancel_job asked the running job to stop/m);
+  });
+
   it('shows a failed job’s error with its stack', async () => {
     await json(['jobs', 'add', '--task', 'explode', '--id', 'doomed']);
     const result = await waitFor(

@@ -160,6 +160,11 @@ async function scenario(): Promise<Example[]> {
   await run('get_job_result', { action: 'get_job_result', job_id: 'slow-a', wait_seconds: 10 });
   await run('cancel_job', { action: 'cancel_job', job_id: 'slow-b' });
   await run('cancel_job finished', { action: 'cancel_job', job_id: 'slow-a' });
+  // A running job is asked to stop: its worker aborts the handler's signal at its next check (5 s)
+  await send({ action: 'add_job', task: 'slow-task', job_id: 'slow-c', payload: { ms: 60_000 } });
+  await jobIn('slow-c', 'running');
+  await run('cancel_job running', { action: 'cancel_job', job_id: 'slow-c' });
+  await run('get_job_result cancelled', { action: 'get_job_result', job_id: 'slow-c', wait_seconds: 10 });
   await run('remove_schedule', { action: 'remove_schedule', id: 'dashboard-ping' });
   await run('add_schedule overrides and metadata', {
     action: 'add_schedule',

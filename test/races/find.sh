@@ -8,13 +8,13 @@
 #
 #   test/races/find.sh                      every patch
 #   test/races/find.sh woken-duplicate      one (or several), by name
-#   SIM_FIRES=20000 test/races/find.sh      a smaller budget (the CI budget is 120000)
+#   SIM_FIRES=20000 test/races/find.sh      a smaller budget (the CI budget is 150000)
 #   SIM_FIRST_SEED=100022 test/races/find.sh woken-keeps-older   seeds from another first one (CI: 1)
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 races="$root/test/races"
-fires="${SIM_FIRES:-120000}"
+fires="${SIM_FIRES:-150000}"
 first_seed="${SIM_FIRST_SEED:-1}"
 logs="${RACES_LOG_DIR:-$(mktemp -d -t races-logs.XXXXXX)}"
 mkdir -p "$logs"

@@ -54,4 +54,21 @@ describe('the simulation', () => {
     expect(countedTwice).toBe(true);
     expect(broken.violations.join('\n')).toMatch(/capped-\d: 19 fires ran, max_runs 20/);
   });
+
+  it('finds a job that runs again after cancel_job asked it to stop, when a claim forgets the request', async () => {
+    const broken = await simulate({
+      ...runOptionsOf(6, SMALL),
+      adjustStore(store) {
+        const claimJob = store.claimJob.bind(store);
+        store.claimJob = async (input) => {
+          const outcome = await claimJob(input);
+          if (outcome.status === 'claimed') delete outcome.job.cancelRequestedAt;
+          return outcome;
+        };
+      },
+    });
+    expect(broken.violations.join('\n')).toMatch(
+      /started attempt \d+ after cancel_job asked it to stop while attempt \d+ ran/,
+    );
+  });
 });

@@ -51,6 +51,7 @@ import type {
   WokenRelease,
   WokenReleaseInput,
 } from '../../core/ports/waiting-line';
+import * as cancelRequests from './cancel-requests';
 import * as cappedRuns from './capped-runs';
 import * as counterRepair from './counter-repair';
 import * as counters from './counters';
@@ -269,6 +270,14 @@ export class DynamoDbStore implements ScheduleStore, JobStore {
 
   cancelJob(id: string, now: EpochMs, expiresAt: EpochMs, request?: JobRequest): Promise<Job | undefined> {
     return endings.cancelJob(this.context, id, now, expiresAt, request);
+  }
+
+  requestCancel(id: string, now: EpochMs): Promise<Job | undefined> {
+    return cancelRequests.requestCancel(this.context, id, now);
+  }
+
+  isCancelRequested(id: string, owner: string): Promise<boolean> {
+    return cancelRequests.isCancelRequested(this.context, id, owner);
   }
 
   acquireDueJobs(

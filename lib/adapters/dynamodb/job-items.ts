@@ -12,8 +12,9 @@ import type { Metadata } from '../../core/model/metadata';
 import type { RunSettingOverrides } from '../../core/model/run-settings';
 import type { ScheduleRevision } from '../../core/model/schedule-revision';
 import { dedupeRecordExpiresAt, type JobRequest } from '../../core/ports/job-store';
+import type { Expressions } from './expressions';
 import { optionalNumber } from './schedule-items';
-import type { StoredItem } from './store-context';
+import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import {
   CHECK_FAILED_ATTRIBUTE,
   CLAIMED_REVISION_ATTRIBUTE,
@@ -104,6 +105,7 @@ export function itemToJob(item: StoredItem): Job {
     ...(typeof item.createToken === 'string' && { createToken: item.createToken }),
     ...claimedRevisionOf(item),
     ...(item[CHECK_FAILED_ATTRIBUTE] === true && { checkFailed: true as const }),
+    ...(typeof item.cancelRequestedAt === 'number' && { cancelRequestedAt: item.cancelRequestedAt }),
   };
 }
 
@@ -157,4 +159,25 @@ export function endedRecordExpiry(endedAt: EpochMs, resultExpiresAt: EpochMs): S
 export function isExpired(item: StoredItem, now: EpochMs): boolean {
   const expiry = item[RESULT_EXPIRY_ATTRIBUTE];
   return typeof expiry === 'number' && expiry * 1000 <= now;
+}
+
+/** Applies `update` to the job's item while `condition` holds: the job as written, else undefined. */
+export async function updateJobWhile(
+  context: StoreContext,
+  operation: string,
+  jobId: string,
+  update: Expressions,
+  condition: string,
+): Promise<Job | undefined> {
+  try {
+    const output = await context.update(operation, {
+      Key: jobKey(jobId),
+      ...update.buildUpdate(condition),
+      ReturnValues: 'ALL_NEW',
+    });
+    return itemToJob(output.Attributes ?? {});
+  } catch (error) {
+    conditionFailure(error);
+    return undefined;
+  }
 }

@@ -6,7 +6,7 @@ import type { CreateJobInput } from '../../core/ports/job-store';
 import { type DueHit, leaseDueItems } from './due-index';
 import { Expressions } from './expressions';
 import { sameItem } from './item-equality';
-import { isExpired, itemToJob, newJobItem } from './job-items';
+import { isExpired, itemToJob, newJobItem, updateJobWhile } from './job-items';
 import { conditionFailure, type StoreContext, type StoredItem } from './store-context';
 import { jobKey, RESULT_EXPIRY_ATTRIBUTE, shardKeys, shardOf, TTL_ATTRIBUTE } from './table-design';
 
@@ -70,17 +70,7 @@ export async function parkUnclaimedJob(context: StoreContext, jobId: string): Pr
   const condition =
     `attribute_exists(${update.name('pk')}) AND ${update.name('status')} = ${update.value('queued')}` +
     ` AND ${update.name('attempt')} = ${update.value(0)}`;
-  try {
-    const output = await context.update('parkUnclaimedJob', {
-      Key: jobKey(jobId),
-      ...update.buildUpdate(condition),
-      ReturnValues: 'ALL_NEW',
-    });
-    return itemToJob(output.Attributes ?? {});
-  } catch (error) {
-    conditionFailure(error);
-    return undefined;
-  }
+  return updateJobWhile(context, 'parkUnclaimedJob', jobId, update, condition);
 }
 
 /** Leases parked jobs that are due, so that exactly one tick sends each. */

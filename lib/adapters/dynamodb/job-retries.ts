@@ -44,6 +44,7 @@ export async function retryEndedJob(
       'reclaimable',
       'runShard',
       'holdsSlot',
+      'cancelRequestedAt',
       RESULT_EXPIRY_ATTRIBUTE,
       TTL_ATTRIBUTE,
     );

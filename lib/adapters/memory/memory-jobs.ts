@@ -123,6 +123,7 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
       ...(existing?.attemptBase !== undefined && { attemptBase: existing.attemptBase }),
       ...(existing?.history !== undefined && { history: existing.history }),
       ...(existing?.countedRun && { countedRun: true as const }),
+      ...(existing?.cancelRequestedAt !== undefined && { cancelRequestedAt: existing.cancelRequestedAt }),
     };
     // A checked claim stores its check; any claim keeps the revision of the definition its run has.
     const claimedRevision = input.check?.revision ?? existing?.claimedRevision;
@@ -205,6 +206,7 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
     const job = this.live(input.jobId, input.now);
     if (!job) return undefined;
     if (!isRetryableOutcome(job.status)) return { status: 'not_retryable', job: present(job) };
+    delete job.cancelRequestedAt;
     Object.assign(job, {
       status: 'retrying',
       runAt: input.now,
@@ -299,6 +301,18 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
     };
     this.jobs.set(id, job);
     return present(job);
+  }
+
+  async requestCancel(id: string, now: EpochMs): Promise<Job | undefined> {
+    const job = this.jobs.get(id);
+    if (job?.status !== 'running') return undefined;
+    job.cancelRequestedAt ??= now;
+    return present(job);
+  }
+
+  async isCancelRequested(id: string, owner: string): Promise<boolean> {
+    const job = this.jobs.get(id);
+    return job?.leaseOwner === owner && job.cancelRequestedAt !== undefined;
   }
 
   async acquireDueJobs(

@@ -326,14 +326,19 @@ job_not_retryable (exit 1).`,
 
 const cancelJobCommand = adminCommand({
   name: 'cancel',
-  summary: 'cancel a job that has not started',
-  description: `Cancels a queued or retrying job (admin API cancel_job): it never runs. A job that has started or
-finished fails with job_not_cancellable (exit 1).`,
+  summary: 'cancel a job, or stop it while it runs',
+  description: `Cancels a job (admin API cancel_job). A queued or retrying job never runs. A running job is asked
+to stop: within 5 s its handler's signal is aborted, and the job ends cancelled once the handler settled
+(no later attempt runs it). A job that has ended fails with job_not_cancellable (exit 1).`,
   examples: ['sundial jobs cancel report-2026-03'],
   declare: (command) => command.argument('<job-id>', 'the job id'),
   async execute({ args: [jobId], admin, print }) {
     const result = await callAdmin(await admin(), 'cancel_job', { job_id: jobId });
-    print(result, () => `Cancelled job '${result.job.id}' (${result.job.task}).`);
+    print(result, () =>
+      result.job.status === 'running'
+        ? `Asked job '${result.job.id}' (${result.job.task}) to stop: it ends cancelled once its handler settled. Its result: sundial jobs result ${result.job.id} --wait`
+        : `Cancelled job '${result.job.id}' (${result.job.task}).`,
+    );
     return undefined;
   },
 });

@@ -48,6 +48,9 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['started', time(job.started_at)],
     ['finished', time(job.finished_at)],
     ['expires', time(job.expires_at)],
+    ...(job.cancel_requested_at === undefined
+      ? []
+      : [['cancel asked', time(job.cancel_requested_at)] as [string, string]]),
   ];
   const details = renderFields(fields);
   const result = job.result === null ? '' : `\n\nResult:\n${renderJobResult(job.result, zone, clock)}`;

@@ -108,6 +108,8 @@ export interface WireJob extends WireOverrides {
   result: WireJobResult | null;
   /** A retried job's earlier outcomes, oldest first (absent for a job never retried). */
   history?: WireJobResult[];
+  /** When `cancel_job` asked the job to stop while it ran (absent unless it did). */
+  cancel_requested_at?: string;
 }
 
 function isoOrNull(instant: number | null): string | null {
@@ -147,6 +149,7 @@ export function wireJob(job: Job): WireJob {
     expires_at: isoOrNull(job.expiresAt),
     result: job.result === null ? null : wireJobResult(job.result),
     ...(job.history !== undefined && job.history.length > 0 && { history: job.history.map(wireJobResult) }),
+    ...(job.cancelRequestedAt !== undefined && { cancel_requested_at: isoUtc(job.cancelRequestedAt) }),
   };
 }
 

@@ -5,6 +5,9 @@ import type { RunEnd } from '../ports/job-store';
 import type { Delivery } from './delivery';
 import { cappedStartRefused, checkedVerdict, type FireCancellation } from './fire-verdict';
 
+/** The error type of a job `cancel_job` stopped while it ran, or ended before a later attempt ran. */
+export const CANCELLED_ERROR_TYPE = 'CancelledError';
+
 /** How a handler ended: a value, or an error and whether it may be tried again. */
 export type HandlerOutcome =
   | { ok: true; value: import('../json').JsonValue | undefined }
@@ -23,6 +26,8 @@ export interface Run {
   reclaimed: boolean;
   /** An earlier attempt was counted against its schedule's `max_runs`: it passed its fire check. */
   countedBefore: boolean;
+  /** The claim found that `cancel_job` asked for the job while an earlier attempt ran: this one does not run it. */
+  cancelRequestedAt?: EpochMs;
   /** An uncounted retry's schedule, read after the claim to count its start. */
   live?: { schedule: Schedule | undefined };
   /** A capped schedule's start counted (`startCappedRun`). */
@@ -31,9 +36,10 @@ export interface Run {
   cancelled?: boolean;
   /**
    * How the handler ended, whether it may still be running (it ignored its signal: it stops when its
-   * sandbox ends, at `sandboxEnd` at the latest, and its retry must not start before).
+   * sandbox ends, at `sandboxEnd` at the latest, and its retry must not start before), and whether
+   * `cancel_job` stopped it (its outcome then says how it settled, and the run ends `cancelled`).
    */
-  handler?: { outcome: HandlerOutcome; stillRunning: boolean; sandboxEnd: EpochMs };
+  handler?: { outcome: HandlerOutcome; stillRunning: boolean; sandboxEnd: EpochMs; cancelled?: boolean };
   /** The run's ending was recorded: the store's answer (undefined: no result could be stored). */
   recorded?: { end: RunEnd | undefined };
   /** The message must come back (a retry or a replacement could not be sent: it takes their place). */
@@ -68,6 +74,9 @@ export interface RetryTerms {
 export function nextRunStep(run: Run, retry: RetryTerms, now: EpochMs): RunStep {
   const { delivery } = run;
   const { fire, job, reads } = delivery;
+  if (run.cancelRequestedAt !== undefined && !run.cancelled && !run.handler) {
+    return { kind: 'cancel', cancellation: cancelAskedBefore(run.cancelRequestedAt) };
+  }
   if (fire && !run.cancelled && !run.handler) {
     if (!reads) throw new Error('a fire claimed before its check read its schedule');
     // Removed between the read and the count (its last fire ended first, out of order): the fire is
@@ -112,6 +121,18 @@ function countStep(run: Run, live: Schedule): RunStep | undefined {
   return undefined;
 }
 
+/** A later attempt of a job `cancel_job` asked to stop while an earlier one ran: ended, not run. */
+function cancelAskedBefore(askedAt: EpochMs): FireCancellation {
+  return {
+    run: false,
+    error: {
+      type: CANCELLED_ERROR_TYPE,
+      message: `cancel_job asked at ${new Date(askedAt).toISOString()} for the job while an earlier attempt ran; no later attempt runs it`,
+    },
+    reclaimable: false,
+  };
+}
+
 function afterHandler(run: Run, retry: RetryTerms, now: EpochMs): RunStep {
   if (run.handler && !run.recorded) {
     return { kind: 'record', ending: runEnding(run, run.handler.outcome, retry, now) };
@@ -124,6 +145,18 @@ function runEnding(run: Run, outcome: HandlerOutcome, retry: RetryTerms, now: Ep
   const { job, attempt } = run.delivery;
   // After a `retry_job`, the policy counts this job's attempts from there (`attemptBase`).
   const counted = attempt - (job.attemptBase ?? 0);
+  if (run.handler?.cancelled && !outcome.ok) {
+    return {
+      kind: 'final',
+      result: {
+        outcome: 'cancelled',
+        error: outcome.error,
+        startedAt: run.startedAt,
+        finishedAt: now,
+        attempt,
+      },
+    };
+  }
   if (!outcome.ok && outcome.retryable && counted < retry.maxAttempts)
     return { kind: 'retry', error: outcome.error };
   return {

@@ -41,7 +41,12 @@ export const ENDED_STATES = RESULT_OUTCOMES;
  * - `take_over`: a delivery of the next attempt takes a stalled run that holds no slot;
  * - `finish`: the run's owner records how it ended; `retry`: the owner (or, for a stalled run that holds
  *   a slot, the tick's reaper) schedules the next attempt;
- * - `cancel`: `cancel_job`; `retry_ended`: `retry_job` of an ended job.
+ * - `cancel`: `cancel_job` of a job that has not started; `request_cancel`: `cancel_job` of a claimed
+ *   run, which stays where it is (its worker stops the handler and finishes it `cancelled`; a takeover
+ *   or the reaper's attempt finishes it so without running it);
+ * - `retry_ended`: `retry_job` of an ended job.
+ *
+ * An action whose `to` lists the state it starts from leaves a job in that state.
  */
 export const JOB_ACTIONS = [
   'create',
@@ -52,6 +57,7 @@ export const JOB_ACTIONS = [
   'finish',
   'retry',
   'cancel',
+  'request_cancel',
   'retry_ended',
 ] as const;
 export type JobAction = (typeof JOB_ACTIONS)[number];
@@ -75,6 +81,7 @@ export const JOB_TRANSITIONS: Readonly<
   },
   retry: { from: ['running', 'stalled'], to: ['retrying'] },
   cancel: { from: ['absent', 'queued', 'retrying', 'cancelled_by_check'], to: ['cancelled'] },
+  request_cancel: { from: ['running', 'stalled'], to: ['running', 'stalled'] },
   retry_ended: { from: ['error', 'missed_start_deadline', 'abandoned'], to: ['retrying'] },
 };
 

@@ -105,6 +105,12 @@ export interface Job {
    * stored) or when the claim made no check (a retry).
    */
   checkFailed?: true;
+  /**
+   * When `cancel_job` asked for the job while it ran (the first time it asked): its worker aborts the
+   * handler's signal and records `cancelled` once it settles, and no later attempt runs (a claim of one
+   * ends it `cancelled`). Cleared by `retry_job`.
+   */
+  cancelRequestedAt?: EpochMs;
 }
 
 /** How many earlier outcomes a retried job keeps. */

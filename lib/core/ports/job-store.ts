@@ -354,6 +354,20 @@ export interface JobStore extends WaitingLineStore {
    */
   cancelJob(id: string, now: EpochMs, expiresAt: EpochMs, request?: JobRequest): Promise<Job | undefined>;
 
+  /**
+   * Asks a running job to stop (`Job.cancelRequestedAt`, set at `now` unless asked before): its worker
+   * reads it while the handler runs (`isCancelRequested`). Returns the job as written; undefined when the
+   * job is absent or not running.
+   */
+  requestCancel(id: string, now: EpochMs): Promise<Job | undefined>;
+
+  /**
+   * Whether `cancel_job` asked the run of `owner` to stop: read every few seconds while a handler runs,
+   * so it may lag a write by the store's replication (an eventually consistent read, half the price).
+   * False when the job is no longer that owner's run.
+   */
+  isCancelRequested(id: string, owner: string): Promise<boolean>;
+
   /** Jobs parked in the due index with `runAt <= dueBefore`, leased to `owner` so one tick sends each. */
   acquireDueJobs(
     owner: string,

@@ -49,7 +49,7 @@ export class JobNotCancellableError extends SundialError {
   ) {
     super(
       'job_not_cancellable',
-      `job ${quoteId(jobId)} cannot be cancelled: it is ${status}; only queued or retrying jobs can be cancelled`,
+      `job ${quoteId(jobId)} cannot be cancelled: it is ${status}; a job that has ended cannot be cancelled`,
     );
   }
 }

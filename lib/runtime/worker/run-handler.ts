@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Clock, EpochMs, Sleep } from '../../core/clock';
+import { CANCELLED_ERROR_TYPE } from '../../core/delivery/run';
 import { NonRetryableError } from '../../core/errors';
 import type { JsonValue } from '../../core/json';
 import type { JobError } from '../../core/model/job';
@@ -25,12 +26,16 @@ export interface HandlerRun {
   sleep: Sleep;
   /** Told when the deadline passes before the handler settled, as its signal is aborted. */
   onDeadline?: () => void;
+  /** Aborted when `cancel_job` asks the run to stop: the handler's signal is aborted then too. */
+  cancel?: AbortSignal;
 }
 
 export interface HandlerRunEnd {
   outcome: HandlerOutcome;
   /** The handler ignored its signal and had not settled at `holdUntil`: it may still be running. */
   stillRunning: boolean;
+  /** `cancel` stopped it before it settled: the outcome is a `CancelledError` saying how it settled. */
+  cancelled?: true;
 }
 
 const MAX_MESSAGE_CHARS = 4_000;
@@ -51,30 +56,91 @@ export async function runTaskHandler(run: HandlerRun): Promise<HandlerRunEnd> {
   const controller = new AbortController();
   const budgetMs = Math.max(0, run.deadline - run.clock.now());
   const finished = callHandler(run, payload.value, controller.signal);
-  const inTime = await settledWithin(run.sleep, finished, budgetMs);
+  const inTime = await settledWithin(run.sleep, finished, budgetMs, run.cancel);
   if (inTime.settled) return { outcome: inTime.value, stillRunning: false };
+  if (run.cancel?.aborted) return stopCancelled(run, controller, finished);
 
   const timeout = `handler did not finish within ${budgetMs} ms (the task's timeout or the Lambda's remaining time)`;
-  const reason = new Error(timeout);
-  reason.name = 'TimeoutError';
-  controller.abort(reason);
-  run.onDeadline?.();
-  const abortedAt = run.clock.now();
-  const late =
-    run.holdUntil === null
-      ? { settled: true, value: await finished }
-      : await settledWithin(run.sleep, finished, Math.max(0, run.holdUntil - run.deadline));
-  const afterwards = late.settled
-    ? `it settled ${run.clock.now() - abortedAt} ms after its signal was aborted`
-    : 'it ignored its abort signal and was still running at the end of the invocation';
+  const late = await afterAbort(
+    run,
+    controller,
+    finished,
+    namedError('TimeoutError', timeout),
+    run.onDeadline,
+  );
   return {
     outcome: {
       ok: false,
-      error: { type: 'TimeoutError', message: `${timeout}; ${afterwards}` },
+      error: { type: 'TimeoutError', message: `${timeout}; ${late.afterwards}` },
       retryable: true,
     },
-    stillRunning: !late.settled,
+    stillRunning: late.stillRunning,
   };
+}
+
+/**
+ * `cancel_job` asked the run to stop: the handler's signal is aborted, and the handler waited for as at
+ * its deadline. The run ends `cancelled` however the handler settles (its error says how).
+ */
+async function stopCancelled(
+  run: HandlerRun,
+  controller: AbortController,
+  finished: Promise<HandlerOutcome>,
+): Promise<HandlerRunEnd> {
+  const asked = 'cancel_job asked the running job to stop';
+  const late = await afterAbort(run, controller, finished, namedError(CANCELLED_ERROR_TYPE, asked));
+  const how =
+    late.outcome === undefined
+      ? ''
+      : late.outcome.ok
+        ? ' (it returned)'
+        : ` (it threw ${late.outcome.error.type})`;
+  return {
+    outcome: {
+      ok: false,
+      error: { type: CANCELLED_ERROR_TYPE, message: `${asked}; ${late.afterwards}${how}` },
+      retryable: false,
+    },
+    stillRunning: late.stillRunning,
+    cancelled: true,
+  };
+}
+
+/**
+ * Aborts the handler's signal with `reason` (telling `onAborted`) and waits for the handler to settle:
+ * until `holdUntil`, or (null) however long it takes. Says how it went.
+ */
+async function afterAbort(
+  run: HandlerRun,
+  controller: AbortController,
+  finished: Promise<HandlerOutcome>,
+  reason: Error,
+  onAborted?: () => void,
+): Promise<{ afterwards: string; stillRunning: boolean; outcome?: HandlerOutcome }> {
+  controller.abort(reason);
+  onAborted?.();
+  const abortedAt = run.clock.now();
+  const late =
+    run.holdUntil === null
+      ? { settled: true as const, value: await finished }
+      : await settledWithin(run.sleep, finished, Math.max(0, run.holdUntil - abortedAt));
+  if (!late.settled) {
+    return {
+      afterwards: 'it ignored its abort signal and was still running at the end of the invocation',
+      stillRunning: true,
+    };
+  }
+  return {
+    afterwards: `it settled ${run.clock.now() - abortedAt} ms after its signal was aborted`,
+    stillRunning: false,
+    outcome: late.value,
+  };
+}
+
+function namedError(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
 }
 
 /** Calls the handler and turns how it ended into an outcome; never rejects. */
@@ -99,12 +165,29 @@ async function callHandler(run: HandlerRun, payload: unknown, signal: AbortSigna
 
 type Settled<T> = { settled: true; value: T } | { settled: false };
 
-/** What `promise` resolved to, if it did within `ms`. */
-async function settledWithin<T>(sleep: Sleep, promise: Promise<T>, ms: number): Promise<Settled<T>> {
+/**
+ * What `promise` resolved to, if it did within `ms` and before `stop` was aborted. The stop is raced on
+ * its own: a `Sleep` may drop an aborted wait without resolving it.
+ */
+async function settledWithin<T>(
+  sleep: Sleep,
+  promise: Promise<T>,
+  ms: number,
+  stop?: AbortSignal,
+): Promise<Settled<T>> {
   const wait = new AbortController();
-  const expired = sleep(ms, wait.signal).then((): Settled<T> => ({ settled: false }));
+  const notSettled: Settled<T> = { settled: false };
+  const expired = sleep(ms, wait.signal).then(() => notSettled);
+  const stopped = new Promise<Settled<T>>((resolve) => {
+    if (stop?.aborted) resolve(notSettled);
+    stop?.addEventListener('abort', () => resolve(notSettled), { once: true, signal: wait.signal });
+  });
   try {
-    return await Promise.race([promise.then((value): Settled<T> => ({ settled: true, value })), expired]);
+    return await Promise.race([
+      promise.then((value): Settled<T> => ({ settled: true, value })),
+      expired,
+      stopped,
+    ]);
   } finally {
     wait.abort();
   }

@@ -14,6 +14,7 @@ import type { Logger } from '../observability/logger';
 import { resultTtlSecondsOf, type TaskDefinition } from '../tasks/define-task';
 import { definitionForJob } from '../tasks/effective-definition';
 import { retryDelayMs } from './backoff';
+import { watchCancellation } from './cancel-watch';
 import { readRemoval } from './fire-reads';
 import { heldSlotOf, wakeHandedOn } from './hand-on';
 import { alignRateStart } from './rate-start';
@@ -46,6 +47,7 @@ export async function runJob(
     leaseUntil: made.leaseUntil,
     reclaimed: claimed.reclaimed === true,
     countedBefore: claimed.countedRun === true,
+    ...(claimed.job.cancelRequestedAt !== undefined && { cancelRequestedAt: claimed.job.cancelRequestedAt }),
   };
   const holdsSlot = claimed.job.holdsSlot;
   try {
@@ -162,6 +164,7 @@ async function startHandler(
   const sandboxEnd = handlerStart + ctx.remainingMs();
   const invocationEnd = sandboxEnd - deps.config.workerSafetyMarginMs;
   const deadline = Math.min(handlerStart + definition.timeoutSeconds * 1000, invocationEnd);
+  const cancelWatch = watchCancellation(ctx, { jobId: job.id, owner: run.owner }, logger);
   const handler = await runTaskHandler({
     definition,
     payload: job.payload,
@@ -179,13 +182,15 @@ async function startHandler(
     clock: deps.clock,
     sleep: deps.sleep,
     onDeadline: () => ctx.onHandlerDeadline?.(job.id),
-  });
+    cancel: cancelWatch.asked,
+  }).finally(() => cancelWatch.stop());
   if (handler.stillRunning) {
     ctx.stillRunning.push(job.id);
     logger.error(
       'the handler ignored its abort signal and still runs at the end of the invocation; recording the timeout, then ending the sandbox',
     );
   }
+  if (handler.cancelled) logger.info('cancel_job asked the running job to stop: its signal was aborted');
   return { ...run, handler: { ...handler, sandboxEnd } };
 }
 
@@ -275,6 +280,11 @@ function reportFinal(
     logger.info('job succeeded', { durationMs: result.finishedAt - run.startedAt });
     return;
   }
+  if (result.outcome === 'cancelled') {
+    ctx.events.add(definition.events, { ...eventOf(run, 'job.cancelled', result.finishedAt), result });
+    logger.info('job cancelled while it ran', { durationMs: result.finishedAt - run.startedAt });
+    return;
+  }
   ctx.counters.failed += 1;
   ctx.events.add(definition.events, { ...eventOf(run, 'job.failed', result.finishedAt), result });
   ctx.failures.add(run.delivery.job, result);
@@ -320,10 +330,12 @@ async function cancelFire(
   await afterEnd(ctx, end, job.task, holdsSlot, logger);
   // Its claim took a start of a rate-limited task that no handler used: the line is woken for the next.
   if (definition.rateLimit) await wakeNextStart(ctx, job.task, logger);
-  logger.info('fire not run: its schedule changed after it was sent', {
-    reason: cancellation.error.type,
-    ...(run.reclaimed && { cancelledBefore: true }),
-  });
+  logger.info(
+    run.cancelRequestedAt === undefined
+      ? 'fire not run: its schedule changed after it was sent'
+      : 'job not run: cancel_job asked for it while an earlier attempt ran',
+    { reason: cancellation.error.type, ...(run.reclaimed && { cancelledBefore: true }) },
+  );
   if (!run.reclaimed)
     ctx.events.add(definition.events, { ...eventOf(run, 'job.cancelled', finishedAt), result });
   if (!cancellation.replacement) return { ...run, cancelled: true };

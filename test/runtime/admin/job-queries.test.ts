@@ -140,7 +140,7 @@ describe('cancel_job', () => {
 
     expect(error).toEqual({
       code: 'job_not_cancellable',
-      message: "job 'j1' cannot be cancelled: it is success; only queued or retrying jobs can be cancelled",
+      message: "job 'j1' cannot be cancelled: it is success; a job that has ended cannot be cancelled",
     });
   });
 

@@ -196,12 +196,14 @@ export const getJobResult: ActionHandler<'get_job_result'> = async (raw, context
 /**
  * `cancel_job`: a job that has not started never will. Works for jobs the store knows and for fires a
  * tick already sent to the queue (`<scheduleId>@<fireTime>`, while `get_job` shows them as queued);
- * cancelling twice is fine.
+ * cancelling twice is fine. A running job is asked to stop (`cancel_requested_at`): its worker aborts
+ * the handler's signal within `CANCEL_CHECK_MS` and records `cancelled` once the handler settled.
  */
 export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
   const jobId = validJobId(raw, context);
   const { jobStore } = context.deps;
   const existing = await jobStore.getJob(jobId, context.now);
+  if (existing?.status === 'running') return askToStop(jobId, context);
   // A cancelled job goes to the store too: a fire cancelled because its schedule changed may still be
   // claimed by the fire sent in its place, and a user's cancellation makes that final.
   if (existing && !['queued', 'retrying', 'cancelled'].includes(existing.status)) {
@@ -215,10 +217,8 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
   const expiresAt =
     context.now + (ttlOverride === undefined ? resultTtlMsOf(taskId, context) : ttlOverride * 1000);
   const cancelled = await jobStore.cancelJob(jobId, context.now, expiresAt, fire && jobRequestOf(fire));
-  if (!cancelled) {
-    const current = await jobStore.getJob(jobId, context.now);
-    throw new JobNotCancellableError(jobId, current?.status ?? 'running');
-  }
+  // Claimed since it was read: asked to stop instead
+  if (!cancelled) return askToStop(jobId, context);
   const { scheduleId, fireTime } = cancelled;
   await publishAfterWrite(context, [
     ...(existing?.status === 'cancelled' ? [] : jobCancelledEvents(context, cancelled)),
@@ -229,6 +229,15 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
   ]);
   return { job: wireJob(cancelled) };
 };
+
+/** Asks a running job to stop; one that is no longer running (it ended meanwhile) cannot be cancelled. */
+async function askToStop(jobId: string, context: Parameters<ActionHandler<'cancel_job'>>[1]) {
+  const { jobStore } = context.deps;
+  const asked = await jobStore.requestCancel(jobId, context.now);
+  if (asked) return { job: wireJob(asked) };
+  const current = await jobStore.getJob(jobId, context.now);
+  throw new JobNotCancellableError(jobId, current?.status ?? 'absent');
+}
 
 function isJobStatus(value: unknown): value is JobStatus {
   return (JOB_STATUSES as readonly unknown[]).includes(value);
