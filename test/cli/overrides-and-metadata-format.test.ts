@@ -55,3 +55,22 @@ describe('sundial jobs get: overrides and metadata', () => {
     expect(shown).not.toMatch(/overrides the task's|^metadata/m);
   });
 });
+
+describe('sundial jobs get: what a job waits on', () => {
+  it('says which limits of its task have no room for a job that has not started', () => {
+    const shown = renderJobDetails(
+      wireJob(job({}), [
+        { constraint: 'paused' },
+        { constraint: 'max_running_jobs', running: 2, limit: 2 },
+        { constraint: 'rate_limit', nextStartAt: T0 + 4_000 },
+      ]),
+      'UTC',
+      new ManualClock(T0),
+    );
+
+    expect(shown).toMatch(
+      /^waiting on\s+its task is paused; maxRunningJobs \(2 \/ 2 running\); rateLimit \(next start Mon 2026-03-02 09:00:04 UTC \(in 4 s\)\)$/m,
+    );
+    expect(renderJobDetails(wireJob(job({})), 'UTC', new ManualClock(T0))).not.toMatch(/^waiting on/m);
+  });
+});

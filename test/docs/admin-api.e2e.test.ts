@@ -203,6 +203,7 @@ async function scenario(): Promise<Example[]> {
     (answer) => answer.result?.tasks?.find((task) => task.id === 'slow-task')?.waiting === 1,
   );
   await run('list_tasks', { action: 'list_tasks' });
+  await run('get_job waiting', { action: 'get_job', job_id: 'slow-waiting' });
   await run('resume_task', { action: 'resume_task', task: 'slow-task' });
   await run('unknown action', { action: 'delete_everything' });
   await run('run_job', {

@@ -5,4 +5,5 @@ export type {
   WireJobResult,
   WireSchedule,
   WireTask,
+  WireWait,
 } from '../../core/admin-contract';

@@ -2,7 +2,7 @@ import type { WireJobCounts } from '../../core/admin-contract/job-recovery';
 import type { Clock } from '../../core/clock';
 import { compactDuration, wholeDuration } from '../../core/format/durations';
 import { JOB_STATUSES } from '../../core/model/job';
-import type { WireJob, WireJobResult, WireTask } from '../admin/wire';
+import type { WireJob, WireJobResult, WireTask, WireWait } from '../admin/wire';
 import { localWithRelative } from './instants';
 import { overrideAndMetadataLines } from './overrides-and-metadata';
 import { renderFields, renderTable } from './table';
@@ -37,6 +37,14 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['id', job.id],
     ['task', job.task],
     ['status', job.status],
+    ...(job.waiting_on === undefined
+      ? []
+      : [
+          ['waiting on', job.waiting_on.map((wait) => describeWait(wait, time)).join('; ')] as [
+            string,
+            string,
+          ],
+        ]),
     ['origin', job.schedule_id === null ? job.origin : `${job.origin} (schedule ${job.schedule_id})`],
     ['payload', JSON.stringify(job.payload)],
     ['fire time', time(job.fire_time)],
@@ -58,6 +66,17 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     (earlier) => `\n\nBefore a retry:\n${renderJobResult(earlier, zone, clock)}`,
   );
   return `${details}${result}${history.join('')}`;
+}
+
+function describeWait(wait: WireWait, time: (iso: string | null) => string): string {
+  switch (wait.constraint) {
+    case 'paused':
+      return 'its task is paused';
+    case 'max_running_jobs':
+      return `maxRunningJobs (${wait.running} / ${wait.limit} running)`;
+    case 'rate_limit':
+      return `rateLimit (next start ${time(wait.next_start_at)})`;
+  }
 }
 
 /** `count_jobs`: one row per task, a column per status that occurs. */

@@ -20,7 +20,14 @@ export {
   type AdminErrorCode,
   type AdminResponse,
 } from './errors';
-export { type AddedJob, type WireJob, type WireJobResult, wireJob, wireJobResult } from './jobs';
+export {
+  type AddedJob,
+  type WireJob,
+  type WireJobResult,
+  type WireWait,
+  wireJob,
+  wireJobResult,
+} from './jobs';
 export {
   DEFAULT_PAYLOAD,
   MAX_PREVIEW_COUNT,

@@ -11,6 +11,7 @@ import {
   type ResultOutcome,
 } from '../model/job';
 import { DEFAULT_PRIORITY, PRIORITIES, type Priority } from '../model/priority';
+import type { TaskWait } from '../model/task-waits';
 import type { AdminResponse } from './errors';
 import {
   conflictPolicy,
@@ -110,6 +111,20 @@ export interface WireJob extends WireOverrides {
   history?: WireJobResult[];
   /** When `cancel_job` asked the job to stop while it ran (absent unless it did). */
   cancel_requested_at?: string;
+  /** For a job that has not started: the limits of its task without room now (absent: none). */
+  waiting_on?: WireWait[];
+}
+
+/** A limit of a job's task that has no room now (`TaskWait`). */
+export type WireWait =
+  | { constraint: 'paused' }
+  | { constraint: 'max_running_jobs'; running: number; limit: number }
+  | { constraint: 'rate_limit'; next_start_at: string };
+
+function wireWait(wait: TaskWait): WireWait {
+  return wait.constraint === 'rate_limit'
+    ? { constraint: 'rate_limit', next_start_at: isoUtc(wait.nextStartAt) }
+    : wait;
 }
 
 function isoOrNull(instant: number | null): string | null {
@@ -128,7 +143,8 @@ export function wireJobResult(result: JobResult): WireJobResult {
   };
 }
 
-export function wireJob(job: Job): WireJob {
+/** The job as the admin API shows it; `waits`: what it waits on, for a job that has not started. */
+export function wireJob(job: Job, waits: readonly TaskWait[] = []): WireJob {
   return {
     id: job.id,
     task: job.task,
@@ -150,6 +166,7 @@ export function wireJob(job: Job): WireJob {
     result: job.result === null ? null : wireJobResult(job.result),
     ...(job.history !== undefined && job.history.length > 0 && { history: job.history.map(wireJobResult) }),
     ...(job.cancelRequestedAt !== undefined && { cancel_requested_at: isoUtc(job.cancelRequestedAt) }),
+    ...(waits.length > 0 && { waiting_on: waits.map(wireWait) }),
   };
 }
 

@@ -26,6 +26,7 @@ import { InputCheck } from '../validation/input-check';
 import { checkTimeoutOverride } from '../validation/timeout-override';
 import { dispatchedFireJob, resultTtlMsOf } from './dispatched-fires';
 import { type EnqueueOutcome, type EnqueueRequest, enqueueJobs } from './enqueue';
+import { waitsByTask, waitsOf } from './job-waits';
 import { cleanUpIfFinished, jobCancelledEvents, publishAfterWrite } from './lifecycle-events';
 import { waitForResult } from './result-wait';
 import { listJobsWithDispatchedFires } from './schedule-job-listing';
@@ -129,7 +130,7 @@ export const getJob: ActionHandler<'get_job'> = async (raw, context) => {
   const job =
     (await context.deps.jobStore.getJob(jobId, context.now)) ?? (await dispatchedFireJob(jobId, context));
   if (!job) throw new JobNotFoundError(jobId);
-  return { job: wireJob(job) };
+  return { job: wireJob(job, waitsOf(await waitsByTask(context, [job]), job)) };
 };
 
 /**
@@ -171,7 +172,8 @@ export const listJobs: ActionHandler<'list_jobs'> = async (raw, context) => {
     },
     { limit: params.limit, ...(params.cursor !== undefined && { cursor: params.cursor }) },
   );
-  return { jobs: page.items.map(wireJob), cursor: page.cursor ?? null };
+  const waits = await waitsByTask(context, page.items);
+  return { jobs: page.items.map((job) => wireJob(job, waitsOf(waits, job))), cursor: page.cursor ?? null };
 };
 
 /**
