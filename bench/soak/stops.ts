@@ -32,10 +32,6 @@ export class StopRecord {
   readonly asked = new Map<string, number>();
   /** Per job: each handler start (attempt, when) and its end. */
   readonly runs = new Map<string, { attempt: number; from: number; to?: number }[]>();
-
-  isStoppable(jobId: string): boolean {
-    return jobId.startsWith(PREFIX);
-  }
 }
 
 /** The stoppable task's handler: works `ms`, honouring its signal unless the payload says not to. */
