@@ -50,6 +50,24 @@ export function claimable(existing: StoredJob, input: ClaimJobInput): boolean {
   );
 }
 
+/**
+ * The record of a job that exists only as a queue message (a fire sent, an added job's message): as
+ * `request` says, or an id alone when it is not known.
+ */
+export function messageOnlyRecord(id: string, now: EpochMs, request?: JobRequest): StoredJob {
+  const known: JobRequest = request ?? {
+    id,
+    task: '',
+    payload: null,
+    origin: 'direct',
+    scheduleId: null,
+    fireTime: null,
+    runAt: now,
+    startDeadline: null,
+  };
+  return { ...newJob(known, now), parkedUntil: null, recordExpiresAt: null, reclaimable: false };
+}
+
 export function newJob(request: JobRequest, now: EpochMs): Job {
   return {
     ...structuredClone(request),

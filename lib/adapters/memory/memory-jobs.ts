@@ -29,6 +29,7 @@ import {
   isExpired,
   isRecordGone,
   listingPositionOf,
+  messageOnlyRecord,
   newJob,
   ourEarlierClaim,
   present,
@@ -269,24 +270,7 @@ export class MemoryJobStore extends MemoryLineStore implements JobStore {
     if (existing?.status === 'cancelled' && !existing.reclaimable) return present(existing);
     const cancellable = !existing || existing.reclaimable || ['queued', 'retrying'].includes(existing.status);
     if (!cancellable) return undefined;
-    const base: StoredJob = existing ?? {
-      ...newJob(
-        request ?? {
-          id,
-          task: '',
-          payload: null,
-          origin: 'direct',
-          scheduleId: null,
-          fireTime: null,
-          runAt: now,
-          startDeadline: null,
-        },
-        now,
-      ),
-      parkedUntil: null,
-      recordExpiresAt: null,
-      reclaimable: false,
-    };
+    const base: StoredJob = existing ?? messageOnlyRecord(id, now, request);
     const job: StoredJob = {
       ...base,
       status: 'cancelled',

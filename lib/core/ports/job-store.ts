@@ -7,6 +7,7 @@ import type { Page, PageRequest } from '../model/page';
 import type { RateLimit } from '../model/rate-limit';
 import type { ConflictPolicy } from '../model/schedule';
 import type { ScheduleRevision } from '../model/schedule-revision';
+import type { CancelRequests } from './cancel-requests';
 import type { HeldSlot, MessageCopy, WaitingLineStore, WokenEntry } from './waiting-line';
 
 const HOUR_MS = 3_600_000;
@@ -267,7 +268,7 @@ export function checkJobFilter(filter: JobFilter): void {
  * `dedupeRecordExpiresAt(endedAt, expiresAt)`, so no copy of its messages can run it again. After that
  * the store may delete it (DynamoDB's TTL does, up to days later); a delivery then claims the id anew.
  */
-export interface JobStore extends WaitingLineStore {
+export interface JobStore extends WaitingLineStore, CancelRequests {
   /**
    * Records a job accepted by the admin API (status `queued`, attempt 0). Conflict policies as for
    * schedules; `replace` never replaces a running job (`ConflictingIdError`). An id whose result expired
@@ -353,20 +354,6 @@ export interface JobStore extends WaitingLineStore {
    * cancellation becomes final. Returns undefined if it already started.
    */
   cancelJob(id: string, now: EpochMs, expiresAt: EpochMs, request?: JobRequest): Promise<Job | undefined>;
-
-  /**
-   * Asks a running job to stop (`Job.cancelRequestedAt`, set at `now` unless asked before): its worker
-   * reads it while the handler runs (`isCancelRequested`). Returns the job as written; undefined when the
-   * job is absent or not running.
-   */
-  requestCancel(id: string, now: EpochMs): Promise<Job | undefined>;
-
-  /**
-   * Whether `cancel_job` asked the run of `owner` to stop: read every few seconds while a handler runs,
-   * so it may lag a write by the store's replication (an eventually consistent read, half the price).
-   * False when the job is no longer that owner's run.
-   */
-  isCancelRequested(id: string, owner: string): Promise<boolean>;
 
   /** Jobs parked in the due index with `runAt <= dueBefore`, leased to `owner` so one tick sends each. */
   acquireDueJobs(

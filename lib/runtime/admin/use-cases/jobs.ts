@@ -233,7 +233,7 @@ export const cancelJob: ActionHandler<'cancel_job'> = async (raw, context) => {
 };
 
 /** Asks a running job to stop; one that is no longer running (it ended meanwhile) cannot be cancelled. */
-async function askToStop(jobId: string, context: Parameters<ActionHandler<'cancel_job'>>[1]) {
+async function askToStop(jobId: string, context: ActionContext) {
   const { jobStore } = context.deps;
   const asked = await jobStore.requestCancel(jobId, context.now);
   if (asked) return { job: wireJob(asked) };
