@@ -17,8 +17,12 @@ interface JobWire {
   } | null;
 }
 
-/** One worker poller per queue, and worker invocations of 10 s: a handler's 1 s timeout, then 6 s held. */
-const WORKER_TIMEOUT_SECONDS = 10;
+/**
+ * One worker poller per queue, and worker invocations of 20 s: a handler's 1 s timeout, then held to the
+ * invocation's end, long enough for three such handlers started one after another on a busy machine to
+ * be held together when the next job starts.
+ */
+const WORKER_TIMEOUT_SECONDS = 20;
 
 let platform: LocalPlatform;
 const logs: string[] = [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobMessageBody } from '../../../lib/core/model/job-message';
+import { copyOf, linePosition } from '../../../lib/core/ports/waiting-line';
 import { jobRequest } from '../support';
 import { createHarness, errorOf, SECOND, T0 } from './support/harness';
 
@@ -61,6 +62,37 @@ describe('pause_task and resume_task', () => {
     expect(result).toMatchObject({ woken_jobs: 1, task: { paused: false, waiting: 3 } });
     expect(h.queue.messages.map((message) => [message.job.id, message.delaySeconds])).toEqual([['a', 0]]);
     expect((await h.store.lineHead('cleanup'))?.message.job.id).toBe('b');
+  });
+
+  it('answers the task as at its resume even when a worker starts the woken job before the answer', async () => {
+    const h = createHarness();
+    await h.ok({ action: 'pause_task', task: 'cleanup' });
+    await h.store.joinLine({ message: waiting('a', T0), now: T0 });
+    const send = h.queue.send.bind(h.queue);
+    h.queue.send = async (messages) => {
+      const sent = await send(messages);
+      // A worker as quick as can be: the woken job starts before the resume has answered
+      for (const message of messages) {
+        await h.store.claimJob({
+          job: message.job,
+          attempt: message.attempt,
+          owner: 'w',
+          now: T0,
+          leaseUntil: T0 + 60 * SECOND,
+          concurrencyLimit: 2,
+          woken: { position: linePosition(message), copy: copyOf(message) },
+        });
+      }
+      return sent;
+    };
+
+    const result = await h.ok<{ woken_jobs: number; task: { waiting: number; running: number } }>({
+      action: 'resume_task',
+      task: 'cleanup',
+    });
+
+    expect(await h.store.waitingCount('cleanup')).toBe(0);
+    expect(result).toMatchObject({ woken_jobs: 1, task: { waiting: 1, running: 0 } });
   });
 
   it('wakes no more jobs than the task allows when none of its jobs ever took a slot', async () => {

@@ -35,6 +35,9 @@ export const resumeTask: ActionHandler<'resume_task'> = async (raw, context) => 
   const task = validTask(raw, context);
   const { jobStore } = context.deps;
   const slots = await jobStore.setTaskPaused(task.id, false);
+  // Counted before the wake: the answer is the task at its resume, the woken jobs still waiting in it,
+  // whether or not a worker has started one by the time the wake returns.
+  const waiting = await jobStore.waitingCount(task.id);
   // The counter knows the limits only once a limited job has run; the task's definition knows them now.
   const limit = task.definition.maxRunningJobs ?? slots.limit;
   const rateLimit = task.definition.rateLimit ?? slots.rateLimit;
@@ -45,7 +48,7 @@ export const resumeTask: ActionHandler<'resume_task'> = async (raw, context) => 
     { passOn: true },
   );
   return {
-    task: shown(task, context, stateOf(slots, await jobStore.waitingCount(task.id))),
+    task: shown(task, context, stateOf(slots, waiting)),
     woken_jobs: woken,
   };
 };
