@@ -7,7 +7,7 @@ import { jobKey } from './table-design';
 
 const REQUESTED = 'cancelRequestedAt';
 
-/** See `JobStore.requestCancel`: one conditional update of a running job's item (1 WRU). */
+/** See `CancelRequests.requestCancel`: one conditional update of a running job's item (1 WRU). */
 export async function requestCancel(
   context: StoreContext,
   id: string,
@@ -19,7 +19,10 @@ export async function requestCancel(
   return updateJobWhile(context, 'requestCancel', id, update, condition);
 }
 
-/** See `JobStore.isCancelRequested`: an eventually consistent read (0.5 RRU per 4 KB of the job item: a projection does not make it cheaper). */
+/**
+ * See `CancelRequests.isCancelRequested`: an eventually consistent read (0.5 RRU per 4 KB of the job
+ * item: a projection does not make it cheaper).
+ */
 export async function isCancelRequested(context: StoreContext, id: string, owner: string): Promise<boolean> {
   const output = await context.get('isCancelRequested', {
     Key: jobKey(id),

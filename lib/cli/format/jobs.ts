@@ -37,14 +37,7 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['id', job.id],
     ['task', job.task],
     ['status', job.status],
-    ...(job.waiting_on === undefined
-      ? []
-      : [
-          ['waiting on', job.waiting_on.map((wait) => describeWait(wait, time)).join('; ')] as [
-            string,
-            string,
-          ],
-        ]),
+    ...fieldIfAny('waiting on', job.waiting_on?.map((wait) => describeWait(wait, time)).join('; ')),
     ['origin', job.schedule_id === null ? job.origin : `${job.origin} (schedule ${job.schedule_id})`],
     ['payload', JSON.stringify(job.payload)],
     ['fire time', time(job.fire_time)],
@@ -56,9 +49,7 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     ['started', time(job.started_at)],
     ['finished', time(job.finished_at)],
     ['expires', time(job.expires_at)],
-    ...(job.cancel_requested_at === undefined
-      ? []
-      : [['cancel asked', time(job.cancel_requested_at)] as [string, string]]),
+    ...fieldIfAny('cancel asked', job.cancel_requested_at && time(job.cancel_requested_at)),
   ];
   const details = renderFields(fields);
   const result = job.result === null ? '' : `\n\nResult:\n${renderJobResult(job.result, zone, clock)}`;
@@ -66,6 +57,11 @@ export function renderJobDetails(job: WireJob, zone: string, clock: Clock): stri
     (earlier) => `\n\nBefore a retry:\n${renderJobResult(earlier, zone, clock)}`,
   );
   return `${details}${result}${history.join('')}`;
+}
+
+/** A row for a field the job may not have: none when it has no value. */
+function fieldIfAny(label: string, value: string | undefined): [string, string][] {
+  return value === undefined ? [] : [[label, value]];
 }
 
 function describeWait(wait: WireWait, time: (iso: string | null) => string): string {
